@@ -1,0 +1,327 @@
+/*++
+
+Module Name:
+
+    TextParse.c
+
+Abstract:
+
+    This module implements the parsing helpers shared by the text readers
+    (see TextParse.h).  No routine reads at or past the End it is given.
+
+--*/
+
+#include "TextParse.h"
+
+typedef char V16 __attribute__((vector_size(16), aligned(1)));
+
+PCSZ
+TextFindChar(
+    PCSZ Start,
+    PCSZ End,
+    CHAR Char
+    )
+{
+    PCSZ Cursor = Start;
+
+#if defined(__x86_64__)
+
+    //
+    // Sixteen bytes at a time (SSE2 is part of x86-64), only while a whole
+    // vector lies before End.
+    //
+
+    V16 Pattern = {Char, Char, Char, Char, Char, Char, Char, Char,
+                   Char, Char, Char, Char, Char, Char, Char, Char};
+
+    while (End - Cursor >= 16) {
+        V16 Chunk;
+        V16 Equal;
+        int Mask;
+
+        __builtin_memcpy(&Chunk, Cursor, 16);
+        Equal = (V16)(Chunk == Pattern);
+        Mask = __builtin_ia32_pmovmskb128(Equal);
+        if (Mask != 0) {
+            return Cursor + __builtin_ctz((unsigned)Mask);
+        }
+        Cursor += 16;
+    }
+#endif
+
+    while (Cursor < End && *Cursor != Char) {
+        Cursor++;
+    }
+
+    return Cursor;
+}
+
+PCSZ
+TextFindString(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Needle,
+    ULONG NeedleLength
+    )
+{
+    PCSZ Cursor = Start;
+
+    if (NeedleLength == 0) {
+        return Start;
+    }
+
+    while ((SIZE_T)(End - Cursor) >= NeedleLength) {
+        ULONG Index;
+
+        Cursor = TextFindChar(Cursor, End - NeedleLength + 1, Needle[0]);
+        if ((SIZE_T)(End - Cursor) < NeedleLength) {
+            break;
+        }
+
+        for (Index = 1; Index < NeedleLength; Index++) {
+            if (Cursor[Index] != Needle[Index]) {
+                break;
+            }
+        }
+        if (Index == NeedleLength) {
+            return Cursor;
+        }
+        Cursor++;
+    }
+
+    return NULL;
+}
+
+PCSZ
+TextSkipSpaces(
+    PCSZ Start,
+    PCSZ End
+    )
+{
+    while (Start < End && (*Start == ' ' || *Start == '\t')) {
+        Start++;
+    }
+    return Start;
+}
+
+PCSZ
+TextTrimEnd(
+    PCSZ Start,
+    PCSZ End
+    )
+{
+    while (End > Start &&
+           (End[-1] == ' ' || End[-1] == '\t' || End[-1] == '\r')) {
+        End--;
+    }
+    return End;
+}
+
+BOOL
+TextIsDigit(
+    CHAR Char
+    )
+{
+    return Char >= '0' && Char <= '9';
+}
+
+static
+LONG
+HexValue(
+    CHAR Char
+    )
+{
+    if (Char >= '0' && Char <= '9') {
+        return Char - '0';
+    }
+    if (Char >= 'a' && Char <= 'f') {
+        return Char - 'a' + 10;
+    }
+    if (Char >= 'A' && Char <= 'F') {
+        return Char - 'A' + 10;
+    }
+    return -1;
+}
+
+PCSZ
+TextParseUnsigned(
+    PCSZ Start,
+    PCSZ End,
+    BOOL ForceHex,
+    PULONGLONG Value
+    )
+{
+    PCSZ Cursor = Start;
+    ULONGLONG Result = 0;
+    BOOL Hex = ForceHex;
+
+    if (End - Cursor >= 3 && Cursor[0] == '0' &&
+        (Cursor[1] == 'x' || Cursor[1] == 'X') && HexValue(Cursor[2]) >= 0) {
+        Hex = TRUE;
+        Cursor += 2;
+    }
+
+    Start = Cursor;
+
+    if (Hex) {
+        while (Cursor < End && HexValue(*Cursor) >= 0) {
+            if (Result >> 60) {
+                return NULL;
+            }
+            Result = (Result << 4) | (ULONGLONG)HexValue(*Cursor);
+            Cursor++;
+        }
+    } else {
+        while (Cursor < End && TextIsDigit(*Cursor)) {
+            ULONGLONG Digit = (ULONGLONG)(*Cursor - '0');
+            if (Result > (~0ULL - Digit) / 10) {
+                return NULL;
+            }
+            Result = Result * 10 + Digit;
+            Cursor++;
+        }
+    }
+
+    if (Cursor == Start) {
+        return NULL;
+    }
+
+    *Value = Result;
+    return Cursor;
+}
+
+PCSZ
+TextParseSigned(
+    PCSZ Start,
+    PCSZ End,
+    PLONGLONG Value
+    )
+{
+    BOOL Negative = FALSE;
+    ULONGLONG Magnitude;
+    PCSZ Cursor = Start;
+
+    if (Cursor < End && *Cursor == '-') {
+        Negative = TRUE;
+        Cursor++;
+    }
+
+    Cursor = TextParseUnsigned(Cursor, End, FALSE, &Magnitude);
+    if (Cursor == NULL || Magnitude > (ULONGLONG)0x7fffffffffffffffULL) {
+        return NULL;
+    }
+
+    *Value = Negative ? -(LONGLONG)Magnitude : (LONGLONG)Magnitude;
+    return Cursor;
+}
+
+PCSZ
+TextParseSeconds(
+    PCSZ Start,
+    PCSZ End,
+    PLONGLONG Nanoseconds
+    )
+{
+    ULONGLONG Seconds = 0;
+    ULONGLONG Fraction = 0;
+    ULONG Digits = 0;
+    PCSZ Cursor = Start;
+
+    while (Cursor < End && TextIsDigit(*Cursor)) {
+        Seconds = Seconds * 10 + (ULONGLONG)(*Cursor - '0');
+        if (Seconds > 9000000000ULL) {
+            return NULL;
+        }
+        Cursor++;
+    }
+
+    if (Cursor == Start) {
+        return NULL;
+    }
+
+    if (Cursor < End && *Cursor == '.') {
+        Cursor++;
+        while (Cursor < End && TextIsDigit(*Cursor)) {
+            if (Digits == 9) {
+                return NULL;
+            }
+            Fraction = Fraction * 10 + (ULONGLONG)(*Cursor - '0');
+            Digits++;
+            Cursor++;
+        }
+        if (Digits == 0) {
+            return NULL;
+        }
+        while (Digits < 9) {
+            Fraction *= 10;
+            Digits++;
+        }
+    }
+
+    *Nanoseconds = (LONGLONG)(Seconds * 1000000000ULL + Fraction);
+    return Cursor;
+}
+
+BOOL
+TextFindField(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Key,
+    PTEXT_SPAN Value
+    )
+{
+    ULONG KeyLength = (ULONG)RtlStringLength(Key);
+    PCSZ Cursor = Start;
+
+    for (;;) {
+        PCSZ Found = TextFindString(Cursor, End, Key, KeyLength);
+        if (Found == NULL) {
+            return FALSE;
+        }
+        if (Found == Start || Found[-1] == ' ' || Found[-1] == ',') {
+            Value->Start = Found + KeyLength;
+            Value->End = TextFindChar(Value->Start, End, ' ');
+            return TRUE;
+        }
+        Cursor = Found + 1;
+    }
+}
+
+BOOL
+TextFindNumber(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Key,
+    PULONGLONG Value
+    )
+{
+    TEXT_SPAN Span;
+    PCSZ After;
+
+    if (!TextFindField(Start, End, Key, &Span)) {
+        return FALSE;
+    }
+
+    //
+    // A trailing comma ("vcpu 0, rip ...") ends the number too.
+    //
+
+    After = TextParseUnsigned(Span.Start, Span.End, FALSE, Value);
+    return After != NULL && (After == Span.End || *After == ',');
+}
+
+BOOL
+TextSpanEquals(
+    TEXT_SPAN Span,
+    PCSZ Literal
+    )
+{
+    PCSZ Cursor = Span.Start;
+
+    while (Cursor < Span.End && *Literal != '\0' && *Cursor == *Literal) {
+        Cursor++;
+        Literal++;
+    }
+
+    return Cursor == Span.End && *Literal == '\0';
+}

@@ -1,0 +1,89 @@
+/*++
+
+Module Name:
+
+    TextParse.h
+
+Abstract:
+
+    Shared parsing helpers for the text readers (ftrace text, and later
+    perf script and perf stat): line splitting, numbers, timestamps, and
+    `key=value` fields.  Every routine works on a (Start, End) byte range
+    and never reads at or past End, so an input placed flush against an
+    unmapped page is safe.
+
+--*/
+
+#ifndef _TRACER_TEXT_PARSE_H_
+#define _TRACER_TEXT_PARSE_H_
+
+#include "../Rtl/Rtl.h"
+
+typedef struct _TEXT_SPAN {
+    PCSZ Start;
+    PCSZ End;
+} TEXT_SPAN, *PTEXT_SPAN;
+
+#define TEXT_SPAN_LENGTH(Span) ((ULONG)((Span).End - (Span).Start))
+
+//
+// Returns the first position of Char in [Start, End), or End.
+//
+
+PCSZ TextFindChar(PCSZ Start, PCSZ End, CHAR Char);
+
+//
+// Returns the first occurrence of Needle (NeedleLength bytes) in
+// [Start, End), or NULL.
+//
+
+PCSZ TextFindString(PCSZ Start, PCSZ End, PCSZ Needle, ULONG NeedleLength);
+
+PCSZ TextSkipSpaces(PCSZ Start, PCSZ End);
+
+//
+// Trims trailing spaces, tabs and carriage returns.
+//
+
+PCSZ TextTrimEnd(PCSZ Start, PCSZ End);
+
+BOOL TextIsDigit(CHAR Char);
+
+//
+// Parses an unsigned integer: decimal, or hex with a 0x prefix (or always
+// hex when ForceHex).  Returns the position after it, or NULL if there is
+// no number or it overflows 64 bits.
+//
+
+PCSZ TextParseUnsigned(PCSZ Start, PCSZ End, BOOL ForceHex,
+                       PULONGLONG Value);
+
+//
+// Parses an optionally negative decimal integer.
+//
+
+PCSZ TextParseSigned(PCSZ Start, PCSZ End, PLONGLONG Value);
+
+//
+// Parses "SECONDS[.FRACTION]" into nanoseconds (fractions beyond nine
+// digits are rejected).  Returns the position after it, or NULL.
+//
+
+PCSZ TextParseSeconds(PCSZ Start, PCSZ End, PLONGLONG Nanoseconds);
+
+//
+// Finds `Key` (e.g. "address=") at a word start in [Start, End) and
+// returns its value: up to the next space.  FALSE if absent.
+//
+
+BOOL TextFindField(PCSZ Start, PCSZ End, PCSZ Key, PTEXT_SPAN Value);
+
+//
+// Same, parsing the value as an unsigned number (0x prefix for hex).
+//
+
+BOOL TextFindNumber(PCSZ Start, PCSZ End, PCSZ Key, PULONGLONG Value);
+
+BOOL TextSpanEquals(TEXT_SPAN Span, PCSZ Literal);
+
+#endif // _TRACER_TEXT_PARSE_H_

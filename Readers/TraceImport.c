@@ -1,0 +1,688 @@
+/*++
+
+Module Name:
+
+    TraceImport.c
+
+Abstract:
+
+    This module implements the import context shared by every reader (see
+    TraceImport.h): mapping the input, format detection, the stores of one
+    import, task bookkeeping, KVM exit/entry pairing, periodic commits and
+    the `source` row.
+
+    KVM pairing.  A kvm_exit record is reserved (in time order) when the
+    exit is read, with a NULL dur, and its index is remembered per task.
+    The entry that follows on that task fills in dur.  Commits of the
+    kvm_exit store stop short of the oldest exit still waiting for its
+    entry (Store->CommitLimit), so readers never see a record change; at the
+    end of the input, exits without an entry are committed with dur NULL.
+
+--*/
+
+#include "TraceImport.h"
+
+#define DEFAULT_COMMIT_EVERY 4096
+
+RTL_STATUS
+TraceImportMapInput(
+    PTRACE_IMPORT Import
+    )
+{
+    PRTL Rtl = Import->Rtl;
+    RTL_STATUS Status;
+    HANDLE Handle;
+    ULONGLONG Size;
+    PVOID Address;
+
+    Status = Rtl->OpenFile(Rtl, Import->Path, RtlOpenReadOnly, &Handle);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: cannot open: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Handle, &Size);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
+                    RtlStatusText(Status));
+        goto End;
+    }
+
+    if (Size == 0) {
+        Status = RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
+                             "%s: empty file", Import->Path);
+        goto End;
+    }
+
+    Status = Rtl->MapFile(Rtl, Handle, 0, (SIZE_T)Size, FALSE, NULL,
+                          &Address);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(&Import->Error, Status, 0, 0, "%s: cannot map: %s",
+                    Import->Path, RtlStatusText(Status));
+        goto End;
+    }
+
+    Import->Buffer = (const BYTE *)Address;
+    Import->Length = (SIZE_T)Size;
+
+End:
+    Rtl->CloseFile(Rtl, Handle);
+    return Status;
+}
+
+VOID
+TraceImportUnmapInput(
+    PTRACE_IMPORT Import
+    )
+{
+    if (Import->Buffer != NULL) {
+        Import->Rtl->Unmap(Import->Rtl, (PVOID)Import->Buffer, Import->Length);
+        Import->Buffer = NULL;
+    }
+}
+
+TRACE_INPUT_FORMAT
+TraceDetectFormat(
+    const BYTE *Buffer,
+    SIZE_T Length
+    )
+/*++
+
+Routine Description:
+
+    Recognizes a format from the first lines of the input: `cpus=N` first
+    means trace-cmd report; an event line whose CPU column is followed by a
+    latency-flags column means tracefs text; an event line without one is
+    trace-cmd report too (the two share the rest of the layout).
+
+--*/
+{
+    PCSZ Cursor = (PCSZ)Buffer;
+    PCSZ End = Cursor + (Length < 65536 ? Length : 65536);
+    ULONG LinesSeen = 0;
+
+    while (Cursor < End && LinesSeen < 64) {
+        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
+        PCSZ Bracket;
+        PCSZ After;
+        ULONGLONG Cpu;
+        LONGLONG Ns;
+
+        LinesSeen++;
+
+        if (LineEnd - Cursor >= 5 && Cursor[0] == 'c' && Cursor[1] == 'p' &&
+            Cursor[2] == 'u' && Cursor[3] == 's' && Cursor[4] == '=') {
+            return TraceFormatTraceCmdReport;
+        }
+
+        if (Cursor < LineEnd && Cursor[0] == '#') {
+            Cursor = LineEnd + 1;
+            continue;
+        }
+
+        Bracket = TextFindString(Cursor, LineEnd, " [", 2);
+        if (Bracket != NULL) {
+            After = TextParseUnsigned(Bracket + 2, LineEnd, FALSE, &Cpu);
+            if (After != NULL && After < LineEnd && *After == ']') {
+                After = TextSkipSpaces(After + 1, LineEnd);
+                if (TextParseSeconds(After, LineEnd, &Ns) != NULL) {
+                    return TraceFormatTraceCmdReport;
+                }
+                return TraceFormatFtraceText;
+            }
+        }
+
+        Cursor = LineEnd + 1;
+    }
+
+    return TraceFormatUnknown;
+}
+
+PCSZ
+TraceFormatName(
+    TRACE_INPUT_FORMAT Format
+    )
+{
+    switch (Format) {
+        case TraceFormatFtraceText: return "ftrace";
+        case TraceFormatTraceCmdReport: return "trace-cmd-report";
+        default: return "unknown";
+    }
+}
+
+TRACE_INPUT_FORMAT
+TraceFormatFromName(
+    PCSZ Name
+    )
+{
+    TEXT_SPAN Span;
+
+    Span.Start = Name;
+    Span.End = Name + RtlStringLength(Name);
+
+    if (TextSpanEquals(Span, "ftrace")) {
+        return TraceFormatFtraceText;
+    }
+    if (TextSpanEquals(Span, "trace-cmd-report")) {
+        return TraceFormatTraceCmdReport;
+    }
+    return TraceFormatUnknown;
+}
+
+RTL_STATUS
+TraceImportBegin(
+    PTRACE_IMPORT Import
+    )
+{
+    PRTL Rtl = Import->Rtl;
+    PTRACE_SESSION Session = Import->Session;
+    PRTL_ERROR Error = &Import->Error;
+    RTL_STATUS Status;
+
+    Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
+    Import->FirstTs = 0x7fffffffffffffffLL;
+    Import->LastTs = (LONGLONG)0x8000000000000000ULL;
+    if (Import->CommitEvery == 0) {
+        Import->CommitEvery = DEFAULT_COMMIT_EVERY;
+    }
+
+    Status = TraceSessionOpenStore(Session, &TraceSourceSchema,
+                                   &Import->Source, Error);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TraceProcessSchema,
+                                       &Import->Process, Error);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TraceThreadSchema,
+                                       &Import->Thread, Error);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TracePageFaultSchema,
+                                       &Import->PageFault, Error);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TraceKvmExitSchema,
+                                       &Import->KvmExit, Error);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TraceSchedSwitchSchema,
+                                       &Import->SchedSwitch, Error);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceSessionOpenStore(Session, &TraceFtraceEventSchema,
+                                       &Import->FtraceEvent, Error);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Status = TraceHashInitialize(Rtl, &Import->Threads);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashInitialize(Rtl, &Import->Processes);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashInitialize(Rtl, &Import->PendingExits);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Import->Path,
+                           RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+StoreError(
+    PTRACE_IMPORT Import,
+    PTRACE_STORE Store,
+    RTL_STATUS Status
+    )
+{
+    return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines, ~0ULL,
+                       "%s: cannot append to %s: %s", Import->Path,
+                       Store->Path, RtlStatusText(Status));
+}
+
+RTL_STATUS
+TraceImportIntern(
+    PTRACE_IMPORT Import,
+    PCSZ Text,
+    ULONG Length,
+    PULONG Id
+    )
+{
+    RTL_STATUS Status;
+
+    Status = TraceStringIntern(&Import->Session->Strings, Text, Length, Id);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines, ~0ULL,
+                           "%s: line %llu: cannot store a string of %u "
+                           "bytes: %s", Import->Path, Import->Lines, Length,
+                           RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+AppendRecord(
+    PTRACE_IMPORT Import,
+    PTRACE_STORE Store,
+    PCVOID Record,
+    PULONGLONG Index
+    )
+{
+    RTL_STATUS Status = TraceStoreAppend(Store, Record, Index);
+
+    if (!RTL_SUCCESS(Status)) {
+        return StoreError(Import, Store, Status);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+NoteTask(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event
+    )
+/*++
+
+Routine Description:
+
+    Adds a thread row the first time a (tid, comm) pair is seen, and a
+    process row the first time a known pid is seen; keeps the import's
+    time span.
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Key;
+    ULONGLONG Cursor = 0;
+    ULONGLONG Value;
+
+    if (Event->Timestamp < Import->FirstTs) {
+        Import->FirstTs = Event->Timestamp;
+    }
+    if (Event->Timestamp > Import->LastTs) {
+        Import->LastTs = Event->Timestamp;
+    }
+
+    Key = (((ULONGLONG)Event->Tid << 32) | Event->CommId) ^
+          0x8000000000000000ULL;
+
+    if (!TraceHashFind(&Import->Threads, Key, &Cursor, &Value)) {
+        THREAD_RECORD Thread;
+
+        Thread.StartTs = Event->Timestamp;
+        Thread.Tid = Event->Tid;
+        Thread.Pid = Event->Pid;
+        Thread.CommId = Event->CommId;
+        Thread.Padding = 0;
+
+        Status = AppendRecord(Import, Import->Thread, &Thread, NULL);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        Status = TraceHashInsert(&Import->Threads, Key, 1);
+        if (!RTL_SUCCESS(Status)) {
+            return StoreError(Import, Import->Thread, Status);
+        }
+    }
+
+    if (Event->Pid != TRACE_NULL_ULONG) {
+        Cursor = 0;
+        if (!TraceHashFind(&Import->Processes, (ULONGLONG)Event->Pid + 1,
+                           &Cursor, &Value)) {
+            return TraceImportProcessExec(Import, Event->Timestamp,
+                                          Event->Pid, Event->CommId,
+                                          TRACE_NULL_ULONG);
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceImportProcessExec(
+    PTRACE_IMPORT Import,
+    LONGLONG Timestamp,
+    ULONG Pid,
+    ULONG NameId,
+    ULONG FileNameId
+    )
+{
+    RTL_STATUS Status;
+    PROCESS_RECORD Process;
+
+    Process.StartTs = Timestamp;
+    Process.Pid = Pid;
+    Process.NameId = NameId;
+    Process.FileNameId = FileNameId;
+    Process.Padding = 0;
+
+    Status = AppendRecord(Import, Import->Process, &Process, NULL);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Status = TraceHashSet(&Import->Processes, (ULONGLONG)Pid + 1, NameId);
+    if (!RTL_SUCCESS(Status)) {
+        return StoreError(Import, Import->Process, Status);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceImportPageFault(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONG NameId,
+    ULONGLONG Address,
+    ULONGLONG Ip,
+    ULONG IpSymbolId,
+    ULONG ErrorCode
+    )
+{
+    RTL_STATUS Status;
+    PAGE_FAULT_RECORD Record;
+
+    Status = NoteTask(Import, Event);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Record.Timestamp = Event->Timestamp;
+    Record.Address = Address;
+    Record.Ip = Ip;
+    Record.Tid = Event->Tid;
+    Record.Pid = Event->Pid;
+    Record.ErrorCode = ErrorCode;
+    Record.NameId = NameId;
+    Record.CommId = Event->CommId;
+    Record.IpSymbolId = IpSymbolId;
+    Record.Cpu = Event->Cpu;
+    Record.Padding = 0;
+
+    return AppendRecord(Import, Import->PageFault, &Record, NULL);
+}
+
+static
+VOID
+SetKvmCommitLimit(
+    PTRACE_IMPORT Import
+    )
+{
+    PTRACE_HASH_TABLE Pending = &Import->PendingExits;
+    ULONGLONG Limit = TRACE_COMMIT_ALL;
+    ULONGLONG Index;
+
+    if (Pending->Count != 0) {
+        for (Index = 0; Index <= Pending->Mask; Index++) {
+            if (Pending->Entries[Index].Key != 0 &&
+                Pending->Entries[Index].Value < Limit) {
+                Limit = Pending->Entries[Index].Value;
+            }
+        }
+    }
+
+    Import->KvmExit->CommitLimit = Limit;
+}
+
+RTL_STATUS
+TraceImportKvmExit(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONG ReasonId,
+    ULONGLONG Rip,
+    ULONG Vcpu,
+    ULONG ArgsId
+    )
+{
+    RTL_STATUS Status;
+    KVM_EXIT_RECORD Record;
+    ULONGLONG Index;
+    ULONGLONG Key = (ULONGLONG)Event->Tid + 1;
+
+    Status = NoteTask(Import, Event);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Record.Timestamp = Event->Timestamp;
+    Record.Duration = TRACE_NULL_LONGLONG;
+    Record.Rip = Rip;
+    Record.ReasonId = ReasonId;
+    Record.Vcpu = Vcpu;
+    Record.Tid = Event->Tid;
+    Record.Pid = Event->Pid;
+    Record.Cpu = Event->Cpu;
+    Record.CommId = Event->CommId;
+    Record.ArgsId = ArgsId;
+    Record.Padding = 0;
+
+    Status = AppendRecord(Import, Import->KvmExit, &Record, &Index);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    //
+    // An earlier exit of this task that never saw its entry stays with a
+    // NULL dur; this one replaces it as the pending exit.
+    //
+
+    if (TraceHashRemove(&Import->PendingExits, Key)) {
+        Import->UnpairedExits++;
+    }
+
+    Status = TraceHashInsert(&Import->PendingExits, Key, Index);
+    if (!RTL_SUCCESS(Status)) {
+        return StoreError(Import, Import->KvmExit, Status);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceImportKvmEntry(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    PBOOL Paired
+    )
+{
+    ULONGLONG Key = (ULONGLONG)Event->Tid + 1;
+    ULONGLONG Cursor = 0;
+    ULONGLONG Index;
+    PKVM_EXIT_RECORD Record;
+
+    *Paired = FALSE;
+
+    if (!TraceHashFind(&Import->PendingExits, Key, &Cursor, &Index)) {
+        Import->UnpairedEntries++;
+        return RTL_STATUS_OK;
+    }
+
+    TraceHashRemove(&Import->PendingExits, Key);
+
+    //
+    // The record is reserved but not yet committed: it may still change.
+    //
+
+    Record = (PKVM_EXIT_RECORD)(Import->KvmExit->Base +
+                                Index * Import->KvmExit->RecordSize);
+    Record->Duration = Event->Timestamp - Record->Timestamp;
+    *Paired = TRUE;
+
+    return NoteTask(Import, Event);
+}
+
+RTL_STATUS
+TraceImportSchedSwitch(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    PSCHED_SWITCH_RECORD Record
+    )
+{
+    RTL_STATUS Status;
+
+    Status = NoteTask(Import, Event);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Record->Timestamp = Event->Timestamp;
+    Record->Cpu = Event->Cpu;
+
+    return AppendRecord(Import, Import->SchedSwitch, Record, NULL);
+}
+
+RTL_STATUS
+TraceImportGenericEvent(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONG NameId,
+    ULONG ArgsId
+    )
+{
+    RTL_STATUS Status;
+    FTRACE_EVENT_RECORD Record;
+
+    Status = NoteTask(Import, Event);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Record.Timestamp = Event->Timestamp;
+    Record.NameId = NameId;
+    Record.CommId = Event->CommId;
+    Record.Tid = Event->Tid;
+    Record.Pid = Event->Pid;
+    Record.Cpu = Event->Cpu;
+    Record.FlagsId = Event->FlagsId;
+    Record.ArgsId = ArgsId;
+    Record.Padding = 0;
+
+    return AppendRecord(Import, Import->FtraceEvent, &Record, NULL);
+}
+
+static
+RTL_STATUS
+Commit(
+    PTRACE_IMPORT Import
+    )
+{
+    RTL_STATUS Status;
+
+    SetKvmCommitLimit(Import);
+
+    Status = TraceSessionCommit(Import->Session);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines,
+                           ~0ULL, "%s: commit failed: %s", Import->Path,
+                           RtlStatusText(Status));
+    }
+
+    Import->SinceCommit = 0;
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceImportEventDone(
+    PTRACE_IMPORT Import,
+    SIZE_T BytesDone
+    )
+{
+    Import->Events++;
+
+    if (++Import->SinceCommit < Import->CommitEvery) {
+        return RTL_STATUS_OK;
+    }
+
+    if (Import->Progress != NULL) {
+        Import->Progress(Import->ProgressContext, BytesDone, Import->Length,
+                         Import->Events);
+    }
+
+    return Commit(Import);
+}
+
+RTL_STATUS
+TraceImportEnd(
+    PTRACE_IMPORT Import
+    )
+/*++
+
+Routine Description:
+
+    Finishes an import, successful or not: exits still waiting for an
+    entry are released with a NULL dur, the `source` row is written, and
+    everything is committed.  Import->Error is only overwritten if it held
+    no error yet.
+
+--*/
+{
+    RTL_STATUS Status;
+    RTL_STATUS CommitStatus;
+    SOURCE_RECORD Source;
+    RTL_ERROR Saved = Import->Error;
+    BOOL HadError = (Import->Error.Status != RTL_STATUS_OK);
+
+    Import->UnpairedExits += Import->PendingExits.Count;
+    TraceHashDestroy(&Import->PendingExits);
+    TraceHashDestroy(&Import->Threads);
+    TraceHashDestroy(&Import->Processes);
+
+    if (Import->KvmExit != NULL) {
+        Import->KvmExit->CommitLimit = TRACE_COMMIT_ALL;
+    }
+
+    if (Import->FtraceEvent != NULL && Import->LostEvents != 0) {
+        TraceStoreAddDropped(Import->FtraceEvent,
+                             (ULONG)Import->LostEvents);
+    }
+
+    Status = RTL_STATUS_OK;
+
+    if (Import->Source != NULL) {
+        Source.ImportedRealtimeNs = Import->ImportedRealtimeNs;
+        Source.FirstTs = TRACE_NULL_LONGLONG;
+        Source.LastTs = TRACE_NULL_LONGLONG;
+        if (Import->Events != 0) {
+            Source.FirstTs = Import->FirstTs;
+            Source.LastTs = Import->LastTs;
+        }
+        Source.Bytes = Import->Length;
+        Source.Lines = Import->Lines;
+        Source.Events = Import->Events;
+
+        Status = TraceImportIntern(Import, Import->Path,
+                                   (ULONG)RtlStringLength(Import->Path),
+                                   &Source.PathId);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceImportIntern(Import, Import->FormatName,
+                                       (ULONG)RtlStringLength(
+                                           Import->FormatName),
+                                       &Source.FormatId);
+        }
+        if (RTL_SUCCESS(Status)) {
+            Status = AppendRecord(Import, Import->Source, &Source, NULL);
+        }
+    }
+
+    CommitStatus = Commit(Import);
+    if (RTL_SUCCESS(Status)) {
+        Status = CommitStatus;
+    }
+
+    if (HadError) {
+        Import->Error = Saved;
+        return Saved.Status;
+    }
+
+    return Status;
+}

@@ -1,0 +1,610 @@
+/*
+** tracestore: the command-line front end (a hosted edge: libc, threads).
+**
+** Usage:
+**   tracestore import [--format F] -o SESSION FILE...
+**   tracestore info [--json] SESSION
+**   tracestore sql [--csv] SESSION "SELECT ..."
+**
+** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
+** through the RTL; this file parses arguments, prints, and provides the
+** store's pre-fault worker thread.
+*/
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "TraceImport.h"
+#include "../Sqlite3Ext/tracestore.h"
+
+static RTL Rtl;
+
+/*
+** Pre-fault worker.  The store asks for the next chunk of a file to be
+** faulted in ahead of the writer (Rtl.PrefaultMemoryAsync); one thread does
+** it so the writer never waits on page faults.  If the queue is full the
+** request runs inline, which is only slower, never wrong.
+*/
+#define PREFAULT_QUEUE 16
+static struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  struct { void *p; size_t n; } aQueue[PREFAULT_QUEUE];
+  unsigned nHead, nTail;
+  int started;
+} prefault;
+
+static void *prefaultMain(void *pArg){
+  (void)pArg;
+  for(;;){
+    void *p; size_t n;
+    pthread_mutex_lock(&prefault.mutex);
+    while( prefault.nHead==prefault.nTail ){
+      pthread_cond_wait(&prefault.cond, &prefault.mutex);
+    }
+    p = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].p;
+    n = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].n;
+    prefault.nHead++;
+    pthread_mutex_unlock(&prefault.mutex);
+    Rtl.PrefaultMemory(&Rtl, p, n);
+  }
+  return 0;
+}
+
+static void prefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
+  int inline_ = 0;
+  pthread_mutex_lock(&prefault.mutex);
+  if( prefault.nTail - prefault.nHead >= PREFAULT_QUEUE ){
+    inline_ = 1;
+  }else{
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].p = p;
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].n = n;
+    prefault.nTail++;
+    pthread_cond_signal(&prefault.cond);
+  }
+  pthread_mutex_unlock(&prefault.mutex);
+  if( inline_ ) pRtl->PrefaultMemory(pRtl, p, n);
+}
+
+static void startPrefaultWorker(void){
+  pthread_t t;
+  pthread_mutex_init(&prefault.mutex, 0);
+  pthread_cond_init(&prefault.cond, 0);
+  if( pthread_create(&t, 0, prefaultMain, 0)==0 ){
+    pthread_detach(t);
+    Rtl.PrefaultMemoryAsync = prefaultAsync;
+  }
+}
+
+static void fail(const char *zFormat, ...){
+  va_list ap;
+  fprintf(stderr, "tracestore: ");
+  va_start(ap, zFormat);
+  vfprintf(stderr, zFormat, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+}
+
+static double nowSeconds(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec/1e9;
+}
+
+/* Allocates a TRACE_SESSION (large) or exits. */
+static PTRACE_SESSION newSession(void){
+  PTRACE_SESSION p = calloc(1, sizeof(*p));
+  if( p==0 ){ fail("out of memory"); exit(1); }
+  return p;
+}
+
+/*
+** import
+*/
+static const char zImportHelp[] =
+"usage: tracestore import [--format FORMAT] -o SESSION FILE...\n"
+"\n"
+"Decodes each FILE and appends its events to SESSION (a directory, created\n"
+"if missing; importing into an existing session adds to it).  The format\n"
+"is detected from the content; --format forces one of:\n"
+"  ftrace            tracefs trace / trace_pipe text\n"
+"  trace-cmd-report  the text `trace-cmd report` prints\n"
+"\n"
+"On bad input the import stops with FILE:LINE and the reason, exits 1, and\n"
+"keeps everything read before the bad line.\n";
+
+typedef struct ProgressState {
+  const char *zPath;
+  double tStart;
+  int bShown;
+} ProgressState;
+
+static void importProgress(PVOID pCtx, ULONGLONG nDone, ULONGLONG nTotal,
+                           ULONGLONG nEvents){
+  ProgressState *p = (ProgressState*)pCtx;
+  double t = nowSeconds() - p->tStart;
+  if( t<1.0 ) return;
+  fprintf(stderr, "\rimporting %s: %3.0f%%  %llu events  %.0f MB/s ",
+          p->zPath, nTotal ? 100.0*nDone/nTotal : 100.0,
+          (unsigned long long)nEvents, nDone/1e6/t);
+  p->bShown = 1;
+}
+
+static int importOne(PTRACE_SESSION pSession, const char *zPath,
+                     TRACE_INPUT_FORMAT eForced){
+  TRACE_IMPORT imp;
+  ProgressState prog;
+  TRACE_INPUT_FORMAT eFormat;
+  RTL_STATUS rc;
+  double t0 = nowSeconds();
+
+  memset(&imp, 0, sizeof(imp));
+  imp.Rtl = &Rtl;
+  imp.Session = pSession;
+  imp.Path = zPath;
+  rc = TraceImportMapInput(&imp);
+  if( !RTL_SUCCESS(rc) ){
+    fail("%s", imp.Error.Message);
+    return 1;
+  }
+
+  eFormat = eForced ? eForced : TraceDetectFormat(imp.Buffer, imp.Length);
+  if( eFormat==TraceFormatUnknown ){
+    fail("%s: unrecognized format (use --format; see tracestore import "
+         "--help)", zPath);
+    TraceImportUnmapInput(&imp);
+    return 1;
+  }
+  imp.FormatName = TraceFormatName(eFormat);
+
+  prog.zPath = zPath;
+  prog.tStart = t0;
+  prog.bShown = 0;
+  if( isatty(2) ){
+    imp.Progress = importProgress;
+    imp.ProgressContext = &prog;
+  }
+
+  rc = TraceImportBegin(&imp);
+  if( RTL_SUCCESS(rc) ){
+    rc = FtraceTextImport(&imp);
+  }
+  rc = TraceImportEnd(&imp);
+  if( prog.bShown ) fprintf(stderr, "\r\033[K");
+  TraceImportUnmapInput(&imp);
+
+  if( !RTL_SUCCESS(rc) ){
+    fail("%s", imp.Error.Message);
+    fprintf(stderr, "tracestore: kept %llu events read before the error\n",
+            (unsigned long long)imp.Events);
+    return 1;
+  }
+
+  {
+    double t = nowSeconds() - t0;
+    fprintf(stderr, "%s: %llu events from %llu lines (%s) in %.2f s\n",
+            zPath, (unsigned long long)imp.Events,
+            (unsigned long long)imp.Lines, imp.FormatName, t);
+  }
+  return 0;
+}
+
+static int cmdImport(int argc, char **argv){
+  const char *zOut = 0;
+  TRACE_INPUT_FORMAT eForced = TraceFormatUnknown;
+  PTRACE_SESSION pSession;
+  RTL_ERROR err;
+  int i, nFiles = 0, rc = 0;
+
+  for(i=0; i<argc; i++){
+    if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
+      fputs(zImportHelp, stdout);
+      return 0;
+    }
+  }
+  for(i=0; i<argc; i++){
+    if( strcmp(argv[i], "-o")==0 && i+1<argc ){
+      zOut = argv[++i];
+    }else if( strcmp(argv[i], "--format")==0 && i+1<argc ){
+      eForced = TraceFormatFromName(argv[++i]);
+      if( eForced==TraceFormatUnknown ){
+        fail("unknown format '%s' (see tracestore import --help)", argv[i]);
+        return 2;
+      }
+    }else if( argv[i][0]=='-' && argv[i][1]!=0 ){
+      fail("import: unknown option '%s'", argv[i]);
+      fputs(zImportHelp, stderr);
+      return 2;
+    }else{
+      nFiles++;
+    }
+  }
+  if( zOut==0 || nFiles==0 ){
+    fputs(zImportHelp, stderr);
+    return 2;
+  }
+
+  startPrefaultWorker();
+  pSession = newSession();
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(&Rtl, zOut, pSession, &err)) ){
+    fail("%s", err.Message);
+    free(pSession);
+    return 1;
+  }
+
+  for(i=0; i<argc && rc==0; i++){
+    if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0 ){
+      i++;
+      continue;
+    }
+    rc = importOne(pSession, argv[i], eForced);
+  }
+
+  TraceSessionClose(pSession);
+  free(pSession);
+  return rc;
+}
+
+/*
+** info
+*/
+static const char zInfoHelp[] =
+"usage: tracestore info [--json] SESSION\n"
+"\n"
+"Lists the stores of SESSION: records, bytes, time span, whether records\n"
+"are in time order, and events the source reported lost.  --json prints\n"
+"one JSON object for scripts.\n";
+
+static void jsonString(const char *z){
+  putchar('"');
+  for(; *z; z++){
+    unsigned char c = (unsigned char)*z;
+    if( c=='"' || c=='\\' ) printf("\\%c", c);
+    else if( c<0x20 ) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
+                      LONGLONG *pFirst, LONGLONG *pLast){
+  PTRACE_STORE_SNAPSHOT s = &p->Snapshot;
+  unsigned long long nBytes = TRACE_STORE_HEADER_SIZE
+                            + s->RecordCount*(ULONGLONG)p->RecordSize;
+  int bTs = p->TimestampOffset!=TRACE_NO_COLUMN && s->RecordCount>0;
+  if( bTs ){
+    if( s->FirstTs < *pFirst ) *pFirst = s->FirstTs;
+    if( s->LastTs > *pLast ) *pLast = s->LastTs;
+  }
+  if( bJson ){
+    printf("%s\n    {\"name\": ", bFirst ? "" : ",");
+    jsonString(p->Name);
+    printf(", \"records\": %llu, \"bytes\": %llu, \"record_size\": %u, "
+           "\"generation\": %llu, \"sorted\": %s, \"dropped\": %u",
+           (unsigned long long)s->RecordCount, nBytes, p->RecordSize,
+           (unsigned long long)s->Generation,
+           (s->Flags & TRACE_SLOT_SORTED) ? "true" : "false", s->Dropped);
+    if( bTs ){
+      printf(", \"first_ts\": %lld, \"last_ts\": %lld",
+             (long long)s->FirstTs, (long long)s->LastTs);
+    }else{
+      printf(", \"first_ts\": null, \"last_ts\": null");
+    }
+    printf("}");
+  }else{
+    char zFirst[32] = "-", zLast[32] = "-";
+    if( bTs ){
+      snprintf(zFirst, sizeof(zFirst), "%.9f", s->FirstTs/1e9);
+      snprintf(zLast, sizeof(zLast), "%.9f", s->LastTs/1e9);
+    }
+    printf("%-14s %10llu %12llu %20s %20s %6s %7u\n", p->Name,
+           (unsigned long long)s->RecordCount, nBytes, zFirst, zLast,
+           (p->TimestampOffset==TRACE_NO_COLUMN) ? "-" :
+           (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped);
+  }
+}
+
+static int cmdInfo(int argc, char **argv){
+  int bJson = 0, i;
+  const char *zSession = 0;
+  PTRACE_SESSION pSession;
+  RTL_ERROR err;
+  LONGLONG iFirst = 0x7fffffffffffffffLL, iLast = -0x7fffffffffffffffLL;
+  PTRACE_STORE aAll[TRACE_SESSION_MAX_STORES + 2];
+  int nAll = 0;
+
+  for(i=0; i<argc; i++){
+    if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
+      fputs(zInfoHelp, stdout);
+      return 0;
+    }else if( strcmp(argv[i], "--json")==0 ){
+      bJson = 1;
+    }else if( argv[i][0]=='-' ){
+      fail("info: unknown option '%s'", argv[i]);
+      return 2;
+    }else if( zSession==0 ){
+      zSession = argv[i];
+    }else{
+      fputs(zInfoHelp, stderr);
+      return 2;
+    }
+  }
+  if( zSession==0 ){
+    fputs(zInfoHelp, stderr);
+    return 2;
+  }
+
+  pSession = newSession();
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenReader(&Rtl, zSession, pSession, &err)) ){
+    fail("%s", err.Message);
+    free(pSession);
+    return 1;
+  }
+
+  for(i=0; i<(int)pSession->NumberOfStores; i++){
+    aAll[nAll++] = &pSession->Stores[i];
+  }
+  aAll[nAll++] = &pSession->Strings.Index;
+  aAll[nAll++] = &pSession->Strings.Data;
+
+  if( bJson ){
+    printf("{\n  \"session\": ");
+    jsonString(pSession->Path);
+    printf(",\n  \"clock\": ");
+    jsonString(pSession->Header.ClockName);
+    printf(",\n  \"stores\": [");
+  }else{
+    printf("session: %s\nclock:   %s\n\n", pSession->Path,
+           pSession->Header.ClockName);
+    printf("%-14s %10s %12s %20s %20s %6s %7s\n", "store", "records",
+           "bytes", "first_ts (s)", "last_ts (s)", "sorted", "dropped");
+  }
+  for(i=0; i<nAll; i++){
+    infoStore(aAll[i], bJson, i==0, &iFirst, &iLast);
+  }
+  if( bJson ){
+    printf("\n  ],\n");
+    if( iFirst<=iLast ){
+      printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
+             "  \"duration_ns\": %lld\n}\n", (long long)iFirst,
+             (long long)iLast, (long long)(iLast-iFirst));
+    }else{
+      printf("  \"first_ts\": null,\n  \"last_ts\": null,\n"
+             "  \"duration_ns\": null\n}\n");
+    }
+  }else if( iFirst<=iLast ){
+    printf("\ntime span: %.9f .. %.9f s (%.6f s)\n", iFirst/1e9, iLast/1e9,
+           (iLast-iFirst)/1e9);
+  }
+
+  TraceSessionClose(pSession);
+  free(pSession);
+  return 0;
+}
+
+/*
+** sql
+*/
+static const char zSqlHelp[] =
+"usage: tracestore sql [--csv] SESSION \"SQL\"\n"
+"\n"
+"Runs SQL against SESSION with the tracestore extension loaded and the\n"
+"session attached (one table per store, plus store_info).  Prints each\n"
+"result as an aligned table, or with --csv as CSV with a header row.\n"
+"\n"
+"example: tracestore sql run.trace \\\n"
+"  \"SELECT name, count(*) FROM page_fault GROUP BY name\"\n";
+
+typedef struct ResultBuf {
+  int nCol;
+  int nRow, nAlloc;
+  char **az;          /* nRow*nCol cells, NULL for SQL NULL */
+} ResultBuf;
+
+static void csvField(const char *z){
+  if( z==0 ) return;
+  if( strpbrk(z, ",\"\r\n")==0 ){
+    fputs(z, stdout);
+    return;
+  }
+  putchar('"');
+  for(; *z; z++){
+    if( *z=='"' ) putchar('"');
+    putchar(*z);
+  }
+  putchar('"');
+}
+
+static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
+  int *aW = calloc(p->nCol, sizeof(int));
+  int i, j;
+  for(j=0; j<p->nCol; j++){
+    aW[j] = (int)strlen(sqlite3_column_name(pStmt, j));
+  }
+  for(i=0; i<p->nRow; i++){
+    for(j=0; j<p->nCol; j++){
+      const char *z = p->az[i*p->nCol+j];
+      int n = (int)strlen(z ? z : "NULL");
+      if( n>aW[j] ) aW[j] = n;
+    }
+  }
+  for(j=0; j<p->nCol; j++){
+    printf("%s%-*s", j ? "  " : "", aW[j], sqlite3_column_name(pStmt, j));
+  }
+  printf("\n");
+  for(j=0; j<p->nCol; j++){
+    int k;
+    printf("%s", j ? "  " : "");
+    for(k=0; k<aW[j]; k++) putchar('-');
+  }
+  printf("\n");
+  for(i=0; i<p->nRow; i++){
+    for(j=0; j<p->nCol; j++){
+      const char *z = p->az[i*p->nCol+j];
+      int bNum = sqlite3_column_type(pStmt, j)!=SQLITE_TEXT && z
+              && (z[0]=='-' || (z[0]>='0' && z[0]<='9'));
+      if( bNum ){
+        printf("%s%*s", j ? "  " : "", aW[j], z);
+      }else{
+        printf("%s%-*s", j ? "  " : "", aW[j], z ? z : "NULL");
+      }
+    }
+    printf("\n");
+  }
+  free(aW);
+}
+
+static int runStatement(sqlite3 *db, sqlite3_stmt *pStmt, int bCsv){
+  ResultBuf res;
+  int rc, i, j;
+  memset(&res, 0, sizeof(res));
+  res.nCol = sqlite3_column_count(pStmt);
+  if( bCsv && res.nCol>0 ){
+    for(j=0; j<res.nCol; j++){
+      if( j ) putchar(',');
+      csvField(sqlite3_column_name(pStmt, j));
+    }
+    putchar('\n');
+  }
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    if( bCsv ){
+      for(j=0; j<res.nCol; j++){
+        if( j ) putchar(',');
+        csvField((const char*)sqlite3_column_text(pStmt, j));
+      }
+      putchar('\n');
+      continue;
+    }
+    if( res.nRow>=res.nAlloc ){
+      res.nAlloc = res.nAlloc ? res.nAlloc*2 : 64;
+      res.az = realloc(res.az, sizeof(char*)*res.nAlloc*res.nCol);
+      if( res.az==0 ){ fail("out of memory"); exit(1); }
+    }
+    for(j=0; j<res.nCol; j++){
+      const char *z = (const char*)sqlite3_column_text(pStmt, j);
+      res.az[res.nRow*res.nCol+j] = z ? strdup(z) : 0;
+    }
+    res.nRow++;
+  }
+  if( rc==SQLITE_DONE && !bCsv && res.nCol>0 ){
+    printTable(pStmt, &res);
+  }
+  for(i=0; i<res.nRow*res.nCol; i++) free(res.az[i]);
+  free(res.az);
+  if( rc!=SQLITE_DONE ){
+    fail("%s", sqlite3_errmsg(db));
+    return 1;
+  }
+  return 0;
+}
+
+static int cmdSql(int argc, char **argv){
+  int bCsv = 0, i, rc = 0;
+  const char *zSession = 0, *zSql = 0, *zTail;
+  sqlite3 *db = 0;
+  sqlite3_stmt *pStmt = 0;
+  char *zErr = 0;
+
+  for(i=0; i<argc; i++){
+    if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
+      fputs(zSqlHelp, stdout);
+      return 0;
+    }else if( strcmp(argv[i], "--csv")==0 ){
+      bCsv = 1;
+    }else if( argv[i][0]=='-' && argv[i][1]=='-' ){
+      fail("sql: unknown option '%s'", argv[i]);
+      return 2;
+    }else if( zSession==0 ){
+      zSession = argv[i];
+    }else if( zSql==0 ){
+      zSql = argv[i];
+    }else{
+      fputs(zSqlHelp, stderr);
+      return 2;
+    }
+  }
+  if( zSession==0 || zSql==0 ){
+    fputs(zSqlHelp, stderr);
+    return 2;
+  }
+
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK ){
+    fail("cannot open SQLite");
+    return 1;
+  }
+  if( sqlite3_tracestore_init(db, &zErr, 0)!=SQLITE_OK ){
+    fail("cannot load the tracestore extension: %s", zErr ? zErr : "");
+    sqlite3_free(zErr);
+    sqlite3_close(db);
+    return 1;
+  }
+  if( sqlite3_prepare_v2(db, "SELECT tracestore_attach(?1)", -1, &pStmt,
+                         0)!=SQLITE_OK ){
+    fail("%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return 1;
+  }
+  sqlite3_bind_text(pStmt, 1, zSession, -1, SQLITE_STATIC);
+  if( sqlite3_step(pStmt)!=SQLITE_ROW ){
+    fail("%s", sqlite3_errmsg(db));
+    sqlite3_finalize(pStmt);
+    sqlite3_close(db);
+    return 1;
+  }
+  sqlite3_finalize(pStmt);
+
+  zTail = zSql;
+  while( rc==0 && zTail && *zTail ){
+    pStmt = 0;
+    if( sqlite3_prepare_v2(db, zTail, -1, &pStmt, &zTail)!=SQLITE_OK ){
+      fail("%s", sqlite3_errmsg(db));
+      rc = 1;
+      break;
+    }
+    if( pStmt==0 ) break;   /* trailing whitespace or comment */
+    rc = runStatement(db, pStmt, bCsv);
+    sqlite3_finalize(pStmt);
+  }
+  sqlite3_close(db);
+  return rc;
+}
+
+static const char zMainHelp[] =
+"usage: tracestore COMMAND [ARGS]\n"
+"\n"
+"commands:\n"
+"  import -o SESSION FILE...   decode traces into a session\n"
+"  info [--json] SESSION       list a session's stores\n"
+"  sql [--csv] SESSION \"SQL\"   query a session in SQL\n"
+"\n"
+"`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
+"same tables are available with .load tracestore and\n"
+"SELECT tracestore_attach('SESSION').\n";
+
+int main(int argc, char **argv){
+  InitializeRtl(&Rtl);
+  if( argc<2 ){
+    fputs(zMainHelp, stderr);
+    return 2;
+  }
+  if( strcmp(argv[1], "--help")==0 || strcmp(argv[1], "-h")==0
+   || strcmp(argv[1], "help")==0 ){
+    fputs(zMainHelp, stdout);
+    return 0;
+  }
+  if( strcmp(argv[1], "import")==0 ) return cmdImport(argc-2, argv+2);
+  if( strcmp(argv[1], "info")==0 ) return cmdInfo(argc-2, argv+2);
+  if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
+  fail("unknown command '%s'", argv[1]);
+  fputs(zMainHelp, stderr);
+  return 2;
+}

@@ -1,0 +1,726 @@
+/*++
+
+Module Name:
+
+    RtlLinux.c
+
+Abstract:
+
+    This module is the Linux x86-64 back end of the Rtl: it fills in the RTL
+    structure with routines that call the kernel directly through the
+    `syscall` instruction.  It links no C runtime and includes no libc
+    header; the system call numbers and structure layouts it needs are
+    spelled out below, with the ABI offsets asserted.
+
+    This is one of the two places in the tree allowed to know about the
+    platform (the other is Rtl/Windows).
+
+--*/
+
+#include "../Rtl.h"
+
+#if !defined(__x86_64__) || !defined(__linux__)
+#error "RtlLinux.c implements the x86-64 Linux system call ABI"
+#endif
+
+//
+// System call numbers (arch/x86/entry/syscalls/syscall_64.tbl).
+//
+
+#define SYS_READ            0
+#define SYS_CLOSE           3
+#define SYS_FSTAT           5
+#define SYS_MMAP            9
+#define SYS_MUNMAP          11
+#define SYS_PREAD64         17
+#define SYS_PWRITE64        18
+#define SYS_MSYNC           26
+#define SYS_MADVISE         28
+#define SYS_GETPID          39
+#define SYS_FCNTL           72
+#define SYS_FDATASYNC       75
+#define SYS_FTRUNCATE       77
+#define SYS_GETTID          186
+#define SYS_GETDENTS64      217
+#define SYS_CLOCK_GETTIME   228
+#define SYS_OPENAT          257
+#define SYS_MKDIRAT         258
+#define SYS_UNLINKAT        263
+#define SYS_RENAMEAT        264
+#define SYS_FALLOCATE       285
+
+#define AT_FDCWD            (-100)
+
+#define O_RDONLY            00
+#define O_RDWR              02
+#define O_CREAT             0100
+#define O_EXCL              0200
+#define O_DIRECTORY         0200000
+#define O_CLOEXEC           02000000
+
+#define PROT_NONE           0
+#define PROT_READ           1
+#define PROT_WRITE          2
+#define MAP_SHARED          0x01
+#define MAP_PRIVATE         0x02
+#define MAP_FIXED           0x10
+#define MAP_ANONYMOUS       0x20
+#define MAP_NORESERVE       0x4000
+
+#define MADV_POPULATE_WRITE 23
+#define MS_SYNC             4
+
+#define F_OFD_SETLK         37
+#define F_RDLCK             0
+#define F_WRLCK             1
+#define F_UNLCK             2
+
+#define EINTR               4
+#define EAGAIN              11
+#define EACCES              13
+#define EOPNOTSUPP          95
+
+#define CLOCK_REALTIME      0
+#define CLOCK_MONOTONIC     1
+
+//
+// Kernel structures, x86-64 layout.
+//
+
+typedef struct _LINUX_TIMESPEC {
+    LONGLONG Seconds;
+    LONGLONG Nanoseconds;
+} LINUX_TIMESPEC;
+
+C_ASSERT(sizeof(LINUX_TIMESPEC) == 16);
+
+typedef struct _LINUX_FLOCK {
+    SHORT Type;
+    SHORT Whence;
+    ULONG Padding;
+    LONGLONG Start;
+    LONGLONG Length;
+    LONG Pid;
+    ULONG Padding2;
+} LINUX_FLOCK;
+
+C_ASSERT(sizeof(LINUX_FLOCK) == 32);
+C_ASSERT(FIELD_OFFSET(LINUX_FLOCK, Start) == 8);
+C_ASSERT(FIELD_OFFSET(LINUX_FLOCK, Pid) == 24);
+
+//
+// struct stat is 144 bytes on x86-64; st_mode is at 24, st_size at 48.
+//
+
+#define LINUX_STAT_SIZE         144
+#define LINUX_STAT_MODE_OFFSET  24
+#define LINUX_STAT_SIZE_OFFSET  48
+
+typedef struct _LINUX_DIRENT64 {
+    ULONGLONG Inode;
+    LONGLONG Offset;
+    USHORT RecordLength;
+    BYTE Type;
+    CHAR Name[1];
+} LINUX_DIRENT64;
+
+C_ASSERT(FIELD_OFFSET(LINUX_DIRENT64, RecordLength) == 16);
+C_ASSERT(FIELD_OFFSET(LINUX_DIRENT64, Name) == 19);
+
+//
+// The system call primitive.
+//
+
+static inline
+LONG_PTR
+Syscall6(
+    LONG_PTR Number,
+    LONG_PTR A1,
+    LONG_PTR A2,
+    LONG_PTR A3,
+    LONG_PTR A4,
+    LONG_PTR A5,
+    LONG_PTR A6
+    )
+{
+    LONG_PTR Result;
+    register LONG_PTR R10 __asm__("r10") = A4;
+    register LONG_PTR R8 __asm__("r8") = A5;
+    register LONG_PTR R9 __asm__("r9") = A6;
+
+    __asm__ volatile("syscall"
+                     : "=a"(Result)
+                     : "a"(Number), "D"(A1), "S"(A2), "d"(A3),
+                       "r"(R10), "r"(R8), "r"(R9)
+                     : "rcx", "r11", "memory");
+
+    return Result;
+}
+
+#define Syscall0(N) Syscall6((N), 0, 0, 0, 0, 0, 0)
+#define Syscall1(N, A) Syscall6((N), (LONG_PTR)(A), 0, 0, 0, 0, 0)
+#define Syscall2(N, A, B) Syscall6((N), (LONG_PTR)(A), (LONG_PTR)(B), \
+                                   0, 0, 0, 0)
+#define Syscall3(N, A, B, C) Syscall6((N), (LONG_PTR)(A), (LONG_PTR)(B), \
+                                      (LONG_PTR)(C), 0, 0, 0)
+#define Syscall4(N, A, B, C, D) Syscall6((N), (LONG_PTR)(A), \
+                                         (LONG_PTR)(B), (LONG_PTR)(C), \
+                                         (LONG_PTR)(D), 0, 0)
+
+//
+// A raw return in [-4095, -1] is a negated errno.
+//
+
+#define IS_ERROR(Result) ((ULONG_PTR)(Result) >= (ULONG_PTR)-4095)
+
+static
+RTL_STATUS
+LinuxOpenFile(
+    PRTL Rtl,
+    PCSZ Path,
+    RTL_OPEN_MODE Mode,
+    PHANDLE Handle
+    )
+{
+    LONG_PTR Result;
+    LONG Flags = O_CLOEXEC;
+
+    switch (Mode) {
+        case RtlOpenReadOnly:
+            Flags |= O_RDONLY;
+            break;
+        case RtlOpenReadWrite:
+            Flags |= O_RDWR;
+            break;
+        case RtlOpenCreateNew:
+            Flags |= O_RDWR | O_CREAT | O_EXCL;
+            break;
+        case RtlOpenAlways:
+            Flags |= O_RDWR | O_CREAT;
+            break;
+        default:
+            return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    do {
+        Result = Syscall4(SYS_OPENAT, AT_FDCWD, Path, Flags, 0644);
+    } while (Result == -EINTR);
+
+    if (IS_ERROR(Result)) {
+        *Handle = INVALID_HANDLE_VALUE;
+        return (RTL_STATUS)Result;
+    }
+
+    *Handle = (HANDLE)Result;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxCloseFile(
+    PRTL Rtl,
+    HANDLE Handle
+    )
+{
+    LONG_PTR Result = Syscall1(SYS_CLOSE, Handle);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxGetFileSize(
+    PRTL Rtl,
+    HANDLE Handle,
+    PULONGLONG Size
+    )
+{
+    ULONGLONG Stat[LINUX_STAT_SIZE / sizeof(ULONGLONG)];
+    LONG_PTR Result = Syscall2(SYS_FSTAT, Handle, Stat);
+    ULONG Mode;
+
+    if (IS_ERROR(Result)) {
+        return (RTL_STATUS)Result;
+    }
+
+    //
+    // A directory has no size worth mapping; say so.
+    //
+
+    __builtin_memcpy(&Mode, (PBYTE)Stat + LINUX_STAT_MODE_OFFSET, 4);
+    if ((Mode & 0170000) == 0040000) {
+        return -21;
+    }
+
+    *Size = Stat[LINUX_STAT_SIZE_OFFSET / sizeof(ULONGLONG)];
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxGrowFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG NewSize
+    )
+{
+    LONG_PTR Result;
+
+    do {
+        Result = Syscall4(SYS_FALLOCATE, Handle, 0, 0, NewSize);
+    } while (Result == -EINTR);
+
+    //
+    // A file system without fallocate (some network and FUSE file systems)
+    // gets a plain size change.  Writes into it can then fail at page-out
+    // time rather than here; there is no better option on such a system.
+    //
+
+    if (Result == -EOPNOTSUPP) {
+        Result = Syscall2(SYS_FTRUNCATE, Handle, NewSize);
+    }
+
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxTruncateFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG NewSize
+    )
+{
+    LONG_PTR Result;
+
+    do {
+        Result = Syscall2(SYS_FTRUNCATE, Handle, NewSize);
+    } while (Result == -EINTR);
+
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxReadFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG Offset,
+    PVOID Buffer,
+    SIZE_T Length,
+    PSIZE_T BytesRead
+    )
+{
+    SIZE_T Done = 0;
+
+    while (Done < Length) {
+        LONG_PTR Result = Syscall4(SYS_PREAD64, Handle, (PBYTE)Buffer + Done,
+                                   Length - Done, Offset + Done);
+        if (Result == -EINTR) {
+            continue;
+        }
+        if (IS_ERROR(Result)) {
+            *BytesRead = Done;
+            return (RTL_STATUS)Result;
+        }
+        if (Result == 0) {
+            break;
+        }
+        Done += (SIZE_T)Result;
+    }
+
+    *BytesRead = Done;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxWriteFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG Offset,
+    PCVOID Buffer,
+    SIZE_T Length
+    )
+{
+    SIZE_T Done = 0;
+
+    while (Done < Length) {
+        LONG_PTR Result = Syscall4(SYS_PWRITE64, Handle,
+                                   (const BYTE *)Buffer + Done,
+                                   Length - Done, Offset + Done);
+        if (Result == -EINTR) {
+            continue;
+        }
+        if (IS_ERROR(Result)) {
+            return (RTL_STATUS)Result;
+        }
+        if (Result == 0) {
+            return -5;
+        }
+        Done += (SIZE_T)Result;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxFlushFile(
+    PRTL Rtl,
+    HANDLE Handle
+    )
+{
+    LONG_PTR Result = Syscall1(SYS_FDATASYNC, Handle);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxSetLock(
+    HANDLE Handle,
+    SHORT Type
+    )
+{
+    LINUX_FLOCK Lock;
+    LONG_PTR Result;
+
+    __builtin_memset(&Lock, 0, sizeof(Lock));
+    Lock.Type = Type;
+    Lock.Whence = 0;
+    Lock.Start = 0;
+    Lock.Length = 0;
+
+    Result = Syscall3(SYS_FCNTL, Handle, F_OFD_SETLK, &Lock);
+
+    if (Result == -EAGAIN || Result == -EACCES) {
+        return RTL_STATUS_LOCKED;
+    }
+
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxLockFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    BOOL Exclusive
+    )
+{
+    return LinuxSetLock(Handle, Exclusive ? F_WRLCK : F_RDLCK);
+}
+
+static
+RTL_STATUS
+LinuxUnlockFile(
+    PRTL Rtl,
+    HANDLE Handle
+    )
+{
+    return LinuxSetLock(Handle, F_UNLCK);
+}
+
+static
+RTL_STATUS
+LinuxCreateDirectory(
+    PRTL Rtl,
+    PCSZ Path
+    )
+{
+    LONG_PTR Result = Syscall3(SYS_MKDIRAT, AT_FDCWD, Path, 0755);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxRenameFile(
+    PRTL Rtl,
+    PCSZ From,
+    PCSZ To
+    )
+{
+    LONG_PTR Result = Syscall4(SYS_RENAMEAT, AT_FDCWD, From, AT_FDCWD, To);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxDeleteFile(
+    PRTL Rtl,
+    PCSZ Path
+    )
+{
+    LONG_PTR Result = Syscall3(SYS_UNLINKAT, AT_FDCWD, Path, 0);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxEnumerateDirectory(
+    PRTL Rtl,
+    PCSZ Path,
+    PRTL_DIRECTORY_CALLBACK Callback,
+    PVOID Context
+    )
+{
+    LONG_PTR Fd;
+    LONG_PTR Result;
+    RTL_STATUS Status = RTL_STATUS_OK;
+    ULONGLONG Buffer[512];
+
+    Fd = Syscall4(SYS_OPENAT, AT_FDCWD, Path,
+                  O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (IS_ERROR(Fd)) {
+        return (RTL_STATUS)Fd;
+    }
+
+    for (;;) {
+        LONG_PTR Position = 0;
+
+        Result = Syscall3(SYS_GETDENTS64, Fd, Buffer, sizeof(Buffer));
+        if (IS_ERROR(Result)) {
+            Status = (RTL_STATUS)Result;
+            goto End;
+        }
+        if (Result == 0) {
+            goto End;
+        }
+
+        while (Position < Result) {
+            const LINUX_DIRENT64 *Entry;
+            Entry = (const LINUX_DIRENT64 *)((PBYTE)Buffer + Position);
+            Position += Entry->RecordLength;
+
+            if (Entry->Name[0] == '.' &&
+                (Entry->Name[1] == '\0' ||
+                 (Entry->Name[1] == '.' && Entry->Name[2] == '\0'))) {
+                continue;
+            }
+
+            if (!Callback(Context, Entry->Name)) {
+                goto End;
+            }
+        }
+    }
+
+End:
+    Syscall1(SYS_CLOSE, Fd);
+    return Status;
+}
+
+static
+RTL_STATUS
+LinuxMapFile(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG Offset,
+    SIZE_T Size,
+    BOOL Writable,
+    PVOID FixedAddress,
+    PPVOID Address
+    )
+{
+    LONG_PTR Result;
+    LONG Protection = PROT_READ | (Writable ? PROT_WRITE : 0);
+    LONG Flags = MAP_SHARED | (FixedAddress != NULL ? MAP_FIXED : 0);
+
+    Result = Syscall6(SYS_MMAP, (LONG_PTR)FixedAddress, (LONG_PTR)Size,
+                      Protection, Flags, Handle, (LONG_PTR)Offset);
+    if (IS_ERROR(Result)) {
+        *Address = NULL;
+        return (RTL_STATUS)Result;
+    }
+
+    *Address = (PVOID)Result;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxUnmap(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+{
+    LONG_PTR Result = Syscall2(SYS_MUNMAP, Address, Size);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxReserveAddressSpace(
+    PRTL Rtl,
+    SIZE_T Size,
+    PPVOID Address
+    )
+{
+    LONG_PTR Result = Syscall6(SYS_MMAP, 0, (LONG_PTR)Size, PROT_NONE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                               -1, 0);
+    if (IS_ERROR(Result)) {
+        *Address = NULL;
+        return (RTL_STATUS)Result;
+    }
+
+    *Address = (PVOID)Result;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxAllocatePages(
+    PRTL Rtl,
+    SIZE_T Size,
+    PPVOID Address
+    )
+{
+    LONG_PTR Result = Syscall6(SYS_MMAP, 0, (LONG_PTR)Size,
+                               PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (IS_ERROR(Result)) {
+        *Address = NULL;
+        return (RTL_STATUS)Result;
+    }
+
+    *Address = (PVOID)Result;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+LinuxFlushMapping(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+{
+    LONG_PTR Result = Syscall3(SYS_MSYNC, Address, Size, MS_SYNC);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+VOID
+LinuxPrefaultMemory(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+/*++
+
+Routine Description:
+
+    Faults a writable mapping in without changing its contents:
+    MADV_POPULATE_WRITE (Linux 5.14+), or on older kernels an atomic add of
+    zero to one word per page.
+
+--*/
+{
+    LONG_PTR Result;
+    PBYTE Page;
+
+    Result = Syscall3(SYS_MADVISE, Address, Size, MADV_POPULATE_WRITE);
+    if (!IS_ERROR(Result) || Result != -22) {
+        return;
+    }
+
+    for (Page = (PBYTE)Address; Page < (PBYTE)Address + Size;
+         Page += RTL_PAGE_SIZE) {
+        __atomic_fetch_add((PULONG)Page, 0, __ATOMIC_RELAXED);
+    }
+}
+
+static
+LONGLONG
+LinuxQueryTime(
+    PRTL Rtl,
+    RTL_CLOCK Clock
+    )
+{
+    LINUX_TIMESPEC Time;
+    LONG Id = (Clock == RtlClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+
+    if (IS_ERROR(Syscall2(SYS_CLOCK_GETTIME, Id, &Time))) {
+        return 0;
+    }
+
+    return Time.Seconds * 1000000000LL + Time.Nanoseconds;
+}
+
+static
+ULONG
+LinuxGetProcessId(
+    PRTL Rtl
+    )
+{
+    return (ULONG)Syscall0(SYS_GETPID);
+}
+
+static
+ULONG
+LinuxGetThreadId(
+    PRTL Rtl
+    )
+{
+    return (ULONG)Syscall0(SYS_GETTID);
+}
+
+RTL_STATUS
+InitializeRtl(
+    PRTL Rtl
+    )
+/*++
+
+Routine Description:
+
+    Fills in an RTL structure with the Linux implementations.
+
+Arguments:
+
+    Rtl - Supplies the structure to initialize.
+
+Return Value:
+
+    RTL_STATUS_OK.
+
+--*/
+{
+    RtlFillMemory(Rtl, sizeof(*Rtl), 0);
+
+    Rtl->SizeOfStruct = RTL_SIZE_OF_STRUCT;
+    Rtl->PageSize = RTL_PAGE_SIZE;
+
+    Rtl->OpenFile = LinuxOpenFile;
+    Rtl->CloseFile = LinuxCloseFile;
+    Rtl->GetFileSize = LinuxGetFileSize;
+    Rtl->GrowFile = LinuxGrowFile;
+    Rtl->TruncateFile = LinuxTruncateFile;
+    Rtl->ReadFile = LinuxReadFile;
+    Rtl->WriteFile = LinuxWriteFile;
+    Rtl->FlushFile = LinuxFlushFile;
+    Rtl->LockFile = LinuxLockFile;
+    Rtl->UnlockFile = LinuxUnlockFile;
+    Rtl->CreateDirectory = LinuxCreateDirectory;
+    Rtl->RenameFile = LinuxRenameFile;
+    Rtl->DeleteFile = LinuxDeleteFile;
+    Rtl->EnumerateDirectory = LinuxEnumerateDirectory;
+
+    Rtl->MapFile = LinuxMapFile;
+    Rtl->Unmap = LinuxUnmap;
+    Rtl->ReserveAddressSpace = LinuxReserveAddressSpace;
+    Rtl->AllocatePages = LinuxAllocatePages;
+    Rtl->FlushMapping = LinuxFlushMapping;
+    Rtl->PrefaultMemory = LinuxPrefaultMemory;
+    Rtl->PrefaultMemoryAsync = LinuxPrefaultMemory;
+
+    Rtl->QueryTime = LinuxQueryTime;
+    Rtl->GetProcessId = LinuxGetProcessId;
+    Rtl->GetThreadId = LinuxGetThreadId;
+
+    Rtl->CopyMemory = RtlCopyMemory;
+    Rtl->FillMemory = RtlFillMemory;
+    Rtl->CompareMemory = RtlCompareMemory;
+    Rtl->Hash64 = RtlHash64;
+
+    return RTL_STATUS_OK;
+}

@@ -1,0 +1,229 @@
+/*++
+
+Module Name:
+
+    TraceSchema.c
+
+Abstract:
+
+    This module defines the column tables of every record type declared in
+    TraceSchema.h.  The tables are copied into each store's header when the
+    store is created; the SQLite extension reads them back from the file.
+
+--*/
+
+#include "TraceSchema.h"
+
+#define COLUMN(Name, Type, Struct, Field, Flags, Description) {           \
+    Name,                                                                  \
+    (ULONG)(Type),                                                         \
+    (ULONG)FIELD_OFFSET(Struct, Field),                                    \
+    (ULONG)sizeof(((Struct *)0)->Field),                                   \
+    (ULONG)(Flags),                                                        \
+    Description                                                            \
+}
+
+#define I64 TraceColumnInt64
+#define U64 TraceColumnUInt64
+#define I32 TraceColumnInt32
+#define U32 TraceColumnUInt32
+#define STR (TRACE_COLUMN_STRING_ID)
+#define NSTR (TRACE_COLUMN_STRING_ID | TRACE_COLUMN_NULLABLE)
+#define TS (TRACE_COLUMN_TIMESTAMP)
+#define NUL (TRACE_COLUMN_NULLABLE)
+#define ADDR (TRACE_COLUMN_ADDRESS)
+
+#define SCHEMA(Variable, Name, Struct, Columns, Description)              \
+    const TRACE_STORE_SCHEMA Variable = {                                  \
+        Name,                                                              \
+        (ULONG)sizeof(Struct),                                             \
+        (ULONG)ARRAYSIZE(Columns),                                         \
+        Columns,                                                           \
+        Description                                                        \
+    }
+
+static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
+    COLUMN("ts", I64, PAGE_FAULT_RECORD, Timestamp, TS,
+           "time of the fault, ns"),
+    COLUMN("address", U64, PAGE_FAULT_RECORD, Address, ADDR,
+           "faulting data address"),
+    COLUMN("ip", U64, PAGE_FAULT_RECORD, Ip, ADDR | NUL,
+           "instruction pointer; NULL when the source gave a symbol"),
+    COLUMN("ip_sym", U32, PAGE_FAULT_RECORD, IpSymbolId, NSTR,
+           "symbol of the instruction pointer, when given instead"),
+    COLUMN("error_code", U32, PAGE_FAULT_RECORD, ErrorCode, 0,
+           "x86 error code: 1 present, 2 write, 4 user, 16 fetch"),
+    COLUMN("name", U32, PAGE_FAULT_RECORD, NameId, STR,
+           "event name: page_fault_user or page_fault_kernel"),
+    COLUMN("tid", U32, PAGE_FAULT_RECORD, Tid, 0,
+           "faulting thread id"),
+    COLUMN("pid", U32, PAGE_FAULT_RECORD, Pid, NUL,
+           "faulting process id, NULL when the source does not say"),
+    COLUMN("comm", U32, PAGE_FAULT_RECORD, CommId, STR,
+           "command name of the thread"),
+    COLUMN("cpu", U32, PAGE_FAULT_RECORD, Cpu, 0,
+           "CPU that recorded the event"),
+};
+
+SCHEMA(TracePageFaultSchema, "page_fault", PAGE_FAULT_RECORD,
+       PageFaultColumns, "page faults (exceptions:page_fault_*)");
+
+static const TRACE_COLUMN_DESCRIPTOR KvmExitColumns[] = {
+    COLUMN("ts", I64, KVM_EXIT_RECORD, Timestamp, TS,
+           "time of the VM exit, ns"),
+    COLUMN("dur", I64, KVM_EXIT_RECORD, Duration,
+           TRACE_COLUMN_DURATION | NUL,
+           "ns until the next entry of that vcpu; NULL if none was seen"),
+    COLUMN("reason", U32, KVM_EXIT_RECORD, ReasonId, STR,
+           "exit reason as the source names it"),
+    COLUMN("rip", U64, KVM_EXIT_RECORD, Rip, ADDR | NUL,
+           "guest instruction pointer at the exit"),
+    COLUMN("vcpu", U32, KVM_EXIT_RECORD, Vcpu, NUL,
+           "vcpu id, when the source gives it"),
+    COLUMN("tid", U32, KVM_EXIT_RECORD, Tid, 0,
+           "vcpu thread id"),
+    COLUMN("pid", U32, KVM_EXIT_RECORD, Pid, NUL,
+           "process id of the VMM, NULL when the source does not say"),
+    COLUMN("comm", U32, KVM_EXIT_RECORD, CommId, STR,
+           "command name of the vcpu thread"),
+    COLUMN("cpu", U32, KVM_EXIT_RECORD, Cpu, 0,
+           "host CPU of the exit"),
+    COLUMN("args", U32, KVM_EXIT_RECORD, ArgsId, STR,
+           "the exit event's fields as printed"),
+};
+
+SCHEMA(TraceKvmExitSchema, "kvm_exit", KVM_EXIT_RECORD,
+       KvmExitColumns, "VM exits paired with the following entry");
+
+static const TRACE_COLUMN_DESCRIPTOR SchedSwitchColumns[] = {
+    COLUMN("ts", I64, SCHED_SWITCH_RECORD, Timestamp, TS,
+           "time of the switch, ns"),
+    COLUMN("cpu", U32, SCHED_SWITCH_RECORD, Cpu, 0,
+           "CPU that switched"),
+    COLUMN("prev_comm", U32, SCHED_SWITCH_RECORD, PrevCommId, STR,
+           "command name of the task switched out"),
+    COLUMN("prev_pid", U32, SCHED_SWITCH_RECORD, PrevPid, 0,
+           "thread id of the task switched out"),
+    COLUMN("prev_prio", I32, SCHED_SWITCH_RECORD, PrevPrio, 0,
+           "kernel priority of the task switched out"),
+    COLUMN("prev_state", U32, SCHED_SWITCH_RECORD, PrevStateId, STR,
+           "state of the task switched out (R, S, D, R+, ...)"),
+    COLUMN("next_comm", U32, SCHED_SWITCH_RECORD, NextCommId, STR,
+           "command name of the task switched in"),
+    COLUMN("next_pid", U32, SCHED_SWITCH_RECORD, NextPid, 0,
+           "thread id of the task switched in"),
+    COLUMN("next_prio", I32, SCHED_SWITCH_RECORD, NextPrio, 0,
+           "kernel priority of the task switched in"),
+};
+
+SCHEMA(TraceSchedSwitchSchema, "sched_switch", SCHED_SWITCH_RECORD,
+       SchedSwitchColumns, "context switches (sched:sched_switch)");
+
+static const TRACE_COLUMN_DESCRIPTOR FtraceEventColumns[] = {
+    COLUMN("ts", I64, FTRACE_EVENT_RECORD, Timestamp, TS,
+           "time of the event, ns"),
+    COLUMN("name", U32, FTRACE_EVENT_RECORD, NameId, STR,
+           "event name"),
+    COLUMN("tid", U32, FTRACE_EVENT_RECORD, Tid, 0,
+           "thread id"),
+    COLUMN("pid", U32, FTRACE_EVENT_RECORD, Pid, NUL,
+           "process id, NULL when the source does not say"),
+    COLUMN("comm", U32, FTRACE_EVENT_RECORD, CommId, STR,
+           "command name of the thread"),
+    COLUMN("cpu", U32, FTRACE_EVENT_RECORD, Cpu, 0,
+           "CPU that recorded the event"),
+    COLUMN("flags", U32, FTRACE_EVENT_RECORD, FlagsId, NSTR,
+           "latency flags column (irqs-off, need-resched, ...), if any"),
+    COLUMN("args", U32, FTRACE_EVENT_RECORD, ArgsId, STR,
+           "the event's fields as printed"),
+};
+
+SCHEMA(TraceFtraceEventSchema, "ftrace_event", FTRACE_EVENT_RECORD,
+       FtraceEventColumns, "every event without a dedicated store");
+
+static const TRACE_COLUMN_DESCRIPTOR ThreadColumns[] = {
+    COLUMN("start_ts", I64, THREAD_RECORD, StartTs, 0,
+           "first time the thread was seen with this name, ns"),
+    COLUMN("tid", U32, THREAD_RECORD, Tid, 0,
+           "thread id"),
+    COLUMN("pid", U32, THREAD_RECORD, Pid, NUL,
+           "process id, NULL when the source does not say"),
+    COLUMN("comm", U32, THREAD_RECORD, CommId, STR,
+           "command name"),
+};
+
+SCHEMA(TraceThreadSchema, "thread", THREAD_RECORD, ThreadColumns,
+       "threads: one row per distinct (tid, comm)");
+
+static const TRACE_COLUMN_DESCRIPTOR ProcessColumns[] = {
+    COLUMN("start_ts", I64, PROCESS_RECORD, StartTs, 0,
+           "time of the exec, or first time seen, ns"),
+    COLUMN("pid", U32, PROCESS_RECORD, Pid, 0,
+           "process id"),
+    COLUMN("name", U32, PROCESS_RECORD, NameId, STR,
+           "command name"),
+    COLUMN("filename", U32, PROCESS_RECORD, FileNameId, NSTR,
+           "executable path from sched_process_exec, if seen"),
+};
+
+SCHEMA(TraceProcessSchema, "process", PROCESS_RECORD, ProcessColumns,
+       "processes: execs and distinct known process ids");
+
+static const TRACE_COLUMN_DESCRIPTOR SourceColumns[] = {
+    COLUMN("imported_at", I64, SOURCE_RECORD, ImportedRealtimeNs, 0,
+           "wall-clock start of the import, ns since the Unix epoch"),
+    COLUMN("path", U32, SOURCE_RECORD, PathId, STR,
+           "input file"),
+    COLUMN("format", U32, SOURCE_RECORD, FormatId, STR,
+           "input format"),
+    COLUMN("first_ts", I64, SOURCE_RECORD, FirstTs, NUL,
+           "first event time, ns"),
+    COLUMN("last_ts", I64, SOURCE_RECORD, LastTs, NUL,
+           "last event time, ns"),
+    COLUMN("bytes", U64, SOURCE_RECORD, Bytes, 0,
+           "bytes read"),
+    COLUMN("lines", U64, SOURCE_RECORD, Lines, 0,
+           "lines read"),
+    COLUMN("events", U64, SOURCE_RECORD, Events, 0,
+           "events read"),
+};
+
+SCHEMA(TraceSourceSchema, "source", SOURCE_RECORD, SourceColumns,
+       "imported inputs");
+
+static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
+    COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,
+           "offset of the bytes in string_data"),
+    COLUMN("length", U32, TRACE_STRING_RECORD, Length, 0,
+           "length in bytes"),
+    COLUMN("hash", U32, TRACE_STRING_RECORD, Hash, 0,
+           "low 32 bits of XXH3-64 of the bytes"),
+};
+
+SCHEMA(TraceStringSchema, "string", TRACE_STRING_RECORD, StringColumns,
+       "interned strings; the id is the rowid");
+
+typedef struct _TRACE_BYTE_RECORD {
+    BYTE Byte;
+} TRACE_BYTE_RECORD;
+
+static const TRACE_COLUMN_DESCRIPTOR StringDataColumns[] = {
+    COLUMN("byte", TraceColumnUInt8, TRACE_BYTE_RECORD, Byte, 0,
+           "one byte of string text"),
+};
+
+SCHEMA(TraceStringDataSchema, "string_data", TRACE_BYTE_RECORD,
+       StringDataColumns, "bytes of the interned strings");
+
+const PCTRACE_STORE_SCHEMA TraceAllSchemas[] = {
+    &TraceStringDataSchema,
+    &TraceStringSchema,
+    &TraceSourceSchema,
+    &TraceProcessSchema,
+    &TraceThreadSchema,
+    &TracePageFaultSchema,
+    &TraceKvmExitSchema,
+    &TraceSchedSwitchSchema,
+    &TraceFtraceEventSchema,
+    NULL,
+};

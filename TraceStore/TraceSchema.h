@@ -1,0 +1,198 @@
+/*++
+
+Module Name:
+
+    TraceSchema.h
+
+Abstract:
+
+    This module declares the record types Tracer stores and their schemas.
+    Each record is a fixed-size structure with C_ASSERTs on its layout; its
+    schema (TraceSchema.c) names every column, and is copied into the store
+    header so that the SQLite extension builds each virtual table from the
+    file alone.  Adding a record type is one structure here and one schema
+    table in TraceSchema.c.
+
+    Conventions shared by every record:
+
+        ts      int64 ns in the session's clock domain.
+        tid     kernel task id (what ftrace prints as "pid").
+        pid     thread group id (process) when the source tells it, else
+                NULL (all ones).
+        *Id     32-bit ids into the string store.
+
+--*/
+
+#ifndef _TRACER_TRACE_SCHEMA_H_
+#define _TRACER_TRACE_SCHEMA_H_
+
+#include "TraceStore.h"
+
+#define TRACE_NULL_ULONG     0xffffffffu
+#define TRACE_NULL_ULONGLONG 0xffffffffffffffffull
+#define TRACE_NULL_LONGLONG  ((LONGLONG)-1)
+
+//
+// page_fault: one row per page fault event.
+//
+
+typedef struct _PAGE_FAULT_RECORD {
+    LONGLONG Timestamp;     // ts
+    ULONGLONG Address;      // faulting data address
+    ULONGLONG Ip;           // instruction pointer; NULL if only a symbol
+    ULONG Tid;              // faulting task
+    ULONG Pid;              // its process, or NULL
+    ULONG ErrorCode;        // x86 page fault error code
+    ULONG NameId;           // event name (page_fault_user, ...)
+    ULONG CommId;           // task command name
+    ULONG IpSymbolId;       // symbolic ip (kernel faults), or NULL
+    ULONG Cpu;              // CPU the event was recorded on
+    ULONG Padding;
+} PAGE_FAULT_RECORD, *PPAGE_FAULT_RECORD;
+
+C_ASSERT(sizeof(PAGE_FAULT_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Address) == 8);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Ip) == 16);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Tid) == 24);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, ErrorCode) == 32);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, IpSymbolId) == 44);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Cpu) == 48);
+
+//
+// kvm_exit: a VM exit and the entry that ends it, as one row.
+//
+
+typedef struct _KVM_EXIT_RECORD {
+    LONGLONG Timestamp;     // ts of the exit
+    LONGLONG Duration;      // entry ts - exit ts; NULL if no entry seen
+    ULONGLONG Rip;          // guest rip at exit, or NULL
+    ULONG ReasonId;         // exit reason as the source names it
+    ULONG Vcpu;             // vcpu id, or NULL
+    ULONG Tid;              // vcpu thread
+    ULONG Pid;              // its process, or NULL
+    ULONG Cpu;              // host CPU of the exit
+    ULONG CommId;           // vcpu thread command name
+    ULONG ArgsId;           // the exit event's full field text
+    ULONG Padding;
+} KVM_EXIT_RECORD, *PKVM_EXIT_RECORD;
+
+C_ASSERT(sizeof(KVM_EXIT_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Duration) == 8);
+C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Rip) == 16);
+C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, ReasonId) == 24);
+C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, ArgsId) == 48);
+
+//
+// sched_switch: field names as the kernel's tracepoint.
+//
+
+typedef struct _SCHED_SWITCH_RECORD {
+    LONGLONG Timestamp;     // ts
+    ULONG Cpu;
+    ULONG PrevPid;          // prev_pid (a tid)
+    ULONG PrevCommId;
+    LONG PrevPrio;
+    ULONG PrevStateId;      // "R", "S", "D", "R+", ...
+    ULONG NextPid;
+    ULONG NextCommId;
+    LONG NextPrio;
+} SCHED_SWITCH_RECORD, *PSCHED_SWITCH_RECORD;
+
+C_ASSERT(sizeof(SCHED_SWITCH_RECORD) == 40);
+C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, Cpu) == 8);
+C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, PrevStateId) == 24);
+C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, NextPrio) == 36);
+
+//
+// ftrace_event: every event without a dedicated store.
+//
+
+typedef struct _FTRACE_EVENT_RECORD {
+    LONGLONG Timestamp;     // ts
+    ULONG NameId;           // event name
+    ULONG CommId;           // task command name
+    ULONG Tid;
+    ULONG Pid;              // or NULL
+    ULONG Cpu;
+    ULONG FlagsId;          // latency flags column ("d..2."), or NULL
+    ULONG ArgsId;           // the event's field text, as printed
+    ULONG Padding;
+} FTRACE_EVENT_RECORD, *PFTRACE_EVENT_RECORD;
+
+C_ASSERT(sizeof(FTRACE_EVENT_RECORD) == 40);
+C_ASSERT(FIELD_OFFSET(FTRACE_EVENT_RECORD, NameId) == 8);
+C_ASSERT(FIELD_OFFSET(FTRACE_EVENT_RECORD, Cpu) == 24);
+C_ASSERT(FIELD_OFFSET(FTRACE_EVENT_RECORD, ArgsId) == 32);
+
+//
+// thread: one row per distinct (tid, comm) seen.
+//
+
+typedef struct _THREAD_RECORD {
+    LONGLONG StartTs;       // first ts the thread was seen with this comm
+    ULONG Tid;
+    ULONG Pid;              // or NULL
+    ULONG CommId;
+    ULONG Padding;
+} THREAD_RECORD, *PTHREAD_RECORD;
+
+C_ASSERT(sizeof(THREAD_RECORD) == 24);
+C_ASSERT(FIELD_OFFSET(THREAD_RECORD, Tid) == 8);
+C_ASSERT(FIELD_OFFSET(THREAD_RECORD, CommId) == 16);
+
+//
+// process: one row per process start (exec) or distinct known pid.
+//
+
+typedef struct _PROCESS_RECORD {
+    LONGLONG StartTs;       // ts of the exec, or first seen
+    ULONG Pid;
+    ULONG NameId;           // command name
+    ULONG FileNameId;       // executable path from the exec, or NULL
+    ULONG Padding;
+} PROCESS_RECORD, *PPROCESS_RECORD;
+
+C_ASSERT(sizeof(PROCESS_RECORD) == 24);
+C_ASSERT(FIELD_OFFSET(PROCESS_RECORD, Pid) == 8);
+C_ASSERT(FIELD_OFFSET(PROCESS_RECORD, FileNameId) == 16);
+
+//
+// source: one row per imported input.
+//
+
+typedef struct _SOURCE_RECORD {
+    LONGLONG ImportedRealtimeNs; // wall clock at the start of the import
+    LONGLONG FirstTs;            // or NULL if no events
+    LONGLONG LastTs;             // or NULL if no events
+    ULONGLONG Bytes;             // bytes read
+    ULONGLONG Lines;             // lines (text formats)
+    ULONGLONG Events;            // events read
+    ULONG PathId;
+    ULONG FormatId;
+} SOURCE_RECORD, *PSOURCE_RECORD;
+
+C_ASSERT(sizeof(SOURCE_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, Bytes) == 24);
+C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, PathId) == 48);
+
+//
+// Schemas.
+//
+
+extern const TRACE_STORE_SCHEMA TracePageFaultSchema;
+extern const TRACE_STORE_SCHEMA TraceKvmExitSchema;
+extern const TRACE_STORE_SCHEMA TraceSchedSwitchSchema;
+extern const TRACE_STORE_SCHEMA TraceFtraceEventSchema;
+extern const TRACE_STORE_SCHEMA TraceThreadSchema;
+extern const TRACE_STORE_SCHEMA TraceProcessSchema;
+extern const TRACE_STORE_SCHEMA TraceSourceSchema;
+extern const TRACE_STORE_SCHEMA TraceStringSchema;
+extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
+
+//
+// Every schema, in commit order (dependencies first), NULL-terminated.
+//
+
+extern const PCTRACE_STORE_SCHEMA TraceAllSchemas[];
+
+#endif // _TRACER_TRACE_SCHEMA_H_

@@ -1,0 +1,742 @@
+/*++
+
+Module Name:
+
+    TraceSession.c
+
+Abstract:
+
+    This module implements sessions: a directory holding `session.tracer`
+    (the session header, and the file whose OFD lock marks the one writer)
+    and one NAME.store file per store.  Writers open stores on first use by
+    schema; readers open every NAME.store they find, so a reader needs no
+    list of record types to show a session.
+
+--*/
+
+#include "TraceStore.h"
+#include "TraceSchema.h"
+
+typedef struct _ENUMERATE_CONTEXT {
+    PTRACE_SESSION Session;
+    ULONG Count;
+    BOOL Overflow;
+    CHAR Names[TRACE_SESSION_MAX_STORES + 2][TRACE_NAME_SIZE];
+} ENUMERATE_CONTEXT, *PENUMERATE_CONTEXT;
+
+static
+BOOL
+EndsWith(
+    PCSZ String,
+    PCSZ Suffix,
+    PSIZE_T StemLength
+    )
+{
+    SIZE_T Length = RtlStringLength(String);
+    SIZE_T SuffixLength = RtlStringLength(Suffix);
+    SIZE_T Index;
+
+    if (Length <= SuffixLength) {
+        return FALSE;
+    }
+
+    for (Index = 0; Index < SuffixLength; Index++) {
+        if (String[Length - SuffixLength + Index] != Suffix[Index]) {
+            return FALSE;
+        }
+    }
+
+    *StemLength = Length - SuffixLength;
+    return TRUE;
+}
+
+static
+BOOL
+StringsEqual(
+    PCSZ Left,
+    PCSZ Right
+    )
+{
+    while (*Left != '\0' && *Left == *Right) {
+        Left++;
+        Right++;
+    }
+    return *Left == *Right;
+}
+
+static
+ULONGLONG
+SessionHeaderChecksum(
+    PRTL Rtl,
+    const TRACE_SESSION_HEADER *Header
+    )
+{
+    return Rtl->Hash64(Header, FIELD_OFFSET(TRACE_SESSION_HEADER, Checksum));
+}
+
+static
+RTL_STATUS
+ReadSessionHeader(
+    PTRACE_SESSION Session,
+    PCSZ HeaderPath,
+    PRTL_ERROR Error
+    )
+{
+    PRTL Rtl = Session->Rtl;
+    RTL_STATUS Status;
+    SIZE_T BytesRead;
+    PTRACE_SESSION_HEADER Header = &Session->Header;
+
+    Status = Rtl->ReadFile(Rtl, Session->HeaderHandle, 0, Header,
+                           sizeof(*Header), &BytesRead);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
+                           RtlStatusText(Status));
+    }
+
+    if (BytesRead < sizeof(*Header)) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, BytesRead,
+                           "%s: truncated session header (%llu bytes, a "
+                           "header is %u)", HeaderPath,
+                           (ULONGLONG)BytesRead,
+                           (ULONG)sizeof(*Header));
+    }
+
+    if (Header->Magic != TRACE_SESSION_MAGIC) {
+        return RtlSetError(Error, RTL_STATUS_NOT_SESSION, 0, 0,
+                           "%s: not a tracestore session header (bad magic)",
+                           HeaderPath);
+    }
+
+    if (Header->Version != TRACE_SESSION_VERSION ||
+        Header->StoreVersion != TRACE_STORE_VERSION) {
+        return RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 8,
+                           "%s: session format version %u (stores %u), this "
+                           "build reads version %u (stores %u)", HeaderPath,
+                           Header->Version, Header->StoreVersion,
+                           TRACE_SESSION_VERSION, TRACE_STORE_VERSION);
+    }
+
+    if (SessionHeaderChecksum(Rtl, Header) != Header->Checksum ||
+        Header->ClockName[TRACE_NAME_SIZE - 1] != '\0') {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 0,
+                           "%s: corrupt session header (checksum mismatch)",
+                           HeaderPath);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+WriteSessionHeader(
+    PTRACE_SESSION Session
+    )
+{
+    PRTL Rtl = Session->Rtl;
+
+    Session->Header.Checksum = SessionHeaderChecksum(Rtl, &Session->Header);
+    return Rtl->WriteFile(Rtl, Session->HeaderHandle, 0, &Session->Header,
+                          sizeof(Session->Header));
+}
+
+static
+BOOL
+CountEntry(
+    PVOID Context,
+    PCSZ Name
+    )
+{
+    (*(PULONG)Context)++;
+    return TRUE;
+}
+
+static
+VOID
+InitializeSession(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_SESSION Session
+    )
+{
+    ULONG Index;
+    SIZE_T Length;
+
+    Rtl->FillMemory(Session, sizeof(*Session), 0);
+    Session->Rtl = Rtl;
+    Session->HeaderHandle = INVALID_HANDLE_VALUE;
+    Session->Strings.Rtl = Rtl;
+    Session->Strings.Index.FileHandle = INVALID_HANDLE_VALUE;
+    Session->Strings.Data.FileHandle = INVALID_HANDLE_VALUE;
+    for (Index = 0; Index < TRACE_SESSION_MAX_STORES; Index++) {
+        Session->Stores[Index].FileHandle = INVALID_HANDLE_VALUE;
+    }
+
+    RtlFormat(Session->Path, sizeof(Session->Path), "%s", Path);
+
+    //
+    // "run.trace/" and "run.trace" name the same session.
+    //
+
+    Length = RtlStringLength(Session->Path);
+    while (Length > 1 && Session->Path[Length - 1] == '/') {
+        Session->Path[--Length] = '\0';
+    }
+}
+
+RTL_STATUS
+TraceSessionOpenWriter(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens a session for writing, creating the directory and its header if
+    needed.  An existing directory that is neither empty nor a session is
+    refused, so an import never scatters stores into an unrelated folder.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Path - Supplies the session directory.
+
+    Session - Receives the open session.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_LOCKED if another writer has the session, or
+    another error; on failure nothing needs closing.
+
+--*/
+{
+    RTL_STATUS Status;
+    CHAR HeaderPath[TRACE_PATH_SIZE];
+    ULONGLONG Id;
+    ULONG Entries = 0;
+    ULONG EmptyId;
+
+    if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                           "%s: path too long", Path);
+    }
+
+    InitializeSession(Rtl, Path, Session);
+    Session->Writable = TRUE;
+    Session->Strings.Writable = TRUE;
+    Path = Session->Path;
+
+    Status = Rtl->CreateDirectory(Rtl, Path);
+    if (!RTL_SUCCESS(Status) && Status != RTL_STATUS_EXISTS) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot create session "
+                           "directory: %s", Path, RtlStatusText(Status));
+    }
+
+    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path, TRACE_SESSION_FILE,
+                  "");
+
+    Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenReadWrite,
+                           &Session->HeaderHandle);
+
+    if (Status == RTL_STATUS_NOT_FOUND) {
+
+        Status = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                               RtlStatusText(Status));
+        }
+        if (Entries != 0) {
+            return RtlSetError(Error, RTL_STATUS_NOT_SESSION, 0, 0,
+                               "%s: exists and is not a tracestore session "
+                               "(no %s); refusing to write into it", Path,
+                               TRACE_SESSION_FILE);
+        }
+
+        Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenCreateNew,
+                               &Session->HeaderHandle);
+        if (RTL_SUCCESS(Status)) {
+            Session->Header.Magic = TRACE_SESSION_MAGIC;
+            Session->Header.Version = TRACE_SESSION_VERSION;
+            Session->Header.StoreVersion = TRACE_STORE_VERSION;
+            Session->Header.CreatedRealtimeNs =
+                Rtl->QueryTime(Rtl, RtlClockRealtime);
+            RtlFormat(Session->Header.ClockName,
+                      sizeof(Session->Header.ClockName), "unknown");
+            Status = WriteSessionHeader(Session);
+        }
+    }
+
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = Rtl->LockFile(Rtl, Session->HeaderHandle, TRUE);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    Status == RTL_STATUS_LOCKED ?
+                    "another process is writing this session" :
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = ReadSessionHeader(Session, HeaderPath, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    //
+    // Strings: open both stores and rebuild the interning table from what
+    // is committed.
+    //
+
+    Status = TraceHashInitialize(Rtl, &Session->Strings.Table);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path,
+                  TraceStringDataSchema.Name, TRACE_STORE_FILE_SUFFIX);
+    Status = TraceStoreOpenWriter(Rtl, HeaderPath, &TraceStringDataSchema,
+                                  &Session->Strings.Data, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path,
+                  TraceStringSchema.Name, TRACE_STORE_FILE_SUFFIX);
+    Status = TraceStoreOpenWriter(Rtl, HeaderPath, &TraceStringSchema,
+                                  &Session->Strings.Index, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    for (Id = 0; Id < Session->Strings.Index.CommittedCount; Id++) {
+        PCSZ Text;
+        ULONG Length;
+
+        Status = TraceStringLookup(&Session->Strings, (ULONG)Id, &Text,
+                                   &Length);
+        if (!RTL_SUCCESS(Status)) {
+            RtlSetError(Error, Status, 0, Id * sizeof(TRACE_STRING_RECORD),
+                        "%s: corrupt string %llu", HeaderPath, Id);
+            goto Error;
+        }
+
+        Status = TraceHashInsert(&Session->Strings.Table,
+                                 Rtl->Hash64(Text, Length), Id);
+        if (!RTL_SUCCESS(Status)) {
+            RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                        RtlStatusText(Status));
+            goto Error;
+        }
+    }
+
+    //
+    // Id 0 is the empty string.
+    //
+
+    Status = TraceStringIntern(&Session->Strings, "", 0, &EmptyId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceStringCommit(&Session->Strings);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    return RTL_STATUS_OK;
+
+Error:
+    TraceSessionClose(Session);
+    return Status;
+}
+
+RTL_STATUS
+TraceSessionSetClock(
+    PTRACE_SESSION Session,
+    PCSZ ClockName
+    )
+{
+    if (!Session->Writable) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    RtlFormat(Session->Header.ClockName, sizeof(Session->Header.ClockName),
+              "%s", ClockName);
+
+    return WriteSessionHeader(Session);
+}
+
+static
+BOOL
+CollectStoreName(
+    PVOID Context,
+    PCSZ Name
+    )
+{
+    PENUMERATE_CONTEXT Enumerate = (PENUMERATE_CONTEXT)Context;
+    SIZE_T Stem;
+    SIZE_T Index;
+
+    if (!EndsWith(Name, TRACE_STORE_FILE_SUFFIX, &Stem) ||
+        Stem >= TRACE_NAME_SIZE) {
+        return TRUE;
+    }
+
+    if (Enumerate->Count >= ARRAYSIZE(Enumerate->Names)) {
+        Enumerate->Overflow = TRUE;
+        return FALSE;
+    }
+
+    for (Index = 0; Index < Stem; Index++) {
+        Enumerate->Names[Enumerate->Count][Index] = Name[Index];
+    }
+    Enumerate->Names[Enumerate->Count][Stem] = '\0';
+    Enumerate->Count++;
+
+    return TRUE;
+}
+
+static
+LONG
+CompareNames(
+    PCSZ Left,
+    PCSZ Right
+    )
+{
+    while (*Left != '\0' && *Left == *Right) {
+        Left++;
+        Right++;
+    }
+    return (LONG)(BYTE)*Left - (LONG)(BYTE)*Right;
+}
+
+RTL_STATUS
+TraceSessionOpenReader(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens a session read-only: validates session.tracer and opens every
+    NAME.store in the directory (in name order), never taking a lock.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Path - Supplies the session directory.
+
+    Session - Receives the open session.
+
+    Error - Receives the reason on failure: a missing path, a directory
+        that is not a session, or the first store that fails validation.
+
+Return Value:
+
+    RTL_STATUS_OK or an error; on failure nothing needs closing.
+
+--*/
+{
+    RTL_STATUS Status;
+    CHAR FilePath[TRACE_PATH_SIZE];
+    PENUMERATE_CONTEXT Enumerate = NULL;
+    ULONG Index;
+    ULONG Other;
+    BOOL HaveIndex = FALSE;
+    BOOL HaveData = FALSE;
+
+    if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                           "%s: path too long", Path);
+    }
+
+    InitializeSession(Rtl, Path, Session);
+    Path = Session->Path;
+
+    TraceJoinPath(FilePath, sizeof(FilePath), Path, TRACE_SESSION_FILE, "");
+
+    Status = Rtl->OpenFile(Rtl, FilePath, RtlOpenReadOnly,
+                           &Session->HeaderHandle);
+    if (Status == RTL_STATUS_NOT_FOUND || Status == RTL_STATUS_NOT_DIRECTORY) {
+        ULONG Entries = 0;
+        RTL_STATUS DirStatus;
+
+        DirStatus = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
+        if (DirStatus == RTL_STATUS_NOT_FOUND) {
+            RtlSetError(Error, DirStatus, 0, 0, "%s: no such session "
+                        "(the directory does not exist)", Path);
+        } else {
+            Status = RTL_STATUS_NOT_SESSION;
+            RtlSetError(Error, Status, 0, 0, "%s: not a tracestore session "
+                        "(no %s)", Path, TRACE_SESSION_FILE);
+        }
+        goto Error;
+    }
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", FilePath,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = ReadSessionHeader(Session, FilePath, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    Status = Rtl->AllocatePages(Rtl, sizeof(*Enumerate),
+                                (PPVOID)&Enumerate);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = Rtl->EnumerateDirectory(Rtl, Path, CollectStoreName, Enumerate);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+    if (Enumerate->Overflow) {
+        Status = RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                             "%s: more than %u stores", Path,
+                             TRACE_SESSION_MAX_STORES);
+        goto Error;
+    }
+
+    //
+    // Name order, so that every reader lists the stores the same way.
+    //
+
+    for (Index = 1; Index < Enumerate->Count; Index++) {
+        for (Other = Index; Other > 0 &&
+             CompareNames(Enumerate->Names[Other - 1],
+                          Enumerate->Names[Other]) > 0; Other--) {
+            CHAR Swap[TRACE_NAME_SIZE];
+            Rtl->CopyMemory(Swap, Enumerate->Names[Other], TRACE_NAME_SIZE);
+            Rtl->CopyMemory(Enumerate->Names[Other],
+                            Enumerate->Names[Other - 1], TRACE_NAME_SIZE);
+            Rtl->CopyMemory(Enumerate->Names[Other - 1], Swap,
+                            TRACE_NAME_SIZE);
+        }
+    }
+
+    //
+    // Open the string stores first (index before data: see TraceString.c),
+    // then the rest.
+    //
+
+    for (Index = 0; Index < Enumerate->Count; Index++) {
+        PCSZ Name = Enumerate->Names[Index];
+        PTRACE_STORE Store;
+
+        if (StringsEqual(Name, TraceStringSchema.Name)) {
+            Store = &Session->Strings.Index;
+            HaveIndex = TRUE;
+        } else {
+            continue;
+        }
+
+        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
+                      TRACE_STORE_FILE_SUFFIX);
+        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        if (!RTL_SUCCESS(Status)) {
+            goto Error;
+        }
+    }
+
+    for (Index = 0; Index < Enumerate->Count; Index++) {
+        PCSZ Name = Enumerate->Names[Index];
+        PTRACE_STORE Store;
+
+        if (StringsEqual(Name, TraceStringSchema.Name)) {
+            continue;
+        }
+
+        if (StringsEqual(Name, TraceStringDataSchema.Name)) {
+            Store = &Session->Strings.Data;
+            HaveData = TRUE;
+        } else {
+            if (Session->NumberOfStores >= TRACE_SESSION_MAX_STORES) {
+                Status = RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                                     "%s: more than %u stores", Path,
+                                     TRACE_SESSION_MAX_STORES);
+                goto Error;
+            }
+            Store = &Session->Stores[Session->NumberOfStores];
+        }
+
+        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
+                      TRACE_STORE_FILE_SUFFIX);
+        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        if (!RTL_SUCCESS(Status)) {
+            goto Error;
+        }
+
+        if (!StringsEqual(Store->Name, Name)) {
+            Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 32,
+                                 "%s: store header names '%s', not '%s'",
+                                 FilePath, Store->Name, Name);
+            TraceStoreClose(Store);
+            goto Error;
+        }
+
+        if (Store != &Session->Strings.Data) {
+            Session->NumberOfStores++;
+        }
+    }
+
+    if (!HaveIndex || !HaveData) {
+        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 0,
+                             "%s: session has no string store", Path);
+        goto Error;
+    }
+
+    Rtl->Unmap(Rtl, Enumerate, sizeof(*Enumerate));
+    return RTL_STATUS_OK;
+
+Error:
+    if (Enumerate != NULL) {
+        Rtl->Unmap(Rtl, Enumerate, sizeof(*Enumerate));
+    }
+    TraceSessionClose(Session);
+    return Status;
+}
+
+PTRACE_STORE
+TraceSessionFindStore(
+    PTRACE_SESSION Session,
+    PCSZ Name
+    )
+{
+    ULONG Index;
+
+    if (StringsEqual(Name, TraceStringSchema.Name)) {
+        return &Session->Strings.Index;
+    }
+    if (StringsEqual(Name, TraceStringDataSchema.Name)) {
+        return &Session->Strings.Data;
+    }
+
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        if (StringsEqual(Session->Stores[Index].Name, Name)) {
+            return &Session->Stores[Index];
+        }
+    }
+
+    return NULL;
+}
+
+RTL_STATUS
+TraceSessionOpenStore(
+    PTRACE_SESSION Session,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE *Store,
+    PRTL_ERROR Error
+    )
+{
+    RTL_STATUS Status;
+    CHAR FilePath[TRACE_PATH_SIZE];
+    PTRACE_STORE Found;
+
+    Found = TraceSessionFindStore(Session, Schema->Name);
+    if (Found != NULL) {
+        *Store = Found;
+        return RTL_STATUS_OK;
+    }
+
+    if (!Session->Writable ||
+        Session->NumberOfStores >= TRACE_SESSION_MAX_STORES) {
+        return RtlSetError(Error, RTL_STATUS_INVALID_PARAMETER, 0, 0,
+                           "%s: cannot add store '%s'", Session->Path,
+                           Schema->Name);
+    }
+
+    if (!TraceJoinPath(FilePath, sizeof(FilePath), Session->Path,
+                       Schema->Name, TRACE_STORE_FILE_SUFFIX)) {
+        return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                           "%s: path too long", Session->Path);
+    }
+
+    Found = &Session->Stores[Session->NumberOfStores];
+    Status = TraceStoreOpenWriter(Session->Rtl, FilePath, Schema, Found,
+                                  Error);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Session->NumberOfStores++;
+    *Store = Found;
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceSessionCommit(
+    PTRACE_SESSION Session
+    )
+{
+    RTL_STATUS Status;
+    ULONG Index;
+
+    Status = TraceStringCommit(&Session->Strings);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        Status = TraceStoreCommit(&Session->Stores[Index], TRACE_COMMIT_ALL);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+VOID
+TraceSessionClose(
+    PTRACE_SESSION Session
+    )
+/*++
+
+Routine Description:
+
+    Closes every store (dependents first, strings last) and the session
+    header, which releases the writer lock.  Uncommitted records are
+    discarded: commit first.
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    ULONG Index;
+
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        TraceStoreClose(&Session->Stores[Index]);
+    }
+    Session->NumberOfStores = 0;
+
+    TraceStoreClose(&Session->Strings.Index);
+    TraceStoreClose(&Session->Strings.Data);
+    TraceHashDestroy(&Session->Strings.Table);
+
+    if (Session->HeaderHandle != INVALID_HANDLE_VALUE) {
+        Rtl->CloseFile(Rtl, Session->HeaderHandle);
+        Session->HeaderHandle = INVALID_HANDLE_VALUE;
+    }
+}

@@ -1,0 +1,1392 @@
+/*++
+
+Module Name:
+
+    TraceStore.c
+
+Abstract:
+
+    This module implements a store: one file of fixed-size records with a
+    self-describing header, appended by one writer and read concurrently by
+    any number of readers in other processes (see TraceStore.h for the file
+    layout and the commit protocol).
+
+    Writer address space.  The writer reserves a large inaccessible region
+    and maps the file at its start, chunk by chunk, with MAP_FIXED; records
+    therefore stay contiguous and Base only moves when the file outgrows
+    the reservation (then everything is remapped into one twice as large).
+    Each chunk is reserved on disk with fallocate before it is mapped, so a
+    write through the mapping never meets a hole (no SIGBUS on a full disk:
+    the failure surfaces as an error from TraceStoreReserve instead).
+
+    Pre-faulting.  When the writer enters the last chunk of the file, the
+    next chunk is allocated, mapped and handed to Rtl->PrefaultMemoryAsync,
+    so that by the time the writer reaches it its pages are present and
+    writable: the append hot path takes no page faults and no system calls.
+
+    Readers map the whole file read-only and remap when a snapshot's count
+    passes their mapping.
+
+--*/
+
+#include "TraceStore.h"
+
+#define MIN_CHUNK_BYTES      (64ULL * 1024)
+#define MAX_CHUNK_BYTES      (64ULL * 1024 * 1024)
+#define MIN_RESERVATION      (1ULL << 30)
+#define SLOT_READ_RETRIES    1000
+#define SNAPSHOT_RETRIES     1000
+#define MAX_RECORD_COUNT     (1ULL << 48)
+
+static const BYTE ColumnTypeWidth[TraceColumnTypeMaximum] = {
+    0,  // Invalid
+    4,  // Int32
+    4,  // UInt32
+    8,  // Int64
+    8,  // UInt64
+    2,  // UInt16
+    1,  // UInt8
+    8,  // Double
+};
+
+static
+BOOL
+CopyName(
+    PCHAR Destination,
+    SIZE_T Size,
+    PCSZ Source
+    )
+{
+    SIZE_T Index;
+
+    for (Index = 0; Index + 1 < Size && Source[Index] != '\0'; Index++) {
+        Destination[Index] = Source[Index];
+    }
+    Destination[Index] = '\0';
+
+    return Source[Index] == '\0';
+}
+
+static
+BOOL
+NamesEqual(
+    PCSZ Left,
+    PCSZ Right
+    )
+{
+    while (*Left != '\0' && *Left == *Right) {
+        Left++;
+        Right++;
+    }
+    return *Left == *Right;
+}
+
+BOOL
+TraceJoinPath(
+    PCHAR Buffer,
+    SIZE_T BufferSize,
+    PCSZ Directory,
+    PCSZ Name,
+    PCSZ Suffix
+    )
+{
+    SIZE_T Length;
+
+    Length = RtlFormat(Buffer, BufferSize, "%s/%s%s", Directory, Name,
+                       Suffix);
+
+    return Length + 1 < BufferSize;
+}
+
+static
+ULONGLONG
+ComputeHeaderChecksum(
+    PRTL Rtl,
+    const TRACE_STORE_HEADER *Header
+    )
+/*++
+
+Routine Description:
+
+    Returns the XXH3-64 of the header page with HeaderChecksum and the two
+    commit slots zeroed: everything that is fixed at creation.
+
+--*/
+{
+    TRACE_STORE_HEADER Copy;
+
+    Rtl->CopyMemory(&Copy, Header, sizeof(Copy));
+    Copy.HeaderChecksum = 0;
+    Rtl->FillMemory(Copy.Slots, sizeof(Copy.Slots), 0);
+
+    return Rtl->Hash64(&Copy, sizeof(Copy));
+}
+
+BOOL
+TraceStoreReadSlot(
+    PRTL Rtl,
+    const volatile TRACE_STORE_COMMIT_SLOT *Slot,
+    PTRACE_STORE_COMMIT_SLOT Copy
+    )
+/*++
+
+Routine Description:
+
+    Reads a commit slot with the sequence-retry protocol: the slot is
+    valid if its Sequence is non-zero and unchanged across the copy
+    (acquire ordering on the first load and a fence before the second), and
+    the checksum of the copy matches.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Slot - Supplies the slot in the mapped header.
+
+    Copy - Receives the slot's contents.
+
+Return Value:
+
+    TRUE if the copy is a valid, complete commit.
+
+--*/
+{
+    ULONG Try;
+
+    for (Try = 0; Try < SLOT_READ_RETRIES; Try++) {
+        ULONGLONG First;
+        ULONGLONG Second;
+
+        First = __atomic_load_n(&Slot->Sequence, __ATOMIC_ACQUIRE);
+        if (First == 0) {
+            return FALSE;
+        }
+
+        Copy->Sequence = First;
+        Copy->RecordCount = Slot->RecordCount;
+        Copy->Capacity = Slot->Capacity;
+        Copy->Generation = Slot->Generation;
+        Copy->FirstTs = Slot->FirstTs;
+        Copy->LastTs = Slot->LastTs;
+        Copy->Flags = Slot->Flags;
+        Copy->Dropped = Slot->Dropped;
+        Copy->Checksum = Slot->Checksum;
+
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        Second = __atomic_load_n(&Slot->Sequence, __ATOMIC_RELAXED);
+
+        if (First != Second) {
+            continue;
+        }
+
+        return Rtl->Hash64(Copy, TRACE_SLOT_CHECKSUMMED_BYTES) ==
+               Copy->Checksum;
+    }
+
+    return FALSE;
+}
+
+static
+BOOL
+ReadLatestSlot(
+    PRTL Rtl,
+    const volatile TRACE_STORE_HEADER *Header,
+    PTRACE_STORE_COMMIT_SLOT Latest
+    )
+{
+    ULONG Try;
+
+    for (Try = 0; Try < SNAPSHOT_RETRIES; Try++) {
+        TRACE_STORE_COMMIT_SLOT Slot0;
+        TRACE_STORE_COMMIT_SLOT Slot1;
+        BOOL Valid0;
+        BOOL Valid1;
+
+        Valid0 = TraceStoreReadSlot(Rtl, &Header->Slots[0], &Slot0) &&
+                 (Slot0.Sequence & 1) == 0;
+        Valid1 = TraceStoreReadSlot(Rtl, &Header->Slots[1], &Slot1) &&
+                 (Slot1.Sequence & 1) == 1;
+
+        if (Valid0 && (!Valid1 || Slot0.Sequence > Slot1.Sequence)) {
+            *Latest = Slot0;
+            return TRUE;
+        }
+
+        if (Valid1) {
+            *Latest = Slot1;
+            return TRUE;
+        }
+    }
+
+    return FALSE;
+}
+
+RTL_STATUS
+TraceStoreValidateHeader(
+    PRTL Rtl,
+    PCSZ Path,
+    const TRACE_STORE_HEADER *Header,
+    ULONGLONG FileSize,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Checks everything in a header page that is fixed at creation, so that
+    no later access through a descriptor can leave the record.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Path - Supplies the file name, for messages.
+
+    Header - Supplies the header page image.
+
+    FileSize - Supplies the size of the file.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, or RTL_STATUS_CORRUPT / BAD_FORMAT / BAD_VERSION.
+
+--*/
+{
+    ULONG Index;
+
+    if (FileSize < TRACE_STORE_HEADER_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                           "%s: truncated store header (%llu bytes, a "
+                           "header is %u)", Path, FileSize,
+                           TRACE_STORE_HEADER_SIZE);
+    }
+
+    if (Header->Magic != TRACE_STORE_MAGIC) {
+        return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, 0, 0,
+                           "%s: not a tracestore store (bad magic)", Path);
+    }
+
+    if (Header->Version != TRACE_STORE_VERSION) {
+        return RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 8,
+                           "%s: store format version %u, this build reads "
+                           "version %u", Path, Header->Version,
+                           TRACE_STORE_VERSION);
+    }
+
+    if (ComputeHeaderChecksum(Rtl, Header) != Header->HeaderChecksum) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 120,
+                           "%s: corrupt store header (checksum mismatch)",
+                           Path);
+    }
+
+    if (Header->HeaderSize != TRACE_STORE_HEADER_SIZE ||
+        Header->RecordSize == 0 ||
+        Header->RecordSize > TRACE_STORE_MAX_RECORD_SIZE ||
+        Header->NumberOfColumns == 0 ||
+        Header->NumberOfColumns > TRACE_STORE_MAX_COLUMNS ||
+        Header->Name[TRACE_NAME_SIZE - 1] != '\0' ||
+        Header->Name[0] == '\0') {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 12,
+                           "%s: corrupt store header (header size %u, "
+                           "record size %u, %u columns)", Path,
+                           Header->HeaderSize, Header->RecordSize,
+                           Header->NumberOfColumns);
+    }
+
+    for (Index = 0; Index < Header->NumberOfColumns; Index++) {
+        const TRACE_COLUMN_DESCRIPTOR *Column = &Header->Columns[Index];
+        ULONGLONG End = (ULONGLONG)Column->Offset + Column->Width;
+
+        if (Column->Name[TRACE_NAME_SIZE - 1] != '\0' ||
+            Column->Name[0] == '\0' ||
+            Column->Description[TRACE_DESCRIPTION_SIZE - 1] != '\0' ||
+            Column->Type == TraceColumnInvalid ||
+            Column->Type >= TraceColumnTypeMaximum ||
+            Column->Width != ColumnTypeWidth[Column->Type] ||
+            (Column->Flags & ~TRACE_COLUMN_VALID_FLAGS) != 0 ||
+            ((Column->Flags & TRACE_COLUMN_STRING_ID) &&
+             Column->Type != TraceColumnUInt32) ||
+            ((Column->Flags & TRACE_COLUMN_TIMESTAMP) &&
+             Column->Type != TraceColumnInt64)) {
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0,
+                               FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
+                               Index * sizeof(*Column),
+                               "%s: corrupt column descriptor %u", Path,
+                               Index);
+        }
+
+        if (End > Header->RecordSize) {
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0,
+                               FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
+                               Index * sizeof(*Column),
+                               "%s: record size mismatch: column '%s' ends "
+                               "at byte %llu of a %u-byte record", Path,
+                               Column->Name, End, Header->RecordSize);
+        }
+    }
+
+    if (Header->TimestampColumn != TRACE_NO_COLUMN &&
+        (Header->TimestampColumn >= Header->NumberOfColumns ||
+         !(Header->Columns[Header->TimestampColumn].Flags &
+           TRACE_COLUMN_TIMESTAMP))) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 28,
+                           "%s: corrupt store header (timestamp column %u)",
+                           Path, Header->TimestampColumn);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ValidateSlot(
+    PCSZ Path,
+    const TRACE_STORE_HEADER *Header,
+    const TRACE_STORE_COMMIT_SLOT *Slot,
+    ULONGLONG FileSize,
+    PRTL_ERROR Error
+    )
+{
+    ULONGLONG Needed;
+
+    if (Slot->RecordCount > MAX_RECORD_COUNT ||
+        Slot->RecordCount > Slot->Capacity) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
+                           "%s: corrupt commit slot (count %llu, capacity "
+                           "%llu)", Path, Slot->RecordCount, Slot->Capacity);
+    }
+
+    Needed = Header->HeaderSize + Slot->RecordCount * Header->RecordSize;
+    if (Needed > FileSize) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                           "%s: record count %llu needs %llu bytes, beyond "
+                           "the end of the file (%llu bytes)", Path,
+                           Slot->RecordCount, Needed, FileSize);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+PublishSlot(
+    PTRACE_STORE Store,
+    ULONGLONG RecordCount,
+    ULONGLONG Capacity
+    )
+/*++
+
+Routine Description:
+
+    Writes the next commit into the slot that does not hold the latest one,
+    with the ordering readers rely on:
+
+        1. Sequence = 0 (the slot is being written), then a release fence so
+           that this store is visible before any of the fields change.
+        2. The fields and their checksum.
+        3. Sequence = N with release ordering, which also orders every
+           record written before this call ahead of the new count.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    TRACE_STORE_COMMIT_SLOT New;
+    volatile TRACE_STORE_COMMIT_SLOT *Slot;
+    ULONGLONG Sequence = Store->Sequence + 1;
+
+    New.Sequence = Sequence;
+    New.RecordCount = RecordCount;
+    New.Capacity = Capacity;
+    New.Generation = Store->Generation;
+    New.FirstTs = Store->FirstTs;
+    New.LastTs = Store->LastTs;
+    New.Flags = Store->SlotFlags;
+    New.Dropped = Store->Dropped;
+    New.Checksum = Rtl->Hash64(&New, TRACE_SLOT_CHECKSUMMED_BYTES);
+
+    Slot = &Store->Header->Slots[Sequence & 1];
+
+    __atomic_store_n(&Slot->Sequence, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+
+    Slot->RecordCount = New.RecordCount;
+    Slot->Capacity = New.Capacity;
+    Slot->Generation = New.Generation;
+    Slot->FirstTs = New.FirstTs;
+    Slot->LastTs = New.LastTs;
+    Slot->Flags = New.Flags;
+    Slot->Dropped = New.Dropped;
+    Slot->Checksum = New.Checksum;
+
+    __atomic_store_n(&Slot->Sequence, Sequence, __ATOMIC_RELEASE);
+
+    Store->Sequence = Sequence;
+    Store->Snapshot.Sequence = Sequence;
+    Store->Snapshot.RecordCount = RecordCount;
+    Store->Snapshot.Capacity = Capacity;
+    Store->Snapshot.Generation = Store->Generation;
+    Store->Snapshot.FirstTs = Store->FirstTs;
+    Store->Snapshot.LastTs = Store->LastTs;
+    Store->Snapshot.Flags = Store->SlotFlags;
+    Store->Snapshot.Dropped = Store->Dropped;
+}
+
+static
+RTL_STATUS
+CreateStoreFile(
+    PRTL Rtl,
+    PCSZ Path,
+    PCTRACE_STORE_SCHEMA Schema,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Writes a new, empty store file for Schema under a temporary name and
+    renames it to Path, so that readers never see a partial header.
+
+--*/
+{
+    RTL_STATUS Status;
+    HANDLE Handle = INVALID_HANDLE_VALUE;
+    PTRACE_STORE_HEADER Header = NULL;
+    TRACE_STORE_COMMIT_SLOT Slot;
+    CHAR TempPath[TRACE_PATH_SIZE + 32];
+    ULONG Index;
+
+    if (Schema->NumberOfColumns == 0 ||
+        Schema->NumberOfColumns > TRACE_STORE_MAX_COLUMNS ||
+        Schema->RecordSize == 0 ||
+        Schema->RecordSize > TRACE_STORE_MAX_RECORD_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_INVALID_PARAMETER, 0, 0,
+                           "%s: invalid schema", Path);
+    }
+
+    Status = Rtl->AllocatePages(Rtl, sizeof(*Header), (PPVOID)&Header);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    Header->Magic = TRACE_STORE_MAGIC;
+    Header->Version = TRACE_STORE_VERSION;
+    Header->HeaderSize = TRACE_STORE_HEADER_SIZE;
+    Header->RecordSize = Schema->RecordSize;
+    Header->NumberOfColumns = Schema->NumberOfColumns;
+    Header->TimestampColumn = TRACE_NO_COLUMN;
+    CopyName(Header->Name, sizeof(Header->Name), Schema->Name);
+    Header->CreatedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
+
+    for (Index = 0; Index < Schema->NumberOfColumns; Index++) {
+        Header->Columns[Index] = Schema->Columns[Index];
+        if ((Schema->Columns[Index].Flags & TRACE_COLUMN_TIMESTAMP) &&
+            Header->TimestampColumn == TRACE_NO_COLUMN) {
+            Header->TimestampColumn = Index;
+        }
+    }
+
+    Header->HeaderChecksum = ComputeHeaderChecksum(Rtl, Header);
+
+    //
+    // The initial commit: sequence 1 lives in slot 1 (slot = sequence & 1).
+    //
+
+    Rtl->FillMemory(&Slot, sizeof(Slot), 0);
+    Slot.Sequence = 1;
+    Slot.FirstTs = 0;
+    Slot.LastTs = 0;
+    Slot.Flags = TRACE_SLOT_SORTED;
+    Slot.Checksum = Rtl->Hash64(&Slot, TRACE_SLOT_CHECKSUMMED_BYTES);
+    Header->Slots[1] = Slot;
+
+    RtlFormat(TempPath, sizeof(TempPath), "%s.tmp.%u", Path,
+              Rtl->GetProcessId(Rtl));
+
+    Status = Rtl->OpenFile(Rtl, TempPath, RtlOpenAlways, &Handle);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot create: %s", TempPath,
+                    RtlStatusText(Status));
+        goto End;
+    }
+
+    Status = Rtl->TruncateFile(Rtl, Handle, 0);
+    if (RTL_SUCCESS(Status)) {
+        Status = Rtl->WriteFile(Rtl, Handle, 0, Header, sizeof(*Header));
+    }
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot write header: %s",
+                    TempPath, RtlStatusText(Status));
+        Rtl->DeleteFile(Rtl, TempPath);
+        goto End;
+    }
+
+    Status = Rtl->RenameFile(Rtl, TempPath, Path);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot rename into place: %s",
+                    Path, RtlStatusText(Status));
+        Rtl->DeleteFile(Rtl, TempPath);
+        goto End;
+    }
+
+End:
+    if (Handle != INVALID_HANDLE_VALUE) {
+        Rtl->CloseFile(Rtl, Handle);
+    }
+    Rtl->Unmap(Rtl, Header, sizeof(*Header));
+
+    return Status;
+}
+
+static
+BOOL
+SchemaMatches(
+    const TRACE_STORE_HEADER *Header,
+    PCTRACE_STORE_SCHEMA Schema
+    )
+{
+    ULONG Index;
+
+    if (Header->RecordSize != Schema->RecordSize ||
+        Header->NumberOfColumns != Schema->NumberOfColumns) {
+        return FALSE;
+    }
+
+    for (Index = 0; Index < Schema->NumberOfColumns; Index++) {
+        const TRACE_COLUMN_DESCRIPTOR *Left = &Header->Columns[Index];
+        const TRACE_COLUMN_DESCRIPTOR *Right = &Schema->Columns[Index];
+        if (!NamesEqual(Left->Name, Right->Name) ||
+            Left->Type != Right->Type ||
+            Left->Offset != Right->Offset ||
+            Left->Width != Right->Width ||
+            Left->Flags != Right->Flags) {
+            return FALSE;
+        }
+    }
+
+    return TRUE;
+}
+
+static
+VOID
+SetTimestampOffset(
+    PTRACE_STORE Store
+    )
+{
+    const TRACE_STORE_HEADER *Header = Store->Header;
+
+    Store->TimestampOffset = TRACE_NO_COLUMN;
+    if (Header->TimestampColumn != TRACE_NO_COLUMN) {
+        Store->TimestampOffset =
+            Header->Columns[Header->TimestampColumn].Offset;
+    }
+}
+
+RTL_STATUS
+TraceStoreOpenWriter(
+    PRTL Rtl,
+    PCSZ Path,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens (creating if needed) a store for appending.  See TraceStore.h.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Path - Supplies the store file path.
+
+    Schema - Supplies the record type; an existing file must match it.
+
+    Store - Receives the open store.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_LOCKED if another writer holds the store, or
+    another error; on failure Store holds nothing that needs closing.
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG FileSize;
+    TRACE_STORE_COMMIT_SLOT Latest;
+    SIZE_T Reservation;
+    PVOID Address;
+
+    Rtl->FillMemory(Store, sizeof(*Store), 0);
+    Store->Rtl = Rtl;
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->Writable = TRUE;
+    Store->CommitLimit = TRACE_COMMIT_ALL;
+    CopyName(Store->Path, sizeof(Store->Path), Path);
+    CopyName(Store->Name, sizeof(Store->Name), Schema->Name);
+
+    Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite, &Store->FileHandle);
+    if (Status == RTL_STATUS_NOT_FOUND) {
+        Status = CreateStoreFile(Rtl, Path, Schema, Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite,
+                               &Store->FileHandle);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot open: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    Status = Rtl->LockFile(Rtl, Store->FileHandle, TRUE);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    Status == RTL_STATUS_LOCKED ?
+                    "another process is writing this store" :
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    if (FileSize < TRACE_STORE_HEADER_SIZE) {
+        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                             "%s: truncated store header (%llu bytes, a "
+                             "header is %u)", Path, FileSize,
+                             TRACE_STORE_HEADER_SIZE);
+        goto Error;
+    }
+
+    //
+    // Reserve address space for the whole file and then some, and map the
+    // file at its start.  The file size is always a page multiple, since
+    // the writer only ever sets it to one.
+    //
+
+    Reservation = (SIZE_T)ALIGN_UP(FileSize * 2, MIN_RESERVATION);
+    Status = Rtl->ReserveAddressSpace(Rtl, Reservation, &Store->Mapping);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot reserve address "
+                    "space: %s", Path, RtlStatusText(Status));
+        goto Error;
+    }
+    Store->MappingSize = Reservation;
+
+    Status = Rtl->MapFile(Rtl, Store->FileHandle, 0, (SIZE_T)FileSize, TRUE,
+                          Store->Mapping, &Address);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+    Store->MappedFileBytes = (SIZE_T)FileSize;
+    Store->Header = (PTRACE_STORE_HEADER)Store->Mapping;
+
+    Status = TraceStoreValidateHeader(Rtl, Path, Store->Header, FileSize,
+                                      Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    if (!SchemaMatches(Store->Header, Schema)) {
+        Status = RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 16,
+                             "%s: the store's record layout differs from "
+                             "this build's '%s' (written by another "
+                             "version?)", Path, Schema->Name);
+        goto Error;
+    }
+
+    if (!ReadLatestSlot(Rtl, Store->Header, &Latest)) {
+        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
+                             "%s: no valid commit slot", Path);
+        goto Error;
+    }
+
+    Status = ValidateSlot(Path, Store->Header, &Latest, FileSize, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    Store->RecordSize = Store->Header->RecordSize;
+    Store->Base = (PBYTE)Store->Mapping + Store->Header->HeaderSize;
+    SetTimestampOffset(Store);
+
+    //
+    // Recovery: everything past the committed count is discarded.
+    //
+
+    Store->Capacity = (FileSize - Store->Header->HeaderSize) /
+                      Store->RecordSize;
+    Store->GrowAtRecords = 0;
+    Store->ReservedCount = Latest.RecordCount;
+    Store->CommittedCount = Latest.RecordCount;
+    Store->Sequence = Latest.Sequence;
+    Store->Generation = Latest.Generation + 1;
+    Store->FirstTs = Latest.FirstTs;
+    Store->LastTs = Latest.LastTs;
+    Store->SlotFlags = Latest.Flags;
+    Store->Dropped = Latest.Dropped;
+
+    PublishSlot(Store, Store->CommittedCount, Store->Capacity);
+
+    return RTL_STATUS_OK;
+
+Error:
+    if (Store->Mapping != NULL) {
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+        Store->Mapping = NULL;
+    }
+    Rtl->CloseFile(Rtl, Store->FileHandle);
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->Header = NULL;
+    return Status;
+}
+
+static
+RTL_STATUS
+GrowStore(
+    PTRACE_STORE Store,
+    ULONGLONG NeededRecords
+    )
+/*++
+
+Routine Description:
+
+    Extends the file so that it holds at least NeededRecords plus one
+    chunk, reserves the disk blocks, maps the new part, and pre-faults it
+    (asynchronously when the hosted edge provides a worker).  Chunks double
+    from 64 KB up to 64 MB.
+
+Arguments:
+
+    Store - Supplies the writer's store.
+
+    NeededRecords - Supplies the number of records that must fit.
+
+Return Value:
+
+    RTL_STATUS_OK, or the error from the file system (for example
+    RTL_STATUS_NO_SPACE); on failure the store is unchanged.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    ULONGLONG OldSize = Store->MappedFileBytes;
+    ULONGLONG NewSize = OldSize;
+    ULONGLONG Chunk;
+    ULONGLONG Needed;
+    PVOID Address;
+
+    if (NeededRecords > MAX_RECORD_COUNT) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    Chunk = OldSize;
+    if (Chunk < MIN_CHUNK_BYTES) {
+        Chunk = MIN_CHUNK_BYTES;
+    }
+    if (Chunk > MAX_CHUNK_BYTES) {
+        Chunk = MAX_CHUNK_BYTES;
+    }
+
+    Needed = TRACE_STORE_HEADER_SIZE + NeededRecords * Store->RecordSize;
+    while (NewSize < Needed + Chunk) {
+        NewSize += Chunk;
+    }
+    NewSize = ALIGN_UP(NewSize, RTL_PAGE_SIZE);
+
+    //
+    // Outgrew the reservation: move the whole file to a new one twice the
+    // size.  Base changes; callers address records by index.
+    //
+
+    if (NewSize > Store->MappingSize) {
+        SIZE_T Reservation = (SIZE_T)ALIGN_UP(NewSize * 2, MIN_RESERVATION);
+        PVOID NewMapping;
+
+        Status = Rtl->ReserveAddressSpace(Rtl, Reservation, &NewMapping);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        Status = Rtl->MapFile(Rtl, Store->FileHandle, 0, (SIZE_T)OldSize,
+                              TRUE, NewMapping, &Address);
+        if (!RTL_SUCCESS(Status)) {
+            Rtl->Unmap(Rtl, NewMapping, Reservation);
+            return Status;
+        }
+
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+        Store->Mapping = NewMapping;
+        Store->MappingSize = Reservation;
+        Store->Header = (PTRACE_STORE_HEADER)NewMapping;
+        Store->Base = (PBYTE)NewMapping + TRACE_STORE_HEADER_SIZE;
+    }
+
+    Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Status = Rtl->MapFile(Rtl, Store->FileHandle, OldSize,
+                          (SIZE_T)(NewSize - OldSize), TRUE,
+                          (PBYTE)Store->Mapping + OldSize, &Address);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Store->MappedFileBytes = (SIZE_T)NewSize;
+    Store->Capacity = (NewSize - TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
+
+    //
+    // Pre-fault what the writer does not need yet; what it needs now it
+    // will fault itself.
+    //
+
+    Rtl->PrefaultMemoryAsync(Rtl, (PBYTE)Store->Mapping + OldSize,
+                             (SIZE_T)(NewSize - OldSize));
+
+    //
+    // Grow again when the writer enters the last chunk.  NewSize is at
+    // least Needed + Chunk, so this is never below what was just asked for.
+    //
+
+    Store->GrowAtRecords = (NewSize - Chunk - TRACE_STORE_HEADER_SIZE) /
+                           Store->RecordSize;
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreReserve(
+    PTRACE_STORE Store,
+    ULONG Count,
+    PULONGLONG Index
+    )
+/*++
+
+Routine Description:
+
+    Hands out Count records at the end of the store.  The hot path is a
+    comparison and an addition; the file grows a chunk ahead of the writer
+    (when it enters the last chunk), so the records handed out are already
+    mapped and, with an asynchronous prefault worker, already faulted in.
+
+Arguments:
+
+    Store - Supplies the writer's store.
+
+    Count - Supplies the number of records wanted.
+
+    Index - Receives the index of the first.
+
+Return Value:
+
+    RTL_STATUS_OK, or the error from growing the file (nothing reserved).
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Needed = Store->ReservedCount + Count;
+
+    if (Needed > Store->GrowAtRecords) {
+        Status = GrowStore(Store, Needed);
+        if (!RTL_SUCCESS(Status) && Needed > Store->Capacity) {
+            return Status;
+        }
+
+        //
+        // Failing to grow *ahead* is not yet an error: the records asked
+        // for fit.  The next reservation will try again and report it.
+        //
+    }
+
+    *Index = Store->ReservedCount;
+    Store->ReservedCount = Needed;
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreAppend(
+    PTRACE_STORE Store,
+    PCVOID Record,
+    PULONGLONG Index
+    )
+{
+    RTL_STATUS Status;
+    ULONGLONG First;
+
+    Status = TraceStoreReserve(Store, 1, &First);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Store->Rtl->CopyMemory(Store->Base + First * Store->RecordSize, Record,
+                           Store->RecordSize);
+    if (Index != NULL) {
+        *Index = First;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreCommit(
+    PTRACE_STORE Store,
+    ULONGLONG Count
+    )
+/*++
+
+Routine Description:
+
+    Publishes the first Count reserved records.  Updates the first/last ts
+    and the sorted flag from the newly committed records, then writes the
+    commit slot (PublishSlot).
+
+Arguments:
+
+    Store - Supplies the writer's store.
+
+    Count - Supplies the number of records to commit, or TRACE_COMMIT_ALL
+        for every reserved record below CommitLimit.
+
+Return Value:
+
+    RTL_STATUS_OK, or RTL_STATUS_INVALID_PARAMETER if Count exceeds what
+    was reserved.
+
+--*/
+{
+    ULONGLONG Index;
+
+    if (!Store->Writable) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    if (Count == TRACE_COMMIT_ALL) {
+        Count = Store->ReservedCount;
+        if (Count > Store->CommitLimit) {
+            Count = Store->CommitLimit;
+        }
+    }
+
+    if (Count > Store->ReservedCount) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    if (Count < Store->CommittedCount) {
+        Count = Store->CommittedCount;
+    }
+
+    if (Count == Store->Snapshot.RecordCount &&
+        Store->Capacity == Store->Snapshot.Capacity &&
+        Store->Dropped == Store->Snapshot.Dropped) {
+        return RTL_STATUS_OK;
+    }
+
+    if (Store->TimestampOffset != TRACE_NO_COLUMN) {
+        PBYTE Record = Store->Base + Store->CommittedCount * Store->RecordSize +
+                       Store->TimestampOffset;
+        LONGLONG First = Store->FirstTs;
+        LONGLONG Last = Store->LastTs;
+        ULONG Flags = Store->SlotFlags;
+
+        for (Index = Store->CommittedCount; Index < Count; Index++) {
+            LONGLONG Ts;
+            __builtin_memcpy(&Ts, Record, sizeof(Ts));
+            Record += Store->RecordSize;
+
+            if (Index == 0) {
+                First = Ts;
+                Last = Ts;
+                continue;
+            }
+            if (Ts < Last) {
+                Flags &= ~TRACE_SLOT_SORTED;
+            } else {
+                Last = Ts;
+            }
+            if (Ts < First) {
+                First = Ts;
+            }
+        }
+
+        Store->FirstTs = First;
+        Store->LastTs = Last;
+        Store->SlotFlags = Flags;
+    }
+
+    Store->CommittedCount = Count;
+    PublishSlot(Store, Count, Store->Capacity);
+
+    return RTL_STATUS_OK;
+}
+
+VOID
+TraceStoreAddDropped(
+    PTRACE_STORE Store,
+    ULONG Count
+    )
+{
+    Store->Dropped += Count;
+}
+
+static
+RTL_STATUS
+MapForReader(
+    PTRACE_STORE Store,
+    ULONGLONG FileSize
+    )
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    PVOID Address;
+
+    Status = Rtl->MapFile(Rtl, Store->FileHandle, 0, (SIZE_T)FileSize, FALSE,
+                          NULL, &Address);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    if (Store->Mapping != NULL) {
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+    }
+
+    Store->Mapping = Address;
+    Store->MappingSize = (SIZE_T)FileSize;
+    Store->MappedFileBytes = (SIZE_T)FileSize;
+    Store->Header = (PTRACE_STORE_HEADER)Address;
+    Store->Base = (PBYTE)Address + TRACE_STORE_HEADER_SIZE;
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreOpenReader(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    )
+{
+    RTL_STATUS Status;
+    ULONGLONG FileSize;
+    TRACE_STORE_SNAPSHOT Snapshot;
+
+    Rtl->FillMemory(Store, sizeof(*Store), 0);
+    Store->Rtl = Rtl;
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->CommitLimit = TRACE_COMMIT_ALL;
+    CopyName(Store->Path, sizeof(Store->Path), Path);
+
+    Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadOnly, &Store->FileHandle);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot open: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    if (FileSize < TRACE_STORE_HEADER_SIZE) {
+        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                             "%s: truncated store header (%llu bytes, a "
+                             "header is %u)", Path, FileSize,
+                             TRACE_STORE_HEADER_SIZE);
+        goto Error;
+    }
+
+    Status = MapForReader(Store, FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s", Path,
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = TraceStoreValidateHeader(Rtl, Path, Store->Header, FileSize,
+                                      Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    Store->RecordSize = Store->Header->RecordSize;
+    CopyName(Store->Name, sizeof(Store->Name), Store->Header->Name);
+    SetTimestampOffset(Store);
+
+    Status = TraceStoreTakeSnapshot(Store, &Snapshot, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    return RTL_STATUS_OK;
+
+Error:
+    if (Store->Mapping != NULL) {
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+        Store->Mapping = NULL;
+    }
+    Rtl->CloseFile(Rtl, Store->FileHandle);
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->Header = NULL;
+    return Status;
+}
+
+RTL_STATUS
+TraceStoreTakeSnapshot(
+    PTRACE_STORE Store,
+    PTRACE_STORE_SNAPSHOT Snapshot,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Reads the latest valid commit and makes sure the committed records are
+    mapped.  For the writer, returns what it last published.
+
+Arguments:
+
+    Store - Supplies the store.
+
+    Snapshot - Receives the commit.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK or RTL_STATUS_CORRUPT; on failure the previous snapshot
+    and mapping stay usable.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    TRACE_STORE_COMMIT_SLOT Latest;
+    ULONGLONG Needed;
+    ULONGLONG FileSize;
+
+    if (Store->Writable) {
+        *Snapshot = Store->Snapshot;
+        return RTL_STATUS_OK;
+    }
+
+    if (!ReadLatestSlot(Rtl, Store->Header, &Latest)) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
+                           "%s: no valid commit slot", Store->Path);
+    }
+
+    if (Latest.RecordCount > MAX_RECORD_COUNT) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
+                           "%s: corrupt commit slot (count %llu)",
+                           Store->Path, Latest.RecordCount);
+    }
+
+    Needed = TRACE_STORE_HEADER_SIZE + Latest.RecordCount * Store->RecordSize;
+
+    if (Needed > Store->MappedFileBytes) {
+
+        //
+        // The writer grew the file past our mapping: remap it whole.
+        //
+
+        Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0, 0, "%s: %s", Store->Path,
+                               RtlStatusText(Status));
+        }
+
+        Status = ValidateSlot(Store->Path, Store->Header, &Latest, FileSize,
+                              Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        Status = MapForReader(Store, FileSize);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s",
+                               Store->Path, RtlStatusText(Status));
+        }
+    }
+
+    Snapshot->Sequence = Latest.Sequence;
+    Snapshot->RecordCount = Latest.RecordCount;
+    Snapshot->Capacity = Latest.Capacity;
+    Snapshot->Generation = Latest.Generation;
+    Snapshot->FirstTs = Latest.FirstTs;
+    Snapshot->LastTs = Latest.LastTs;
+    Snapshot->Flags = Latest.Flags;
+    Snapshot->Dropped = Latest.Dropped;
+    Store->Snapshot = *Snapshot;
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreFlush(
+    PTRACE_STORE Store
+    )
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+
+    if (!Store->Writable) {
+        return RTL_STATUS_OK;
+    }
+
+    Status = Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
+    if (RTL_SUCCESS(Status)) {
+        Status = Rtl->FlushFile(Rtl, Store->FileHandle);
+    }
+
+    return Status;
+}
+
+VOID
+TraceStoreClose(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Closes a store.  The writer trims the file to the committed records
+    (publishing the smaller capacity first, so no reader trusts a size the
+    file no longer has), flushes, and releases its lock by closing.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+
+    if (Store->FileHandle == INVALID_HANDLE_VALUE) {
+        return;
+    }
+
+    if (Store->Writable && Store->Header != NULL) {
+        ULONGLONG Size = ALIGN_UP(TRACE_STORE_HEADER_SIZE +
+                                  Store->CommittedCount * Store->RecordSize,
+                                  RTL_PAGE_SIZE);
+        if (Size < Store->MappedFileBytes) {
+            Store->Capacity = (Size - TRACE_STORE_HEADER_SIZE) /
+                              Store->RecordSize;
+            PublishSlot(Store, Store->CommittedCount, Store->Capacity);
+            Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
+            Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
+        } else {
+            Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
+        }
+        Rtl->FlushFile(Rtl, Store->FileHandle);
+    }
+
+    if (Store->Mapping != NULL) {
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+    }
+
+    Rtl->CloseFile(Rtl, Store->FileHandle);
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->Mapping = NULL;
+    Store->Header = NULL;
+    Store->Base = NULL;
+}
+
+PCTRACE_COLUMN_DESCRIPTOR
+TraceStoreFindColumn(
+    const TRACE_STORE_HEADER *Header,
+    PCSZ Name
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Header->NumberOfColumns; Index++) {
+        if (NamesEqual(Header->Columns[Index].Name, Name)) {
+            return &Header->Columns[Index];
+        }
+    }
+
+    return NULL;
+}
+
+BOOL
+TraceStoreReadColumn(
+    PTRACE_STORE Store,
+    ULONGLONG Index,
+    PCTRACE_COLUMN_DESCRIPTOR Column,
+    PLONGLONG Value
+    )
+{
+    const BYTE *Field = Store->Base + Index * Store->RecordSize +
+                        Column->Offset;
+    LONGLONG Result = 0;
+    BOOL IsNull = FALSE;
+
+    switch (Column->Type) {
+
+        case TraceColumnInt32: {
+            LONG V;
+            __builtin_memcpy(&V, Field, 4);
+            Result = V;
+            IsNull = (V == -1);
+            break;
+        }
+
+        case TraceColumnUInt32: {
+            ULONG V;
+            __builtin_memcpy(&V, Field, 4);
+            Result = V;
+            IsNull = (V == 0xffffffffu);
+            break;
+        }
+
+        case TraceColumnInt64:
+        case TraceColumnUInt64:
+        case TraceColumnDouble: {
+            ULONGLONG V;
+            __builtin_memcpy(&V, Field, 8);
+            Result = (LONGLONG)V;
+            IsNull = (V == ~0ULL);
+            break;
+        }
+
+        case TraceColumnUInt16: {
+            USHORT V;
+            __builtin_memcpy(&V, Field, 2);
+            Result = V;
+            IsNull = (V == 0xffff);
+            break;
+        }
+
+        case TraceColumnUInt8:
+            Result = *Field;
+            IsNull = (*Field == 0xff);
+            break;
+
+        default:
+            IsNull = TRUE;
+            break;
+    }
+
+    *Value = Result;
+
+    if ((Column->Flags & TRACE_COLUMN_NULLABLE) && IsNull) {
+        return FALSE;
+    }
+
+    return TRUE;
+}

@@ -1,0 +1,871 @@
+/*++
+
+Module Name:
+
+    TraceStore.h
+
+Abstract:
+
+    This is the public header of the TraceStore component.  It defines the
+    on-disk format of a store file (a header page followed by fixed-size
+    records), the two-slot commit protocol that lets readers in other
+    processes see consistent prefixes while one writer appends, the string
+    store, and sessions (a directory of stores).
+
+    File layout of NAME.store:
+
+        [0, 4096)        TRACE_STORE_HEADER: magic, version, record size,
+                         column descriptors, two commit slots.
+        [4096, ...)      Capacity records of RecordSize bytes each; the
+                         first RecordCount of them (from the valid commit
+                         slot with the higher sequence) are committed and
+                         never change afterwards.
+
+    The commit protocol (see TraceStore.c for the barriers):
+
+        Writer: write records; pick the slot not holding the latest commit;
+                store 0 to its Sequence; release fence; write its fields
+                and checksum; store-release Sequence = previous + 1.
+
+        Reader: for each slot: acquire-load Sequence, copy the fields,
+                acquire fence, reload Sequence; the slot is valid if both
+                loads are equal and non-zero and the checksum matches.  Use
+                the valid slot with the higher sequence; retry if neither.
+
+    Everything here is usable from the core (no C runtime) and from hosted
+    code; all OS access goes through the PRTL given at open.
+
+--*/
+
+#ifndef _TRACER_TRACE_STORE_H_
+#define _TRACER_TRACE_STORE_H_
+
+#include "../Rtl/Rtl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//
+// Constants of the file format.  Changing any of these, or any structure
+// below, is a format change: bump TRACE_STORE_VERSION.
+//
+
+#define TRACE_STORE_MAGIC           0x3145524F54535254ULL   // "TRSTORE1"
+#define TRACE_STORE_VERSION         1
+#define TRACE_STORE_HEADER_SIZE     4096
+#define TRACE_STORE_MAX_COLUMNS     30
+#define TRACE_NAME_SIZE             32
+#define TRACE_DESCRIPTION_SIZE      80
+#define TRACE_STORE_MAX_RECORD_SIZE 4096
+#define TRACE_STORE_FILE_SUFFIX     ".store"
+#define TRACE_PATH_SIZE             1024
+
+//
+// Column types.
+//
+
+typedef enum _TRACE_COLUMN_TYPE {
+    TraceColumnInvalid = 0,
+    TraceColumnInt32 = 1,
+    TraceColumnUInt32 = 2,
+    TraceColumnInt64 = 3,
+    TraceColumnUInt64 = 4,
+    TraceColumnUInt16 = 5,
+    TraceColumnUInt8 = 6,
+    TraceColumnDouble = 7,
+    TraceColumnTypeMaximum = 8,
+} TRACE_COLUMN_TYPE;
+
+//
+// Column flags.
+//
+
+#define TRACE_COLUMN_STRING_ID   0x0001  // UInt32 id into the string store
+#define TRACE_COLUMN_TIMESTAMP   0x0002  // int64 ns; the store's ts column
+#define TRACE_COLUMN_DURATION    0x0004  // int64 ns
+#define TRACE_COLUMN_NULLABLE    0x0008  // all-ones value means NULL
+#define TRACE_COLUMN_ADDRESS     0x0010  // an address (display hint)
+#define TRACE_COLUMN_VALID_FLAGS 0x001f
+
+//
+// A column descriptor: 128 bytes.
+//
+
+typedef struct _TRACE_COLUMN_DESCRIPTOR {
+
+    //
+    // Column name as SQL sees it, NUL-terminated.
+    //
+
+    CHAR Name[TRACE_NAME_SIZE];
+
+    //
+    // TRACE_COLUMN_TYPE of the value.
+    //
+
+    ULONG Type;
+
+    //
+    // Byte offset of the value within a record.
+    //
+
+    ULONG Offset;
+
+    //
+    // Width of the value in bytes (must agree with Type).
+    //
+
+    ULONG Width;
+
+    //
+    // TRACE_COLUMN_* flags.
+    //
+
+    ULONG Flags;
+
+    //
+    // One-line documentation of the column, NUL-terminated.
+    //
+
+    CHAR Description[TRACE_DESCRIPTION_SIZE];
+
+} TRACE_COLUMN_DESCRIPTOR, *PTRACE_COLUMN_DESCRIPTOR;
+typedef const TRACE_COLUMN_DESCRIPTOR *PCTRACE_COLUMN_DESCRIPTOR;
+
+C_ASSERT(sizeof(TRACE_COLUMN_DESCRIPTOR) == 128);
+C_ASSERT(FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR, Type) == 32);
+C_ASSERT(FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR, Offset) == 36);
+C_ASSERT(FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR, Width) == 40);
+C_ASSERT(FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR, Flags) == 44);
+C_ASSERT(FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR, Description) == 48);
+
+//
+// A commit slot: 64 bytes, one cache line.
+//
+
+#define TRACE_SLOT_SORTED 0x0001    // ts is non-decreasing over all records
+
+typedef struct _TRACE_STORE_COMMIT_SLOT {
+
+    //
+    // Commit sequence number; 0 while the slot is being written.  Stored
+    // last, with release ordering.
+    //
+
+    ULONGLONG Sequence;
+
+    //
+    // Number of committed records.
+    //
+
+    ULONGLONG RecordCount;
+
+    //
+    // Number of records the file holds past the header (disk reserved).
+    //
+
+    ULONGLONG Capacity;
+
+    //
+    // Incremented each time a writer opens the store.
+    //
+
+    ULONGLONG Generation;
+
+    //
+    // Minimum and maximum ts over committed records (meaningful only if
+    // RecordCount is non-zero and the store has a ts column).
+    //
+
+    LONGLONG FirstTs;
+    LONGLONG LastTs;
+
+    //
+    // TRACE_SLOT_* flags.
+    //
+
+    ULONG Flags;
+
+    //
+    // Events the source reported lost, or the reader dropped, so far.
+    //
+
+    ULONG Dropped;
+
+    //
+    // XXH3-64 of the 56 bytes above.
+    //
+
+    ULONGLONG Checksum;
+
+} TRACE_STORE_COMMIT_SLOT, *PTRACE_STORE_COMMIT_SLOT;
+
+C_ASSERT(sizeof(TRACE_STORE_COMMIT_SLOT) == 64);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, RecordCount) == 8);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Capacity) == 16);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Generation) == 24);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, FirstTs) == 32);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, LastTs) == 40);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Flags) == 48);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Dropped) == 52);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Checksum) == 56);
+
+#define TRACE_SLOT_CHECKSUMMED_BYTES FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, \
+                                                  Checksum)
+
+//
+// The header page of a store file: exactly 4096 bytes.
+//
+
+#define TRACE_NO_COLUMN 0xffffffff
+
+typedef struct _TRACE_STORE_HEADER {
+
+    //
+    // TRACE_STORE_MAGIC.
+    //
+
+    ULONGLONG Magic;
+
+    //
+    // TRACE_STORE_VERSION of the writer that created the file.
+    //
+
+    ULONG Version;
+
+    //
+    // Offset of the first record; TRACE_STORE_HEADER_SIZE.
+    //
+
+    ULONG HeaderSize;
+
+    //
+    // Size of one record in bytes (1 .. TRACE_STORE_MAX_RECORD_SIZE).
+    //
+
+    ULONG RecordSize;
+
+    //
+    // Number of valid entries in Columns.
+    //
+
+    ULONG NumberOfColumns;
+
+    //
+    // Reserved, zero.
+    //
+
+    ULONG StoreFlags;
+
+    //
+    // Index of the TRACE_COLUMN_TIMESTAMP column, or TRACE_NO_COLUMN.
+    //
+
+    ULONG TimestampColumn;
+
+    //
+    // Store name (the SQL table name), NUL-terminated.
+    //
+
+    CHAR Name[TRACE_NAME_SIZE];
+
+    //
+    // Wall-clock time the store was created, ns since the Unix epoch.
+    //
+
+    LONGLONG CreatedRealtimeNs;
+
+    //
+    // Reserved, zero.
+    //
+
+    ULONGLONG Reserved[6];
+
+    //
+    // XXH3-64 of bytes [0, 120) and of the Columns array: everything that
+    // never changes after creation.
+    //
+
+    ULONGLONG HeaderChecksum;
+
+    //
+    // The two commit slots (see the abstract).
+    //
+
+    TRACE_STORE_COMMIT_SLOT Slots[2];
+
+    //
+    // Column descriptors.
+    //
+
+    TRACE_COLUMN_DESCRIPTOR Columns[TRACE_STORE_MAX_COLUMNS];
+
+} TRACE_STORE_HEADER, *PTRACE_STORE_HEADER;
+
+C_ASSERT(sizeof(TRACE_STORE_HEADER) == TRACE_STORE_HEADER_SIZE);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, Version) == 8);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, HeaderSize) == 12);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, RecordSize) == 16);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, NumberOfColumns) == 20);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, TimestampColumn) == 28);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, Name) == 32);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, CreatedRealtimeNs) == 64);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, HeaderChecksum) == 120);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, Slots) == 128);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_HEADER, Columns) == 256);
+
+//
+// A schema: what a writer needs to create a store.  The column table is
+// copied into the header, which makes the store self-describing.
+//
+
+typedef struct _TRACE_STORE_SCHEMA {
+    PCSZ Name;
+    ULONG RecordSize;
+    ULONG NumberOfColumns;
+    PCTRACE_COLUMN_DESCRIPTOR Columns;
+    PCSZ Description;
+} TRACE_STORE_SCHEMA, *PTRACE_STORE_SCHEMA;
+typedef const TRACE_STORE_SCHEMA *PCTRACE_STORE_SCHEMA;
+
+//
+// A snapshot of a store as a reader sees it.
+//
+
+typedef struct _TRACE_STORE_SNAPSHOT {
+    ULONGLONG Sequence;
+    ULONGLONG RecordCount;
+    ULONGLONG Capacity;
+    ULONGLONG Generation;
+    LONGLONG FirstTs;
+    LONGLONG LastTs;
+    ULONG Flags;
+    ULONG Dropped;
+} TRACE_STORE_SNAPSHOT, *PTRACE_STORE_SNAPSHOT;
+
+//
+// An open store.  Opaque to callers except through the routines below, but
+// declared here so it can be embedded.  Base and RecordSize may be used to
+// address committed records: Base + Index * RecordSize, for Index below the
+// RecordCount of the latest snapshot.  Base may change on every snapshot
+// or reserve, so never keep a record pointer across those calls.
+//
+
+typedef struct _TRACE_STORE {
+    PRTL Rtl;
+    HANDLE FileHandle;
+    BOOL Writable;
+    ULONG RecordSize;
+
+    //
+    // Mapped header (read-only for readers) and first record.
+    //
+
+    PTRACE_STORE_HEADER Header;
+    PBYTE Base;
+
+    //
+    // Offset of the ts column within a record, or TRACE_NO_COLUMN.
+    //
+
+    ULONG TimestampOffset;
+    ULONG Padding1;
+
+    //
+    // Writer state: records handed out by Reserve, committed, and the
+    // capacity that is fallocated and mapped.  When a reservation passes
+    // GrowAtRecords (the start of the last chunk) the next chunk is added
+    // and pre-faulted ahead of the writer.
+    //
+
+    ULONGLONG ReservedCount;
+    ULONGLONG CommittedCount;
+    ULONGLONG Capacity;
+    ULONGLONG GrowAtRecords;
+    ULONGLONG Sequence;
+    ULONGLONG Generation;
+    LONGLONG FirstTs;
+    LONGLONG LastTs;
+    ULONG SlotFlags;
+    ULONG Dropped;
+
+    //
+    // Records at or past CommitLimit are not committed by TraceStoreCommit
+    // with TRACE_COMMIT_ALL (a reader holds them to fill in later).
+    //
+
+    ULONGLONG CommitLimit;
+
+    //
+    // Address space: the writer reserves ReservationSize bytes and maps the
+    // file in chunks at its start; a reader maps MappedSize bytes.
+    //
+
+    PVOID Mapping;
+    SIZE_T MappingSize;
+    SIZE_T MappedFileBytes;
+
+    //
+    // Last snapshot taken (readers) or published (writer).
+    //
+
+    TRACE_STORE_SNAPSHOT Snapshot;
+
+    CHAR Name[TRACE_NAME_SIZE];
+    CHAR Path[TRACE_PATH_SIZE];
+
+} TRACE_STORE, *PTRACE_STORE;
+
+#define TRACE_COMMIT_ALL (~0ULL)
+
+//
+// Store routines.
+//
+
+//
+// Creates Path from Schema if it does not exist (atomically: a temporary
+// file is renamed into place), then opens it for writing: takes the writer
+// lock, validates the header against Schema, recovers the committed count
+// from the valid slot, and bumps the generation.  Nothing past the
+// committed count survives.
+//
+
+typedef RTL_STATUS (TRACE_STORE_OPEN_WRITER)(
+    PRTL Rtl,
+    PCSZ Path,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    );
+typedef TRACE_STORE_OPEN_WRITER *PTRACE_STORE_OPEN_WRITER;
+TRACE_STORE_OPEN_WRITER TraceStoreOpenWriter;
+
+//
+// Opens Path read-only, validates the header and takes a first snapshot.
+// Never takes a lock; works while a writer appends.
+//
+
+typedef RTL_STATUS (TRACE_STORE_OPEN_READER)(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    );
+typedef TRACE_STORE_OPEN_READER *PTRACE_STORE_OPEN_READER;
+TRACE_STORE_OPEN_READER TraceStoreOpenReader;
+
+//
+// Reserves Count records at the end of the store, growing the file when
+// needed; returns the index of the first.  The records are zero-filled or
+// hold bytes of an earlier, uncommitted reservation: fill every field.
+// The address is Store->Base + Index * Store->RecordSize (valid until the
+// next Reserve).
+//
+
+typedef RTL_STATUS (TRACE_STORE_RESERVE)(
+    PTRACE_STORE Store,
+    ULONG Count,
+    PULONGLONG Index
+    );
+typedef TRACE_STORE_RESERVE *PTRACE_STORE_RESERVE;
+TRACE_STORE_RESERVE TraceStoreReserve;
+
+//
+// Convenience: reserve one record and copy Record into it.
+//
+
+typedef RTL_STATUS (TRACE_STORE_APPEND)(
+    PTRACE_STORE Store,
+    PCVOID Record,
+    PULONGLONG Index
+    );
+typedef TRACE_STORE_APPEND *PTRACE_STORE_APPEND;
+TRACE_STORE_APPEND TraceStoreAppend;
+
+//
+// Publishes the first Count reserved records (TRACE_COMMIT_ALL: all up to
+// CommitLimit) through the commit slot.  Count never goes backwards.
+//
+
+typedef RTL_STATUS (TRACE_STORE_COMMIT)(PTRACE_STORE Store, ULONGLONG Count);
+typedef TRACE_STORE_COMMIT *PTRACE_STORE_COMMIT;
+TRACE_STORE_COMMIT TraceStoreCommit;
+
+//
+// Reads the latest valid commit slot into Snapshot (and Store->Snapshot),
+// remapping when the committed records pass the current mapping.  Fails
+// with RTL_STATUS_CORRUPT if no slot is valid or the count exceeds the
+// file.
+//
+
+typedef RTL_STATUS (TRACE_STORE_TAKE_SNAPSHOT)(
+    PTRACE_STORE Store,
+    PTRACE_STORE_SNAPSHOT Snapshot,
+    PRTL_ERROR Error
+    );
+typedef TRACE_STORE_TAKE_SNAPSHOT *PTRACE_STORE_TAKE_SNAPSHOT;
+TRACE_STORE_TAKE_SNAPSHOT TraceStoreTakeSnapshot;
+
+//
+// Writes mapped records and then the header to the device.
+//
+
+typedef RTL_STATUS (TRACE_STORE_FLUSH)(PTRACE_STORE Store);
+typedef TRACE_STORE_FLUSH *PTRACE_STORE_FLUSH;
+TRACE_STORE_FLUSH TraceStoreFlush;
+
+//
+// Closes a store.  A writer commits nothing more: uncommitted records are
+// discarded; the file is trimmed to the committed records and flushed.
+//
+
+typedef VOID (TRACE_STORE_CLOSE)(PTRACE_STORE Store);
+typedef TRACE_STORE_CLOSE *PTRACE_STORE_CLOSE;
+TRACE_STORE_CLOSE TraceStoreClose;
+
+//
+// Adds to the count of dropped/lost events published with the next commit.
+//
+
+VOID TraceStoreAddDropped(PTRACE_STORE Store, ULONG Count);
+
+//
+// Validates a header page image (magic, version, sizes, descriptors,
+// checksum).  Used on open and by tools.
+//
+
+RTL_STATUS TraceStoreValidateHeader(
+    PRTL Rtl,
+    PCSZ Path,
+    const TRACE_STORE_HEADER *Header,
+    ULONGLONG FileSize,
+    PRTL_ERROR Error
+    );
+
+//
+// Reads one slot with the retry protocol; TRUE if it is valid.
+//
+
+BOOL TraceStoreReadSlot(
+    PRTL Rtl,
+    const volatile TRACE_STORE_COMMIT_SLOT *Slot,
+    PTRACE_STORE_COMMIT_SLOT Copy
+    );
+
+//
+// Returns the column named Name, or NULL.
+//
+
+PCTRACE_COLUMN_DESCRIPTOR TraceStoreFindColumn(
+    const TRACE_STORE_HEADER *Header,
+    PCSZ Name
+    );
+
+//
+// Reads column Column of record Index as a 64-bit integer (sign- or
+// zero-extended per type; doubles are returned bit-for-bit).  Returns FALSE
+// if the value is NULL (TRACE_COLUMN_NULLABLE and all ones).
+//
+
+BOOL TraceStoreReadColumn(
+    PTRACE_STORE Store,
+    ULONGLONG Index,
+    PCTRACE_COLUMN_DESCRIPTOR Column,
+    PLONGLONG Value
+    );
+
+//
+// ---------------------------------------------------------------------------
+// Strings: the `string` store holds one TRACE_STRING_RECORD per interned
+// string (its id is the record index) and `string_data` holds the bytes
+// (record size 1), each string followed by a NUL.  Id 0 is "".
+// ---------------------------------------------------------------------------
+//
+
+#define TRACE_STRING_NULL       0xffffffff
+#define TRACE_STRING_MAX_LENGTH (1u << 20)
+
+typedef struct _TRACE_STRING_RECORD {
+
+    //
+    // Offset of the first byte in string_data.
+    //
+
+    ULONGLONG Offset;
+
+    //
+    // Length in bytes, excluding the terminating NUL.
+    //
+
+    ULONG Length;
+
+    //
+    // Low 32 bits of the XXH3-64 of the bytes.
+    //
+
+    ULONG Hash;
+
+} TRACE_STRING_RECORD, *PTRACE_STRING_RECORD;
+
+C_ASSERT(sizeof(TRACE_STRING_RECORD) == 16);
+C_ASSERT(FIELD_OFFSET(TRACE_STRING_RECORD, Length) == 8);
+C_ASSERT(FIELD_OFFSET(TRACE_STRING_RECORD, Hash) == 12);
+
+//
+// Open-addressing hash table of 64-bit keys to 64-bit values over pages
+// from Rtl->AllocatePages; key 0 is reserved for "empty".  Used for string
+// interning and by readers for small sets and maps.
+//
+
+typedef struct _TRACE_HASH_ENTRY {
+    ULONGLONG Key;
+    ULONGLONG Value;
+} TRACE_HASH_ENTRY, *PTRACE_HASH_ENTRY;
+
+typedef struct _TRACE_HASH_TABLE {
+    PRTL Rtl;
+    PTRACE_HASH_ENTRY Entries;
+    ULONGLONG Mask;
+    ULONGLONG Count;
+} TRACE_HASH_TABLE, *PTRACE_HASH_TABLE;
+
+RTL_STATUS TraceHashInitialize(PRTL Rtl, PTRACE_HASH_TABLE Table);
+VOID TraceHashDestroy(PTRACE_HASH_TABLE Table);
+
+//
+// Finds Key; iterates duplicates of the same key through *Cursor (start
+// at 0).  Returns TRUE and sets *Value if found.
+//
+
+BOOL TraceHashFind(
+    PTRACE_HASH_TABLE Table,
+    ULONGLONG Key,
+    PULONGLONG Cursor,
+    PULONGLONG Value
+    );
+
+//
+// Inserts Key -> Value (duplicates allowed); grows as needed.
+//
+
+RTL_STATUS TraceHashInsert(
+    PTRACE_HASH_TABLE Table,
+    ULONGLONG Key,
+    ULONGLONG Value
+    );
+
+//
+// Sets Key -> Value, replacing an existing entry for Key.
+//
+
+RTL_STATUS TraceHashSet(
+    PTRACE_HASH_TABLE Table,
+    ULONGLONG Key,
+    ULONGLONG Value
+    );
+
+//
+// Removes the first entry for Key.  Returns TRUE if one was removed.
+//
+
+BOOL TraceHashRemove(PTRACE_HASH_TABLE Table, ULONGLONG Key);
+
+typedef struct _TRACE_STRING_TABLE {
+    PRTL Rtl;
+    BOOL Writable;
+    ULONG Padding;
+    TRACE_STORE Index;      // `string`: TRACE_STRING_RECORDs
+    TRACE_STORE Data;       // `string_data`: bytes
+    TRACE_HASH_TABLE Table; // writer only: XXH3-64 -> id
+} TRACE_STRING_TABLE, *PTRACE_STRING_TABLE;
+
+//
+// Returns the id of Text (interning it if new).  The bytes of a hash hit
+// are compared before the id is reused.  The new string is visible to
+// readers after TraceStringCommit.
+//
+
+RTL_STATUS TraceStringIntern(
+    PTRACE_STRING_TABLE Strings,
+    PCSZ Text,
+    ULONG Length,
+    PULONG Id
+    );
+
+RTL_STATUS TraceStringCommit(PTRACE_STRING_TABLE Strings);
+
+//
+// Resolves Id to its bytes (NUL-terminated) for a reader or the writer.
+// Takes a fresh snapshot of the string stores if Id is beyond the last
+// one.  Returns RTL_STATUS_CORRUPT for an id that does not exist or
+// points outside string_data.
+//
+
+RTL_STATUS TraceStringLookup(
+    PTRACE_STRING_TABLE Strings,
+    ULONG Id,
+    PCSZ *Text,
+    PULONG Length
+    );
+
+//
+// ---------------------------------------------------------------------------
+// Sessions: a directory holding `session.tracer` (TRACE_SESSION_HEADER, the
+// writer lock) and one NAME.store per store.
+// ---------------------------------------------------------------------------
+//
+
+#define TRACE_SESSION_MAGIC       0x314E535345535254ULL   // "TRSESSN1"
+#define TRACE_SESSION_VERSION     1
+#define TRACE_SESSION_FILE        "session.tracer"
+#define TRACE_SESSION_MAX_STORES  32
+
+typedef struct _TRACE_SESSION_HEADER {
+
+    //
+    // TRACE_SESSION_MAGIC.
+    //
+
+    ULONGLONG Magic;
+
+    //
+    // TRACE_SESSION_VERSION.
+    //
+
+    ULONG Version;
+
+    //
+    // TRACE_STORE_VERSION of the stores.
+    //
+
+    ULONG StoreVersion;
+
+    //
+    // Wall-clock creation time, ns since the Unix epoch.
+    //
+
+    LONGLONG CreatedRealtimeNs;
+
+    //
+    // Name of the clock domain of every ts in the session ("local" for
+    // ftrace's default trace_clock, "mono", "boot", ...), NUL-terminated.
+    //
+
+    CHAR ClockName[TRACE_NAME_SIZE];
+
+    //
+    // Reserved, zero.
+    //
+
+    ULONGLONG Reserved[56];
+
+    //
+    // XXH3-64 of the bytes above.
+    //
+
+    ULONGLONG Checksum;
+
+} TRACE_SESSION_HEADER, *PTRACE_SESSION_HEADER;
+
+C_ASSERT(sizeof(TRACE_SESSION_HEADER) == 512);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Version) == 8);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, StoreVersion) == 12);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, CreatedRealtimeNs) == 16);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, ClockName) == 24);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Checksum) == 504);
+
+typedef struct _TRACE_SESSION {
+    PRTL Rtl;
+    BOOL Writable;
+    ULONG NumberOfStores;
+    HANDLE HeaderHandle;
+    TRACE_SESSION_HEADER Header;
+    TRACE_STRING_TABLE Strings;
+    TRACE_STORE Stores[TRACE_SESSION_MAX_STORES];
+    CHAR Path[TRACE_PATH_SIZE];
+} TRACE_SESSION, *PTRACE_SESSION;
+
+//
+// Opens (creating the directory and header if needed) a session for
+// writing: takes the session writer lock and opens the string stores.
+// Other stores are opened on first use with TraceSessionOpenStore.
+// The session structure is large; allocate it with Rtl->AllocatePages.
+//
+
+typedef RTL_STATUS (TRACE_SESSION_OPEN_WRITER)(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    );
+typedef TRACE_SESSION_OPEN_WRITER *PTRACE_SESSION_OPEN_WRITER;
+TRACE_SESSION_OPEN_WRITER TraceSessionOpenWriter;
+
+//
+// Opens a session read-only: validates the header and opens every
+// NAME.store in the directory (string stores included).
+//
+
+typedef RTL_STATUS (TRACE_SESSION_OPEN_READER)(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    );
+typedef TRACE_SESSION_OPEN_READER *PTRACE_SESSION_OPEN_READER;
+TRACE_SESSION_OPEN_READER TraceSessionOpenReader;
+
+//
+// Returns the writer's store for Schema, opening or creating it.
+//
+
+RTL_STATUS TraceSessionOpenStore(
+    PTRACE_SESSION Session,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE *Store,
+    PRTL_ERROR Error
+    );
+
+//
+// Returns the open store named Name, or NULL.
+//
+
+PTRACE_STORE TraceSessionFindStore(PTRACE_SESSION Session, PCSZ Name);
+
+//
+// Commits every store, strings first, so that no committed record refers
+// to an uncommitted string.
+//
+
+RTL_STATUS TraceSessionCommit(PTRACE_SESSION Session);
+
+//
+// Sets the session's clock domain name (writer).
+//
+
+RTL_STATUS TraceSessionSetClock(PTRACE_SESSION Session, PCSZ ClockName);
+
+//
+// Flushes (writer), closes every store and releases the lock.
+//
+
+VOID TraceSessionClose(PTRACE_SESSION Session);
+
+//
+// Path helper: Buffer = Directory "/" Name Suffix.  FALSE if too long.
+//
+
+BOOL TraceJoinPath(
+    PCHAR Buffer,
+    SIZE_T BufferSize,
+    PCSZ Directory,
+    PCSZ Name,
+    PCSZ Suffix
+    );
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // _TRACER_TRACE_STORE_H_

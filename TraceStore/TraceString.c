@@ -1,0 +1,214 @@
+/*++
+
+Module Name:
+
+    TraceString.c
+
+Abstract:
+
+    This module implements the string store: interning text once (keyed by
+    XXH3-64, a hash hit always confirmed by comparing the bytes) into the
+    `string_data` byte store, with one TRACE_STRING_RECORD per string in the
+    `string` store, whose record index is the string id.
+
+    Commit order: string_data, then string, so that an id a reader can see
+    always points at committed bytes.  Readers snapshot in the opposite
+    order (string, then string_data) for the same reason.
+
+--*/
+
+#include "TraceStore.h"
+
+static
+ULONGLONG
+VisibleCount(
+    PTRACE_STORE Store
+    )
+{
+    return Store->Writable ? Store->ReservedCount :
+                             Store->Snapshot.RecordCount;
+}
+
+static
+RTL_STATUS
+Resolve(
+    PTRACE_STRING_TABLE Strings,
+    ULONG Id,
+    PCSZ *Text,
+    PULONG Length
+    )
+{
+    TRACE_STRING_RECORD Record;
+    ULONGLONG DataCount = VisibleCount(&Strings->Data);
+
+    if ((ULONGLONG)Id >= VisibleCount(&Strings->Index)) {
+        return RTL_STATUS_CORRUPT;
+    }
+
+    Strings->Rtl->CopyMemory(&Record,
+                             Strings->Index.Base +
+                             (ULONGLONG)Id * sizeof(Record),
+                             sizeof(Record));
+
+    if (Record.Length > TRACE_STRING_MAX_LENGTH ||
+        Record.Offset > DataCount ||
+        DataCount - Record.Offset < (ULONGLONG)Record.Length + 1) {
+        return RTL_STATUS_CORRUPT;
+    }
+
+    *Text = (PCSZ)(Strings->Data.Base + Record.Offset);
+    *Length = Record.Length;
+
+    //
+    // The terminator is part of the committed bytes; a missing one means
+    // the data was altered.
+    //
+
+    if ((*Text)[Record.Length] != '\0') {
+        return RTL_STATUS_CORRUPT;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStringLookup(
+    PTRACE_STRING_TABLE Strings,
+    ULONG Id,
+    PCSZ *Text,
+    PULONG Length
+    )
+{
+    RTL_STATUS Status;
+    TRACE_STORE_SNAPSHOT Snapshot;
+    RTL_ERROR Error;
+
+    if (!Strings->Writable &&
+        (ULONGLONG)Id >= Strings->Index.Snapshot.RecordCount) {
+
+        //
+        // A record committed after our last look refers to a newer string.
+        //
+
+        Status = TraceStoreTakeSnapshot(&Strings->Index, &Snapshot, &Error);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceStoreTakeSnapshot(&Strings->Data, &Snapshot,
+                                            &Error);
+        }
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    return Resolve(Strings, Id, Text, Length);
+}
+
+RTL_STATUS
+TraceStringIntern(
+    PTRACE_STRING_TABLE Strings,
+    PCSZ Text,
+    ULONG Length,
+    PULONG Id
+    )
+/*++
+
+Routine Description:
+
+    Returns the id of Text, adding it to the string store if it is new.
+
+Arguments:
+
+    Strings - Supplies the writer's string table.
+
+    Text - Supplies the bytes (need not be NUL-terminated).
+
+    Length - Supplies the number of bytes.
+
+    Id - Receives the string id.
+
+Return Value:
+
+    RTL_STATUS_OK; RTL_STATUS_TOO_LARGE for text over 1 MB; or the error
+    from growing a store (nothing is added then).
+
+--*/
+{
+    PRTL Rtl = Strings->Rtl;
+    RTL_STATUS Status;
+    ULONGLONG Hash;
+    ULONGLONG Cursor = 0;
+    ULONGLONG Candidate;
+    ULONGLONG Offset;
+    ULONGLONG Index;
+    TRACE_STRING_RECORD Record;
+    PBYTE Bytes;
+
+    if (Length > TRACE_STRING_MAX_LENGTH) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    Hash = Rtl->Hash64(Text, Length);
+
+    while (TraceHashFind(&Strings->Table, Hash, &Cursor, &Candidate)) {
+        PCSZ Existing;
+        ULONG ExistingLength;
+
+        if (!RTL_SUCCESS(Resolve(Strings, (ULONG)Candidate, &Existing,
+                                 &ExistingLength))) {
+            continue;
+        }
+        if (ExistingLength == Length &&
+            Rtl->CompareMemory(Existing, Text, Length) == 0) {
+            *Id = (ULONG)Candidate;
+            return RTL_STATUS_OK;
+        }
+    }
+
+    if (Strings->Index.ReservedCount >= TRACE_STRING_NULL) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    Status = TraceStoreReserve(&Strings->Data, Length + 1, &Offset);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Bytes = Strings->Data.Base + Offset;
+    Rtl->CopyMemory(Bytes, Text, Length);
+    Bytes[Length] = '\0';
+
+    Record.Offset = Offset;
+    Record.Length = Length;
+    Record.Hash = (ULONG)Hash;
+
+    Status = TraceStoreAppend(&Strings->Index, &Record, &Index);
+    if (!RTL_SUCCESS(Status)) {
+        Strings->Data.ReservedCount = Offset;
+        return Status;
+    }
+
+    Status = TraceHashInsert(&Strings->Table, Hash, Index);
+    if (!RTL_SUCCESS(Status)) {
+        Strings->Index.ReservedCount = Index;
+        Strings->Data.ReservedCount = Offset;
+        return Status;
+    }
+
+    *Id = (ULONG)Index;
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStringCommit(
+    PTRACE_STRING_TABLE Strings
+    )
+{
+    RTL_STATUS Status;
+
+    Status = TraceStoreCommit(&Strings->Data, TRACE_COMMIT_ALL);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceStoreCommit(&Strings->Index, TRACE_COMMIT_ALL);
+    }
+
+    return Status;
+}
