@@ -1,0 +1,25 @@
+#
+# The core links alone: no C runtime, no undefined symbols.  (Skipped under
+# sanitizers, whose instrumentation is itself a runtime.)
+#
+if(NOT TRACER_SANITIZE)
+  add_executable(NoCrtImport ${CMAKE_CURRENT_SOURCE_DIR}/Core/NoCrtImport.c)
+  target_include_directories(NoCrtImport PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
+  target_compile_options(NoCrtImport PRIVATE ${TRACER_CORE_FLAGS})
+  target_link_options(NoCrtImport PRIVATE -nostdlib -static -Wl,--no-undefined)
+  target_link_libraries(NoCrtImport PRIVATE TracerReaders TracerStore TracerRtl)
+
+  # Expected: the number of event lines, counted by grep on the sample.
+  add_test(NAME core.nocrt_import
+    COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$1\" $(grep -c ': [a-z_0-9]*: ' \"$2\")"
+            $<TARGET_FILE:NoCrtImport> ${CMAKE_CURRENT_BINARY_DIR}/nocrt.session
+            ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt)
+  add_test(NAME core.nocrt_no_libc_symbols
+    COMMAND sh -c "nm -u \"$0\" | grep . && exit 1 || echo 'no undefined symbols'"
+            $<TARGET_FILE:NoCrtImport>)
+  add_test(NAME core.archives_self_contained
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_core_symbols.sh
+            $<TARGET_FILE:TracerRtl> $<TARGET_FILE:TracerStore> $<TARGET_FILE:TracerReaders>)
+  set_tests_properties(core.nocrt_import core.nocrt_no_libc_symbols
+    core.archives_self_contained PROPERTIES LABELS unit TIMEOUT 60)
+endif()

@@ -1,0 +1,59 @@
+#
+# Readers: ftrace text, checked against awk/grep over the same text.
+#
+set(FTRACE_SAMPLE ${TRACER_DATA_DIR}/ftrace-capture-1.txt)
+set(REPORT_SAMPLE ${TRACER_SHARED_DIR}/data/capture-1/trace-cmd-report.txt)
+set(ORACLE ${CMAKE_CURRENT_SOURCE_DIR}/Readers/ftrace_oracle.sh)
+set(READER_WORK ${CMAKE_CURRENT_BINARY_DIR}/reader-work)
+
+foreach(check counts timestamps pagefaults sched)
+  add_test(NAME reader.ftrace.${check}
+    COMMAND ${ORACLE} $<TARGET_FILE:tracestore> ${FTRACE_SAMPLE}
+            ${READER_WORK}/ftrace-${check} ${check})
+  add_test(NAME reader.tracecmd_report.${check}
+    COMMAND ${ORACLE} $<TARGET_FILE:tracestore> ${REPORT_SAMPLE}
+            ${READER_WORK}/report-${check} ${check})
+  set_tests_properties(reader.ftrace.${check} reader.tracecmd_report.${check}
+    PROPERTIES LABELS integration TIMEOUT 120)
+endforeach()
+
+foreach(check counts timestamps)
+  add_test(NAME reader.kvm_pairs.${check}
+    COMMAND ${ORACLE} $<TARGET_FILE:tracestore> ${TRACER_DATA_DIR}/kvm-exit-entry.txt
+            ${READER_WORK}/kvm-${check} ${check})
+  set_tests_properties(reader.kvm_pairs.${check} PROPERTIES LABELS integration TIMEOUT 60)
+endforeach()
+
+# Exit/entry pairs against the values derived by hand in the data file.
+add_test(NAME reader.kvm_pairs.rows
+  COMMAND sh -c "rm -rf \"$2\" && \"$0\" import -o \"$2\" \"$1\" &&
+                 \"$0\" sql --csv \"$2\" 'SELECT ts, dur, reason, vcpu, tid, rip FROM kvm_exit ORDER BY id' |
+                 tail -n +2 | diff - \"$3\""
+          $<TARGET_FILE:tracestore> ${TRACER_DATA_DIR}/kvm-exit-entry.txt
+          ${READER_WORK}/kvm-rows ${TRACER_DATA_DIR}/kvm-exit-entry.expected)
+set_tests_properties(reader.kvm_pairs.rows PROPERTIES LABELS integration TIMEOUT 60)
+
+# Importing twice appends: twice the events, two source rows, and the
+# second file's earlier timestamps clear the sorted flag.
+add_test(NAME reader.append_to_session
+  COMMAND sh -c "rm -rf \"$2\" && \"$0\" import -o \"$2\" \"$1\" && \"$0\" import -o \"$2\" \"$1\" &&
+                 test \"$(\"$0\" sql --csv \"$2\" 'SELECT count(*) FROM page_fault' | tail -1)\" = $((2 * $(grep -c ' page_fault_' \"$1\"))) &&
+                 test \"$(\"$0\" sql --csv \"$2\" 'SELECT count(*) FROM source' | tail -1)\" = 2 &&
+                 \"$0\" info --json \"$2\" | grep '\"page_fault\"' | grep -q '\"sorted\": false'"
+          $<TARGET_FILE:tracestore> ${FTRACE_SAMPLE} ${READER_WORK}/append)
+set_tests_properties(reader.append_to_session PROPERTIES LABELS integration TIMEOUT 60)
+
+foreach(case truncated garbage hugeline nul empty)
+  add_test(NAME reader.bad_input.${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/bad_input.sh $<TARGET_FILE:tracestore>
+            ${FTRACE_SAMPLE} ${READER_WORK}/bad-${case} ${case})
+  set_tests_properties(reader.bad_input.${case} PROPERTIES LABELS integration TIMEOUT 60)
+endforeach()
+
+add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c)
+target_include_directories(TestReaderGuard PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(TestReaderGuard PRIVATE TracerReaders)
+add_test(NAME reader.guard_page
+  COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$1\""
+          $<TARGET_FILE:TestReaderGuard> ${READER_WORK}/guard ${FTRACE_SAMPLE})
+set_tests_properties(reader.guard_page PROPERTIES LABELS unit TIMEOUT 300)
