@@ -192,11 +192,20 @@ Return Value:
     for (;;) {
         PCSZ AfterCpu;
 
-        Bracket = TextFindString(Search, End, " [", 2);
-        if (Bracket == NULL) {
+        //
+        // Look for '[' (rare) rather than " [" (the padding is spaces).
+        //
+
+        Bracket = TextFindChar(Search, End, '[');
+        if (Bracket == End) {
             *Reason = "not an ftrace event line (no [CPU] column)";
             return FALSE;
         }
+        if (Bracket == Start || Bracket[-1] != ' ') {
+            Search = Bracket + 1;
+            continue;
+        }
+        Bracket--;
 
         AfterCpu = TextParseUnsigned(Bracket + 2, End, FALSE, &Value);
         if (AfterCpu != NULL && AfterCpu < End && *AfterCpu == ']' &&
@@ -206,7 +215,7 @@ Return Value:
             break;
         }
 
-        Search = Bracket + 1;
+        Search = Bracket + 2;
     }
 
     //

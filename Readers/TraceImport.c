@@ -180,6 +180,7 @@ TraceImportBegin(
     RTL_STATUS Status;
 
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
+    Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
     if (Import->CommitEvery == 0) {
@@ -253,8 +254,31 @@ TraceImportIntern(
     )
 {
     RTL_STATUS Status;
+    PTRACE_INTERN_CACHE_ENTRY Entry = NULL;
+
+    if (Length <= TRACE_INTERN_CACHE_BYTES) {
+        ULONG Slot = Length;
+
+        if (Length != 0) {
+            Slot += (ULONG)(BYTE)Text[0] * 7 +
+                    (ULONG)(BYTE)Text[Length / 2] * 13 +
+                    (ULONG)(BYTE)Text[Length - 1] * 31;
+        }
+        Entry = &Import->InternCache[Slot % TRACE_INTERN_CACHE_ENTRIES];
+
+        if (Entry->Length == Length &&
+            Import->Rtl->CompareMemory(Entry->Bytes, Text, Length) == 0) {
+            *Id = Entry->Id;
+            return RTL_STATUS_OK;
+        }
+    }
 
     Status = TraceStringIntern(&Import->Session->Strings, Text, Length, Id);
+    if (RTL_SUCCESS(Status) && Entry != NULL) {
+        Entry->Length = Length;
+        Entry->Id = *Id;
+        Import->Rtl->CopyMemory(Entry->Bytes, Text, Length);
+    }
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines, ~0ULL,
                            "%s: line %llu: cannot store a string of %u "
@@ -314,7 +338,8 @@ Routine Description:
     Key = (((ULONGLONG)Event->Tid << 32) | Event->CommId) ^
           0x8000000000000000ULL;
 
-    if (!TraceHashFind(&Import->Threads, Key, &Cursor, &Value)) {
+    if (Key != Import->LastThreadKey &&
+        !TraceHashFind(&Import->Threads, Key, &Cursor, &Value)) {
         THREAD_RECORD Thread;
 
         Thread.StartTs = Event->Timestamp;
@@ -333,6 +358,7 @@ Routine Description:
             return StoreError(Import, Import->Thread, Status);
         }
     }
+    Import->LastThreadKey = Key;
 
     if (Event->Pid != TRACE_NULL_ULONG) {
         Cursor = 0;

@@ -56,6 +56,21 @@ typedef struct _TRACE_EVENT_CONTEXT {
     ULONG Padding;
 } TRACE_EVENT_CONTEXT, *PTRACE_EVENT_CONTEXT;
 
+//
+// Most strings an import interns repeat from line to line (comms, event
+// names, flags).  A small direct-mapped cache of recent short strings
+// saves hashing them again.
+//
+
+#define TRACE_INTERN_CACHE_ENTRIES 32
+#define TRACE_INTERN_CACHE_BYTES   48
+
+typedef struct _TRACE_INTERN_CACHE_ENTRY {
+    ULONG Length;           // ~0 when empty
+    ULONG Id;
+    CHAR Bytes[TRACE_INTERN_CACHE_BYTES];
+} TRACE_INTERN_CACHE_ENTRY, *PTRACE_INTERN_CACHE_ENTRY;
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -100,8 +115,10 @@ typedef struct _TRACE_IMPORT {
     PTRACE_STORE Process;
     PTRACE_STORE Source;
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
+    ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
+    TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 
 } TRACE_IMPORT, *PTRACE_IMPORT;
 

@@ -45,10 +45,9 @@ Resolve(
         return RTL_STATUS_CORRUPT;
     }
 
-    Strings->Rtl->CopyMemory(&Record,
-                             Strings->Index.Base +
-                             (ULONGLONG)Id * sizeof(Record),
-                             sizeof(Record));
+    __builtin_memcpy(&Record,
+                     Strings->Index.Base + (ULONGLONG)Id * sizeof(Record),
+                     sizeof(Record));
 
     if (Record.Length > TRACE_STRING_MAX_LENGTH ||
         Record.Offset > DataCount ||
