@@ -424,21 +424,35 @@ static void csvField(const char *z){
   putchar('"');
 }
 
+static int isNumber(const char *z){
+  if( z==0 ) return 1;              /* NULL does not make a column text */
+  if( *z=='-' ) z++;
+  if( *z<'0' || *z>'9' ) return 0;
+  while( (*z>='0' && *z<='9') || *z=='.' || *z=='e' || *z=='E'
+      || *z=='+' || *z=='-' ) z++;
+  return *z==0;
+}
+
+/* Prints buffered rows as an aligned table; numeric columns align right. */
 static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
   int *aW = calloc(p->nCol, sizeof(int));
+  int *aRight = calloc(p->nCol, sizeof(int));
   int i, j;
   for(j=0; j<p->nCol; j++){
     aW[j] = (int)strlen(sqlite3_column_name(pStmt, j));
+    aRight[j] = p->nRow>0;
   }
   for(i=0; i<p->nRow; i++){
     for(j=0; j<p->nCol; j++){
       const char *z = p->az[i*p->nCol+j];
       int n = (int)strlen(z ? z : "NULL");
       if( n>aW[j] ) aW[j] = n;
+      if( !isNumber(z) ) aRight[j] = 0;
     }
   }
   for(j=0; j<p->nCol; j++){
-    printf("%s%-*s", j ? "  " : "", aW[j], sqlite3_column_name(pStmt, j));
+    printf("%s%*s", j ? "  " : "", aRight[j] ? aW[j] : -aW[j],
+           sqlite3_column_name(pStmt, j));
   }
   printf("\n");
   for(j=0; j<p->nCol; j++){
@@ -450,17 +464,13 @@ static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
   for(i=0; i<p->nRow; i++){
     for(j=0; j<p->nCol; j++){
       const char *z = p->az[i*p->nCol+j];
-      int bNum = sqlite3_column_type(pStmt, j)!=SQLITE_TEXT && z
-              && (z[0]=='-' || (z[0]>='0' && z[0]<='9'));
-      if( bNum ){
-        printf("%s%*s", j ? "  " : "", aW[j], z);
-      }else{
-        printf("%s%-*s", j ? "  " : "", aW[j], z ? z : "NULL");
-      }
+      printf("%s%*s", j ? "  " : "", aRight[j] ? aW[j] : -aW[j],
+             z ? z : "NULL");
     }
     printf("\n");
   }
   free(aW);
+  free(aRight);
 }
 
 static int runStatement(sqlite3 *db, sqlite3_stmt *pStmt, int bCsv){
