@@ -1193,10 +1193,12 @@ Return Value:
                            "%s: no valid commit slot", Store->Path);
     }
 
-    if (Latest.RecordCount > MAX_RECORD_COUNT) {
+    if (Latest.RecordCount > MAX_RECORD_COUNT ||
+        Latest.RecordCount > Latest.Capacity) {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
-                           "%s: corrupt commit slot (count %llu)",
-                           Store->Path, Latest.RecordCount);
+                           "%s: corrupt commit slot (count %llu, capacity "
+                           "%llu)", Store->Path, Latest.RecordCount,
+                           Latest.Capacity);
     }
 
     Needed = TRACE_STORE_HEADER_SIZE + Latest.RecordCount * Store->RecordSize;
