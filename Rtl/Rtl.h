@@ -309,9 +309,15 @@ typedef RTL_FLUSH_MAPPING *PRTL_FLUSH_MAPPING;
 
 //
 // Faults in [Address, Address + Size) writable without touching the data,
-// so that later stores by the writer take no page fault.  The asynchronous
-// variant may return before the work is done; a hosted edge can point it at
-// a worker thread.  Both are hints: failure is harmless.
+// so that later stores by the writer take no page fault.  Both are hints:
+// failure is harmless.
+//
+// PrefaultMemoryAsync may return before the work is done.  The back end's
+// default does nothing (faulting ahead on the writer's own thread saves
+// nothing); a hosted edge points it at a worker thread that calls
+// PrefaultMemory.  The range may be unmapped (the store moved its mapping)
+// before the worker gets to it, so an implementation must only ever use
+// PrefaultMemory, which tolerates that, and never touch the memory itself.
 //
 
 typedef VOID (RTL_PREFAULT_MEMORY)(PRTL Rtl, PVOID Address, SIZE_T Size);

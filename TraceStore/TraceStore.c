@@ -456,6 +456,8 @@ Routine Description:
     TRACE_STORE_COMMIT_SLOT Slot;
     CHAR TempPath[TRACE_PATH_SIZE + 32];
     ULONG Index;
+    BOOL NameFits;
+    RTL_ERROR Invalid;
 
     if (Schema->NumberOfColumns == 0 ||
         Schema->NumberOfColumns > TRACE_STORE_MAX_COLUMNS ||
@@ -477,7 +479,7 @@ Routine Description:
     Header->RecordSize = Schema->RecordSize;
     Header->NumberOfColumns = Schema->NumberOfColumns;
     Header->TimestampColumn = TRACE_NO_COLUMN;
-    CopyName(Header->Name, sizeof(Header->Name), Schema->Name);
+    NameFits = CopyName(Header->Name, sizeof(Header->Name), Schema->Name);
     Header->CreatedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
 
     for (Index = 0; Index < Schema->NumberOfColumns; Index++) {
@@ -489,6 +491,26 @@ Routine Description:
     }
 
     Header->HeaderChecksum = ComputeHeaderChecksum(Rtl, Header);
+
+    //
+    // Refuse a schema that would make a file no reader accepts, before the
+    // file exists.
+    //
+
+    if (!NameFits || Header->Name[0] == '\0') {
+        Status = RtlSetError(Error, RTL_STATUS_INVALID_PARAMETER, 0, 0,
+                             "%s: store name must be 1 to %u bytes", Path,
+                             TRACE_NAME_SIZE - 1);
+        goto End;
+    }
+
+    Status = TraceStoreValidateHeader(Rtl, Path, Header,
+                                      TRACE_STORE_HEADER_SIZE, &Invalid);
+    if (!RTL_SUCCESS(Status)) {
+        Status = RtlSetError(Error, RTL_STATUS_INVALID_PARAMETER, 0, 0,
+                             "invalid schema: %s", Invalid.Message);
+        goto End;
+    }
 
     //
     // The initial commit: sequence 1 lives in slot 1 (slot = sequence & 1).
@@ -834,6 +856,18 @@ Return Value:
         Store->MappingSize = Reservation;
         Store->Header = (PTRACE_STORE_HEADER)NewMapping;
         Store->Base = (PBYTE)NewMapping + TRACE_STORE_HEADER_SIZE;
+
+        //
+        // The pages the writer has yet to fill are in the page cache but
+        // not in the new page tables.
+        //
+
+        Address = Store->Base + Store->ReservedCount * Store->RecordSize;
+        if ((PBYTE)Address < (PBYTE)NewMapping + OldSize) {
+            Rtl->PrefaultMemoryAsync(Rtl, Address,
+                                     (SIZE_T)((PBYTE)NewMapping + OldSize -
+                                              (PBYTE)Address));
+        }
     }
 
     Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
@@ -921,6 +955,67 @@ Return Value:
 }
 
 RTL_STATUS
+TraceStorePreallocate(
+    PTRACE_STORE Store,
+    ULONGLONG Records
+    )
+/*++
+
+Routine Description:
+
+    Makes room for Records more records beyond those reserved: reserves the
+    disk blocks, maps them, and faults them in now, on the caller's thread.
+    A writer that knows how much is coming (a recorder with a buffer size,
+    a benchmark) calls this before it starts, so that appending takes no
+    page faults at all.
+
+Arguments:
+
+    Store - Supplies the writer's store.
+
+    Records - Supplies the number of records to make room for.
+
+Return Value:
+
+    RTL_STATUS_OK, or the error from growing the file (for example
+    RTL_STATUS_NO_SPACE); nothing is reserved either way.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    SIZE_T OldSize = Store->MappedFileBytes;
+    ULONGLONG Needed = Store->ReservedCount + Records;
+
+    if (!Store->Writable || Records > MAX_RECORD_COUNT) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    if (Needed > Store->Capacity) {
+        Status = GrowStore(Store, Needed);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    //
+    // Fault in everything from the writer's position to the end, whether
+    // it was just added or was there already.
+    //
+
+    if (OldSize > TRACE_STORE_HEADER_SIZE +
+                  Store->ReservedCount * Store->RecordSize) {
+        OldSize = (SIZE_T)(TRACE_STORE_HEADER_SIZE +
+                           Store->ReservedCount * Store->RecordSize);
+    }
+    OldSize &= ~(SIZE_T)(RTL_PAGE_SIZE - 1);
+    Rtl->PrefaultMemory(Rtl, (PBYTE)Store->Mapping + OldSize,
+                        Store->MappedFileBytes - OldSize);
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
 TraceStoreAppend(
     PTRACE_STORE Store,
     PCVOID Record,
@@ -998,38 +1093,135 @@ Return Value:
         return RTL_STATUS_OK;
     }
 
-    if (Store->TimestampOffset != TRACE_NO_COLUMN) {
-        PBYTE Record = Store->Base + Store->CommittedCount * Store->RecordSize +
-                       Store->TimestampOffset;
-        LONGLONG First = Store->FirstTs;
-        LONGLONG Last = Store->LastTs;
-        ULONG Flags = Store->SlotFlags;
+    if (Store->TimestampOffset != TRACE_NO_COLUMN &&
+        Count > Store->CommittedCount) {
+        const BYTE *Field = Store->Base + Store->TimestampOffset;
+        ULONG Size = Store->RecordSize;
+        LONGLONG Previous;
+        LONGLONG Minimum;
+        LONGLONG Maximum;
+        ULONGLONG Descents = 0;
 
-        for (Index = Store->CommittedCount; Index < Count; Index++) {
-            LONGLONG Ts;
-            __builtin_memcpy(&Ts, Record, sizeof(Ts));
-            Record += Store->RecordSize;
+        //
+        // Sorted means every ts is at least the one before it (the last
+        // committed record's, across commits).  Each iteration's compares
+        // are independent of the previous iteration's results, so the
+        // loads of a just-written batch overlap instead of forming one
+        // dependency chain through a running maximum.
+        //
 
-            if (Index == 0) {
-                First = Ts;
+        Index = Store->CommittedCount;
+        __builtin_memcpy(&Previous, Field + (Index ? Index - 1 : 0) * Size,
+                         sizeof(Previous));
+        Minimum = Index ? Store->FirstTs : Previous;
+        Maximum = Index ? Store->LastTs : Previous;
+
+        //
+        // Fast path while the store is sorted: one load and one compare
+        // per record; the first and last ts are then the extremes.
+        //
+
+        if (Store->SlotFlags & TRACE_SLOT_SORTED) {
+            LONGLONG Last = Previous;
+
+            for (; Index < Count; Index++) {
+                LONGLONG Ts;
+                __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
+                Descents |= (ULONGLONG)(Ts < Last);
                 Last = Ts;
-                continue;
             }
-            if (Ts < Last) {
-                Flags &= ~TRACE_SLOT_SORTED;
-            } else {
-                Last = Ts;
+
+            if (Descents == 0) {
+                Maximum = Last;
+                goto Done;
             }
-            if (Ts < First) {
-                First = Ts;
-            }
+
+            Index = Store->CommittedCount;
         }
 
-        Store->FirstTs = First;
-        Store->LastTs = Last;
-        Store->SlotFlags = Flags;
+        for (; Index < Count; Index++) {
+            LONGLONG Ts;
+            __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
+            Descents += (Ts < Previous);
+            Minimum = (Ts < Minimum) ? Ts : Minimum;
+            Maximum = (Ts > Maximum) ? Ts : Maximum;
+            Previous = Ts;
+        }
+
+    Done:
+        if (Descents != 0) {
+            Store->SlotFlags &= ~TRACE_SLOT_SORTED;
+        }
+        Store->FirstTs = Minimum;
+        Store->LastTs = Maximum;
     }
 
+    Store->CommittedCount = Count;
+    PublishSlot(Store, Count, Store->Capacity);
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStoreCommitTracked(
+    PTRACE_STORE Store,
+    PTRACE_TS_TRACKER Tracker
+    )
+/*++
+
+Routine Description:
+
+    Commits the records a TRACE_TS_TRACKER describes, taking the first/last
+    ts and order from the tracker instead of reading the records back.
+
+Arguments:
+
+    Store - Supplies the writer's store.
+
+    Tracker - Supplies the tracker filled while writing the records; it is
+        reset on return.
+
+Return Value:
+
+    As TraceStoreCommit.
+
+--*/
+{
+    ULONGLONG Count = Store->CommittedCount + Tracker->Count;
+    TRACE_TS_TRACKER Empty = TRACE_TS_TRACKER_INIT;
+
+    if (!Store->Writable || Store->TimestampOffset == TRACE_NO_COLUMN ||
+        Tracker->Count == 0 || Count != Store->ReservedCount ||
+        Count > Store->CommitLimit) {
+        *Tracker = Empty;
+        return TraceStoreCommit(Store, TRACE_COMMIT_ALL);
+    }
+
+    if (Store->CommittedCount == 0) {
+        Store->FirstTs = Tracker->MinimumTs;
+        Store->LastTs = Tracker->MaximumTs;
+    } else {
+        //
+        // The batch continues the order if it is in order itself and its
+        // smallest (that is, first) ts is not below the largest so far.
+        //
+
+        if (Tracker->MinimumTs < Store->LastTs) {
+            Store->SlotFlags &= ~TRACE_SLOT_SORTED;
+        }
+        if (Tracker->MinimumTs < Store->FirstTs) {
+            Store->FirstTs = Tracker->MinimumTs;
+        }
+        if (Tracker->MaximumTs > Store->LastTs) {
+            Store->LastTs = Tracker->MaximumTs;
+        }
+    }
+
+    if (Tracker->Descents != 0) {
+        Store->SlotFlags &= ~TRACE_SLOT_SORTED;
+    }
+
+    *Tracker = Empty;
     Store->CommittedCount = Count;
     PublishSlot(Store, Count, Store->Capacity);
 

@@ -283,8 +283,8 @@ typedef struct _TRACE_STORE_HEADER {
     ULONGLONG Reserved[6];
 
     //
-    // XXH3-64 of bytes [0, 120) and of the Columns array: everything that
-    // never changes after creation.
+    // XXH3-64 of the whole 4096-byte header page with this field and the
+    // two Slots zeroed: everything that never changes after creation.
     //
 
     ULONGLONG HeaderChecksum;
@@ -472,6 +472,18 @@ typedef TRACE_STORE_RESERVE *PTRACE_STORE_RESERVE;
 TRACE_STORE_RESERVE TraceStoreReserve;
 
 //
+// Grows the file to hold Records more records and faults the pages in now,
+// so that appending them takes no page faults (see TraceStore.c).
+//
+
+typedef RTL_STATUS (TRACE_STORE_PREALLOCATE)(
+    PTRACE_STORE Store,
+    ULONGLONG Records
+    );
+typedef TRACE_STORE_PREALLOCATE *PTRACE_STORE_PREALLOCATE;
+TRACE_STORE_PREALLOCATE TraceStorePreallocate;
+
+//
 // Convenience: reserve one record and copy Record into it.
 //
 
@@ -491,6 +503,62 @@ TRACE_STORE_APPEND TraceStoreAppend;
 typedef RTL_STATUS (TRACE_STORE_COMMIT)(PTRACE_STORE Store, ULONGLONG Count);
 typedef TRACE_STORE_COMMIT *PTRACE_STORE_COMMIT;
 TRACE_STORE_COMMIT TraceStoreCommit;
+
+//
+// Timestamp tracking while filling.  TraceStoreCommit reads back the ts of
+// every newly committed record to keep the slot's first/last ts and sorted
+// flag; for small records that second pass costs as much as writing them.
+// A writer that has each ts in hand as it fills records can track them
+// instead (TraceStoreTrackTs per record, in order) and commit with
+// TraceStoreCommitTracked, which skips the pass.  Start from
+// TRACE_TS_TRACKER_INIT; TraceStoreCommitTracked resets it.
+//
+
+typedef struct _TRACE_TS_TRACKER {
+    ULONGLONG Count;        // records tracked since the last commit
+    LONGLONG PreviousTs;    // ts of the last of them
+    LONGLONG MinimumTs;
+    LONGLONG MaximumTs;
+    ULONGLONG Descents;     // non-zero if some ts < the one before it
+} TRACE_TS_TRACKER, *PTRACE_TS_TRACKER;
+
+//
+// An empty tracker: no ts can be below PreviousTs, so the first record
+// never counts as out of order.
+//
+
+#define TRACE_TS_TRACKER_INIT { 0, (LONGLONG)0x8000000000000000ULL,       \
+                                0x7fffffffffffffffLL,                    \
+                                (LONGLONG)0x8000000000000000ULL, 0 }
+
+static inline
+VOID
+TraceStoreTrackTs(
+    PTRACE_TS_TRACKER Tracker,
+    LONGLONG Ts
+    )
+{
+    Tracker->Count++;
+    Tracker->Descents |= (ULONGLONG)(Ts < Tracker->PreviousTs);
+    Tracker->MinimumTs = (Ts < Tracker->MinimumTs) ? Ts : Tracker->MinimumTs;
+    Tracker->MaximumTs = (Ts > Tracker->MaximumTs) ? Ts : Tracker->MaximumTs;
+    Tracker->PreviousTs = Ts;
+}
+
+//
+// Commits the reserved records that Tracker describes (the Tracker->Count
+// records after the last committed one) without reading them back, and
+// resets Tracker.  If the tracker does not cover exactly the reserved,
+// uncommitted records, it falls back to TraceStoreCommit(Store,
+// TRACE_COMMIT_ALL).
+//
+
+typedef RTL_STATUS (TRACE_STORE_COMMIT_TRACKED)(
+    PTRACE_STORE Store,
+    PTRACE_TS_TRACKER Tracker
+    );
+typedef TRACE_STORE_COMMIT_TRACKED *PTRACE_STORE_COMMIT_TRACKED;
+TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
 
 //
 // Reads the latest valid commit slot into Snapshot (and Store->Snapshot),

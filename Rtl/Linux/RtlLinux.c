@@ -610,24 +610,33 @@ LinuxPrefaultMemory(
 
 Routine Description:
 
-    Faults a writable mapping in without changing its contents:
-    MADV_POPULATE_WRITE (Linux 5.14+), or on older kernels an atomic add of
-    zero to one word per page.
+    Faults a writable shared mapping in without changing its contents
+    (MADV_POPULATE_WRITE, Linux 5.14+).  On older kernels, and for a range
+    that is no longer mapped, it does nothing: it is only a hint.
 
 --*/
 {
-    LONG_PTR Result;
-    PBYTE Page;
+    Syscall3(SYS_MADVISE, Address, Size, MADV_POPULATE_WRITE);
+}
 
-    Result = Syscall3(SYS_MADVISE, Address, Size, MADV_POPULATE_WRITE);
-    if (!IS_ERROR(Result) || Result != -22) {
-        return;
-    }
+static
+VOID
+LinuxPrefaultNothing(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+/*++
 
-    for (Page = (PBYTE)Address; Page < (PBYTE)Address + Size;
-         Page += RTL_PAGE_SIZE) {
-        __atomic_fetch_add((PULONG)Page, 0, __ATOMIC_RELAXED);
-    }
+Routine Description:
+
+    The default PrefaultMemoryAsync.  Without a worker thread, faulting a
+    chunk in ahead of time on the writer's own thread costs the writer what
+    it saves it, so the core leaves the pages to be faulted on first write.
+
+--*/
+{
+    return;
 }
 
 static
@@ -711,7 +720,7 @@ Return Value:
     Rtl->AllocatePages = LinuxAllocatePages;
     Rtl->FlushMapping = LinuxFlushMapping;
     Rtl->PrefaultMemory = LinuxPrefaultMemory;
-    Rtl->PrefaultMemoryAsync = LinuxPrefaultMemory;
+    Rtl->PrefaultMemoryAsync = LinuxPrefaultNothing;
 
     Rtl->QueryTime = LinuxQueryTime;
     Rtl->GetProcessId = LinuxGetProcessId;
