@@ -1,0 +1,1 @@
+SELECT tracestore_attach('@WORK@/no-such.trace');

@@ -1,0 +1,2 @@
+SELECT tracestore_attach('@WORK@/s');
+SELECT count(*) FROM page_fault;

@@ -1,0 +1,1 @@
+CREATE VIRTUAL TABLE temp.x USING tracestore;

@@ -1,0 +1,4 @@
+.output /dev/null
+SELECT tracestore_attach('@SESSION@');
+.output
+SELECT count(*) FROM sched_switch;
