@@ -1,0 +1,2435 @@
+/*++
+
+Module Name:
+
+    TestStore.c
+
+Abstract:
+
+    Unit tests of the TraceStore component: stores (create, append, commit,
+    reopen, growth, recovery, the writer lock, live snapshots), string
+    interning, the hash table, sessions, and the validation of corrupt or
+    foreign files.
+
+    Usage: TestStore CASE [SCRATCH_BASE]     run one case (CTest runs each
+                                             case as its own entry)
+           TestStore all                     run every case
+           TestStore list                    print the case names
+
+    Every expected value comes from the test's own model of the data (the
+    records are a function of their index) or from an independent reading
+    of the file (pread + XXH3 from xxhash.h), never from the core's output.
+
+--*/
+
+#include "StoreTest.h"
+
+static RTL Rtl;
+static const char *ScratchBase;
+
+//
+// ---------------------------------------------------------------------------
+// Small helpers.
+// ---------------------------------------------------------------------------
+//
+
+static void
+OpenWriter(const char *Path, PTRACE_STORE Store)
+{
+    RTL_ERROR Error;
+
+    memset(Store, 0, sizeof(*Store));
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, Store,
+                                      &Error), &Error);
+    CHECK(Store->Writable, "writer store not marked writable");
+    CHECK(Store->RecordSize == sizeof(TEST_RECORD), "RecordSize %u",
+          Store->RecordSize);
+}
+
+static void
+OpenReader(const char *Path, PTRACE_STORE Store)
+{
+    RTL_ERROR Error;
+
+    memset(Store, 0, sizeof(*Store));
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceStoreOpenReader(&Rtl, Path, Store, &Error), &Error);
+    CHECK(!Store->Writable, "reader store marked writable");
+}
+
+static void
+Snapshot(PTRACE_STORE Store, PTRACE_STORE_SNAPSHOT Snap)
+{
+    RTL_ERROR Error;
+
+    memset(&Error, 0, sizeof(Error));
+    memset(Snap, 0, sizeof(*Snap));
+    CHECK_STATUS(TraceStoreTakeSnapshot(Store, Snap, &Error), &Error);
+    CHECK(Snap->RecordCount <= Snap->Capacity,
+          "snapshot count %llu > capacity %llu",
+          (unsigned long long)Snap->RecordCount,
+          (unsigned long long)Snap->Capacity);
+}
+
+//
+// Opens Path read-only, checks it holds exactly Count valid records (with
+// Salt, or ~0 for any) and returns the snapshot.
+//
+
+static void
+VerifyStoreFile(
+    const char *Path,
+    ULONGLONG Count,
+    ULONGLONG Salt,
+    PTRACE_STORE_SNAPSHOT SnapOut
+    )
+{
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+
+    OpenReader(Path, &Reader);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == Count, "%s: reader sees %llu records, "
+          "expected %llu", Path, (unsigned long long)Snap.RecordCount,
+          (unsigned long long)Count);
+    TestVerifyRange(&Reader, 0, Count, Salt, Path);
+    if (Count != 0) {
+        CHECK(Snap.FirstTs == TestTimestamp(0), "FirstTs %lld",
+              (long long)Snap.FirstTs);
+        CHECK(Snap.LastTs == TestTimestamp(Count - 1), "LastTs %lld, "
+              "expected %lld", (long long)Snap.LastTs,
+              (long long)TestTimestamp(Count - 1));
+        CHECK(Snap.Flags & TRACE_SLOT_SORTED, "sorted flag missing");
+    }
+    if (SnapOut) {
+        *SnapOut = Snap;
+    }
+    TraceStoreClose(&Reader);
+}
+
+static void
+StorePath(char *Buffer, size_t Size, const char *Dir, const char *Name)
+{
+    TestJoin(Buffer, Size, Dir, Name);
+}
+
+//
+// Forks; the child runs Body(Context) and exits with its return value.
+// Returns the child's exit status (or 128 + signal).
+//
+
+static int
+RunInChild(int (*Body)(void *Context), void *Context)
+{
+    pid_t Pid;
+    int Status;
+
+    fflush(stdout);
+    fflush(stderr);
+    Pid = fork();
+    CHECK(Pid >= 0, "fork: %s", strerror(errno));
+    if (Pid == 0) {
+        _exit(Body(Context));
+    }
+    CHECK(waitpid(Pid, &Status, 0) == Pid, "waitpid: %s", strerror(errno));
+    if (WIFEXITED(Status)) {
+        return WEXITSTATUS(Status);
+    }
+    if (WIFSIGNALED(Status)) {
+        return 128 + WTERMSIG(Status);
+    }
+    return 255;
+}
+
+//
+// ---------------------------------------------------------------------------
+// Stores.
+// ---------------------------------------------------------------------------
+//
+
+//
+// Create, append (both Append and Reserve), commit, read back in the same
+// process while the writer is open, close, reopen read-only and for write.
+//
+
+static void
+CaseCreateReopen(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+    TRACE_STORE_HEADER Header;
+    TEST_RECORD Record;
+    ULONGLONG Index;
+    ULONGLONG FirstGeneration;
+    ULONGLONG Size;
+    ULONG Column;
+    PCTRACE_COLUMN_DESCRIPTOR Ts;
+    LONGLONG Value;
+
+    StorePath(Path, sizeof(Path), Dir, "create" TRACE_STORE_FILE_SUFFIX);
+    OpenWriter(Path, &Writer);
+
+    //
+    // The header the core wrote, read independently.
+    //
+
+    TestReadHeader(Path, &Header);
+    CHECK(Header.Magic == TRACE_STORE_MAGIC, "magic %#llx",
+          (unsigned long long)Header.Magic);
+    CHECK(Header.Version == TRACE_STORE_VERSION, "version %u",
+          Header.Version);
+    CHECK(Header.HeaderSize == TRACE_STORE_HEADER_SIZE, "header size %u",
+          Header.HeaderSize);
+    CHECK(Header.RecordSize == 32, "record size %u", Header.RecordSize);
+    CHECK(Header.NumberOfColumns == 4, "columns %u", Header.NumberOfColumns);
+    CHECK(Header.TimestampColumn == 0, "ts column %u",
+          Header.TimestampColumn);
+    CHECK(strcmp(Header.Name, "test_record") == 0, "name '%.32s'",
+          Header.Name);
+    for (Column = 0; Column < 4; Column++) {
+        CHECK(memcmp(&Header.Columns[Column], &TestRecordColumns[Column],
+                     sizeof(TRACE_COLUMN_DESCRIPTOR)) == 0,
+              "column %u differs from the schema", Column);
+    }
+    CHECK(TestHeaderChecksumMethod(&Header) >= 0,
+          "header checksum %#llx is not XXH3-64 of [0,120) + Columns in "
+          "any of the expected ways",
+          (unsigned long long)Header.HeaderChecksum);
+    CHECK(Writer.TimestampOffset == 0, "TimestampOffset %u",
+          Writer.TimestampOffset);
+
+    //
+    // 1000 records through Append, 3000 through one Reserve.
+    //
+
+    for (Index = 0; Index < 1000; Index++) {
+        ULONGLONG Got = ~0ULL;
+        TestFillRecord(&Record, Index, 7);
+        CHECK_STATUS(TraceStoreAppend(&Writer, &Record, &Got), NULL);
+        CHECK(Got == Index, "Append returned index %llu, expected %llu",
+              (unsigned long long)Got, (unsigned long long)Index);
+    }
+    Index = TestAppend(&Writer, 3000, 7);
+    CHECK(Index == 1000, "Reserve returned %llu", (unsigned long long)Index);
+
+    //
+    // Nothing is visible before the commit.
+    //
+
+    OpenReader(Path, &Reader);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 0, "reader sees %llu uncommitted records",
+          (unsigned long long)Snap.RecordCount);
+    FirstGeneration = Snap.Generation;
+    CHECK(FirstGeneration >= 1, "generation %llu after the first open",
+          (unsigned long long)FirstGeneration);
+
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    CHECK(Writer.CommittedCount == 4000, "CommittedCount %llu",
+          (unsigned long long)Writer.CommittedCount);
+
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 4000, "reader sees %llu records",
+          (unsigned long long)Snap.RecordCount);
+    CHECK(Snap.Generation == FirstGeneration, "generation changed");
+    CHECK(Snap.FirstTs == TestTimestamp(0) && Snap.LastTs ==
+          TestTimestamp(3999), "FirstTs %lld LastTs %lld",
+          (long long)Snap.FirstTs, (long long)Snap.LastTs);
+    CHECK(Snap.Flags & TRACE_SLOT_SORTED, "sorted flag missing");
+    TestVerifyRange(&Reader, 0, 4000, 7, "live reader");
+
+    //
+    // Column access through the descriptor table.
+    //
+
+    Ts = TraceStoreFindColumn(Reader.Header, "ts");
+    CHECK(Ts != NULL, "no ts column");
+    CHECK(TraceStoreFindColumn(Reader.Header, "nonexistent") == NULL,
+          "found a nonexistent column");
+    CHECK(TraceStoreReadColumn(&Reader, 1234, Ts, &Value), "ts is NULL");
+    CHECK(Value == TestTimestamp(1234), "ts of 1234 = %lld",
+          (long long)Value);
+    CHECK(TraceStoreReadColumn(&Reader, 77,
+                               TraceStoreFindColumn(Reader.Header, "seq"),
+                               &Value) && Value == 77, "seq of 77 = %lld",
+          (long long)Value);
+    TraceStoreClose(&Reader);
+
+    CHECK_STATUS(TraceStoreFlush(&Writer), NULL);
+    TraceStoreClose(&Writer);
+
+    //
+    // Closed: trimmed to the committed records.
+    //
+
+    Size = TestFileSize(Path);
+    CHECK(Size >= 4096 + 4000 * 32 && Size <= ALIGN_UP(4096 + 4000 * 32,
+          65536), "file size %llu after close, expected about %u",
+          (unsigned long long)Size, 4096 + 4000 * 32);
+    VerifyStoreFile(Path, 4000, 7, &Snap);
+    CHECK(Snap.Generation == FirstGeneration, "generation %llu after close",
+          (unsigned long long)Snap.Generation);
+
+    //
+    // Reopen for write: count recovered, generation bumped, appends follow.
+    //
+
+    OpenWriter(Path, &Writer);
+    CHECK(Writer.CommittedCount == 4000, "recovered %llu",
+          (unsigned long long)Writer.CommittedCount);
+    Index = TestAppend(&Writer, 500, 7);
+    CHECK(Index == 4000, "first index after reopen %llu",
+          (unsigned long long)Index);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, 4500, 7, &Snap);
+    CHECK(Snap.Generation == FirstGeneration + 1, "generation %llu after a "
+          "second writer open, expected %llu",
+          (unsigned long long)Snap.Generation,
+          (unsigned long long)FirstGeneration + 1);
+    TestLog("create_reopen: 4500 records, generation %llu -> %llu, "
+            "file %llu bytes\n", (unsigned long long)FirstGeneration,
+            (unsigned long long)Snap.Generation,
+            (unsigned long long)TestFileSize(Path));
+}
+
+//
+// A store that was created and never committed reads as empty (and the
+// reader does not spin on the "no valid slot yet" state).
+//
+
+static void
+CaseEmptyStore(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+
+    StorePath(Path, sizeof(Path), Dir, "empty.store");
+    OpenWriter(Path, &Writer);
+    OpenReader(Path, &Reader);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 0, "count %llu",
+          (unsigned long long)Snap.RecordCount);
+    TraceStoreClose(&Reader);
+
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, 0, ~0ULL, NULL);
+    CHECK(TestFileSize(Path) >= 4096, "file shorter than its header");
+
+    //
+    // Reopen for write and close with no commit at all.
+    //
+
+    OpenWriter(Path, &Writer);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, 0, ~0ULL, NULL);
+}
+
+//
+// First/last ts are the minimum and maximum, and the sorted flag is
+// cleared once a record goes back in time (and stays cleared).
+//
+
+static void
+CaseSortedFlag(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE_SNAPSHOT Snap;
+    TRACE_STORE Reader;
+    PTEST_RECORD Record;
+    ULONGLONG Index;
+
+    StorePath(Path, sizeof(Path), Dir, "sorted.store");
+    OpenWriter(Path, &Writer);
+    TestAppend(&Writer, 100, 1);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    CHECK(Writer.Snapshot.Flags & TRACE_SLOT_SORTED, "sorted flag missing");
+
+    //
+    // One record earlier than all others, then one later.
+    //
+
+    CHECK_STATUS(TraceStoreReserve(&Writer, 2, &Index), NULL);
+    Record = (PTEST_RECORD)TestRecordAddress(&Writer, Index);
+    Record[0].Timestamp = -5;
+    Record[0].Sequence = Index;
+    Record[1].Timestamp = 1000000;
+    Record[1].Sequence = Index + 1;
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+
+    OpenReader(Path, &Reader);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 102, "count %llu",
+          (unsigned long long)Snap.RecordCount);
+    CHECK(!(Snap.Flags & TRACE_SLOT_SORTED), "sorted flag still set");
+    CHECK(Snap.FirstTs == -5, "FirstTs %lld", (long long)Snap.FirstTs);
+    CHECK(Snap.LastTs == 1000000, "LastTs %lld", (long long)Snap.LastTs);
+
+    TestAppend(&Writer, 10, 1);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    Snapshot(&Reader, &Snap);
+    CHECK(!(Snap.Flags & TRACE_SLOT_SORTED), "sorted flag came back");
+    TraceStoreClose(&Reader);
+    TraceStoreClose(&Writer);
+
+    //
+    // ... and across a reopen.
+    //
+
+    OpenWriter(Path, &Writer);
+    TestAppend(&Writer, 1, 1);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+    OpenReader(Path, &Reader);
+    Snapshot(&Reader, &Snap);
+    CHECK(!(Snap.Flags & TRACE_SLOT_SORTED), "sorted flag set after reopen");
+    CHECK(Snap.FirstTs == -5 && Snap.LastTs == 1000000,
+          "first/last ts lost on reopen: %lld %lld", (long long)Snap.FirstTs,
+          (long long)Snap.LastTs);
+    TraceStoreClose(&Reader);
+}
+
+//
+// TraceStoreCommitTracked publishes the same first/last ts and sorted flag
+// as TraceStoreCommit reading the records back, for the same records:
+// in-order batches, a batch starting below the previous maximum, a batch
+// out of order within itself, equal timestamps, and a tracker that does
+// not cover the reserved records (falls back to the scan).
+//
+
+static void
+CaseCommitTracked(const char *Dir)
+{
+    static const struct {
+        ULONG Count;
+        LONG Step;          // ts of record i = Start + i * Step
+        LONGLONG Start;
+        ULONG SwapAt;       // if non-zero, swap the ts of records SwapAt-1, SwapAt
+    } Batches[] = {
+        { 100, 10, 1000, 0 },       // in order
+        { 50, 0, 1990, 0 },         // equal ts, continuing: still sorted
+        { 5, 10, 5000, 0 },
+        { 70, 10, 2000, 0 },        // starts below the maximum so far
+        { 30, 7, 9000, 17 },        // out of order within the batch
+        { 1, 0, -42, 0 },           // a new minimum
+    };
+    char PathScan[1024];
+    char PathTracked[1024];
+    TRACE_STORE Scan;
+    TRACE_STORE Tracked;
+    TRACE_TS_TRACKER Tracker = TRACE_TS_TRACKER_INIT;
+    ULONG Batch;
+    int Pass;
+
+    for (Pass = 0; Pass < 2; Pass++) {
+        char Name[64];
+        snprintf(Name, sizeof(Name), "scan%d.store", Pass);
+        StorePath(PathScan, sizeof(PathScan), Dir, Name);
+        snprintf(Name, sizeof(Name), "tracked%d.store", Pass);
+        StorePath(PathTracked, sizeof(PathTracked), Dir, Name);
+        OpenWriter(PathScan, &Scan);
+        OpenWriter(PathTracked, &Tracked);
+
+        //
+        // Pass 1 starts with the out-of-order batch.
+        //
+
+        for (Batch = 0; Batch < ARRAYSIZE(Batches); Batch++) {
+            ULONG Which = (Pass == 0) ? Batch :
+                          (Batch + 4) % (ULONG)ARRAYSIZE(Batches);
+            ULONG Count = Batches[Which].Count;
+            ULONGLONG First;
+            ULONGLONG Other;
+            ULONG Index;
+            LONGLONG Ts[128];
+
+            for (Index = 0; Index < Count; Index++) {
+                Ts[Index] = Batches[Which].Start +
+                            (LONGLONG)Index * Batches[Which].Step;
+            }
+            if (Batches[Which].SwapAt != 0) {
+                LONGLONG Swap = Ts[Batches[Which].SwapAt];
+                Ts[Batches[Which].SwapAt] = Ts[Batches[Which].SwapAt - 1];
+                Ts[Batches[Which].SwapAt - 1] = Swap;
+            }
+
+            CHECK_STATUS(TraceStoreReserve(&Scan, Count, &First), NULL);
+            CHECK_STATUS(TraceStoreReserve(&Tracked, Count, &Other), NULL);
+            for (Index = 0; Index < Count; Index++) {
+                TestFillRecord(TestRecordAddress(&Scan, First + Index),
+                               First + Index, 0);
+                TestFillRecord(TestRecordAddress(&Tracked, Other + Index),
+                               Other + Index, 0);
+                memcpy(TestRecordAddress(&Scan, First + Index), &Ts[Index], 8);
+                memcpy(TestRecordAddress(&Tracked, Other + Index), &Ts[Index],
+                       8);
+                TraceStoreTrackTs(&Tracker, Ts[Index]);
+            }
+
+            //
+            // In pass 1, batch 2's tracker misses a record: the tracked
+            // commit must notice and scan instead.
+            //
+
+            if (Pass == 1 && Batch == 2) {
+                Tracker.Count--;
+            }
+
+            CHECK_STATUS(TraceStoreCommit(&Scan, TRACE_COMMIT_ALL), NULL);
+            CHECK_STATUS(TraceStoreCommitTracked(&Tracked, &Tracker), NULL);
+            CHECK(Tracker.Count == 0, "tracker not reset");
+            CHECK(Scan.Snapshot.RecordCount == Tracked.Snapshot.RecordCount &&
+                  Scan.Snapshot.Flags == Tracked.Snapshot.Flags &&
+                  Scan.Snapshot.FirstTs == Tracked.Snapshot.FirstTs &&
+                  Scan.Snapshot.LastTs == Tracked.Snapshot.LastTs,
+                  "pass %d batch %u: scan {%llu, flags %u, %lld..%lld} vs "
+                  "tracked {%llu, flags %u, %lld..%lld}", Pass, Batch,
+                  (unsigned long long)Scan.Snapshot.RecordCount,
+                  Scan.Snapshot.Flags, (long long)Scan.Snapshot.FirstTs,
+                  (long long)Scan.Snapshot.LastTs,
+                  (unsigned long long)Tracked.Snapshot.RecordCount,
+                  Tracked.Snapshot.Flags, (long long)Tracked.Snapshot.FirstTs,
+                  (long long)Tracked.Snapshot.LastTs);
+        }
+
+        //
+        // Hand-derived: over all batches the extremes are -42 and 9203
+        // (9000 + 29 * 7), and the order broke.
+        //
+
+        CHECK(Tracked.Snapshot.FirstTs == -42 &&
+              Tracked.Snapshot.LastTs == 9203 &&
+              !(Tracked.Snapshot.Flags & TRACE_SLOT_SORTED),
+              "pass %d: final %lld..%lld flags %u", Pass,
+              (long long)Tracked.Snapshot.FirstTs,
+              (long long)Tracked.Snapshot.LastTs, Tracked.Snapshot.Flags);
+        TraceStoreClose(&Scan);
+        TraceStoreClose(&Tracked);
+    }
+}
+
+//
+// Commit of an explicit count: only that prefix is published; a smaller
+// count never takes the store backwards; dropped counts are published.
+//
+
+static void
+CasePartialCommit(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+
+    StorePath(Path, sizeof(Path), Dir, "partial.store");
+    OpenWriter(Path, &Writer);
+    OpenReader(Path, &Reader);
+
+    TestAppend(&Writer, 100, 3);
+    CHECK_STATUS(TraceStoreCommit(&Writer, 50), NULL);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 50, "count %llu after Commit(50)",
+          (unsigned long long)Snap.RecordCount);
+
+    TraceStoreCommit(&Writer, 40);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 50, "count %llu after Commit(40): went "
+          "backwards", (unsigned long long)Snap.RecordCount);
+
+    TraceStoreCommit(&Writer, 1000);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount <= 100, "count %llu after Commit(1000) with only "
+          "100 reserved", (unsigned long long)Snap.RecordCount);
+
+    TraceStoreAddDropped(&Writer, 5);
+    TraceStoreAddDropped(&Writer, 2);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == 100, "count %llu",
+          (unsigned long long)Snap.RecordCount);
+    CHECK(Snap.Dropped == 7, "dropped %u", Snap.Dropped);
+    TestVerifyRange(&Reader, 0, 100, 3, "partial");
+    TraceStoreClose(&Reader);
+    TraceStoreClose(&Writer);
+
+    VerifyStoreFile(Path, 100, 3, &Snap);
+    CHECK(Snap.Dropped == 7, "dropped %u after close", Snap.Dropped);
+}
+
+//
+// Reserve beyond a chunk in one call, then keep appending until the file
+// has grown several times.  After every growth: the capacity is backed by
+// allocated disk blocks (no holes), old records are intact at the new Base,
+// and a reader opened at the start follows (remaps).
+//
+
+static void
+Growth(const char *Dir, BOOL UntilBaseMoves)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+    ULONGLONG Index;
+    ULONGLONG ChunkRecords;
+    ULONGLONG BigCount;
+    ULONGLONG LastCapacity;
+    ULONGLONG Total;
+    ULONGLONG Limit;
+    ULONG Growths = 0;
+    ULONG BaseMoves = 0;
+    PBYTE LastBase;
+    ULONG Batch = 4096;
+    const ULONGLONG MaxBytes = 3ULL << 30;
+
+    StorePath(Path, sizeof(Path), Dir, "growth.store");
+    OpenWriter(Path, &Writer);
+    OpenReader(Path, &Reader);
+
+    Index = TestAppend(&Writer, 1, 11);
+    CHECK(Index == 0, "first index %llu", (unsigned long long)Index);
+    ChunkRecords = Writer.Capacity;
+    CHECK(ChunkRecords >= 1, "capacity %llu after the first reserve",
+          (unsigned long long)ChunkRecords);
+    CHECK(TestFileSize(Path) >= 4096 + ChunkRecords * 32,
+          "file %llu bytes but capacity %llu records",
+          (unsigned long long)TestFileSize(Path),
+          (unsigned long long)ChunkRecords);
+    TestLog("growth: first chunk holds %llu records (%llu KiB)\n",
+            (unsigned long long)ChunkRecords,
+            (unsigned long long)ChunkRecords * 32 / 1024);
+
+    //
+    // One reservation of more than two chunks.
+    //
+
+    BigCount = 2 * ChunkRecords + 123;
+    if (BigCount * 32 > (1ULL << 30)) {
+        BigCount = (1ULL << 30) / 32 + 123;
+    }
+    Index = TestAppend(&Writer, (ULONG)BigCount, 11);
+    CHECK(Index == 1, "big reserve index %llu", (unsigned long long)Index);
+    CHECK(Writer.Capacity >= 1 + BigCount, "capacity %llu < %llu",
+          (unsigned long long)Writer.Capacity,
+          (unsigned long long)(1 + BigCount));
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    Total = 1 + BigCount;
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == Total, "reader count %llu, expected %llu",
+          (unsigned long long)Snap.RecordCount, (unsigned long long)Total);
+    TestVerifyRange(&Reader, 0, Total, 11, "reader after big reserve");
+
+    //
+    // Then batches until the capacity has changed at least four times.
+    //
+
+    LastCapacity = Writer.Capacity;
+    LastBase = Writer.Base;
+    Limit = MaxBytes / 32;
+    while ((Growths < 4 || (UntilBaseMoves && BaseMoves == 0)) &&
+           Total < Limit) {
+        if (Growths >= 4) {
+            Batch = 65536;
+        }
+        Index = TestAppend(&Writer, Batch, 11);
+        CHECK(Index == Total, "index %llu, expected %llu",
+              (unsigned long long)Index, (unsigned long long)Total);
+        Total += Batch;
+        CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+        if (Writer.Base != LastBase) {
+            BaseMoves++;
+            LastBase = Writer.Base;
+        }
+        if (Writer.Capacity != LastCapacity) {
+            ULONGLONG Sample;
+            CHECK(Writer.Capacity > LastCapacity, "capacity shrank");
+            Growths++;
+            LastCapacity = Writer.Capacity;
+            CHECK(TestFileSize(Path) >= 4096 + LastCapacity * 32,
+                  "file %llu bytes < capacity %llu records",
+                  (unsigned long long)TestFileSize(Path),
+                  (unsigned long long)LastCapacity);
+            CHECK(TestFileAllocated(Path) >= LastCapacity * 32,
+                  "only %llu bytes allocated for capacity %llu records: "
+                  "the file has holes (not fallocated)",
+                  (unsigned long long)TestFileAllocated(Path),
+                  (unsigned long long)LastCapacity);
+
+            //
+            // Old records are intact at the (possibly new) Base.
+            //
+
+            for (Sample = 0; Sample < Total; Sample += 9973) {
+                CHECK(TestRecordValid(TestRecordAddress(&Writer, Sample),
+                                      Sample, 11),
+                      "record %llu damaged by growth %u",
+                      (unsigned long long)Sample, Growths);
+            }
+
+            //
+            // The reader remaps and sees everything.
+            //
+
+            Snapshot(&Reader, &Snap);
+            CHECK(Snap.RecordCount == Total, "reader count %llu, "
+                  "expected %llu", (unsigned long long)Snap.RecordCount,
+                  (unsigned long long)Total);
+            TestVerifyRange(&Reader, Total - Batch, Total, 11,
+                            "reader after growth");
+        }
+    }
+    CHECK(Growths >= 4, "only %u growths in %llu records (capacity %llu)",
+          Growths, (unsigned long long)Total,
+          (unsigned long long)Writer.Capacity);
+    CHECK(!UntilBaseMoves || BaseMoves != 0, "the mapping never moved in "
+          "%llu MiB", (unsigned long long)(Total * 32 >> 20));
+
+    Snapshot(&Reader, &Snap);
+    TestVerifyRange(&Reader, 0, Total, 11, "reader at the end");
+    TraceStoreClose(&Reader);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, Total, 11, NULL);
+    TestLog("growth: %llu records (%llu MiB), %u growths after a reserve of "
+            "%llu, base moved %u times\n", (unsigned long long)Total,
+            (unsigned long long)(Total * 32 >> 20), Growths,
+            (unsigned long long)BigCount, BaseMoves);
+}
+
+static void
+CaseGrowth(const char *Dir)
+{
+    Growth(Dir, FALSE);
+}
+
+//
+// The same, on until the file outgrows the writer's address reservation
+// (1 GiB today) and the whole mapping moves: records keep their content at
+// the new Base, and the reader follows.
+//
+
+static void
+CaseGrowthMove(const char *Dir)
+{
+    Growth(Dir, TRUE);
+}
+
+//
+// A writer that dies (no close) after committing 1000 records and
+// reserving and filling 500 more: the next writer recovers 1000, bumps the
+// generation and hands out index 1000 again; the dead records never
+// become visible.
+//
+
+typedef struct _DIE_CONTEXT {
+    const char *Path;
+    ULONGLONG Committed;
+    ULONGLONG Uncommitted;
+} DIE_CONTEXT, *PDIE_CONTEXT;
+
+static int
+WriterThatDies(void *Context)
+{
+    PDIE_CONTEXT Die = (PDIE_CONTEXT)Context;
+    TRACE_STORE Writer;
+
+    OpenWriter(Die->Path, &Writer);
+    TestAppend(&Writer, (ULONG)Die->Committed, 21);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TestAppend(&Writer, (ULONG)Die->Uncommitted, 0xdead);
+    return 0;
+}
+
+static void
+CaseReopenRecovers(const char *Dir)
+{
+    char Path[1024];
+    DIE_CONTEXT Die;
+    TRACE_STORE Writer;
+    TRACE_STORE_SNAPSHOT Snap;
+    TRACE_STORE_SNAPSHOT Before;
+    ULONGLONG Index;
+    ULONGLONG Generation;
+
+    StorePath(Path, sizeof(Path), Dir, "recover.store");
+    Die.Path = Path;
+    Die.Committed = 1000;
+    Die.Uncommitted = 500;
+    CHECK(RunInChild(WriterThatDies, &Die) == 0, "child writer failed");
+
+    VerifyStoreFile(Path, 1000, 21, &Before);
+    Generation = Before.Generation;
+
+    OpenWriter(Path, &Writer);
+    CHECK(Writer.CommittedCount == 1000, "recovered %llu",
+          (unsigned long long)Writer.CommittedCount);
+    CHECK(Writer.Generation == Generation + 1, "writer generation %llu, "
+          "expected %llu", (unsigned long long)Writer.Generation,
+          (unsigned long long)Generation + 1);
+    Index = TestAppend(&Writer, 10, 22);
+    CHECK(Index == 1000, "first index after recovery %llu (uncommitted "
+          "records were not discarded)", (unsigned long long)Index);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+
+    OpenWriter(Path, &Writer);
+    TraceStoreClose(&Writer);
+
+    VerifyStoreFile(Path, 1010, ~0ULL, &Snap);
+    {
+        TRACE_STORE Reader;
+        OpenReader(Path, &Reader);
+        Snapshot(&Reader, &Snap);
+        TestVerifyRange(&Reader, 0, 1000, 21, "committed by the dead writer");
+        TestVerifyRange(&Reader, 1000, 1010, 22, "appended after recovery");
+        TraceStoreClose(&Reader);
+    }
+    CHECK(Snap.Generation == Generation + 2, "generation %llu after two more "
+          "opens, expected %llu", (unsigned long long)Snap.Generation,
+          (unsigned long long)Generation + 2);
+}
+
+//
+// Close discards what was reserved but not committed.
+//
+
+static void
+CaseCloseDiscards(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    ULONGLONG Index;
+    ULONGLONG Size;
+
+    StorePath(Path, sizeof(Path), Dir, "discard.store");
+    OpenWriter(Path, &Writer);
+    TestAppend(&Writer, 300, 31);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TestAppend(&Writer, 200, 0xbad);
+    TraceStoreClose(&Writer);
+
+    Size = TestFileSize(Path);
+    CHECK(Size >= 4096 + 300 * 32 && Size <= ALIGN_UP(4096 + 300 * 32,
+          65536), "file size %llu after close with 300 committed",
+          (unsigned long long)Size);
+    VerifyStoreFile(Path, 300, 31, NULL);
+
+    OpenWriter(Path, &Writer);
+    CHECK(Writer.CommittedCount == 300, "recovered %llu",
+          (unsigned long long)Writer.CommittedCount);
+    Index = TestAppend(&Writer, 5, 31);
+    CHECK(Index == 300, "index %llu", (unsigned long long)Index);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, 305, 31, NULL);
+}
+
+//
+// One writer per store: a second writer (another open file description in
+// this process, and another process) gets RTL_STATUS_LOCKED while the first
+// holds the store; readers are never blocked; the lock goes with the
+// writer.
+//
+
+static int
+ChildTriesWriter(void *Context)
+{
+    const char *Path = (const char *)Context;
+    TRACE_STORE Second;
+    TRACE_STORE Reader;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    memset(&Second, 0, sizeof(Second));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, &Second,
+                                  &Error);
+    if (Status != RTL_STATUS_LOCKED) {
+        fprintf(stderr, "child: second writer got %d (%s): %s\n",
+                (int)Status, RtlStatusText(Status), Error.Message);
+        return 1;
+    }
+    OpenReader(Path, &Reader);
+    TestVerifyRange(&Reader, 0, Reader.Snapshot.RecordCount, 41,
+                    "child reader");
+    TraceStoreClose(&Reader);
+    return 0;
+}
+
+static void
+CaseWriterLocked(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE First;
+    TRACE_STORE Second;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    StorePath(Path, sizeof(Path), Dir, "locked.store");
+    OpenWriter(Path, &First);
+    TestAppend(&First, 64, 41);
+    CHECK_STATUS(TraceStoreCommit(&First, TRACE_COMMIT_ALL), NULL);
+
+    memset(&Second, 0, sizeof(Second));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, &Second,
+                                  &Error);
+    CHECK(Status == RTL_STATUS_LOCKED, "second writer in the same process "
+          "got %d (%s): %s", (int)Status, RtlStatusText(Status),
+          Error.Message);
+    CHECK(Error.Status == RTL_STATUS_LOCKED, "Error.Status %d",
+          (int)Error.Status);
+    CHECK(TestMessageNamesFile(Error.Message, Path),
+          "message does not name the file: '%s'", Error.Message);
+    TestLog("writer_locked: \"%s\"\n", Error.Message);
+
+    CHECK(RunInChild(ChildTriesWriter, Path) == 0,
+          "second writer in another process was not refused");
+
+    //
+    // The failed attempts did not disturb the first writer.
+    //
+
+    TestAppend(&First, 64, 41);
+    CHECK_STATUS(TraceStoreCommit(&First, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&First);
+
+    OpenWriter(Path, &Second);
+    CHECK(Second.CommittedCount == 128, "count %llu",
+          (unsigned long long)Second.CommittedCount);
+    TraceStoreClose(&Second);
+    VerifyStoreFile(Path, 128, 41, NULL);
+}
+
+//
+// A reader in the same process follows the writer commit by commit,
+// across growth, and never sees reserved-but-uncommitted records.
+//
+
+static void
+CaseReaderFollows(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Writer;
+    TRACE_STORE Reader;
+    TRACE_STORE_SNAPSHOT Snap;
+    ULONGLONG Total = 0;
+    ULONGLONG Seen = 0;
+    ULONGLONG Generation;
+    ULONGLONG Sequence = 0;
+    ULONGLONG Step;
+    ULONGLONG State = TestSeed();
+    ULONG Commits = 0;
+    ULONG Growths = 0;
+    ULONGLONG Capacity = 0;
+
+    StorePath(Path, sizeof(Path), Dir, "follow.store");
+    OpenWriter(Path, &Writer);
+    OpenReader(Path, &Reader);
+    Generation = Reader.Snapshot.Generation;
+
+    while (Total < 6000000 || Growths < 2) {
+        ULONG Count = (ULONG)(1 + TestRandom(&State) % 20000);
+        TestAppend(&Writer, Count, 51);
+
+        if ((TestRandom(&State) & 3) == 0) {
+            Snapshot(&Reader, &Snap);
+            CHECK(Snap.RecordCount == Total, "reader sees %llu before the "
+                  "commit, expected %llu",
+                  (unsigned long long)Snap.RecordCount,
+                  (unsigned long long)Total);
+        }
+        Total += Count;
+        CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+        Commits++;
+        if (Writer.Capacity != Capacity) {
+            Growths += Capacity != 0;
+            Capacity = Writer.Capacity;
+        }
+
+        Snapshot(&Reader, &Snap);
+        CHECK(Snap.RecordCount == Total, "reader sees %llu, committed %llu",
+              (unsigned long long)Snap.RecordCount,
+              (unsigned long long)Total);
+        CHECK(Snap.Sequence > Sequence, "sequence %llu after %llu",
+              (unsigned long long)Snap.Sequence,
+              (unsigned long long)Sequence);
+        CHECK(Snap.Generation == Generation, "generation changed");
+        CHECK(Snap.LastTs == TestTimestamp(Total - 1), "LastTs %lld",
+              (long long)Snap.LastTs);
+        Sequence = Snap.Sequence;
+        TestVerifyRange(&Reader, Seen, Total, 51, "follower");
+        Seen = Total;
+
+        Step = TestRandom(&State) % Total;
+        CHECK(TestRecordValid(TestRecordAddress(&Reader, Step), Step, 51),
+              "old record %llu", (unsigned long long)Step);
+        CHECK(Total < (1ULL << 27), "store never grew twice");
+    }
+    TraceStoreClose(&Writer);
+    Snapshot(&Reader, &Snap);
+    CHECK(Snap.RecordCount == Total, "count after the writer closed %llu",
+          (unsigned long long)Snap.RecordCount);
+    TestVerifyRange(&Reader, 0, Total, 51, "follower at the end");
+    TraceStoreClose(&Reader);
+    TestLog("reader_follows: %llu records, %u commits, %u growths\n",
+            (unsigned long long)Total, Commits, Growths);
+}
+
+//
+// The schema must describe its records; the file is not created if not.
+//
+
+static ULONG BadSchemaProblems;
+
+static void
+ExpectBadSchema(const char *Dir, const char *What, PCTRACE_STORE_SCHEMA Schema)
+{
+    char Path[1024];
+    TRACE_STORE Store;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    struct stat St;
+
+    StorePath(Path, sizeof(Path), Dir, "bad_schema.store");
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, Schema, &Store, &Error);
+    if (RTL_SUCCESS(Status)) {
+        printf("PROBLEM: a schema with %s was accepted\n", What);
+        BadSchemaProblems++;
+        TraceStoreClose(&Store);
+    } else {
+        CHECK(Error.Message[0] != '\0', "no message for a schema with %s",
+              What);
+        TestLog("bad_schema: %s -> %s: %s\n", What, TestStatusName(Status),
+                Error.Message);
+    }
+    if (stat(Path, &St) == 0) {
+        printf("PROBLEM: a store file was left behind for a schema with "
+               "%s\n", What);
+        BadSchemaProblems++;
+        unlink(Path);
+    }
+}
+
+static void
+CaseBadSchema(const char *Dir)
+{
+    TRACE_COLUMN_DESCRIPTOR Columns[TRACE_STORE_MAX_COLUMNS + 1];
+    TRACE_STORE_SCHEMA Schema;
+    ULONG Index;
+    DIR *Handle;
+    struct dirent *Entry;
+
+    memcpy(Columns, TestRecordColumns, sizeof(TestRecordColumns));
+
+    Schema = TestRecordSchema;
+    Schema.Columns = Columns;
+
+    Columns[3].Offset = 28;
+    ExpectBadSchema(Dir, "a column past the record end", &Schema);
+    Columns[3] = TestRecordColumns[3];
+
+    Columns[1].Width = 4;
+    ExpectBadSchema(Dir, "a UInt64 column of width 4", &Schema);
+    Columns[1] = TestRecordColumns[1];
+
+    Columns[2].Type = 99;
+    ExpectBadSchema(Dir, "an unknown column type", &Schema);
+    Columns[2] = TestRecordColumns[2];
+
+    Columns[2].Flags = 0x8000;
+    ExpectBadSchema(Dir, "an unknown column flag", &Schema);
+    Columns[2] = TestRecordColumns[2];
+
+    Columns[0].Type = TraceColumnUInt32;
+    Columns[0].Width = 4;
+    ExpectBadSchema(Dir, "a 32-bit timestamp column", &Schema);
+    Columns[0] = TestRecordColumns[0];
+
+    Schema.RecordSize = 0;
+    ExpectBadSchema(Dir, "record size 0", &Schema);
+    Schema.RecordSize = TRACE_STORE_MAX_RECORD_SIZE + 8;
+    ExpectBadSchema(Dir, "record size above the maximum", &Schema);
+    Schema.RecordSize = 32;
+
+    for (Index = 0; Index < ARRAYSIZE(Columns); Index++) {
+        Columns[Index] = TestRecordColumns[1];
+        snprintf(Columns[Index].Name, sizeof(Columns[Index].Name), "c%u",
+                 Index);
+    }
+    Schema.NumberOfColumns = TRACE_STORE_MAX_COLUMNS + 1;
+    ExpectBadSchema(Dir, "31 columns", &Schema);
+    memcpy(Columns, TestRecordColumns, sizeof(TestRecordColumns));
+    Schema.NumberOfColumns = 4;
+
+    Schema.Name = "a_store_name_that_is_longer_than_thirty_two_bytes";
+    ExpectBadSchema(Dir, "a name too long", &Schema);
+    Schema.Name = "";
+    ExpectBadSchema(Dir, "an empty name", &Schema);
+
+    CHECK(BadSchemaProblems == 0, "%u problems (above)", BadSchemaProblems);
+
+    //
+    // No temporary files left either.
+    //
+
+    Handle = opendir(Dir);
+    CHECK(Handle != NULL, "opendir");
+    while ((Entry = readdir(Handle)) != NULL) {
+        CHECK(strcmp(Entry->d_name, ".") == 0 ||
+              strcmp(Entry->d_name, "..") == 0,
+              "left behind in the directory: %s", Entry->d_name);
+    }
+    closedir(Handle);
+}
+
+//
+// Opening an existing store with a different schema fails and leaves the
+// file as it was.
+//
+
+static void
+CaseSchemaMismatch(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Store;
+    TRACE_STORE_SCHEMA Other;
+    TRACE_COLUMN_DESCRIPTOR Columns[4];
+    TRACE_STORE_HEADER Before;
+    TRACE_STORE_HEADER After;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    StorePath(Path, sizeof(Path), Dir, "mismatch.store");
+    OpenWriter(Path, &Store);
+    TestAppend(&Store, 10, 61);
+    CHECK_STATUS(TraceStoreCommit(&Store, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Store);
+    TestReadHeader(Path, &Before);
+
+    memcpy(Columns, TestRecordColumns, sizeof(Columns));
+    Other = TestRecordSchema;
+    Other.Columns = Columns;
+    Other.NumberOfColumns = 3;
+    Other.RecordSize = 24;
+
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &Other, &Store, &Error);
+    CHECK(!RTL_SUCCESS(Status), "opened with a 24-byte schema");
+    CHECK(TestMessageNamesFile(Error.Message, Path), "message '%s'",
+          Error.Message);
+    TestLog("schema_mismatch: record size -> %s: %s\n",
+            TestStatusName(Status), Error.Message);
+
+    Other.RecordSize = 32;
+    Other.NumberOfColumns = 4;
+    strcpy(Columns[2].Name, "renamed");
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &Other, &Store, &Error);
+    CHECK(!RTL_SUCCESS(Status), "opened with a renamed column");
+    TestLog("schema_mismatch: column name -> %s: %s\n",
+            TestStatusName(Status), Error.Message);
+
+    TestReadHeader(Path, &After);
+    CHECK(memcmp(&Before, &After, sizeof(Before)) == 0,
+          "a refused open changed the header");
+    VerifyStoreFile(Path, 10, 61, NULL);
+}
+
+static void
+CaseOpenMissing(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE Store;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    StorePath(Path, sizeof(Path), Dir, "missing.store");
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenReader(&Rtl, Path, &Store, &Error);
+    CHECK(Status == RTL_STATUS_NOT_FOUND, "reader of a missing file: %d (%s)",
+          (int)Status, RtlStatusText(Status));
+    CHECK(TestMessageNamesFile(Error.Message, Path), "message '%s'",
+          Error.Message);
+    TestLog("open_missing: \"%s\"\n", Error.Message);
+
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenReader(&Rtl, Dir, &Store, &Error);
+    CHECK(!RTL_SUCCESS(Status), "opened a directory as a store");
+    TestLog("open_missing: directory -> %s: \"%s\"\n", TestStatusName(Status),
+            Error.Message);
+
+    StorePath(Path, sizeof(Path), Dir, "no/such/dir/x.store");
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, &Store,
+                                  &Error);
+    CHECK(!RTL_SUCCESS(Status), "created a store in a missing directory");
+}
+
+//
+// ---------------------------------------------------------------------------
+// Corrupt and foreign files.
+// ---------------------------------------------------------------------------
+//
+
+//
+// Writes the target of a corruption: a store whose two slots hold 60 and
+// 100 records (the writer dies without closing, so nothing rewrites them).
+//
+
+static int
+WriteCorruptTarget(void *Context)
+{
+    const char *Path = (const char *)Context;
+    TRACE_STORE Writer;
+
+    OpenWriter(Path, &Writer);
+    TestAppend(&Writer, 60, 71);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TestAppend(&Writer, 40, 71);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    return 0;
+}
+
+static void
+MakeCorruptTarget(
+    const char *Dir,
+    const char *Name,
+    char *Path,
+    size_t PathSize,
+    PTRACE_STORE_HEADER Header
+    )
+{
+    StorePath(Path, PathSize, Dir, Name);
+    CHECK(RunInChild(WriteCorruptTarget, Path) == 0, "writing %s", Path);
+    TestReadHeader(Path, Header);
+    CHECK(TestSlotValid(&Header->Slots[0]) && TestSlotValid(&Header->Slots[1]),
+          "after two commits both slots should be valid: seq %llu/%llu "
+          "count %llu/%llu", (unsigned long long)Header->Slots[0].Sequence,
+          (unsigned long long)Header->Slots[1].Sequence,
+          (unsigned long long)Header->Slots[0].RecordCount,
+          (unsigned long long)Header->Slots[1].RecordCount);
+    CHECK(Header->Slots[TestExpectedSlot(Header)].RecordCount == 100,
+          "newest slot holds %llu records",
+          (unsigned long long)Header->Slots[TestExpectedSlot(Header)]
+          .RecordCount);
+    CHECK(Header->Slots[1 - TestExpectedSlot(Header)].RecordCount == 60,
+          "older slot holds %llu records",
+          (unsigned long long)Header->Slots[1 - TestExpectedSlot(Header)]
+          .RecordCount);
+}
+
+//
+// Both the reader and the writer must refuse Path with one of the format
+// errors (or exactly Expected, if non-zero), with a message naming the
+// file, without crashing and without changing the file.
+//
+
+static void
+ExpectRefused(const char *Path, const char *What, RTL_STATUS Expected)
+{
+    TRACE_STORE Store;
+    TRACE_STORE_SNAPSHOT Snap;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    struct stat Before;
+    struct stat After;
+    void *BytesBefore;
+    void *BytesAfter;
+    int Fd;
+    size_t Length;
+    const char *Where = "TraceStoreOpenReader";
+
+    CHECK(stat(Path, &Before) == 0, "stat");
+    Length = (size_t)Before.st_size;
+    if (Length > 65536) {
+        Length = 65536;
+    }
+    BytesBefore = calloc(1, Length + 1);
+    BytesAfter = calloc(1, Length + 1);
+    Fd = open(Path, O_RDONLY);
+    CHECK(Fd >= 0 && pread(Fd, BytesBefore, Length, 0) == (ssize_t)Length,
+          "read %s", Path);
+    close(Fd);
+
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenReader(&Rtl, Path, &Store, &Error);
+    if (RTL_SUCCESS(Status)) {
+        Where = "TraceStoreTakeSnapshot";
+        memset(&Error, 0, sizeof(Error));
+        Status = TraceStoreTakeSnapshot(&Store, &Snap, &Error);
+        TraceStoreClose(&Store);
+        CHECK(!RTL_SUCCESS(Status), "%s: the reader accepted the store "
+              "(snapshot of %llu records)", What,
+              (unsigned long long)Snap.RecordCount);
+    }
+    if (Expected != 0) {
+        CHECK(Status == Expected, "%s: %s returned %s (%d), expected %s",
+              What, Where, TestStatusName(Status), (int)Status,
+              TestStatusName(Expected));
+    } else {
+        CHECK(Status == RTL_STATUS_CORRUPT || Status == RTL_STATUS_BAD_FORMAT ||
+              Status == RTL_STATUS_BAD_VERSION, "%s: %s returned %s (%d): %s",
+              What, Where, TestStatusName(Status), (int)Status,
+              Error.Message);
+    }
+    CHECK(Error.Status == Status, "%s: Error.Status %d != %d", What,
+          (int)Error.Status, (int)Status);
+    CHECK(TestMessageNamesFile(Error.Message, Path),
+          "%s: message does not name the file: '%s'", What, Error.Message);
+    TestLog("%s: reader -> %s: %s\n", What, TestStatusName(Status),
+            Error.Message);
+
+    //
+    // The writer refuses too, and does not "repair" the file.
+    //
+
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, &Store,
+                                  &Error);
+    if (RTL_SUCCESS(Status)) {
+        TraceStoreClose(&Store);
+        TestFail(__FILE__, __LINE__, "%s: the writer opened the store", What);
+    }
+    CHECK(TestMessageNamesFile(Error.Message, Path),
+          "%s: writer message does not name the file: '%s'", What,
+          Error.Message);
+    TestLog("%s: writer -> %s: %s\n", What, TestStatusName(Status),
+            Error.Message);
+
+    CHECK(stat(Path, &After) == 0, "stat");
+    CHECK(After.st_size == Before.st_size, "%s: the refused writer changed "
+          "the size from %lld to %lld", What, (long long)Before.st_size,
+          (long long)After.st_size);
+    Fd = open(Path, O_RDONLY);
+    CHECK(Fd >= 0 && pread(Fd, BytesAfter, Length, 0) == (ssize_t)Length,
+          "read %s", Path);
+    close(Fd);
+    CHECK(memcmp(BytesBefore, BytesAfter, Length) == 0,
+          "%s: the refused writer changed the file", What);
+    free(BytesBefore);
+    free(BytesAfter);
+}
+
+static void
+CaseCorruptEmptyFile(const char *Dir)
+{
+    char Path[1024];
+    int Fd;
+
+    StorePath(Path, sizeof(Path), Dir, "empty_file.store");
+    Fd = open(Path, O_CREAT | O_WRONLY, 0644);
+    CHECK(Fd >= 0, "create");
+    close(Fd);
+    ExpectRefused(Path, "zero-length file", 0);
+}
+
+static void
+CaseCorruptTruncatedHeader(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    static const ULONGLONG Sizes[] = { 8, 100, 200, 4095 };
+    ULONG Index;
+
+    for (Index = 0; Index < ARRAYSIZE(Sizes); Index++) {
+        char What[64];
+        char Name[64];
+        snprintf(Name, sizeof(Name), "truncated%u.store", Index);
+        MakeCorruptTarget(Dir, Name, Path, sizeof(Path), &Header);
+        CHECK(truncate(Path, (off_t)Sizes[Index]) == 0, "truncate");
+        snprintf(What, sizeof(What), "file of %llu bytes",
+                 (unsigned long long)Sizes[Index]);
+        ExpectRefused(Path, What, 0);
+    }
+}
+
+static void
+CaseCorruptMagic(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    int Method;
+
+    MakeCorruptTarget(Dir, "magic.store", Path, sizeof(Path), &Header);
+    Method = TestHeaderChecksumMethod(&Header);
+    Header.Magic ^= 0x20;
+    if (Method >= 0) {
+        Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    }
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "wrong magic", 0);
+}
+
+static void
+CaseCorruptVersion(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    int Method;
+
+    MakeCorruptTarget(Dir, "version.store", Path, sizeof(Path), &Header);
+    Method = TestHeaderChecksumMethod(&Header);
+    CHECK(Method >= 0, "cannot reproduce the header checksum");
+    Header.Version = TRACE_STORE_VERSION + 1;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "newer version (re-signed)", RTL_STATUS_BAD_VERSION);
+}
+
+static void
+CaseCorruptHeaderChecksum(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+
+    MakeCorruptTarget(Dir, "hdrsum.store", Path, sizeof(Path), &Header);
+    Header.CreatedRealtimeNs ^= 1;
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "header bit flip (checksum mismatch)", 0);
+
+    MakeCorruptTarget(Dir, "hdrsum2.store", Path, sizeof(Path), &Header);
+    Header.Columns[2].Description[5] ^= 0x40;
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "column descriptor bit flip", 0);
+}
+
+//
+// The record size disagrees with the descriptors, the header checksum
+// re-signed so that only the consistency checks can catch it.
+//
+
+static void
+CaseCorruptRecordSize(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    int Method;
+
+    MakeCorruptTarget(Dir, "recsize.store", Path, sizeof(Path), &Header);
+    Method = TestHeaderChecksumMethod(&Header);
+    CHECK(Method >= 0, "cannot reproduce the header checksum");
+    Header.RecordSize = 16;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "record size 16 with columns up to 32", 0);
+
+    MakeCorruptTarget(Dir, "recsize0.store", Path, sizeof(Path), &Header);
+    Header.RecordSize = 0;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "record size 0", 0);
+
+    MakeCorruptTarget(Dir, "recsizebig.store", Path, sizeof(Path), &Header);
+    Header.RecordSize = 0x80000000u;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "record size 2^31", 0);
+}
+
+static void
+CaseCorruptColumns(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    int Method;
+
+    MakeCorruptTarget(Dir, "col1.store", Path, sizeof(Path), &Header);
+    Method = TestHeaderChecksumMethod(&Header);
+    CHECK(Method >= 0, "cannot reproduce the header checksum");
+    Header.Columns[3].Offset = 0xfffffff8u;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "column offset 0xfffffff8 (overflows)", 0);
+
+    MakeCorruptTarget(Dir, "col2.store", Path, sizeof(Path), &Header);
+    Header.NumberOfColumns = 1000;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "1000 columns", 0);
+
+    MakeCorruptTarget(Dir, "col3.store", Path, sizeof(Path), &Header);
+    memset(Header.Columns[1].Name, 'x', sizeof(Header.Columns[1].Name));
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "column name without NUL", 0);
+
+    MakeCorruptTarget(Dir, "col4.store", Path, sizeof(Path), &Header);
+    Header.TimestampColumn = 17;
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "timestamp column index 17 of 4", 0);
+
+    MakeCorruptTarget(Dir, "col5.store", Path, sizeof(Path), &Header);
+    memset(Header.Name, 'n', sizeof(Header.Name));
+    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "store name without NUL", 0);
+}
+
+//
+// The committed count says more than the file holds.
+//
+
+static void
+CaseCorruptCountBeyondFile(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    ULONG Slot;
+
+    //
+    // The file lost its tail (both slots: 60 and 100 > 50 records).
+    //
+
+    MakeCorruptTarget(Dir, "short.store", Path, sizeof(Path), &Header);
+    CHECK(truncate(Path, 4096 + 50 * 32) == 0, "truncate");
+    ExpectRefused(Path, "file truncated below both slots' counts", 0);
+
+    //
+    // Both slots validly signed, with counts past the file; one of them so
+    // large that Count * RecordSize overflows 64 bits.
+    //
+
+    MakeCorruptTarget(Dir, "huge.store", Path, sizeof(Path), &Header);
+    for (Slot = 0; Slot < 2; Slot++) {
+        Header.Slots[Slot].RecordCount = Slot == 0 ? (1ULL << 40) :
+                                                     (1ULL << 59) + 3;
+        Header.Slots[Slot].Capacity = Header.Slots[Slot].RecordCount;
+        TestResignSlot(&Header.Slots[Slot]);
+    }
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "signed slots with counts 2^40 and 2^59+3", 0);
+
+    //
+    // Count beyond capacity (but within the file).
+    //
+
+    MakeCorruptTarget(Dir, "overcap.store", Path, sizeof(Path), &Header);
+    for (Slot = 0; Slot < 2; Slot++) {
+        Header.Slots[Slot].Capacity = 10;
+        TestResignSlot(&Header.Slots[Slot]);
+    }
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "count above capacity in both slots", 0);
+}
+
+static void
+CaseCorruptBothSlots(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+
+    MakeCorruptTarget(Dir, "slots.store", Path, sizeof(Path), &Header);
+    Header.Slots[0].RecordCount ^= 1;
+    Header.Slots[1].Checksum ^= 0x100;
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "both slot checksums bad", RTL_STATUS_CORRUPT);
+
+    //
+    // A reader that opened the store while it was good: its next snapshot
+    // fails instead of returning either slot.
+    //
+
+    MakeCorruptTarget(Dir, "slotslive.store", Path, sizeof(Path), &Header);
+    {
+        TRACE_STORE Reader;
+        TRACE_STORE_SNAPSHOT Snap;
+        RTL_ERROR Error;
+        RTL_STATUS Status;
+
+        OpenReader(Path, &Reader);
+        Snapshot(&Reader, &Snap);
+        CHECK(Snap.RecordCount == 100, "count %llu",
+              (unsigned long long)Snap.RecordCount);
+        Header.Slots[0].Checksum ^= 1;
+        Header.Slots[1].Checksum ^= 1;
+        TestWriteHeader(Path, &Header);
+        memset(&Error, 0, sizeof(Error));
+        Status = TraceStoreTakeSnapshot(&Reader, &Snap, &Error);
+        CHECK(Status == RTL_STATUS_CORRUPT, "snapshot of a store whose slots "
+              "went bad: %s (%d)", TestStatusName(Status), (int)Status);
+        CHECK(TestMessageNamesFile(Error.Message, Path), "message '%s'",
+              Error.Message);
+        TestLog("both slots bad under a live reader: %s\n", Error.Message);
+        TraceStoreClose(&Reader);
+    }
+
+    MakeCorruptTarget(Dir, "slots0.store", Path, sizeof(Path), &Header);
+    memset(Header.Slots, 0, sizeof(Header.Slots));
+    Header.Slots[0].RecordCount = 100;
+    TestWriteHeader(Path, &Header);
+    ExpectRefused(Path, "both slot sequences zero, count 100 in one", 0);
+}
+
+//
+// One bad slot: the reader and a writer use the other one.
+//
+
+static void
+ExpectFallback(
+    const char *Path,
+    const TRACE_STORE_HEADER *Header,
+    int GoodSlot,
+    const char *What
+    )
+{
+    TRACE_STORE_SNAPSHOT Snap;
+    TRACE_STORE Writer;
+    ULONGLONG Expected = Header->Slots[GoodSlot].RecordCount;
+    ULONGLONG Index;
+
+    VerifyStoreFile(Path, Expected, 71, &Snap);
+    CHECK(Snap.Sequence == Header->Slots[GoodSlot].Sequence,
+          "%s: snapshot sequence %llu, expected %llu", What,
+          (unsigned long long)Snap.Sequence,
+          (unsigned long long)Header->Slots[GoodSlot].Sequence);
+    TestLog("%s: reader fell back to slot %d: %llu records\n", What, GoodSlot,
+            (unsigned long long)Expected);
+
+    OpenWriter(Path, &Writer);
+    CHECK(Writer.CommittedCount == Expected, "%s: writer recovered %llu, "
+          "expected %llu", What, (unsigned long long)Writer.CommittedCount,
+          (unsigned long long)Expected);
+    Index = TestAppend(&Writer, 7, 71);
+    CHECK(Index == Expected, "index %llu", (unsigned long long)Index);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
+    TraceStoreClose(&Writer);
+    VerifyStoreFile(Path, Expected + 7, 71, NULL);
+}
+
+static void
+CaseSlot1Fallback(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    TRACE_STORE_HEADER Written;
+
+    MakeCorruptTarget(Dir, "slot1.store", Path, sizeof(Path), &Header);
+    Written = Header;
+    Written.Slots[1].RecordCount += 5;
+    TestWriteHeader(Path, &Written);
+    ExpectFallback(Path, &Header, 0, "slot 1 bad, slot 0 good");
+}
+
+static void
+CaseNewerSlotFallback(const char *Dir)
+{
+    char Path[1024];
+    TRACE_STORE_HEADER Header;
+    TRACE_STORE_HEADER Written;
+    int Newer;
+
+    //
+    // A torn commit: the newer slot's sequence is stored but its fields do
+    // not match the checksum.
+    //
+
+    MakeCorruptTarget(Dir, "newer.store", Path, sizeof(Path), &Header);
+    Newer = TestExpectedSlot(&Header);
+    Written = Header;
+    Written.Slots[Newer].LastTs ^= 0x10;
+    TestWriteHeader(Path, &Written);
+    ExpectFallback(Path, &Header, 1 - Newer, "newer slot torn");
+
+    //
+    // A commit in progress: the newer slot's sequence is still zero.
+    //
+
+    MakeCorruptTarget(Dir, "inprogress.store", Path, sizeof(Path), &Header);
+    Newer = TestExpectedSlot(&Header);
+    Written = Header;
+    Written.Slots[Newer].Sequence = 0;
+    Written.Slots[Newer].RecordCount = 1000;
+    TestWriteHeader(Path, &Written);
+    ExpectFallback(Path, &Header, 1 - Newer, "newer slot being written");
+}
+
+static void
+CaseCorruptGarbage(const char *Dir)
+{
+    char Path[1024];
+    unsigned char Bytes[3 * 4096];
+    ULONGLONG State = TestSeed();
+    ULONG Index;
+    ULONG Trial;
+    int Fd;
+
+    for (Trial = 0; Trial < 20; Trial++) {
+        char Name[64];
+        snprintf(Name, sizeof(Name), "garbage%u.store", Trial);
+        StorePath(Path, sizeof(Path), Dir, Name);
+        for (Index = 0; Index < sizeof(Bytes); Index++) {
+            Bytes[Index] = (unsigned char)TestRandom(&State);
+        }
+        if (Trial & 1) {
+            //
+            // Right magic and version, garbage after them.
+            //
+            ULONGLONG Magic = TRACE_STORE_MAGIC;
+            ULONG Version = TRACE_STORE_VERSION;
+            memcpy(Bytes, &Magic, 8);
+            memcpy(Bytes + 8, &Version, 4);
+        }
+        Fd = open(Path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        CHECK(Fd >= 0 && write(Fd, Bytes, sizeof(Bytes)) ==
+              (ssize_t)sizeof(Bytes), "write %s", Path);
+        close(Fd);
+        TestQuiet = Trial > 1;
+        ExpectRefused(Path, "random bytes", 0);
+        TestQuiet = 0;
+    }
+}
+
+//
+// ---------------------------------------------------------------------------
+// The hash table.
+// ---------------------------------------------------------------------------
+//
+
+static void
+CaseHashTable(const char *Dir)
+{
+    TRACE_HASH_TABLE Table;
+    ULONGLONG Key;
+    ULONGLONG Value;
+    ULONGLONG Cursor;
+    ULONGLONG Seen[8];
+    ULONG Found;
+    const ULONGLONG Count = 300000;
+
+    (void)Dir;
+    memset(&Table, 0, sizeof(Table));
+    CHECK_STATUS(TraceHashInitialize(&Rtl, &Table), NULL);
+
+    for (Key = 1; Key <= Count; Key++) {
+        CHECK_STATUS(TraceHashInsert(&Table, TestMix(Key) | 1, Key * 3),
+                     NULL);
+    }
+    CHECK(Table.Count == Count, "count %llu", (unsigned long long)Table.Count);
+    for (Key = 1; Key <= Count; Key++) {
+        Cursor = 0;
+        CHECK(TraceHashFind(&Table, TestMix(Key) | 1, &Cursor, &Value),
+              "key %llu not found", (unsigned long long)Key);
+        CHECK(Value == Key * 3, "value %llu", (unsigned long long)Value);
+    }
+    Cursor = 0;
+    CHECK(!TraceHashFind(&Table, 2, &Cursor, &Value), "found an absent key");
+
+    //
+    // Duplicates (colliding keys are the string interner's normal case).
+    //
+
+    Key = TestMix(42) | 1;
+    CHECK_STATUS(TraceHashInsert(&Table, Key, 1000), NULL);
+    CHECK_STATUS(TraceHashInsert(&Table, Key, 1001), NULL);
+    CHECK_STATUS(TraceHashInsert(&Table, Key, 1002), NULL);
+    Cursor = 0;
+    Found = 0;
+    while (Found < ARRAYSIZE(Seen) && TraceHashFind(&Table, Key, &Cursor,
+                                                     &Value)) {
+        Seen[Found++] = Value;
+    }
+    CHECK(Found == 4, "iterated %u duplicates, expected 4", Found);
+    {
+        ULONGLONG Sum = 0;
+        ULONG Index;
+        for (Index = 0; Index < Found; Index++) {
+            Sum += Seen[Index];
+        }
+        CHECK(Sum == 126 + 1000 + 1001 + 1002, "duplicate values sum %llu",
+              (unsigned long long)Sum);
+    }
+
+    //
+    // Set replaces; Remove removes one.
+    //
+
+    Key = TestMix(7) | 1;
+    CHECK_STATUS(TraceHashSet(&Table, Key, 99), NULL);
+    Cursor = 0;
+    CHECK(TraceHashFind(&Table, Key, &Cursor, &Value) && Value == 99,
+          "Set did not replace: %llu", (unsigned long long)Value);
+    CHECK(!TraceHashFind(&Table, Key, &Cursor, &Value),
+          "Set added a second entry");
+    CHECK_STATUS(TraceHashSet(&Table, 12345678ULL << 1, 5), NULL);
+    Cursor = 0;
+    CHECK(TraceHashFind(&Table, 12345678ULL << 1, &Cursor, &Value) &&
+          Value == 5, "Set of a new key");
+
+    Key = TestMix(5) | 1;
+    CHECK(TraceHashRemove(&Table, Key), "remove");
+    Cursor = 0;
+    CHECK(!TraceHashFind(&Table, Key, &Cursor, &Value), "found after remove");
+    CHECK(!TraceHashRemove(&Table, Key), "removed twice");
+
+    //
+    // Everything else is still there after the removal.
+    //
+
+    for (Key = 1; Key <= Count; Key += 7) {
+        if (Key == 5 || Key == 7 || Key == 42) {
+            continue;
+        }
+        Cursor = 0;
+        CHECK(TraceHashFind(&Table, TestMix(Key) | 1, &Cursor, &Value) &&
+              Value == Key * 3, "key %llu lost", (unsigned long long)Key);
+    }
+    TraceHashDestroy(&Table);
+}
+
+//
+// ---------------------------------------------------------------------------
+// Strings and sessions.
+// ---------------------------------------------------------------------------
+//
+
+static PTRACE_SESSION
+OpenSessionWriter(const char *Path)
+{
+    PTRACE_SESSION Session = TestAllocateSession(&Rtl);
+    RTL_ERROR Error;
+
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceSessionOpenWriter(&Rtl, Path, Session, &Error),
+                 &Error);
+    return Session;
+}
+
+static PTRACE_SESSION
+OpenSessionReader(const char *Path)
+{
+    PTRACE_SESSION Session = TestAllocateSession(&Rtl);
+    RTL_ERROR Error;
+
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceSessionOpenReader(&Rtl, Path, Session, &Error),
+                 &Error);
+    return Session;
+}
+
+static void
+CloseSession(PTRACE_SESSION Session)
+{
+    TraceSessionClose(Session);
+    TestFreeSession(&Rtl, Session);
+}
+
+//
+// The Nth test string: varied lengths (1 .. ~300), every byte value but
+// NUL, distinct for distinct N.
+//
+
+static size_t
+MakeString(char *Buffer, size_t Size, ULONGLONG N)
+{
+    size_t Length = (size_t)snprintf(Buffer, Size, "s%llu:",
+                                     (unsigned long long)N);
+    size_t Extra = (size_t)(TestMix(N) % 300);
+    size_t Index;
+
+    for (Index = 0; Index < Extra && Length + 1 < Size; Index++) {
+        Buffer[Length++] = (char)(1 + (TestMix(N + Index) % 255));
+    }
+    Buffer[Length] = '\0';
+    return Length;
+}
+
+static void
+ExpectLookup(
+    PTRACE_STRING_TABLE Strings,
+    ULONG Id,
+    const char *Text,
+    size_t Length,
+    const char *What
+    )
+{
+    PCSZ Found = NULL;
+    ULONG FoundLength = ~0u;
+
+    CHECK_STATUS(TraceStringLookup(Strings, Id, &Found, &FoundLength), NULL);
+    CHECK(FoundLength == Length, "%s: id %u has length %u, expected %zu",
+          What, Id, FoundLength, Length);
+    CHECK(memcmp(Found, Text, Length) == 0, "%s: id %u has other bytes",
+          What, Id);
+    CHECK(Found[Length] == '\0', "%s: id %u is not NUL-terminated", What, Id);
+}
+
+static ULONG
+Intern(PTRACE_STRING_TABLE Strings, const char *Text, size_t Length)
+{
+    ULONG Id = 0x5a5a5a5a;
+
+    CHECK_STATUS(TraceStringIntern(Strings, Text, (ULONG)Length, &Id), NULL);
+    CHECK(Id != TRACE_STRING_NULL, "interned to the NULL id");
+    return Id;
+}
+
+static int
+CompareIds(const void *A, const void *B)
+{
+    ULONG Left = *(const ULONG *)A;
+    ULONG Right = *(const ULONG *)B;
+
+    return Left < Right ? -1 : Left > Right;
+}
+
+static void
+CaseStrings(const char *Dir)
+{
+    char Path[1024];
+    char Buffer[512];
+    PTRACE_SESSION Writer;
+    PTRACE_SESSION Reader;
+    PTRACE_STRING_TABLE Strings;
+    ULONG Hello;
+    ULONG World;
+    ULONG Late;
+    ULONG *Ids;
+    ULONGLONG N;
+    size_t Length;
+    PCSZ Text;
+    ULONG TextLength;
+    RTL_STATUS Status;
+    char *Long;
+    const ULONGLONG Count = 50000;
+
+    StorePath(Path, sizeof(Path), Dir, "strings.trace");
+    Writer = OpenSessionWriter(Path);
+    Strings = &Writer->Strings;
+
+    CHECK(Intern(Strings, "", 0) == 0, "\"\" is not id 0");
+    Hello = Intern(Strings, "hello", 5);
+    World = Intern(Strings, "world", 5);
+    CHECK(Hello != World, "hello and world share id %u", Hello);
+    CHECK(Hello != 0 && World != 0, "id 0 reused");
+    CHECK(Intern(Strings, "hello", 5) == Hello, "hello interned twice");
+    CHECK(Intern(Strings, "hello world", 5) == Hello,
+          "a prefix given by length is not 'hello'");
+    CHECK(Intern(Strings, "hell", 4) != Hello, "hell == hello");
+    CHECK(Intern(Strings, "hello!", 6) != Hello, "hello! == hello");
+    ExpectLookup(Strings, Hello, "hello", 5, "writer");
+    ExpectLookup(Strings, World, "world", 5, "writer");
+    ExpectLookup(Strings, 0, "", 0, "writer");
+
+    Ids = calloc(Count, sizeof(ULONG));
+    for (N = 0; N < Count; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        Ids[N] = Intern(Strings, Buffer, Length);
+        CHECK(Ids[N] != Hello && Ids[N] != World && Ids[N] != 0,
+              "string %llu reused a fixed id", (unsigned long long)N);
+        if (N != 0) {
+            CHECK(Ids[N] != Ids[N - 1], "strings %llu and %llu share id %u",
+                  (unsigned long long)N - 1, (unsigned long long)N, Ids[N]);
+        }
+    }
+
+    //
+    // Distinct texts, distinct ids (sort a copy).
+    //
+
+    {
+        ULONG *Sorted = malloc(Count * sizeof(ULONG));
+        memcpy(Sorted, Ids, Count * sizeof(ULONG));
+        qsort(Sorted, Count, sizeof(ULONG), CompareIds);
+        for (N = 1; N < Count; N++) {
+            CHECK(Sorted[N] != Sorted[N - 1], "two strings share id %u",
+                  Sorted[N]);
+        }
+        free(Sorted);
+    }
+
+    for (N = 0; N < Count; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        CHECK(Intern(Strings, Buffer, Length) == Ids[N], "string %llu got "
+              "a new id on the second intern", (unsigned long long)N);
+        ExpectLookup(Strings, Ids[N], Buffer, Length, "writer");
+    }
+
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+
+    //
+    // Another open of the session resolves every id to the same bytes.
+    //
+
+    Reader = OpenSessionReader(Path);
+    ExpectLookup(&Reader->Strings, Hello, "hello", 5, "reader");
+    ExpectLookup(&Reader->Strings, World, "world", 5, "reader");
+    for (N = 0; N < Count; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        ExpectLookup(&Reader->Strings, Ids[N], Buffer, Length, "reader");
+    }
+
+    //
+    // Not visible before its commit; visible after.
+    //
+
+    Late = Intern(Strings, "a late string", 13);
+    Status = TraceStringLookup(&Reader->Strings, Late, &Text, &TextLength);
+    CHECK(!RTL_SUCCESS(Status), "an uncommitted string resolved for a "
+          "reader");
+    CHECK_STATUS(TraceStringCommit(Strings), NULL);
+    ExpectLookup(&Reader->Strings, Late, "a late string", 13,
+                 "reader after commit");
+
+    //
+    // Unknown ids are an error, not a crash.
+    //
+
+    Status = TraceStringLookup(&Reader->Strings, 0x7ffffff0, &Text,
+                               &TextLength);
+    CHECK(Status == RTL_STATUS_CORRUPT, "lookup of an unknown id: %d",
+          (int)Status);
+    Status = TraceStringLookup(&Reader->Strings, TRACE_STRING_NULL, &Text,
+                               &TextLength);
+    CHECK(!RTL_SUCCESS(Status), "lookup of the NULL id succeeded");
+
+    //
+    // A long string, and one over the limit.
+    //
+
+    Long = malloc(TRACE_STRING_MAX_LENGTH + 2);
+    memset(Long, 'L', TRACE_STRING_MAX_LENGTH + 1);
+    Long[TRACE_STRING_MAX_LENGTH + 1] = '\0';
+    Late = Intern(Strings, Long, 100000);
+    CHECK_STATUS(TraceStringCommit(Strings), NULL);
+    ExpectLookup(&Reader->Strings, Late, Long, 100000, "100000-byte string");
+    {
+        ULONG Id = 0;
+        Status = TraceStringIntern(Strings, Long, TRACE_STRING_MAX_LENGTH + 1,
+                                   &Id);
+        CHECK(!RTL_SUCCESS(Status), "a string over the limit was interned");
+    }
+    free(Long);
+
+    CloseSession(Reader);
+    CloseSession(Writer);
+    free(Ids);
+    TestLog("strings: %llu distinct strings interned and resolved\n",
+            (unsigned long long)Count + 3);
+}
+
+//
+// A reopened session writer finds the strings it interned before (no
+// duplicates); strings a dead writer interned but never committed are gone
+// and their ids are handed out again.
+//
+
+static int
+StringWriterThatDies(void *Context)
+{
+    const char *Path = (const char *)Context;
+    PTRACE_SESSION Session = OpenSessionWriter(Path);
+    char Buffer[512];
+    size_t Length;
+    ULONGLONG N;
+
+    for (N = 0; N < 1000; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        Intern(&Session->Strings, Buffer, Length);
+    }
+    CHECK_STATUS(TraceSessionCommit(Session), NULL);
+    for (N = 1000; N < 1500; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        Intern(&Session->Strings, Buffer, Length);
+    }
+    return 0;
+}
+
+static void
+CaseStringsReopen(const char *Dir)
+{
+    char Path[1024];
+    char Buffer[512];
+    PTRACE_SESSION Session;
+    PTRACE_SESSION Reader;
+    ULONG Ids[1500];
+    ULONG Max = 0;
+    ULONGLONG N;
+    size_t Length;
+    ULONGLONG StringsBefore;
+
+    StorePath(Path, sizeof(Path), Dir, "reopen.trace");
+    CHECK(RunInChild(StringWriterThatDies, Path) == 0, "child failed");
+
+    Session = OpenSessionWriter(Path);
+    StringsBefore = Session->Strings.Index.CommittedCount;
+    for (N = 0; N < 1000; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        Ids[N] = Intern(&Session->Strings, Buffer, Length);
+        if (Ids[N] > Max) {
+            Max = Ids[N];
+        }
+    }
+    CHECK(Session->Strings.Index.ReservedCount == StringsBefore,
+          "re-interning 1000 committed strings added %llu records",
+          (unsigned long long)(Session->Strings.Index.ReservedCount -
+                               StringsBefore));
+    CHECK(Max < StringsBefore, "an id %u past the committed strings", Max);
+
+    //
+    // The 500 that died uncommitted are new again, and resolve.
+    //
+
+    for (N = 1000; N < 1500; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        Ids[N] = Intern(&Session->Strings, Buffer, Length);
+        CHECK(Ids[N] >= StringsBefore, "uncommitted string %llu survived "
+              "as id %u", (unsigned long long)N, Ids[N]);
+    }
+    CHECK_STATUS(TraceSessionCommit(Session), NULL);
+    CloseSession(Session);
+
+    Reader = OpenSessionReader(Path);
+    for (N = 0; N < 1500; N++) {
+        Length = MakeString(Buffer, sizeof(Buffer), N);
+        ExpectLookup(&Reader->Strings, Ids[N], Buffer, Length, "reopened");
+    }
+    CloseSession(Reader);
+}
+
+//
+// Forced hash collisions: the interner is given a hash function under
+// which many texts hash alike (and some hash to 0, the table's empty key).
+// Every text must still get its own id, found again on re-intern.
+//
+
+static PRTL_HASH64 RealHash64;
+static ULONGLONG CollisionCalls;
+
+static ULONGLONG
+CollidingHash64(PCVOID Buffer, SIZE_T Size)
+{
+    if (Size >= 8 && memcmp(Buffer, "collide:", 8) == 0) {
+        CollisionCalls++;
+        return 0xc011d3c011d3ULL;
+    }
+    if (Size >= 5 && memcmp(Buffer, "zero:", 5) == 0) {
+        CollisionCalls++;
+        return 0;
+    }
+    if (Size >= 5 && memcmp(Buffer, "low32", 5) == 0) {
+        //
+        // Same low 32 bits (the string record's Hash), different high.
+        //
+        CollisionCalls++;
+        return ((ULONGLONG)Size << 32) | 0x1234;
+    }
+    return RealHash64(Buffer, Size);
+}
+
+static void
+CaseStringCollision(const char *Dir)
+{
+    char Path[1024];
+    char Buffer[64];
+    PTRACE_SESSION Session;
+    ULONG Ids[300];
+    ULONG Index;
+    ULONG Other;
+    int Length;
+
+    RealHash64 = Rtl.Hash64;
+    Rtl.Hash64 = CollidingHash64;
+
+    StorePath(Path, sizeof(Path), Dir, "collide.trace");
+    Session = OpenSessionWriter(Path);
+    for (Index = 0; Index < 300; Index++) {
+        Length = snprintf(Buffer, sizeof(Buffer), "%s%u",
+                          Index < 200 ? "collide:" :
+                          Index < 250 ? "zero:" : "low32",
+                          Index * 7919);
+        Ids[Index] = Intern(&Session->Strings, Buffer, (size_t)Length);
+    }
+    if (CollisionCalls == 0) {
+        CloseSession(Session);
+        printf("SKIP: the interner does not hash through Rtl->Hash64, so "
+               "collisions cannot be forced\n");
+        exit(TEST_SKIP_EXIT_CODE);
+    }
+    for (Index = 0; Index < 300; Index++) {
+        for (Other = 0; Other < Index; Other++) {
+            CHECK(Ids[Index] != Ids[Other], "colliding strings %u and %u "
+                  "share id %u", Index, Other, Ids[Index]);
+        }
+    }
+    for (Index = 0; Index < 300; Index++) {
+        Length = snprintf(Buffer, sizeof(Buffer), "%s%u",
+                          Index < 200 ? "collide:" :
+                          Index < 250 ? "zero:" : "low32",
+                          Index * 7919);
+        CHECK(Intern(&Session->Strings, Buffer, (size_t)Length) ==
+              Ids[Index], "colliding string %u got a new id", Index);
+        ExpectLookup(&Session->Strings, Ids[Index], Buffer, (size_t)Length,
+                     "colliding");
+    }
+    CHECK_STATUS(TraceSessionCommit(Session), NULL);
+    CloseSession(Session);
+
+    //
+    // A reopened writer rebuilds its table under the same collisions.
+    //
+
+    Session = OpenSessionWriter(Path);
+    for (Index = 0; Index < 300; Index++) {
+        Length = snprintf(Buffer, sizeof(Buffer), "%s%u",
+                          Index < 200 ? "collide:" :
+                          Index < 250 ? "zero:" : "low32",
+                          Index * 7919);
+        CHECK(Intern(&Session->Strings, Buffer, (size_t)Length) ==
+              Ids[Index], "colliding string %u got a new id after reopen",
+              Index);
+    }
+    CloseSession(Session);
+    Rtl.Hash64 = RealHash64;
+    TestLog("string_collision: 300 strings in 3 collision classes, %llu "
+            "forced hashes\n", (unsigned long long)CollisionCalls);
+}
+
+//
+// A session round trip: stores created through the session, committed
+// strings first, found again by a reader of the directory.
+//
+
+static void
+CaseSessionRoundtrip(const char *Dir)
+{
+    char Path[1024];
+    PTRACE_SESSION Writer;
+    PTRACE_SESSION Reader;
+    PTRACE_SESSION Second;
+    PTRACE_STORE Store;
+    PTRACE_STORE Again;
+    TRACE_STORE_SNAPSHOT Snap;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    ULONG Id;
+
+    StorePath(Path, sizeof(Path), Dir, "run.trace");
+    Writer = OpenSessionWriter(Path);
+    CHECK_STATUS(TraceSessionSetClock(Writer, "mono"), NULL);
+
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TestRecordSchema, &Store,
+                                       &Error), &Error);
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TestRecordSchema, &Again,
+                                       &Error), &Error);
+    CHECK(Store == Again, "the same schema opened two stores");
+    CHECK(TraceSessionFindStore(Writer, "test_record") == Store,
+          "FindStore");
+    TestAppend(Store, 1000, 81);
+    Id = Intern(&Writer->Strings, "session string", 14);
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+
+    //
+    // One writer per session.
+    //
+
+    Second = TestAllocateSession(&Rtl);
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenWriter(&Rtl, Path, Second, &Error);
+    CHECK(Status == RTL_STATUS_LOCKED, "second session writer: %d (%s): %s",
+          (int)Status, RtlStatusText(Status), Error.Message);
+    TestFreeSession(&Rtl, Second);
+
+    Reader = OpenSessionReader(Path);
+    CHECK(strcmp(Reader->Header.ClockName, "mono") == 0, "clock '%.32s'",
+          Reader->Header.ClockName);
+    Store = TraceSessionFindStore(Reader, "test_record");
+    CHECK(Store != NULL, "reader did not open test_record");
+    CHECK(TraceSessionFindStore(Reader, "string") != NULL ||
+          Reader->Strings.Index.Header != NULL, "no string store");
+    CHECK(TraceSessionFindStore(Reader, "no_such_store") == NULL,
+          "found a store that does not exist");
+    Snapshot(Store, &Snap);
+    CHECK(Snap.RecordCount == 1000, "count %llu",
+          (unsigned long long)Snap.RecordCount);
+    TestVerifyRange(Store, 0, 1000, 81, "session reader");
+    ExpectLookup(&Reader->Strings, Id, "session string", 14, "session");
+    CloseSession(Reader);
+    CloseSession(Writer);
+
+    //
+    // Reopen for write: the store continues.
+    //
+
+    Writer = OpenSessionWriter(Path);
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TestRecordSchema, &Store,
+                                       &Error), &Error);
+    CHECK(Store->CommittedCount == 1000, "reopened count %llu",
+          (unsigned long long)Store->CommittedCount);
+    TestAppend(Store, 10, 81);
+    CloseSession(Writer);       // close without an explicit commit
+
+    Reader = OpenSessionReader(Path);
+    Store = TraceSessionFindStore(Reader, "test_record");
+    CHECK(Store != NULL, "store gone");
+    Snapshot(Store, &Snap);
+    CHECK(Snap.RecordCount == 1000 || Snap.RecordCount == 1010,
+          "count %llu", (unsigned long long)Snap.RecordCount);
+    TestVerifyRange(Store, 0, Snap.RecordCount, 81, "after reopen");
+    CloseSession(Reader);
+}
+
+static void
+CaseSessionNotSession(const char *Dir)
+{
+    char Path[1024];
+    PTRACE_SESSION Session = TestAllocateSession(&Rtl);
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    int Fd;
+
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenReader(&Rtl, Dir, Session, &Error);
+    CHECK(Status == RTL_STATUS_NOT_SESSION || Status == RTL_STATUS_NOT_FOUND,
+          "empty directory as a session: %d (%s)", (int)Status,
+          RtlStatusText(Status));
+    CHECK(Error.Message[0] != '\0', "no message");
+    TestLog("not_session: empty dir -> %s: %s\n", TestStatusName(Status),
+            Error.Message);
+
+    StorePath(Path, sizeof(Path), Dir, "missing.trace");
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenReader(&Rtl, Path, Session, &Error);
+    CHECK(!RTL_SUCCESS(Status), "opened a missing session");
+    CHECK(TestMessageNamesFile(Error.Message, Path), "message '%s'",
+          Error.Message);
+
+    //
+    // A session header of the wrong kind.
+    //
+
+    StorePath(Path, sizeof(Path), Dir, "bad.trace");
+    CHECK(mkdir(Path, 0755) == 0, "mkdir");
+    {
+        char File[1100];
+        char Junk[512];
+        memset(Junk, 'j', sizeof(Junk));
+        TestJoin(File, sizeof(File), Path, TRACE_SESSION_FILE);
+        Fd = open(File, O_CREAT | O_WRONLY, 0644);
+        CHECK(Fd >= 0 && write(Fd, Junk, sizeof(Junk)) == sizeof(Junk),
+              "write");
+        close(Fd);
+    }
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenReader(&Rtl, Path, Session, &Error);
+    CHECK(!RTL_SUCCESS(Status), "opened a session with a junk header");
+    TestLog("not_session: junk header -> %s: %s\n", TestStatusName(Status),
+            Error.Message);
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenWriter(&Rtl, Path, Session, &Error);
+    CHECK(!RTL_SUCCESS(Status), "a writer took over a junk session header");
+    TestFreeSession(&Rtl, Session);
+}
+
+//
+// ---------------------------------------------------------------------------
+// Driver.
+// ---------------------------------------------------------------------------
+//
+
+typedef struct _TEST_CASE {
+    const char *Name;
+    void (*Run)(const char *Dir);
+} TEST_CASE;
+
+static const TEST_CASE Cases[] = {
+    { "create_reopen", CaseCreateReopen },
+    { "empty_store", CaseEmptyStore },
+    { "sorted_flag", CaseSortedFlag },
+    { "commit_tracked", CaseCommitTracked },
+    { "partial_commit", CasePartialCommit },
+    { "growth", CaseGrowth },
+    { "growth_move", CaseGrowthMove },
+    { "reopen_recovers", CaseReopenRecovers },
+    { "close_discards", CaseCloseDiscards },
+    { "writer_locked", CaseWriterLocked },
+    { "reader_follows", CaseReaderFollows },
+    { "bad_schema", CaseBadSchema },
+    { "schema_mismatch", CaseSchemaMismatch },
+    { "open_missing", CaseOpenMissing },
+    { "corrupt_empty_file", CaseCorruptEmptyFile },
+    { "corrupt_truncated_header", CaseCorruptTruncatedHeader },
+    { "corrupt_magic", CaseCorruptMagic },
+    { "corrupt_version", CaseCorruptVersion },
+    { "corrupt_header_checksum", CaseCorruptHeaderChecksum },
+    { "corrupt_record_size", CaseCorruptRecordSize },
+    { "corrupt_columns", CaseCorruptColumns },
+    { "corrupt_count_beyond_file", CaseCorruptCountBeyondFile },
+    { "corrupt_both_slots", CaseCorruptBothSlots },
+    { "slot1_fallback", CaseSlot1Fallback },
+    { "newer_slot_fallback", CaseNewerSlotFallback },
+    { "corrupt_garbage", CaseCorruptGarbage },
+    { "hash_table", CaseHashTable },
+    { "strings", CaseStrings },
+    { "strings_reopen", CaseStringsReopen },
+    { "string_collision", CaseStringCollision },
+    { "session_roundtrip", CaseSessionRoundtrip },
+    { "session_not_session", CaseSessionNotSession },
+};
+
+static void
+RunCase(const TEST_CASE *Case)
+{
+    char Tag[64];
+    const char *Dir;
+    double Start = TestNow();
+
+    snprintf(Tag, sizeof(Tag), "store-%s", Case->Name);
+    Dir = TestMakeScratch(ScratchBase, Tag);
+    Case->Run(Dir);
+    TestRemoveScratch();
+    TestLog("PASS %s (%.2f s)\n", Case->Name, TestNow() - Start);
+}
+
+int
+main(int argc, char **argv)
+{
+    ULONG Index;
+    RTL_STATUS Status;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CASE|all|list [SCRATCH_BASE]\n", argv[0]);
+        return 2;
+    }
+    if (strcmp(argv[1], "list") == 0) {
+        for (Index = 0; Index < ARRAYSIZE(Cases); Index++) {
+            printf("%s\n", Cases[Index].Name);
+        }
+        return 0;
+    }
+    ScratchBase = argc > 2 ? argv[2] : NULL;
+
+    Status = InitializeRtl(&Rtl);
+    CHECK(RTL_SUCCESS(Status), "InitializeRtl: %d", (int)Status);
+
+    for (Index = 0; Index < ARRAYSIZE(Cases); Index++) {
+        if (strcmp(argv[1], "all") == 0 ||
+            strcmp(argv[1], Cases[Index].Name) == 0) {
+            RunCase(&Cases[Index]);
+            if (strcmp(argv[1], "all") != 0) {
+                return 0;
+            }
+        }
+    }
+    if (strcmp(argv[1], "all") == 0) {
+        return 0;
+    }
+    fprintf(stderr, "unknown case '%s'\n", argv[1]);
+    return 2;
+}
