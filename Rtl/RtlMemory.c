@@ -20,18 +20,29 @@ Abstract:
 #include "Rtl.h"
 
 //
-// xxhash.h is used header-only.  XXH_NO_STDLIB keeps it from referring to
-// malloc/free.  Its unaligned loads are memcpy calls that the compiler must
-// inline (the core is built -ffreestanding, which turns the builtin off),
-// hence the temporary mapping to __builtin_memcpy.
+// xxhash.h is used header-only, for XXH3_64bits alone.  Two adjustments
+// while it is included:
+//
+//  - Its streaming-state allocators call malloc and free (xxhash 0.8.1,
+//    Debian 12, has no XXH_NO_STDLIB) and survive in unoptimized builds;
+//    the core never creates a state, so they become inert.
+//
+//  - Its unaligned loads are memcpy calls that must be inlined (the core
+//    is built -ffreestanding, which turns the builtin off).
 //
 
+#include <stdlib.h>
+#include <string.h>
 #define XXH_NO_STDLIB
 #define XXH_INLINE_ALL
 #define XXH_STATIC_LINKING_ONLY
+#define malloc(Size) ((void)(Size), (void *)0)
+#define free(Pointer) ((void)(Pointer))
 #define memcpy __builtin_memcpy
 #include <xxhash.h>
 #undef memcpy
+#undef free
+#undef malloc
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
