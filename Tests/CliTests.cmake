@@ -11,7 +11,8 @@ foreach(case truncated_header bad_magic bad_version record_size count_beyond_fil
             $<TARGET_FILE:StoreTamper> $<TARGET_FILE:tracestore_ext>
             ${TRACER_DATA_DIR}/ftrace-capture-1.txt
             ${CMAKE_CURRENT_BINARY_DIR}/cli-work/corrupt-${case} ${case})
-  set_tests_properties(cli.corrupt_store.${case} PROPERTIES LABELS integration TIMEOUT 60)
+  set_tests_properties(cli.corrupt_store.${case} PROPERTIES LABELS integration TIMEOUT 60
+    ENVIRONMENT "SQLITE3=${TRACER_SQLITE3}")
 endforeach()
 
 foreach(verb import info sql)

@@ -31,5 +31,5 @@ check() {  # check NAME STATUS OUTPUT-FILE
 set +e
 "$ts" info "$s" > "$work/info.out" 2>&1; check "tracestore info" $? "$work/info.out"
 "$ts" sql "$s" "SELECT count(*) FROM page_fault" > "$work/sql.out" 2>&1; check "tracestore sql" $? "$work/sql.out"
-sqlite3 :memory: -cmd ".load $ext" "SELECT tracestore_attach('$s');" > "$work/shell.out" 2>&1
+"${SQLITE3:-sqlite3}" :memory: -cmd ".load $ext" "SELECT tracestore_attach('$s');" > "$work/shell.out" 2>&1
 check "sqlite3 .load" $? "$work/shell.out"
