@@ -57,3 +57,9 @@ add_test(NAME reader.guard_page
   COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$1\""
           $<TARGET_FILE:TestReaderGuard> ${READER_WORK}/guard ${FTRACE_SAMPLE})
 set_tests_properties(reader.guard_page PROPERTIES LABELS unit TIMEOUT 300)
+
+# Benchmark (not in the default run: ctest -L bench).
+add_test(NAME bench.import_ftrace
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_import.sh $<TARGET_FILE:tracestore> 200
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-import)
+set_tests_properties(bench.import_ftrace PROPERTIES LABELS bench TIMEOUT 600 RUN_SERIAL TRUE)
