@@ -123,14 +123,17 @@ static const char zImportHelp[] =
 typedef struct ProgressState {
   const char *zPath;
   double tStart;
+  double tShown;      /* when the line was last redrawn */
   int bShown;
 } ProgressState;
 
 static void importProgress(PVOID pCtx, ULONGLONG nDone, ULONGLONG nTotal,
                            ULONGLONG nEvents){
   ProgressState *p = (ProgressState*)pCtx;
-  double t = nowSeconds() - p->tStart;
-  if( t<1.0 ) return;
+  double tNow = nowSeconds();
+  double t = tNow - p->tStart;
+  if( t<1.0 || tNow - p->tShown < 0.1 ) return;
+  p->tShown = tNow;
   fprintf(stderr, "\rimporting %s: %3.0f%%  %llu events  %.0f MB/s ",
           p->zPath, nTotal ? 100.0*nDone/nTotal : 100.0,
           (unsigned long long)nEvents, nDone/1e6/t);
@@ -166,6 +169,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
 
   prog.zPath = zPath;
   prog.tStart = t0;
+  prog.tShown = 0;
   prog.bShown = 0;
   if( isatty(2) ){
     imp.Progress = importProgress;

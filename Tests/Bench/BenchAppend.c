@@ -57,6 +57,17 @@ static RTL Rtl;
 
 #define BENCH_RECORD_SIZE 32
 
+static inline void
+WriteRecord(PULONGLONG Record, ULONGLONG Sequence)
+{
+    ULONGLONG Payload = Sequence * 0x9e3779b97f4a7c15ULL;
+
+    Record[0] = Sequence;                               // ts
+    Record[1] = Sequence;                               // seq
+    Record[2] = Payload;                                // payload
+    Record[3] = Sequence ^ Payload ^ 0x5bd1e995ULL;     // checksum
+}
+
 __attribute__((noinline)) static void
 FillBatch(PBYTE Destination, ULONGLONG First, ULONG Count)
 {
@@ -65,11 +76,7 @@ FillBatch(PBYTE Destination, ULONGLONG First, ULONG Count)
     ULONG Index;
 
     for (Index = 0; Index < Count; Index++, Sequence++, Record += 4) {
-        ULONGLONG Payload = Sequence * 0x9e3779b97f4a7c15ULL;
-        Record[0] = Sequence;                               // ts
-        Record[1] = Sequence;                               // seq
-        Record[2] = Payload;                                // payload
-        Record[3] = Sequence ^ Payload ^ 0x5bd1e995ULL;     // checksum
+        WriteRecord(Record, Sequence);
     }
 }
 
@@ -88,11 +95,7 @@ FillBatchTracked(PBYTE Destination, ULONGLONG First, ULONG Count,
     TRACE_TS_TRACKER Local = *Tracker;
 
     for (Index = 0; Index < Count; Index++, Sequence++, Record += 4) {
-        ULONGLONG Payload = Sequence * 0x9e3779b97f4a7c15ULL;
-        Record[0] = Sequence;                               // ts
-        Record[1] = Sequence;                               // seq
-        Record[2] = Payload;                                // payload
-        Record[3] = Sequence ^ Payload ^ 0x5bd1e995ULL;     // checksum
+        WriteRecord(Record, Sequence);
         TraceStoreTrackTs(&Local, (LONGLONG)Sequence);
     }
     *Tracker = Local;
