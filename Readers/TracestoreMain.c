@@ -295,6 +295,7 @@ static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
            "\"generation\": %llu, \"sorted\": %s, \"dropped\": %u",
            (unsigned long long)s->RecordCount, nBytes, p->RecordSize,
            (unsigned long long)s->Generation,
+           p->TimestampOffset==TRACE_NO_COLUMN ? "null" :
            (s->Flags & TRACE_SLOT_SORTED) ? "true" : "false", s->Dropped);
     if( bTs ){
       printf(", \"first_ts\": %lld, \"last_ts\": %lld",

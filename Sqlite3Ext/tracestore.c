@@ -57,7 +57,8 @@
 **       generation   times a writer has opened the store
 **       first_ts     smallest and largest ts over the records, ns; NULL if
 **       last_ts      the store is empty or has no ts column
-**       sorted       1 if ts never decreases from one record to the next
+**       sorted       1 if ts never decreases from one record to the next,
+**                    0 if it does, NULL for stores without a ts column
 **       dropped      events the source reported lost, or the reader dropped
 **
 ** How it works:
@@ -1184,7 +1185,9 @@ static int tracestoreInfoColumn(
       if( bHasTs ) sqlite3_result_int64(ctx, pSnap->LastTs);
       break;
     case TSI_COLUMN_SORTED:
-      sqlite3_result_int(ctx, (pSnap->Flags & TRACE_SLOT_SORTED)!=0);
+      if( pStore->TimestampOffset!=TRACE_NO_COLUMN ){
+        sqlite3_result_int(ctx, (pSnap->Flags & TRACE_SLOT_SORTED)!=0);
+      }
       break;
     case TSI_COLUMN_DROPPED:
       sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Dropped);
