@@ -536,77 +536,22 @@ TestExpectedSlot(const TRACE_STORE_HEADER *Header)
 }
 
 //
-// The header checksum covers "bytes [0, 120) and the Columns array"; the
-// exact way the two are combined is the core's choice (today: method 6,
-// the page with the checksum and slots zeroed).  These are the plausible
-// ways; TestHeaderChecksumMethod finds the one that reproduces a
-// header the core wrote, so that a test can re-sign a header it modified
-// (and so exercise the validation behind the checksum).  -1 if none.
+// The header checksum as TraceStore.h documents it: XXH3-64 of the whole
+// 4096-byte header page with HeaderChecksum and both Slots zeroed.
+// Computed here with libxxhash, independently of the core, so that a test
+// can check what the core wrote and re-sign a header it modified (to reach
+// the validation behind the checksum).
 //
 
-#define TEST_HEADER_CHECKSUM_METHODS 7
-
 static ULONGLONG
-TestHeaderChecksum(const TRACE_STORE_HEADER *Header, int Method)
+TestHeaderChecksum(const TRACE_STORE_HEADER *Header)
 {
-    XXH3_state_t State;
     TRACE_STORE_HEADER Copy;
-    size_t Columns = Header->NumberOfColumns;
-    const size_t Prefix = FIELD_OFFSET(TRACE_STORE_HEADER, HeaderChecksum);
 
-    if (Columns > TRACE_STORE_MAX_COLUMNS) {
-        Columns = TRACE_STORE_MAX_COLUMNS;
-    }
-    switch (Method) {
-    case 0:
-        XXH3_64bits_reset(&State);
-        XXH3_64bits_update(&State, Header, Prefix);
-        XXH3_64bits_update(&State, Header->Columns, sizeof(Header->Columns));
-        return XXH3_64bits_digest(&State);
-    case 1:
-        XXH3_64bits_reset(&State);
-        XXH3_64bits_update(&State, Header, Prefix);
-        XXH3_64bits_update(&State, Header->Columns,
-                           Columns * sizeof(TRACE_COLUMN_DESCRIPTOR));
-        return XXH3_64bits_digest(&State);
-    case 2:
-        return XXH3_64bits(Header, Prefix) ^
-               XXH3_64bits(Header->Columns, sizeof(Header->Columns));
-    case 3:
-        return XXH3_64bits(Header, Prefix) ^
-               XXH3_64bits(Header->Columns,
-                           Columns * sizeof(TRACE_COLUMN_DESCRIPTOR));
-    case 4:
-        return XXH3_64bits_withSeed(Header->Columns, sizeof(Header->Columns),
-                                    XXH3_64bits(Header, Prefix));
-    case 5:
-        return XXH3_64bits_withSeed(Header->Columns,
-                                    Columns * sizeof(TRACE_COLUMN_DESCRIPTOR),
-                                    XXH3_64bits(Header, Prefix));
-    case 6:
-        //
-        // The whole page with HeaderChecksum and the slots zeroed.
-        //
-        memcpy(&Copy, Header, sizeof(Copy));
-        Copy.HeaderChecksum = 0;
-        memset(Copy.Slots, 0, sizeof(Copy.Slots));
-        return XXH3_64bits(&Copy, sizeof(Copy));
-    default:
-        return 0;
-    }
-}
-
-static int
-TestHeaderChecksumMethod(const TRACE_STORE_HEADER *Header)
-{
-    int Method;
-
-    for (Method = 0; Method < TEST_HEADER_CHECKSUM_METHODS; Method++) {
-        if (TestHeaderChecksum(Header, Method) == Header->HeaderChecksum) {
-            return Method;
-        }
-    }
-    return -1;
+    memcpy(&Copy, Header, sizeof(Copy));
+    Copy.HeaderChecksum = 0;
+    memset(Copy.Slots, 0, sizeof(Copy.Slots));
+    return XXH3_64bits(&Copy, sizeof(Copy));
 }
 
 //

@@ -194,10 +194,11 @@ CaseCreateReopen(const char *Dir)
                      sizeof(TRACE_COLUMN_DESCRIPTOR)) == 0,
               "column %u differs from the schema", Column);
     }
-    CHECK(TestHeaderChecksumMethod(&Header) >= 0,
-          "header checksum %#llx is not XXH3-64 of [0,120) + Columns in "
-          "any of the expected ways",
-          (unsigned long long)Header.HeaderChecksum);
+    CHECK(TestHeaderChecksum(&Header) == Header.HeaderChecksum,
+          "header checksum %#llx is not the documented XXH3-64 of the page "
+          "with the checksum and slots zeroed (%#llx)",
+          (unsigned long long)Header.HeaderChecksum,
+          (unsigned long long)TestHeaderChecksum(&Header));
     CHECK(Writer.TimestampOffset == 0, "TimestampOffset %u",
           Writer.TimestampOffset);
 
@@ -1361,14 +1362,10 @@ CaseCorruptMagic(const char *Dir)
 {
     char Path[1024];
     TRACE_STORE_HEADER Header;
-    int Method;
 
     MakeCorruptTarget(Dir, "magic.store", Path, sizeof(Path), &Header);
-    Method = TestHeaderChecksumMethod(&Header);
     Header.Magic ^= 0x20;
-    if (Method >= 0) {
-        Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
-    }
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "wrong magic", 0);
 }
@@ -1378,13 +1375,10 @@ CaseCorruptVersion(const char *Dir)
 {
     char Path[1024];
     TRACE_STORE_HEADER Header;
-    int Method;
 
     MakeCorruptTarget(Dir, "version.store", Path, sizeof(Path), &Header);
-    Method = TestHeaderChecksumMethod(&Header);
-    CHECK(Method >= 0, "cannot reproduce the header checksum");
     Header.Version = TRACE_STORE_VERSION + 1;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "newer version (re-signed)", RTL_STATUS_BAD_VERSION);
 }
@@ -1416,25 +1410,22 @@ CaseCorruptRecordSize(const char *Dir)
 {
     char Path[1024];
     TRACE_STORE_HEADER Header;
-    int Method;
 
     MakeCorruptTarget(Dir, "recsize.store", Path, sizeof(Path), &Header);
-    Method = TestHeaderChecksumMethod(&Header);
-    CHECK(Method >= 0, "cannot reproduce the header checksum");
     Header.RecordSize = 16;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "record size 16 with columns up to 32", 0);
 
     MakeCorruptTarget(Dir, "recsize0.store", Path, sizeof(Path), &Header);
     Header.RecordSize = 0;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "record size 0", 0);
 
     MakeCorruptTarget(Dir, "recsizebig.store", Path, sizeof(Path), &Header);
     Header.RecordSize = 0x80000000u;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "record size 2^31", 0);
 }
@@ -1444,37 +1435,34 @@ CaseCorruptColumns(const char *Dir)
 {
     char Path[1024];
     TRACE_STORE_HEADER Header;
-    int Method;
 
     MakeCorruptTarget(Dir, "col1.store", Path, sizeof(Path), &Header);
-    Method = TestHeaderChecksumMethod(&Header);
-    CHECK(Method >= 0, "cannot reproduce the header checksum");
     Header.Columns[3].Offset = 0xfffffff8u;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "column offset 0xfffffff8 (overflows)", 0);
 
     MakeCorruptTarget(Dir, "col2.store", Path, sizeof(Path), &Header);
     Header.NumberOfColumns = 1000;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "1000 columns", 0);
 
     MakeCorruptTarget(Dir, "col3.store", Path, sizeof(Path), &Header);
     memset(Header.Columns[1].Name, 'x', sizeof(Header.Columns[1].Name));
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "column name without NUL", 0);
 
     MakeCorruptTarget(Dir, "col4.store", Path, sizeof(Path), &Header);
     Header.TimestampColumn = 17;
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "timestamp column index 17 of 4", 0);
 
     MakeCorruptTarget(Dir, "col5.store", Path, sizeof(Path), &Header);
     memset(Header.Name, 'n', sizeof(Header.Name));
-    Header.HeaderChecksum = TestHeaderChecksum(&Header, Method);
+    Header.HeaderChecksum = TestHeaderChecksum(&Header);
     TestWriteHeader(Path, &Header);
     ExpectRefused(Path, "store name without NUL", 0);
 }
