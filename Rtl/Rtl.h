@@ -412,6 +412,14 @@ INITIALIZE_RTL InitializeRtl;
 SIZE_T RtlStringLength(PCSZ String);
 
 //
+// Byte-wise comparison of NUL-terminated strings: <0, 0 or >0 like strcmp.
+//
+
+LONG RtlCompareString(PCSZ Left, PCSZ Right);
+
+#define RtlStringEqual(Left, Right) (RtlCompareString((Left), (Right)) == 0)
+
+//
 // Appends to a NUL-terminated buffer of BufferSize bytes, truncating.
 // Supports %s, %.*s, %c, %d, %u, %x, %lld, %llu, %llx, %%, and a 0/width
 // prefix for the numeric forms.  Returns the length written.

@@ -29,6 +29,20 @@ RtlStringLength(
     return Length;
 }
 
+LONG
+RtlCompareString(
+    PCSZ Left,
+    PCSZ Right
+    )
+{
+    while (*Left != '\0' && *Left == *Right) {
+        Left++;
+        Right++;
+    }
+
+    return (LONG)(BYTE)*Left - (LONG)(BYTE)*Right;
+}
+
 typedef struct _FORMAT_BUFFER {
     PCHAR Buffer;
     SIZE_T Size;

@@ -51,20 +51,6 @@ EndsWith(
 }
 
 static
-BOOL
-StringsEqual(
-    PCSZ Left,
-    PCSZ Right
-    )
-{
-    while (*Left != '\0' && *Left == *Right) {
-        Left++;
-        Right++;
-    }
-    return *Left == *Right;
-}
-
-static
 ULONGLONG
 SessionHeaderChecksum(
     PRTL Rtl,
@@ -408,20 +394,6 @@ CollectStoreName(
     return TRUE;
 }
 
-static
-LONG
-CompareNames(
-    PCSZ Left,
-    PCSZ Right
-    )
-{
-    while (*Left != '\0' && *Left == *Right) {
-        Left++;
-        Right++;
-    }
-    return (LONG)(BYTE)*Left - (LONG)(BYTE)*Right;
-}
-
 RTL_STATUS
 TraceSessionOpenReader(
     PRTL Rtl,
@@ -526,7 +498,7 @@ Return Value:
 
     for (Index = 1; Index < Enumerate->Count; Index++) {
         for (Other = Index; Other > 0 &&
-             CompareNames(Enumerate->Names[Other - 1],
+             RtlCompareString(Enumerate->Names[Other - 1],
                           Enumerate->Names[Other]) > 0; Other--) {
             CHAR Swap[TRACE_NAME_SIZE];
             Rtl->CopyMemory(Swap, Enumerate->Names[Other], TRACE_NAME_SIZE);
@@ -546,7 +518,7 @@ Return Value:
         PCSZ Name = Enumerate->Names[Index];
         PTRACE_STORE Store;
 
-        if (StringsEqual(Name, TraceStringSchema.Name)) {
+        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
             Store = &Session->Strings.Index;
             HaveIndex = TRUE;
         } else {
@@ -565,11 +537,11 @@ Return Value:
         PCSZ Name = Enumerate->Names[Index];
         PTRACE_STORE Store;
 
-        if (StringsEqual(Name, TraceStringSchema.Name)) {
+        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
             continue;
         }
 
-        if (StringsEqual(Name, TraceStringDataSchema.Name)) {
+        if (RtlStringEqual(Name, TraceStringDataSchema.Name)) {
             Store = &Session->Strings.Data;
             HaveData = TRUE;
         } else {
@@ -589,7 +561,7 @@ Return Value:
             goto Error;
         }
 
-        if (!StringsEqual(Store->Name, Name)) {
+        if (!RtlStringEqual(Store->Name, Name)) {
             Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 32,
                                  "%s: store header names '%s', not '%s'",
                                  FilePath, Store->Name, Name);
@@ -627,15 +599,15 @@ TraceSessionFindStore(
 {
     ULONG Index;
 
-    if (StringsEqual(Name, TraceStringSchema.Name)) {
+    if (RtlStringEqual(Name, TraceStringSchema.Name)) {
         return &Session->Strings.Index;
     }
-    if (StringsEqual(Name, TraceStringDataSchema.Name)) {
+    if (RtlStringEqual(Name, TraceStringDataSchema.Name)) {
         return &Session->Strings.Data;
     }
 
     for (Index = 0; Index < Session->NumberOfStores; Index++) {
-        if (StringsEqual(Session->Stores[Index].Name, Name)) {
+        if (RtlStringEqual(Session->Stores[Index].Name, Name)) {
             return &Session->Stores[Index];
         }
     }

@@ -67,20 +67,6 @@ CopyName(
     return Source[Index] == '\0';
 }
 
-static
-BOOL
-NamesEqual(
-    PCSZ Left,
-    PCSZ Right
-    )
-{
-    while (*Left != '\0' && *Left == *Right) {
-        Left++;
-        Right++;
-    }
-    return *Left == *Right;
-}
-
 BOOL
 TraceJoinPath(
     PCHAR Buffer,
@@ -579,7 +565,7 @@ SchemaMatches(
     for (Index = 0; Index < Schema->NumberOfColumns; Index++) {
         const TRACE_COLUMN_DESCRIPTOR *Left = &Header->Columns[Index];
         const TRACE_COLUMN_DESCRIPTOR *Right = &Schema->Columns[Index];
-        if (!NamesEqual(Left->Name, Right->Name) ||
+        if (!RtlStringEqual(Left->Name, Right->Name) ||
             Left->Type != Right->Type ||
             Left->Offset != Right->Offset ||
             Left->Width != Right->Width ||
@@ -1509,7 +1495,7 @@ TraceStoreFindColumn(
     ULONG Index;
 
     for (Index = 0; Index < Header->NumberOfColumns; Index++) {
-        if (NamesEqual(Header->Columns[Index].Name, Name)) {
+        if (RtlStringEqual(Header->Columns[Index].Name, Name)) {
             return &Header->Columns[Index];
         }
     }
