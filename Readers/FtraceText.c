@@ -488,6 +488,7 @@ Routine Description:
     ULONGLONG ErrorCode;
     ULONGLONG Ip = TRACE_NULL_ULONGLONG;
     ULONG IpSymbolId = TRACE_NULL_ULONG;
+    PAGE_FAULT_RECORD Record;
     TEXT_SPAN IpText;
     RTL_STATUS Status;
 
@@ -511,8 +512,15 @@ Routine Description:
     }
 
     *Handled = TRUE;
-    return TraceImportPageFault(Import, &Line->Event, NameId, Address, Ip,
-                                IpSymbolId, (ULONG)ErrorCode);
+    Record.Address = Address;
+    Record.Ip = Ip;
+    Record.ErrorCode = (ULONG)ErrorCode;
+    Record.NameId = NameId;
+    Record.IpSymbolId = IpSymbolId;
+    Record.ModuleId = TRACE_NULL_ULONG;
+    Record.IpModuleId = TRACE_NULL_ULONG;
+
+    return TraceImportPageFault(Import, &Line->Event, &Record);
 }
 
 static
@@ -540,6 +548,7 @@ Routine Description:
     ULONG VcpuId = TRACE_NULL_ULONG;
     ULONG ReasonId;
     RTL_STATUS Status;
+    KVM_EXIT_RECORD Record;
 
     *Handled = FALSE;
 
@@ -562,8 +571,14 @@ Routine Description:
     }
 
     *Handled = TRUE;
-    return TraceImportKvmExit(Import, &Line->Event, ReasonId, Rip, VcpuId,
-                              ArgsId);
+    Record.ReasonId = ReasonId;
+    Record.Rip = Rip;
+    Record.Vcpu = VcpuId;
+    Record.ArgsId = ArgsId;
+    Record.ExitCode = TRACE_NULL_ULONG;
+    Record.Tsc = TRACE_NULL_ULONGLONG;
+
+    return TraceImportKvmExit(Import, &Line->Event, &Record);
 }
 
 static
@@ -682,6 +697,82 @@ End:
     }
 
     return Status;
+}
+
+static
+TRACE_INPUT_FORMAT
+DetectLayout(
+    const BYTE *Buffer,
+    SIZE_T Length
+    )
+/*++
+
+Routine Description:
+
+    Recognizes a format from the first lines of the input: `cpus=N` first
+    means trace-cmd report; an event line whose CPU column is followed by a
+    latency-flags column means tracefs text; an event line without one is
+    trace-cmd report too (the two share the rest of the layout).
+
+--*/
+{
+    PCSZ Cursor = (PCSZ)Buffer;
+    PCSZ End = Cursor + (Length < 65536 ? Length : 65536);
+    ULONG LinesSeen = 0;
+
+    while (Cursor < End && LinesSeen < 64) {
+        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
+        PCSZ Bracket;
+        PCSZ After;
+        ULONGLONG Cpu;
+        LONGLONG Ns;
+
+        LinesSeen++;
+
+        if (LineEnd - Cursor >= 5 && Cursor[0] == 'c' && Cursor[1] == 'p' &&
+            Cursor[2] == 'u' && Cursor[3] == 's' && Cursor[4] == '=') {
+            return TraceFormatTraceCmdReport;
+        }
+
+        if (Cursor < LineEnd && Cursor[0] == '#') {
+            Cursor = LineEnd + 1;
+            continue;
+        }
+
+        Bracket = TextFindString(Cursor, LineEnd, " [", 2);
+        if (Bracket != NULL) {
+            After = TextParseUnsigned(Bracket + 2, LineEnd, FALSE, &Cpu);
+            if (After != NULL && After < LineEnd && *After == ']') {
+                After = TextSkipSpaces(After + 1, LineEnd);
+                if (TextParseSeconds(After, LineEnd, &Ns) != NULL) {
+                    return TraceFormatTraceCmdReport;
+                }
+                return TraceFormatFtraceText;
+            }
+        }
+
+        Cursor = LineEnd + 1;
+    }
+
+    return TraceFormatUnknown;
+}
+
+BOOL
+FtraceTextDetect(
+    PTRACE_IMPORT Import
+    )
+{
+    return DetectLayout(Import->Buffer, Import->Length) ==
+           TraceFormatFtraceText;
+}
+
+BOOL
+TraceCmdReportDetect(
+    PTRACE_IMPORT Import
+    )
+{
+    return DetectLayout(Import->Buffer, Import->Length) ==
+           TraceFormatTraceCmdReport;
 }
 
 RTL_STATUS

@@ -34,6 +34,22 @@ TraceImportMapInput(
     HANDLE Handle;
     ULONGLONG Size;
     PVOID Address;
+    CHAR InfoPath[4096];
+
+    //
+    // A directory with an `info` file is a uftrace record directory; its
+    // reader opens the files inside itself.
+    //
+
+    if (RtlFormat(InfoPath, sizeof(InfoPath), "%s/info", Import->Path) <
+            sizeof(InfoPath) &&
+        RTL_SUCCESS(Rtl->OpenFile(Rtl, InfoPath, RtlOpenReadOnly, &Handle))) {
+        Rtl->CloseFile(Rtl, Handle);
+        Import->IsDirectory = TRUE;
+        Import->Buffer = NULL;
+        Import->Length = 0;
+        return RTL_STATUS_OK;
+    }
 
     Status = Rtl->OpenFile(Rtl, Import->Path, RtlOpenReadOnly, &Handle);
     if (!RTL_SUCCESS(Status)) {
@@ -79,94 +95,6 @@ TraceImportUnmapInput(
         Import->Rtl->Unmap(Import->Rtl, (PVOID)Import->Buffer, Import->Length);
         Import->Buffer = NULL;
     }
-}
-
-TRACE_INPUT_FORMAT
-TraceDetectFormat(
-    const BYTE *Buffer,
-    SIZE_T Length
-    )
-/*++
-
-Routine Description:
-
-    Recognizes a format from the first lines of the input: `cpus=N` first
-    means trace-cmd report; an event line whose CPU column is followed by a
-    latency-flags column means tracefs text; an event line without one is
-    trace-cmd report too (the two share the rest of the layout).
-
---*/
-{
-    PCSZ Cursor = (PCSZ)Buffer;
-    PCSZ End = Cursor + (Length < 65536 ? Length : 65536);
-    ULONG LinesSeen = 0;
-
-    while (Cursor < End && LinesSeen < 64) {
-        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
-        PCSZ Bracket;
-        PCSZ After;
-        ULONGLONG Cpu;
-        LONGLONG Ns;
-
-        LinesSeen++;
-
-        if (LineEnd - Cursor >= 5 && Cursor[0] == 'c' && Cursor[1] == 'p' &&
-            Cursor[2] == 'u' && Cursor[3] == 's' && Cursor[4] == '=') {
-            return TraceFormatTraceCmdReport;
-        }
-
-        if (Cursor < LineEnd && Cursor[0] == '#') {
-            Cursor = LineEnd + 1;
-            continue;
-        }
-
-        Bracket = TextFindString(Cursor, LineEnd, " [", 2);
-        if (Bracket != NULL) {
-            After = TextParseUnsigned(Bracket + 2, LineEnd, FALSE, &Cpu);
-            if (After != NULL && After < LineEnd && *After == ']') {
-                After = TextSkipSpaces(After + 1, LineEnd);
-                if (TextParseSeconds(After, LineEnd, &Ns) != NULL) {
-                    return TraceFormatTraceCmdReport;
-                }
-                return TraceFormatFtraceText;
-            }
-        }
-
-        Cursor = LineEnd + 1;
-    }
-
-    return TraceFormatUnknown;
-}
-
-PCSZ
-TraceFormatName(
-    TRACE_INPUT_FORMAT Format
-    )
-{
-    switch (Format) {
-        case TraceFormatFtraceText: return "ftrace";
-        case TraceFormatTraceCmdReport: return "trace-cmd-report";
-        default: return "unknown";
-    }
-}
-
-TRACE_INPUT_FORMAT
-TraceFormatFromName(
-    PCSZ Name
-    )
-{
-    TEXT_SPAN Span;
-
-    Span.Start = Name;
-    Span.End = Name + RtlStringLength(Name);
-
-    if (TextSpanEquals(Span, "ftrace")) {
-        return TraceFormatFtraceText;
-    }
-    if (TextSpanEquals(Span, "trace-cmd-report")) {
-        return TraceFormatTraceCmdReport;
-    }
-    return TraceFormatUnknown;
 }
 
 RTL_STATUS
@@ -216,6 +144,8 @@ TraceImportBegin(
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
+
+    Import->ClockId = TRACE_NULL_ULONG;
 
     Status = TraceHashInitialize(Rtl, &Import->Threads);
     if (RTL_SUCCESS(Status)) {
@@ -408,34 +338,24 @@ RTL_STATUS
 TraceImportPageFault(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
-    ULONG NameId,
-    ULONGLONG Address,
-    ULONGLONG Ip,
-    ULONG IpSymbolId,
-    ULONG ErrorCode
+    PPAGE_FAULT_RECORD Record
     )
 {
     RTL_STATUS Status;
-    PAGE_FAULT_RECORD Record;
 
     Status = NoteTask(Import, Event);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    Record.Timestamp = Event->Timestamp;
-    Record.Address = Address;
-    Record.Ip = Ip;
-    Record.Tid = Event->Tid;
-    Record.Pid = Event->Pid;
-    Record.ErrorCode = ErrorCode;
-    Record.NameId = NameId;
-    Record.CommId = Event->CommId;
-    Record.IpSymbolId = IpSymbolId;
-    Record.Cpu = Event->Cpu;
-    Record.Padding = 0;
+    Record->Timestamp = Event->Timestamp;
+    Record->Tid = Event->Tid;
+    Record->Pid = Event->Pid;
+    Record->CommId = Event->CommId;
+    Record->Cpu = Event->Cpu;
+    Record->Padding = 0;
 
-    return AppendRecord(Import, Import->PageFault, &Record, NULL);
+    return AppendRecord(Import, Import->PageFault, Record, NULL);
 }
 
 static
@@ -464,14 +384,10 @@ RTL_STATUS
 TraceImportKvmExit(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
-    ULONG ReasonId,
-    ULONGLONG Rip,
-    ULONG Vcpu,
-    ULONG ArgsId
+    PKVM_EXIT_RECORD Record
     )
 {
     RTL_STATUS Status;
-    KVM_EXIT_RECORD Record;
     ULONGLONG Index;
     ULONGLONG Key = (ULONGLONG)Event->Tid + 1;
 
@@ -480,19 +396,14 @@ TraceImportKvmExit(
         return Status;
     }
 
-    Record.Timestamp = Event->Timestamp;
-    Record.Duration = TRACE_NULL_LONGLONG;
-    Record.Rip = Rip;
-    Record.ReasonId = ReasonId;
-    Record.Vcpu = Vcpu;
-    Record.Tid = Event->Tid;
-    Record.Pid = Event->Pid;
-    Record.Cpu = Event->Cpu;
-    Record.CommId = Event->CommId;
-    Record.ArgsId = ArgsId;
-    Record.Padding = 0;
+    Record->Timestamp = Event->Timestamp;
+    Record->Duration = TRACE_NULL_LONGLONG;
+    Record->Tid = Event->Tid;
+    Record->Pid = Event->Pid;
+    Record->Cpu = Event->Cpu;
+    Record->CommId = Event->CommId;
 
-    Status = AppendRecord(Import, Import->KvmExit, &Record, &Index);
+    Status = AppendRecord(Import, Import->KvmExit, Record, &Index);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -596,6 +507,48 @@ TraceImportGenericEvent(
     return AppendRecord(Import, Import->FtraceEvent, &Record, NULL);
 }
 
+RTL_STATUS
+TraceImportOpenStore(
+    PTRACE_IMPORT Import,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE *Store
+    )
+{
+    if (*Store != NULL) {
+        return RTL_STATUS_OK;
+    }
+
+    return TraceSessionOpenStore(Import->Session, Schema, Store,
+                                 &Import->Error);
+}
+
+RTL_STATUS
+TraceImportCounter(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    PCOUNTER_RECORD Record
+    )
+{
+    RTL_STATUS Status;
+
+    Status = TraceImportOpenStore(Import, &TraceCounterSchema,
+                                  &Import->Counter);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    if (Event->Timestamp < Import->FirstTs) {
+        Import->FirstTs = Event->Timestamp;
+    }
+    if (Event->Timestamp > Import->LastTs) {
+        Import->LastTs = Event->Timestamp;
+    }
+
+    Record->Timestamp = Event->Timestamp;
+
+    return AppendRecord(Import, Import->Counter, Record, NULL);
+}
+
 static
 RTL_STATUS
 Commit(
@@ -652,6 +605,7 @@ Routine Description:
 
 --*/
 {
+    PRTL Rtl = Import->Rtl;
     RTL_STATUS Status;
     RTL_STATUS CommitStatus;
     SOURCE_RECORD Source;
@@ -685,6 +639,14 @@ Routine Description:
         Source.Bytes = Import->Length;
         Source.Lines = Import->Lines;
         Source.Events = Import->Events;
+        Source.ClockId = Import->ClockId;
+        Source.Padding = 0;
+        Source.TscMhz = 0;
+        if (Import->TscMhz > 0) {
+            Source.TscMhz = Import->TscMhz;
+        } else {
+            Rtl->FillMemory(&Source.TscMhz, sizeof(Source.TscMhz), 0xff);
+        }
 
         Status = TraceImportIntern(Import, Import->Path,
                                    (ULONG)RtlStringLength(Import->Path),

@@ -26,9 +26,39 @@ Abstract:
 
 typedef enum _TRACE_INPUT_FORMAT {
     TraceFormatUnknown = 0,
-    TraceFormatFtraceText = 1,      // tracefs trace / trace_pipe
-    TraceFormatTraceCmdReport = 2,  // trace-cmd report
+    TraceFormatFtraceText,          // tracefs trace / trace_pipe
+    TraceFormatTraceCmdReport,      // trace-cmd report
+    TraceFormatTraceDat,            // trace-cmd trace.dat v6/v7
+    TraceFormatPerfScript,          // perf script text
+    TraceFormatPerfStat,            // perf stat -I ... -x SEP
+    TraceFormatUftrace,             // uftrace record directory
+    TraceFormatChromeJson,          // Chrome trace-event JSON
+    TraceFormatKvmtrace,            // kvmtrace binary stream
+    TraceFormatMaximum
 } TRACE_INPUT_FORMAT;
+
+//
+// A decompressor the hosted edge provides (the core links no compression
+// library).  Decompresses one whole frame of InputLength bytes into exactly
+// OutputLength bytes; *Produced receives the bytes written.
+//
+
+typedef RTL_STATUS (TRACE_DECOMPRESS)(
+    PVOID Context,
+    const BYTE *Input,
+    SIZE_T InputLength,
+    PBYTE Output,
+    SIZE_T OutputLength,
+    PSIZE_T Produced
+    );
+typedef TRACE_DECOMPRESS *PTRACE_DECOMPRESS;
+
+typedef struct _TRACE_DECOMPRESSOR {
+    PCSZ Name;                      // "zstd"
+    PVOID Context;
+    PTRACE_DECOMPRESS Decompress;
+} TRACE_DECOMPRESSOR, *PTRACE_DECOMPRESSOR;
+typedef const TRACE_DECOMPRESSOR *PCTRACE_DECOMPRESSOR;
 
 //
 // Called every few thousand events so a hosted edge can show progress.
@@ -87,6 +117,16 @@ typedef struct _TRACE_IMPORT {
     ULONG Padding;
     PTRACE_IMPORT_PROGRESS Progress;
     PVOID ProgressContext;
+    PCTRACE_DECOMPRESSOR Zstd;      // NULL when the edge has none
+    DOUBLE TscMhz;                  // TSC rate for TSC-clocked inputs, or 0
+
+    //
+    // Set by TraceImportMapInput: TRUE when Path is a directory (a uftrace
+    // record directory); Buffer and Length are then NULL and 0.
+    //
+
+    BOOL IsDirectory;
+    ULONG ClockId;                  // string id of the trace clock, or NULL
 
     //
     // Results.
@@ -114,6 +154,8 @@ typedef struct _TRACE_IMPORT {
     PTRACE_STORE Thread;
     PTRACE_STORE Process;
     PTRACE_STORE Source;
+    PTRACE_STORE Span;              // opened on first use
+    PTRACE_STORE Counter;           // opened on first use
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
@@ -130,9 +172,36 @@ typedef struct _TRACE_IMPORT {
 RTL_STATUS TraceImportMapInput(PTRACE_IMPORT Import);
 VOID TraceImportUnmapInput(PTRACE_IMPORT Import);
 
-TRACE_INPUT_FORMAT TraceDetectFormat(const BYTE *Buffer, SIZE_T Length);
-PCSZ TraceFormatName(TRACE_INPUT_FORMAT Format);
-TRACE_INPUT_FORMAT TraceFormatFromName(PCSZ Name);
+//
+// Formats.  Each reader provides a Detect routine (does the input look like
+// this format?  Called on the mapped input, or on a directory) and an
+// Import routine.  TraceFormats lists them in detection order.
+//
+
+typedef BOOL (TRACE_FORMAT_DETECT)(PTRACE_IMPORT Import);
+typedef TRACE_FORMAT_DETECT *PTRACE_FORMAT_DETECT;
+typedef RTL_STATUS (TRACE_FORMAT_IMPORT)(PTRACE_IMPORT Import);
+typedef TRACE_FORMAT_IMPORT *PTRACE_FORMAT_IMPORT;
+
+typedef struct _TRACE_FORMAT {
+    TRACE_INPUT_FORMAT Format;
+    PCSZ Name;                      // what --format takes
+    PCSZ Description;
+    PTRACE_FORMAT_DETECT Detect;
+    PTRACE_FORMAT_IMPORT Import;
+} TRACE_FORMAT, *PTRACE_FORMAT;
+typedef const TRACE_FORMAT *PCTRACE_FORMAT;
+
+extern const TRACE_FORMAT TraceFormats[];   // ends with a NULL Name
+
+//
+// Detects the format of a mapped input (or directory); NULL if none
+// matches.
+//
+
+PCTRACE_FORMAT TraceDetectFormat(PTRACE_IMPORT Import);
+PCTRACE_FORMAT TraceFindFormat(TRACE_INPUT_FORMAT Format);
+PCTRACE_FORMAT TraceFormatFromName(PCSZ Name);
 
 //
 // Opens the stores and working sets.  Import->Session must be open for
@@ -161,14 +230,23 @@ RTL_STATUS TraceImportIntern(PTRACE_IMPORT Import, PCSZ Text, ULONG Length,
 // event; the caller has filled Event.
 //
 
+//
+// The caller fills Address, Ip, ErrorCode, NameId, IpSymbolId, ModuleId
+// and IpModuleId; the task fields come from Event.
+//
+
 RTL_STATUS TraceImportPageFault(PTRACE_IMPORT Import,
-                                PTRACE_EVENT_CONTEXT Event, ULONG NameId,
-                                ULONGLONG Address, ULONGLONG Ip,
-                                ULONG IpSymbolId, ULONG ErrorCode);
+                                PTRACE_EVENT_CONTEXT Event,
+                                PPAGE_FAULT_RECORD Record);
+
+//
+// The caller fills ReasonId, Rip, Vcpu, ArgsId, ExitCode and Tsc; the
+// exit waits (uncommitted) for the next entry of the same task.
+//
 
 RTL_STATUS TraceImportKvmExit(PTRACE_IMPORT Import,
-                              PTRACE_EVENT_CONTEXT Event, ULONG ReasonId,
-                              ULONGLONG Rip, ULONG Vcpu, ULONG ArgsId);
+                              PTRACE_EVENT_CONTEXT Event,
+                              PKVM_EXIT_RECORD Record);
 
 //
 // Pairs an entry with the pending exit of the same task.  Returns FALSE in
@@ -188,6 +266,25 @@ RTL_STATUS TraceImportGenericEvent(PTRACE_IMPORT Import,
                                    ULONG ArgsId);
 
 //
+// Appends a counter sample.  The caller fills Value, RunningPercent,
+// NameId, UnitId, Pid and Cpu; Timestamp comes from Event.  Counters are
+// not tied to a task, so no thread row is added.
+//
+
+RTL_STATUS TraceImportCounter(PTRACE_IMPORT Import,
+                              PTRACE_EVENT_CONTEXT Event,
+                              PCOUNTER_RECORD Record);
+
+//
+// Opens a store of the session on first use (span, counter: stores an
+// input may not have are not created for it).
+//
+
+RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import,
+                                PCTRACE_STORE_SCHEMA Schema,
+                                PTRACE_STORE *Store);
+
+//
 // Records a process start (exec) with its executable path.
 //
 
@@ -201,9 +298,23 @@ RTL_STATUS TraceImportProcessExec(PTRACE_IMPORT Import, LONGLONG Timestamp,
 RTL_STATUS TraceImportEventDone(PTRACE_IMPORT Import, SIZE_T BytesDone);
 
 //
-// The decoders.
+// The readers (detect + import), one file each.
 //
 
-RTL_STATUS FtraceTextImport(PTRACE_IMPORT Import);
+TRACE_FORMAT_DETECT FtraceTextDetect;
+TRACE_FORMAT_DETECT TraceCmdReportDetect;
+TRACE_FORMAT_IMPORT FtraceTextImport;
+TRACE_FORMAT_DETECT TraceDatDetect;
+TRACE_FORMAT_IMPORT TraceDatImport;
+TRACE_FORMAT_DETECT PerfScriptDetect;
+TRACE_FORMAT_IMPORT PerfScriptImport;
+TRACE_FORMAT_DETECT PerfStatDetect;
+TRACE_FORMAT_IMPORT PerfStatImport;
+TRACE_FORMAT_DETECT UftraceDetect;
+TRACE_FORMAT_IMPORT UftraceImport;
+TRACE_FORMAT_DETECT ChromeJsonDetect;
+TRACE_FORMAT_IMPORT ChromeJsonImport;
+TRACE_FORMAT_DETECT KvmtraceDetect;
+TRACE_FORMAT_IMPORT KvmtraceImport;
 
 #endif // _TRACER_TRACE_IMPORT_H_

@@ -109,16 +109,29 @@ static PTRACE_SESSION newSession(void){
 ** import
 */
 static const char zImportHelp[] =
-"usage: tracestore import [--format FORMAT] -o SESSION FILE...\n"
+"usage: tracestore import [--format FORMAT] [--tsc-mhz MHZ] -o SESSION "
+"FILE...\n"
 "\n"
 "Decodes each FILE and appends its events to SESSION (a directory, created\n"
 "if missing; importing into an existing session adds to it).  The format\n"
-"is detected from the content; --format forces one of:\n"
-"  ftrace            tracefs trace / trace_pipe text\n"
-"  trace-cmd-report  the text `trace-cmd report` prints\n"
+"is detected from the content; --format forces one of:\n";
+
+static const char zImportHelpTail[] =
 "\n"
-"On bad input the import stops with FILE:LINE and the reason, exits 1, and\n"
-"keeps everything read before the bad line.\n";
+"--tsc-mhz converts TSC-clocked inputs (kvmtrace) to ns at MHZ; without\n"
+"it their ts column holds raw TSC counts.\n"
+"\n"
+"On bad input the import stops with FILE:LINE (or the byte offset) and the\n"
+"reason, exits 1, and keeps everything read before the error.\n";
+
+static void importHelp(FILE *out){
+  PCTRACE_FORMAT p;
+  fputs(zImportHelp, out);
+  for(p=TraceFormats; p->Name; p++){
+    fprintf(out, "  %-17s %s\n", p->Name, p->Description);
+  }
+  fputs(zImportHelpTail, out);
+}
 
 typedef struct ProgressState {
   const char *zPath;
@@ -141,10 +154,10 @@ static void importProgress(PVOID pCtx, ULONGLONG nDone, ULONGLONG nTotal,
 }
 
 static int importOne(PTRACE_SESSION pSession, const char *zPath,
-                     TRACE_INPUT_FORMAT eForced){
+                     PCTRACE_FORMAT pForced, double rTscMhz){
   TRACE_IMPORT imp;
   ProgressState prog;
-  TRACE_INPUT_FORMAT eFormat;
+  PCTRACE_FORMAT pFormat;
   RTL_STATUS rc;
   double t0 = nowSeconds();
 
@@ -152,20 +165,21 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.Rtl = &Rtl;
   imp.Session = pSession;
   imp.Path = zPath;
+  imp.TscMhz = rTscMhz;
   rc = TraceImportMapInput(&imp);
   if( !RTL_SUCCESS(rc) ){
     fail("%s", imp.Error.Message);
     return 1;
   }
 
-  eFormat = eForced ? eForced : TraceDetectFormat(imp.Buffer, imp.Length);
-  if( eFormat==TraceFormatUnknown ){
+  pFormat = pForced ? pForced : TraceDetectFormat(&imp);
+  if( pFormat==0 ){
     fail("%s: unrecognized format (use --format; see tracestore import "
          "--help)", zPath);
     TraceImportUnmapInput(&imp);
     return 1;
   }
-  imp.FormatName = TraceFormatName(eFormat);
+  imp.FormatName = pFormat->Name;
 
   prog.zPath = zPath;
   prog.tStart = t0;
@@ -178,7 +192,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
 
   rc = TraceImportBegin(&imp);
   if( RTL_SUCCESS(rc) ){
-    rc = FtraceTextImport(&imp);
+    rc = pFormat->Import(&imp);
   }
   rc = TraceImportEnd(&imp);
   if( prog.bShown ) fprintf(stderr, "\r\033[K");
@@ -193,23 +207,29 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
 
   {
     double t = nowSeconds() - t0;
-    fprintf(stderr, "%s: %llu events from %llu lines (%s) in %.2f s\n",
-            zPath, (unsigned long long)imp.Events,
-            (unsigned long long)imp.Lines, imp.FormatName, t);
+    if( imp.Lines ){
+      fprintf(stderr, "%s: %llu events from %llu lines (%s) in %.2f s\n",
+              zPath, (unsigned long long)imp.Events,
+              (unsigned long long)imp.Lines, imp.FormatName, t);
+    }else{
+      fprintf(stderr, "%s: %llu events (%s) in %.2f s\n", zPath,
+              (unsigned long long)imp.Events, imp.FormatName, t);
+    }
   }
   return 0;
 }
 
 static int cmdImport(int argc, char **argv){
   const char *zOut = 0;
-  TRACE_INPUT_FORMAT eForced = TraceFormatUnknown;
+  PCTRACE_FORMAT pForced = 0;
+  double rTscMhz = 0;
   PTRACE_SESSION pSession;
   RTL_ERROR err;
   int i, nFiles = 0, rc = 0;
 
   for(i=0; i<argc; i++){
     if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
-      fputs(zImportHelp, stdout);
+      importHelp(stdout);
       return 0;
     }
   }
@@ -217,21 +237,28 @@ static int cmdImport(int argc, char **argv){
     if( strcmp(argv[i], "-o")==0 && i+1<argc ){
       zOut = argv[++i];
     }else if( strcmp(argv[i], "--format")==0 && i+1<argc ){
-      eForced = TraceFormatFromName(argv[++i]);
-      if( eForced==TraceFormatUnknown ){
+      pForced = TraceFormatFromName(argv[++i]);
+      if( pForced==0 ){
         fail("unknown format '%s' (see tracestore import --help)", argv[i]);
+        return 2;
+      }
+    }else if( strcmp(argv[i], "--tsc-mhz")==0 && i+1<argc ){
+      char *zEnd;
+      rTscMhz = strtod(argv[++i], &zEnd);
+      if( *zEnd!=0 || !(rTscMhz>0 && rTscMhz<1e7) ){
+        fail("--tsc-mhz: '%s' is not a rate in MHz", argv[i]);
         return 2;
       }
     }else if( argv[i][0]=='-' && argv[i][1]!=0 ){
       fail("import: unknown option '%s'", argv[i]);
-      fputs(zImportHelp, stderr);
+      importHelp(stderr);
       return 2;
     }else{
       nFiles++;
     }
   }
   if( zOut==0 || nFiles==0 ){
-    fputs(zImportHelp, stderr);
+    importHelp(stderr);
     return 2;
   }
 
@@ -245,11 +272,12 @@ static int cmdImport(int argc, char **argv){
   }
 
   for(i=0; i<argc && rc==0; i++){
-    if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0 ){
+    if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
+     || strcmp(argv[i], "--tsc-mhz")==0 ){
       i++;
       continue;
     }
-    rc = importOne(pSession, argv[i], eForced);
+    rc = importOne(pSession, argv[i], pForced, rTscMhz);
   }
 
   TraceSessionClose(pSession);
@@ -292,11 +320,13 @@ static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
     printf("%s\n    {\"name\": ", bFirst ? "" : ",");
     jsonString(p->Name);
     printf(", \"records\": %llu, \"bytes\": %llu, \"record_size\": %u, "
-           "\"generation\": %llu, \"sorted\": %s, \"dropped\": %u",
+           "\"generation\": %llu, \"sorted\": %s, \"dropped\": %u, "
+           "\"repaired\": %llu",
            (unsigned long long)s->RecordCount, nBytes, p->RecordSize,
            (unsigned long long)s->Generation,
            p->TimestampOffset==TRACE_NO_COLUMN ? "null" :
-           (s->Flags & TRACE_SLOT_SORTED) ? "true" : "false", s->Dropped);
+           (s->Flags & TRACE_SLOT_SORTED) ? "true" : "false", s->Dropped,
+           (unsigned long long)s->Repaired);
     if( bTs ){
       printf(", \"first_ts\": %lld, \"last_ts\": %lld",
              (long long)s->FirstTs, (long long)s->LastTs);
@@ -310,10 +340,11 @@ static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
       snprintf(zFirst, sizeof(zFirst), "%.9f", s->FirstTs/1e9);
       snprintf(zLast, sizeof(zLast), "%.9f", s->LastTs/1e9);
     }
-    printf("%-14s %10llu %12llu %20s %20s %6s %7u\n", p->Name,
+    printf("%-14s %10llu %12llu %20s %20s %6s %7u %8llu\n", p->Name,
            (unsigned long long)s->RecordCount, nBytes, zFirst, zLast,
            (p->TimestampOffset==TRACE_NO_COLUMN) ? "-" :
-           (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped);
+           (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped,
+           (unsigned long long)s->Repaired);
   }
 }
 
@@ -370,8 +401,9 @@ static int cmdInfo(int argc, char **argv){
   }else{
     printf("session: %s\nclock:   %s\n\n", pSession->Path,
            pSession->Header.ClockName);
-    printf("%-14s %10s %12s %20s %20s %6s %7s\n", "store", "records",
-           "bytes", "first_ts (s)", "last_ts (s)", "sorted", "dropped");
+    printf("%-14s %10s %12s %20s %20s %6s %7s %8s\n", "store", "records",
+           "bytes", "first_ts (s)", "last_ts (s)", "sorted", "dropped",
+           "repaired");
   }
   for(i=0; i<nAll; i++){
     infoStore(aAll[i], bJson, i==0, &iFirst, &iLast);

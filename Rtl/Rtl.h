@@ -53,6 +53,7 @@ typedef uint64_t ULONGLONG, *PULONGLONG;
 typedef uintptr_t ULONG_PTR, SIZE_T, *PULONG_PTR, *PSIZE_T;
 typedef intptr_t LONG_PTR, SSIZE_T;
 typedef int32_t BOOL, *PBOOL;
+typedef double DOUBLE, *PDOUBLE;
 typedef LONG_PTR HANDLE, *PHANDLE;
 
 #ifndef TRUE

@@ -60,6 +60,8 @@
 **       sorted       1 if ts never decreases from one record to the next,
 **                    0 if it does, NULL for stores without a ts column
 **       dropped      events the source reported lost, or the reader dropped
+**       repaired     records the reader completed from the trace bounds
+**                    (e.g. spans whose entry or exit was not recorded)
 **
 ** How it works:
 **
@@ -161,6 +163,7 @@ static const struct {
 #define TSI_COLUMN_LAST_TS      6
 #define TSI_COLUMN_SORTED       7
 #define TSI_COLUMN_DROPPED      8
+#define TSI_COLUMN_REPAIRED     9
 
 /*
 ** A tracestore virtual table: one store of a session.
@@ -1049,7 +1052,7 @@ static int tracestoreInfoConnect(
   rc = sqlite3_declare_vtab(db,
       "CREATE TABLE x(name TEXT, records INTEGER, bytes INTEGER,"
       " record_size INTEGER, generation INTEGER, first_ts INTEGER,"
-      " last_ts INTEGER, sorted INTEGER, dropped INTEGER)");
+      " last_ts INTEGER, sorted INTEGER, dropped INTEGER, repaired INTEGER)");
   if( rc!=SQLITE_OK ) return rc;
   pNew = sqlite3_malloc64(sizeof(*pNew));
   zPath = sqlite3_mprintf("%s", argv[3]);
@@ -1191,6 +1194,9 @@ static int tracestoreInfoColumn(
       break;
     case TSI_COLUMN_DROPPED:
       sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Dropped);
+      break;
+    case TSI_COLUMN_REPAIRED:
+      sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Repaired);
       break;
   }
   return SQLITE_OK;

@@ -63,3 +63,9 @@ add_test(NAME bench.import_ftrace
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_import.sh $<TARGET_FILE:tracestore> 200
           ${CMAKE_CURRENT_BINARY_DIR}/bench-import)
 set_tests_properties(bench.import_ftrace PROPERTIES LABELS bench TIMEOUT 600 RUN_SERIAL TRUE)
+
+# One file per reader (issue 3).
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/TraceDat.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/PerfText.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Uftrace.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Kvmtrace.cmake)

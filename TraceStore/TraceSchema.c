@@ -50,7 +50,7 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
     COLUMN("ip", U64, PAGE_FAULT_RECORD, Ip, ADDR | NUL,
            "instruction pointer; NULL when the source gave a symbol"),
     COLUMN("ip_sym", U32, PAGE_FAULT_RECORD, IpSymbolId, NSTR,
-           "symbol of the instruction pointer, when given instead"),
+           "symbol of the instruction pointer, when the source gives it"),
     COLUMN("error_code", U32, PAGE_FAULT_RECORD, ErrorCode, 0,
            "x86 error code: 1 present, 2 write, 4 user, 16 fetch"),
     COLUMN("name", U32, PAGE_FAULT_RECORD, NameId, STR,
@@ -63,6 +63,10 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
            "command name of the thread"),
     COLUMN("cpu", U32, PAGE_FAULT_RECORD, Cpu, 0,
            "CPU that recorded the event"),
+    COLUMN("module", U32, PAGE_FAULT_RECORD, ModuleId, NSTR,
+           "mapping (dso) that holds the address, when the source says"),
+    COLUMN("ip_module", U32, PAGE_FAULT_RECORD, IpModuleId, NSTR,
+           "mapping (dso) that holds the ip, when the source says"),
 };
 
 SCHEMA(TracePageFaultSchema, "page_fault", PAGE_FAULT_RECORD,
@@ -90,6 +94,10 @@ static const TRACE_COLUMN_DESCRIPTOR KvmExitColumns[] = {
            "host CPU of the exit"),
     COLUMN("args", U32, KVM_EXIT_RECORD, ArgsId, STR,
            "the exit event's fields as printed"),
+    COLUMN("exit_code", U32, KVM_EXIT_RECORD, ExitCode, NUL,
+           "numeric exit reason (VMX basic exit reason or SVM exit code)"),
+    COLUMN("tsc", U64, KVM_EXIT_RECORD, Tsc, NUL,
+           "raw TSC of the exit, when the source records one"),
 };
 
 SCHEMA(TraceKvmExitSchema, "kvm_exit", KVM_EXIT_RECORD,
@@ -186,10 +194,60 @@ static const TRACE_COLUMN_DESCRIPTOR SourceColumns[] = {
            "lines read"),
     COLUMN("events", U64, SOURCE_RECORD, Events, 0,
            "events read"),
+    COLUMN("clock", U32, SOURCE_RECORD, ClockId, NSTR,
+           "trace clock the timestamps come from, when the source says"),
+    COLUMN("tsc_mhz", TraceColumnDouble, SOURCE_RECORD, TscMhz, NUL,
+           "TSC rate used to convert TSC counts to ns, if any"),
 };
 
 SCHEMA(TraceSourceSchema, "source", SOURCE_RECORD, SourceColumns,
        "imported inputs");
+
+static const TRACE_COLUMN_DESCRIPTOR SpanColumns[] = {
+    COLUMN("ts", I64, SPAN_RECORD, Timestamp, TS,
+           "begin time, ns"),
+    COLUMN("dur", I64, SPAN_RECORD, Duration, TRACE_COLUMN_DURATION,
+           "end time - begin time, ns"),
+    COLUMN("parent_id", I64, SPAN_RECORD, ParentId, NUL,
+           "id of the enclosing span on the same thread; NULL at depth 0"),
+    COLUMN("name", U32, SPAN_RECORD, NameId, STR,
+           "function or span name"),
+    COLUMN("depth", U32, SPAN_RECORD, Depth, 0,
+           "nesting depth on the thread, 0 for a root span"),
+    COLUMN("tid", U32, SPAN_RECORD, Tid, 0,
+           "thread id"),
+    COLUMN("pid", U32, SPAN_RECORD, Pid, NUL,
+           "process id, NULL when the source does not say"),
+    COLUMN("cat", U32, SPAN_RECORD, CategoryId, NSTR,
+           "category, when the source gives one"),
+    COLUMN("args", U32, SPAN_RECORD, ArgsId, NSTR,
+           "arguments as text, when the source gives them"),
+    COLUMN("flags", U32, SPAN_RECORD, Flags, 0,
+           "1 begin before the recording, 2 end after it, 4 instant"),
+};
+
+SCHEMA(TraceSpanSchema, "span", SPAN_RECORD, SpanColumns,
+       "function calls and other nested intervals (Perfetto's slice)");
+
+static const TRACE_COLUMN_DESCRIPTOR CounterColumns[] = {
+    COLUMN("ts", I64, COUNTER_RECORD, Timestamp, TS,
+           "time of the sample, ns"),
+    COLUMN("value", TraceColumnDouble, COUNTER_RECORD, Value, NUL,
+           "counter value; NULL when not counted or not supported"),
+    COLUMN("name", U32, COUNTER_RECORD, NameId, STR,
+           "counter name"),
+    COLUMN("unit", U32, COUNTER_RECORD, UnitId, NSTR,
+           "unit, when the source gives one"),
+    COLUMN("running_pct", TraceColumnDouble, COUNTER_RECORD, RunningPercent,
+           NUL, "percentage of the interval the counter was running"),
+    COLUMN("pid", U32, COUNTER_RECORD, Pid, NUL,
+           "process the counter belongs to, if any"),
+    COLUMN("cpu", U32, COUNTER_RECORD, Cpu, NUL,
+           "CPU the counter belongs to, if any"),
+};
+
+SCHEMA(TraceCounterSchema, "counter", COUNTER_RECORD, CounterColumns,
+       "counter samples (perf stat intervals, Chrome C events)");
 
 static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
     COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,
@@ -225,5 +283,7 @@ const PCTRACE_STORE_SCHEMA TraceAllSchemas[] = {
     &TraceKvmExitSchema,
     &TraceSchedSwitchSchema,
     &TraceFtraceEventSchema,
+    &TraceSpanSchema,
+    &TraceCounterSchema,
     NULL,
 };

@@ -45,12 +45,14 @@ typedef struct _PAGE_FAULT_RECORD {
     ULONG ErrorCode;        // x86 page fault error code
     ULONG NameId;           // event name (page_fault_user, ...)
     ULONG CommId;           // task command name
-    ULONG IpSymbolId;       // symbolic ip (kernel faults), or NULL
+    ULONG IpSymbolId;       // symbol of the ip, or NULL
     ULONG Cpu;              // CPU the event was recorded on
+    ULONG ModuleId;         // mapping (dso) of the address, or NULL
+    ULONG IpModuleId;       // mapping (dso) of the ip, or NULL
     ULONG Padding;
 } PAGE_FAULT_RECORD, *PPAGE_FAULT_RECORD;
 
-C_ASSERT(sizeof(PAGE_FAULT_RECORD) == 56);
+C_ASSERT(sizeof(PAGE_FAULT_RECORD) == 64);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Address) == 8);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Ip) == 16);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Tid) == 24);
@@ -73,10 +75,11 @@ typedef struct _KVM_EXIT_RECORD {
     ULONG Cpu;              // host CPU of the exit
     ULONG CommId;           // vcpu thread command name
     ULONG ArgsId;           // the exit event's full field text
-    ULONG Padding;
+    ULONG ExitCode;         // numeric exit code, or NULL
+    ULONGLONG Tsc;          // raw TSC of the exit (kvmtrace), or NULL
 } KVM_EXIT_RECORD, *PKVM_EXIT_RECORD;
 
-C_ASSERT(sizeof(KVM_EXIT_RECORD) == 56);
+C_ASSERT(sizeof(KVM_EXIT_RECORD) == 64);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Duration) == 8);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Rip) == 16);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, ReasonId) == 24);
@@ -169,11 +172,62 @@ typedef struct _SOURCE_RECORD {
     ULONGLONG Events;            // events read
     ULONG PathId;
     ULONG FormatId;
+    ULONG ClockId;               // the trace's clock ("local", "tsc", ...)
+    ULONG Padding;
+    DOUBLE TscMhz;               // TSC rate used to convert to ns, or NULL
 } SOURCE_RECORD, *PSOURCE_RECORD;
 
-C_ASSERT(sizeof(SOURCE_RECORD) == 56);
+C_ASSERT(sizeof(SOURCE_RECORD) == 72);
 C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, Bytes) == 24);
 C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, PathId) == 48);
+
+//
+// span: a function call or any other interval with a begin and an end on
+// one thread (uftrace entry/exit, Chrome trace B/E and X), like Perfetto's
+// `slice`.  Spans nest per thread: depth 0 has no parent.  Instants are
+// spans of dur 0.
+//
+
+#define SPAN_FLAG_BEGIN_MISSING 0x1 // began before the recording; ts is
+                                    // the trace's first ts
+#define SPAN_FLAG_END_MISSING   0x2 // ended after the recording; dur runs
+                                    // to the trace's last ts
+#define SPAN_FLAG_INSTANT       0x4 // an instant event (dur 0)
+
+typedef struct _SPAN_RECORD {
+    LONGLONG Timestamp;     // ts of the begin
+    LONGLONG Duration;      // end ts - begin ts
+    LONGLONG ParentId;      // id (row number) of the enclosing span, or NULL
+    ULONG NameId;
+    ULONG Depth;            // 0 for a span without parent
+    ULONG Tid;
+    ULONG Pid;              // or NULL
+    ULONG CategoryId;       // category (Chrome "cat"), or NULL
+    ULONG ArgsId;           // arguments as text, or NULL
+    ULONG Flags;            // SPAN_FLAG_*
+    ULONG Padding;
+} SPAN_RECORD, *PSPAN_RECORD;
+
+C_ASSERT(sizeof(SPAN_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(SPAN_RECORD, NameId) == 24);
+
+//
+// counter: one sample of a named counter (perf stat intervals, Chrome "C"
+// events).
+//
+
+typedef struct _COUNTER_RECORD {
+    LONGLONG Timestamp;     // ts of the sample (end of the interval)
+    DOUBLE Value;           // NULL (all ones) when not counted
+    DOUBLE RunningPercent;  // share of the interval the counter ran, or NULL
+    ULONG NameId;           // counter (event) name
+    ULONG UnitId;           // unit, or NULL
+    ULONG Pid;              // or NULL
+    ULONG Cpu;              // or NULL
+} COUNTER_RECORD, *PCOUNTER_RECORD;
+
+C_ASSERT(sizeof(COUNTER_RECORD) == 40);
+C_ASSERT(FIELD_OFFSET(COUNTER_RECORD, NameId) == 24);
 
 //
 // Schemas.
@@ -186,6 +240,8 @@ extern const TRACE_STORE_SCHEMA TraceFtraceEventSchema;
 extern const TRACE_STORE_SCHEMA TraceThreadSchema;
 extern const TRACE_STORE_SCHEMA TraceProcessSchema;
 extern const TRACE_STORE_SCHEMA TraceSourceSchema;
+extern const TRACE_STORE_SCHEMA TraceSpanSchema;
+extern const TRACE_STORE_SCHEMA TraceCounterSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 

@@ -152,6 +152,7 @@ Return Value:
         Copy->RecordCount = Slot->RecordCount;
         Copy->Capacity = Slot->Capacity;
         Copy->Generation = Slot->Generation;
+        Copy->Repaired = Slot->Repaired;
         Copy->FirstTs = Slot->FirstTs;
         Copy->LastTs = Slot->LastTs;
         Copy->Flags = Slot->Flags;
@@ -385,7 +386,8 @@ Routine Description:
     New.Sequence = Sequence;
     New.RecordCount = RecordCount;
     New.Capacity = Capacity;
-    New.Generation = Store->Generation;
+    New.Generation = (ULONG)Store->Generation;
+    New.Repaired = Store->Repaired;
     New.FirstTs = Store->FirstTs;
     New.LastTs = Store->LastTs;
     New.Flags = Store->SlotFlags;
@@ -400,6 +402,7 @@ Routine Description:
     Slot->RecordCount = New.RecordCount;
     Slot->Capacity = New.Capacity;
     Slot->Generation = New.Generation;
+    Slot->Repaired = New.Repaired;
     Slot->FirstTs = New.FirstTs;
     Slot->LastTs = New.LastTs;
     Slot->Flags = New.Flags;
@@ -417,6 +420,7 @@ Routine Description:
     Store->Snapshot.LastTs = Store->LastTs;
     Store->Snapshot.Flags = Store->SlotFlags;
     Store->Snapshot.Dropped = Store->Dropped;
+    Store->Snapshot.Repaired = Store->Repaired;
 }
 
 static
@@ -746,6 +750,7 @@ Return Value:
     Store->LastTs = Latest.LastTs;
     Store->SlotFlags = Latest.Flags;
     Store->Dropped = Latest.Dropped;
+    Store->Repaired = Latest.Repaired;
 
     PublishSlot(Store, Store->CommittedCount, Store->Capacity);
 
@@ -1223,6 +1228,15 @@ TraceStoreAddDropped(
     Store->Dropped += Count;
 }
 
+VOID
+TraceStoreAddRepaired(
+    PTRACE_STORE Store,
+    ULONG Count
+    )
+{
+    Store->Repaired += Count;
+}
+
 static
 RTL_STATUS
 MapForReader(
@@ -1414,6 +1428,7 @@ Return Value:
     Snapshot->LastTs = Latest.LastTs;
     Snapshot->Flags = Latest.Flags;
     Snapshot->Dropped = Latest.Dropped;
+    Snapshot->Repaired = Latest.Repaired;
     Store->Snapshot = *Snapshot;
 
     return RTL_STATUS_OK;

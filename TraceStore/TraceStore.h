@@ -52,7 +52,7 @@ extern "C" {
 //
 
 #define TRACE_STORE_MAGIC           0x3145524F54535254ULL   // "TRSTORE1"
-#define TRACE_STORE_VERSION         1
+#define TRACE_STORE_VERSION         2
 #define TRACE_STORE_HEADER_SIZE     4096
 #define TRACE_STORE_MAX_COLUMNS     30
 #define TRACE_NAME_SIZE             32
@@ -171,7 +171,15 @@ typedef struct _TRACE_STORE_COMMIT_SLOT {
     // Incremented each time a writer opens the store.
     //
 
-    ULONGLONG Generation;
+    ULONG Generation;
+
+    //
+    // Records the reader synthesized or repaired rather than read as they
+    // were (spans whose entry or exit lies outside the recording, closed
+    // or opened at the trace bounds), so far.
+    //
+
+    ULONG Repaired;
 
     //
     // Minimum and maximum ts over committed records (meaningful only if
@@ -205,6 +213,7 @@ C_ASSERT(sizeof(TRACE_STORE_COMMIT_SLOT) == 64);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, RecordCount) == 8);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Capacity) == 16);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Generation) == 24);
+C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Repaired) == 28);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, FirstTs) == 32);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, LastTs) == 40);
 C_ASSERT(FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, Flags) == 48);
@@ -342,6 +351,7 @@ typedef struct _TRACE_STORE_SNAPSHOT {
     LONGLONG LastTs;
     ULONG Flags;
     ULONG Dropped;
+    ULONGLONG Repaired;
 } TRACE_STORE_SNAPSHOT, *PTRACE_STORE_SNAPSHOT;
 
 //
@@ -389,6 +399,8 @@ typedef struct _TRACE_STORE {
     LONGLONG LastTs;
     ULONG SlotFlags;
     ULONG Dropped;
+    ULONG Repaired;
+    ULONG Padding2;
 
     //
     // Records at or past CommitLimit are not committed by TraceStoreCommit
@@ -597,6 +609,7 @@ TRACE_STORE_CLOSE TraceStoreClose;
 //
 
 VOID TraceStoreAddDropped(PTRACE_STORE Store, ULONG Count);
+VOID TraceStoreAddRepaired(PTRACE_STORE Store, ULONG Count);
 
 //
 // Validates a header page image (magic, version, sizes, descriptors,

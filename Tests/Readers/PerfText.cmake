@@ -1,0 +1,1 @@
+# Tests of the PerfText reader(s); see Tests/ReaderTests.cmake for the conventions.

@@ -1,0 +1,1 @@
+# Tests of the Uftrace reader(s); see Tests/ReaderTests.cmake for the conventions.
