@@ -53,10 +53,20 @@ endforeach()
 add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c)
 target_include_directories(TestReaderGuard PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(TestReaderGuard PRIVATE TracerReaders)
-add_test(NAME reader.guard_page
-  COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$1\""
-          $<TARGET_FILE:TestReaderGuard> ${READER_WORK}/guard ${FTRACE_SAMPLE})
-set_tests_properties(reader.guard_page PROPERTIES LABELS unit TIMEOUT 300)
+#
+# reader_guard_test(NAME FORMAT SAMPLE [MAX_PREFIX [FLIPS]]): every prefix up
+# to MAX_PREFIX bytes and FLIPS randomly damaged copies of SAMPLE, decoded
+# against a guard page (Readers/TestReaderGuard.c).
+#
+function(reader_guard_test name format sample)
+  add_test(NAME reader.guard.${name}
+    COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$3\" \"$1\" $4 $5"
+            $<TARGET_FILE:TestReaderGuard> ${READER_WORK}/guard-${name} ${format} ${sample}
+            ${ARGN})
+  set_tests_properties(reader.guard.${name} PROPERTIES LABELS unit TIMEOUT 300)
+endfunction()
+
+reader_guard_test(ftrace ftrace ${FTRACE_SAMPLE} 8192 2000)
 
 # Benchmark (not in the default run: ctest -L bench).
 add_test(NAME bench.import_ftrace
