@@ -106,6 +106,7 @@ TraceImportBegin(
     PTRACE_SESSION Session = Import->Session;
     PRTL_ERROR Error = &Import->Error;
     RTL_STATUS Status;
+    ULONG Index;
 
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
@@ -143,6 +144,17 @@ TraceImportBegin(
     }
     if (!RTL_SUCCESS(Status)) {
         return Status;
+    }
+
+    //
+    // An import only appends: its resident set stays bounded if the
+    // committed part of every store is unmapped behind it.
+    //
+
+    Session->Strings.Index.DiscardBehind = TRUE;
+    Session->Strings.Data.DiscardBehind = TRUE;
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        Session->Stores[Index].DiscardBehind = TRUE;
     }
 
     Import->ClockId = TRACE_NULL_ULONG;
@@ -514,12 +526,19 @@ TraceImportOpenStore(
     PTRACE_STORE *Store
     )
 {
+    RTL_STATUS Status;
+
     if (*Store != NULL) {
         return RTL_STATUS_OK;
     }
 
-    return TraceSessionOpenStore(Import->Session, Schema, Store,
-                                 &Import->Error);
+    Status = TraceSessionOpenStore(Import->Session, Schema, Store,
+                                   &Import->Error);
+    if (RTL_SUCCESS(Status)) {
+        (*Store)->DiscardBehind = TRUE;
+    }
+
+    return Status;
 }
 
 RTL_STATUS
@@ -585,6 +604,19 @@ TraceImportEventDone(
     if (Import->Progress != NULL) {
         Import->Progress(Import->ProgressContext, BytesDone, Import->Length,
                          Import->Events);
+    }
+
+    //
+    // The input is read front to back: unmap what lies well behind.
+    //
+
+    if (Import->Buffer != NULL &&
+        BytesDone >= Import->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
+        Import->Rtl->DiscardMemory(Import->Rtl,
+                                   Import->Buffer + Import->DiscardedBytes,
+                                   BytesDone - TRACE_DISCARD_BEHIND -
+                                   Import->DiscardedBytes);
+        Import->DiscardedBytes = BytesDone - TRACE_DISCARD_BEHIND;
     }
 
     return Commit(Import);

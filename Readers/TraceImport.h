@@ -147,6 +147,7 @@ typedef struct _TRACE_IMPORT {
 
     LONGLONG ImportedRealtimeNs;
     ULONGLONG SinceCommit;
+    SIZE_T DiscardedBytes;          // input unmapped behind the reader
     PTRACE_STORE PageFault;
     PTRACE_STORE KvmExit;
     PTRACE_STORE SchedSwitch;
@@ -293,6 +294,9 @@ RTL_STATUS TraceImportProcessExec(PTRACE_IMPORT Import, LONGLONG Timestamp,
 
 //
 // Commits when CommitEvery events have accumulated, and reports progress.
+// BytesDone is how far into the input the reader is: the input more than
+// TRACE_DISCARD_BEHIND bytes before it is unmapped (a reader that reads
+// from several places at once passes the lowest of them).
 //
 
 RTL_STATUS TraceImportEventDone(PTRACE_IMPORT Import, SIZE_T BytesDone);

@@ -325,6 +325,18 @@ typedef VOID (RTL_PREFAULT_MEMORY)(PRTL Rtl, PVOID Address, SIZE_T Size);
 typedef RTL_PREFAULT_MEMORY *PRTL_PREFAULT_MEMORY;
 
 //
+// DiscardMemory drops the process's page-table references to a range of a
+// file mapping that will not be needed soon, so that it stops counting
+// against the process's resident set.  The contents are unchanged: a read
+// mapping faults the file back in on the next access, and the dirty pages
+// of a shared mapping stay in the page cache until written back.  Only a
+// hint; Address is rounded up and Address + Size down to pages.
+//
+
+typedef VOID (RTL_DISCARD_MEMORY)(PRTL Rtl, PCVOID Address, SIZE_T Size);
+typedef RTL_DISCARD_MEMORY *PRTL_DISCARD_MEMORY;
+
+//
 // Clock, process and thread.
 //
 
@@ -386,6 +398,7 @@ typedef struct _RTL {
     PRTL_FLUSH_MAPPING FlushMapping;
     PRTL_PREFAULT_MEMORY PrefaultMemory;
     PRTL_PREFAULT_MEMORY PrefaultMemoryAsync;
+    PRTL_DISCARD_MEMORY DiscardMemory;
 
     PRTL_QUERY_TIME QueryTime;
     PRTL_GET_ID GetProcessId;

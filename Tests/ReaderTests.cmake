@@ -79,3 +79,9 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/TraceDat.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/PerfText.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Uftrace.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Kvmtrace.cmake)
+
+# Peak RSS of a 2 GB import stays under 100 MB (ctest -L bench).
+add_test(NAME bench.import_rss
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_rss.sh $<TARGET_FILE:tracestore> 2000
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-rss)
+set_tests_properties(bench.import_rss PROPERTIES LABELS bench TIMEOUT 900 RUN_SERIAL TRUE)

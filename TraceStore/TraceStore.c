@@ -424,6 +424,35 @@ Routine Description:
 }
 
 static
+VOID
+DiscardBehind(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Drops the mapping of committed records that lie more than
+    TRACE_DISCARD_BEHIND bytes behind the last committed one, in steps of
+    at least TRACE_DISCARD_BEHIND, if the store asks for it.  The records
+    stay in the file and the page cache.
+
+--*/
+{
+    ULONGLONG Committed = Store->CommittedCount * Store->RecordSize;
+
+    if (!Store->DiscardBehind ||
+        Committed < Store->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
+        return;
+    }
+
+    Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
+                              (SIZE_T)(Committed - TRACE_DISCARD_BEHIND -
+                                       Store->DiscardedBytes));
+    Store->DiscardedBytes = Committed - TRACE_DISCARD_BEHIND;
+}
+
+static
 RTL_STATUS
 CreateStoreFile(
     PRTL Rtl,
@@ -814,6 +843,9 @@ Return Value:
     if (Chunk > MAX_CHUNK_BYTES) {
         Chunk = MAX_CHUNK_BYTES;
     }
+    if (Store->DiscardBehind && Chunk > TRACE_DISCARD_BEHIND) {
+        Chunk = TRACE_DISCARD_BEHIND;
+    }
 
     Needed = TRACE_STORE_HEADER_SIZE + NeededRecords * Store->RecordSize;
     while (NewSize < Needed + Chunk) {
@@ -1080,7 +1112,8 @@ Return Value:
 
     if (Count == Store->Snapshot.RecordCount &&
         Store->Capacity == Store->Snapshot.Capacity &&
-        Store->Dropped == Store->Snapshot.Dropped) {
+        Store->Dropped == Store->Snapshot.Dropped &&
+        Store->Repaired == Store->Snapshot.Repaired) {
         return RTL_STATUS_OK;
     }
 
@@ -1149,6 +1182,7 @@ Return Value:
 
     Store->CommittedCount = Count;
     PublishSlot(Store, Count, Store->Capacity);
+    DiscardBehind(Store);
 
     return RTL_STATUS_OK;
 }
@@ -1215,6 +1249,7 @@ Return Value:
     *Tracker = Empty;
     Store->CommittedCount = Count;
     PublishSlot(Store, Count, Store->Capacity);
+    DiscardBehind(Store);
 
     return RTL_STATUS_OK;
 }

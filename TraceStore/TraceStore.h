@@ -53,6 +53,8 @@ extern "C" {
 
 #define TRACE_STORE_MAGIC           0x3145524F54535254ULL   // "TRSTORE1"
 #define TRACE_STORE_VERSION         2
+
+#define TRACE_DISCARD_BEHIND        (4ULL << 20)
 #define TRACE_STORE_HEADER_SIZE     4096
 #define TRACE_STORE_MAX_COLUMNS     30
 #define TRACE_NAME_SIZE             32
@@ -408,6 +410,19 @@ typedef struct _TRACE_STORE {
     //
 
     ULONGLONG CommitLimit;
+
+    //
+    // When DiscardBehind is set, each commit drops the process's mapping
+    // of the committed records more than TRACE_DISCARD_BEHIND bytes behind
+    // the newest (Rtl->DiscardMemory), and the file grows in chunks of at
+    // most that size, so a writer's resident set stays bounded however
+    // large the store grows.  Off by default: a writer that reads old
+    // records back often would fault them in again.
+    //
+
+    BOOL DiscardBehind;
+    ULONG Padding3;
+    ULONGLONG DiscardedBytes;
 
     //
     // Address space: the writer reserves ReservationSize bytes and maps the

@@ -67,6 +67,7 @@ Abstract:
 #define MAP_ANONYMOUS       0x20
 #define MAP_NORESERVE       0x4000
 
+#define MADV_DONTNEED       4
 #define MADV_POPULATE_WRITE 23
 #define MS_SYNC             4
 
@@ -621,6 +622,23 @@ Routine Description:
 
 static
 VOID
+LinuxDiscardMemory(
+    PRTL Rtl,
+    PCVOID Address,
+    SIZE_T Size
+    )
+{
+    ULONG_PTR Page = Rtl->PageSize;
+    ULONG_PTR Start = ((ULONG_PTR)Address + Page - 1) & ~(Page - 1);
+    ULONG_PTR End = ((ULONG_PTR)Address + Size) & ~(Page - 1);
+
+    if (End > Start) {
+        Syscall3(SYS_MADVISE, Start, End - Start, MADV_DONTNEED);
+    }
+}
+
+static
+VOID
 LinuxPrefaultNothing(
     PRTL Rtl,
     PVOID Address,
@@ -720,6 +738,7 @@ Return Value:
     Rtl->AllocatePages = LinuxAllocatePages;
     Rtl->FlushMapping = LinuxFlushMapping;
     Rtl->PrefaultMemory = LinuxPrefaultMemory;
+    Rtl->DiscardMemory = LinuxDiscardMemory;
     Rtl->PrefaultMemoryAsync = LinuxPrefaultNothing;
 
     Rtl->QueryTime = LinuxQueryTime;
