@@ -277,6 +277,14 @@ Routine Description:
         Import->LastTs = Event->Timestamp;
     }
 
+    //
+    // An input without tasks (perf script -F time,event) has no thread.
+    //
+
+    if (Event->Tid == TRACE_NULL_ULONG) {
+        return RTL_STATUS_OK;
+    }
+
     Key = (((ULONGLONG)Event->Tid << 32) | Event->CommId) ^
           0x8000000000000000ULL;
 
@@ -705,4 +713,118 @@ Routine Description:
     }
 
     return Status;
+}
+
+#define SNIPPET_LENGTH 60
+
+RTL_STATUS
+TraceImportLineError(
+    PTRACE_IMPORT Import,
+    RTL_STATUS Status,
+    PCSZ LineStart,
+    PCSZ LineEnd,
+    PCSZ Reason
+    )
+{
+    CHAR Snippet[SNIPPET_LENGTH + 4];
+    ULONG Index;
+    ULONG Length = (ULONG)(LineEnd - LineStart);
+    ULONGLONG Offset = (ULONGLONG)(LineStart - (PCSZ)Import->Buffer);
+
+    if (LineEnd - LineStart > SNIPPET_LENGTH) {
+        Length = SNIPPET_LENGTH;
+    }
+
+    //
+    // Quote the start of the line with anything unprintable replaced, so
+    // that garbage input cannot garble the terminal.
+    //
+
+    for (Index = 0; Index < Length; Index++) {
+        CHAR Char = LineStart[Index];
+        Snippet[Index] = (Char >= 0x20 && Char < 0x7f) ? Char : '?';
+    }
+    if (LineEnd - LineStart > SNIPPET_LENGTH) {
+        Snippet[Index++] = '.';
+        Snippet[Index++] = '.';
+        Snippet[Index++] = '.';
+    }
+    Snippet[Index] = '\0';
+
+    return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines, Offset,
+                       "%s:%llu: %s (byte offset %llu): \"%s\"",
+                       Import->Path, Import->Lines, Reason, Offset, Snippet);
+}
+
+RTL_STATUS
+TraceImportForEachLine(
+    PTRACE_IMPORT Import,
+    PTRACE_IMPORT_LINE Line,
+    PVOID Context
+    )
+/*++
+
+Routine Description:
+
+    Walks the lines of a mapped text input in order, in constant memory.
+
+Arguments:
+
+    Import - Supplies the import context (Buffer, Length; Lines counts).
+
+    Line - Supplies the routine called for each line.
+
+    Context - Supplies the reader's state, passed to Line.
+
+Return Value:
+
+    RTL_STATUS_OK, or the first error (from the limits here or from Line).
+
+--*/
+{
+    PCSZ Cursor = (PCSZ)Import->Buffer;
+    PCSZ End = Cursor + Import->Length;
+    RTL_STATUS Status;
+
+    while (Cursor < End) {
+        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
+
+        Import->Lines++;
+
+        if (LineEnd - Cursor > TRACE_MAX_LINE_LENGTH) {
+            return TraceImportLineError(Import, RTL_STATUS_TOO_LARGE, Cursor,
+                                        LineEnd, "line longer than 65536 "
+                                        "bytes");
+        }
+
+        if (LineEnd == End) {
+
+            //
+            // The last line has no newline: the input was cut off (a copy
+            // interrupted, a capture still being written).
+            //
+
+            if (TextSkipSpaces(Cursor, End) != End) {
+                return TraceImportLineError(Import, RTL_STATUS_BAD_FORMAT,
+                                            Cursor, LineEnd,
+                                            "truncated line (no newline at "
+                                            "the end of the file)");
+            }
+            break;
+        }
+
+        if (TextFindChar(Cursor, LineEnd, '\0') != LineEnd) {
+            return TraceImportLineError(Import, RTL_STATUS_BAD_FORMAT, Cursor,
+                                        LineEnd, "NUL byte in line");
+        }
+
+        Status = Line(Import, Context, Cursor, LineEnd);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        Cursor = LineEnd + 1;
+    }
+
+    return RTL_STATUS_OK;
 }

@@ -78,10 +78,10 @@ typedef TRACE_IMPORT_PROGRESS *PTRACE_IMPORT_PROGRESS;
 
 typedef struct _TRACE_EVENT_CONTEXT {
     LONGLONG Timestamp;
-    ULONG Tid;
+    ULONG Tid;              // TRACE_NULL_ULONG if the input has no task
     ULONG Pid;              // TRACE_NULL_ULONG if unknown
-    ULONG Cpu;
-    ULONG CommId;
+    ULONG Cpu;              // TRACE_NULL_ULONG if unknown
+    ULONG CommId;           // TRACE_NULL_ULONG if the input has no task
     ULONG FlagsId;          // TRACE_NULL_ULONG if none
     ULONG Padding;
 } TRACE_EVENT_CONTEXT, *PTRACE_EVENT_CONTEXT;
@@ -300,6 +300,40 @@ RTL_STATUS TraceImportProcessExec(PTRACE_IMPORT Import, LONGLONG Timestamp,
 //
 
 RTL_STATUS TraceImportEventDone(PTRACE_IMPORT Import, SIZE_T BytesDone);
+
+//
+// Text inputs.  TraceImportForEachLine calls Line for every line of
+// Import->Buffer (without its newline), counting Import->Lines, and stops
+// with an error naming the file and line for a line longer than
+// TRACE_MAX_LINE_LENGTH, a NUL byte, or a last line without a newline (a
+// cut-off file).  TraceImportLineError reports a bad line the same way:
+// "FILE:LINE: REASON (byte offset N): "the start of the line"".
+//
+
+#define TRACE_MAX_LINE_LENGTH 65536
+
+typedef RTL_STATUS (TRACE_IMPORT_LINE)(PTRACE_IMPORT Import, PVOID Context,
+                                       PCSZ Start, PCSZ End);
+typedef TRACE_IMPORT_LINE *PTRACE_IMPORT_LINE;
+
+RTL_STATUS TraceImportForEachLine(PTRACE_IMPORT Import,
+                                  PTRACE_IMPORT_LINE Line, PVOID Context);
+
+RTL_STATUS TraceImportLineError(PTRACE_IMPORT Import, RTL_STATUS Status,
+                                PCSZ LineStart, PCSZ LineEnd, PCSZ Reason);
+
+//
+// An event printed as text by the kernel's print format (ftrace text,
+// trace-cmd report, perf script): Name is the bare event name, Args its
+// fields as printed.  Page faults, KVM exits and entries, context switches
+// and execs go to their own stores (EventText.c), everything else to
+// ftrace_event.  The caller has set Event's task fields, CommId and
+// FlagsId, and calls TraceImportEventDone afterwards.
+//
+
+RTL_STATUS TraceImportTextEvent(PTRACE_IMPORT Import,
+                                PTRACE_EVENT_CONTEXT Event, TEXT_SPAN Name,
+                                TEXT_SPAN Args);
 
 //
 // The readers (detect + import), one file each.
