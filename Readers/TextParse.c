@@ -325,3 +325,151 @@ TextSpanEquals(
 
     return Cursor == Span.End && *Literal == '\0';
 }
+
+BOOL
+TextStartsWith(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Literal
+    )
+{
+    while (*Literal != '\0') {
+        if (Start >= End || *Start != *Literal) {
+            return FALSE;
+        }
+        Start++;
+        Literal++;
+    }
+    return TRUE;
+}
+
+BOOL
+TextNextField(
+    PCSZ *Cursor,
+    PCSZ End,
+    PCSZ Separator,
+    ULONG SeparatorLength,
+    PTEXT_SPAN Field
+    )
+{
+    PCSZ Start = *Cursor;
+    PCSZ Found;
+
+    if (Start == NULL) {
+        return FALSE;
+    }
+
+    Found = (SeparatorLength == 1) ?
+            TextFindChar(Start, End, Separator[0]) :
+            TextFindString(Start, End, Separator, SeparatorLength);
+    if (Found == NULL) {
+        Found = End;
+    }
+
+    Field->Start = Start;
+    Field->End = Found;
+    *Cursor = (Found == End) ? NULL : Found + SeparatorLength;
+    return TRUE;
+}
+
+PCSZ
+TextParseDouble(
+    PCSZ Start,
+    PCSZ End,
+    PDOUBLE Value
+    )
+/*++
+
+Routine Description:
+
+    Converts decimal text to the nearest double without a C runtime.  A
+    mantissa of at most 2^53 scaled by an exact power of ten (up to 10^22)
+    is one correctly rounded IEEE multiplication or division (Clinger's
+    fast path), which covers every counter value, percentage and time perf
+    prints.  Anything else is scaled step by step and may be off by an ulp.
+
+--*/
+{
+    static const DOUBLE Powers[] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    };
+    PCSZ Cursor = Start;
+    BOOL Negative = FALSE;
+    ULONGLONG Mantissa = 0;
+    ULONG Significant = 0;
+    ULONG Digits = 0;
+    LONG Exponent = 0;
+    DOUBLE Result;
+
+    if (Cursor < End && (*Cursor == '-' || *Cursor == '+')) {
+        Negative = (*Cursor == '-');
+        Cursor++;
+    }
+
+    for (; Cursor < End && TextIsDigit(*Cursor); Cursor++, Digits++) {
+        if (Significant < 19) {
+            Mantissa = Mantissa * 10 + (ULONGLONG)(*Cursor - '0');
+            Significant += (Mantissa != 0);
+        } else {
+            Exponent++;
+        }
+    }
+
+    if (Cursor < End && *Cursor == '.') {
+        Cursor++;
+        for (; Cursor < End && TextIsDigit(*Cursor); Cursor++, Digits++) {
+            if (Significant < 19) {
+                Mantissa = Mantissa * 10 + (ULONGLONG)(*Cursor - '0');
+                Significant += (Mantissa != 0);
+                Exponent--;
+            }
+        }
+    }
+
+    if (Digits == 0) {
+        return NULL;
+    }
+
+    if (Cursor < End && (*Cursor == 'e' || *Cursor == 'E')) {
+        PCSZ After;
+        LONGLONG Power;
+
+        After = TextParseSigned(Cursor + 1 +
+                                    (Cursor + 1 < End && Cursor[1] == '+'),
+                                End, &Power);
+        if (After == NULL || Power > 100000 || Power < -100000) {
+            return NULL;
+        }
+        Exponent += (LONG)Power;
+        Cursor = After;
+    }
+
+    Result = (DOUBLE)Mantissa;
+
+    if (Mantissa == 0) {
+        Result = 0;
+    } else if (Mantissa <= (1ULL << 53) && Exponent >= -22 &&
+               Exponent <= 22) {
+        Result = (Exponent < 0) ? Result / Powers[-Exponent] :
+                                  Result * Powers[Exponent];
+    } else if (Exponent > 330) {
+        Result = Result * 1e300 * 1e300;            // infinity
+    } else if (Exponent < -360) {
+        Result = 0;
+    } else {
+        while (Exponent > 22) {
+            Result *= 1e22;
+            Exponent -= 22;
+        }
+        while (Exponent < -22) {
+            Result /= 1e22;
+            Exponent += 22;
+        }
+        Result = (Exponent < 0) ? Result / Powers[-Exponent] :
+                                  Result * Powers[Exponent];
+    }
+
+    *Value = Negative ? -Result : Result;
+    return Cursor;
+}

@@ -86,4 +86,29 @@ BOOL TextFindNumber(PCSZ Start, PCSZ End, PCSZ Key, PULONGLONG Value);
 
 BOOL TextSpanEquals(TEXT_SPAN Span, PCSZ Literal);
 
+//
+// TRUE if [Start, End) begins with Literal.
+//
+
+BOOL TextStartsWith(PCSZ Start, PCSZ End, PCSZ Literal);
+
+//
+// Splits delimiter-separated text (perf stat -x SEP, CSV without quoting):
+// returns the field at *Cursor, up to the next Separator (SeparatorLength
+// bytes, one or more) or End, and moves *Cursor past that separator.
+// *Cursor becomes NULL after the last field; FALSE once it is NULL.
+//
+
+BOOL TextNextField(PCSZ *Cursor, PCSZ End, PCSZ Separator,
+                   ULONG SeparatorLength, PTEXT_SPAN Field);
+
+//
+// Parses a decimal number "[-]DIGITS[.DIGITS][e[+-]DIGITS]" into a double.
+// Up to 19 significant digits with a power of ten within 10^22 convert
+// exactly rounded (every value perf prints); longer ones within an ulp or
+// two.  Returns the position after it, or NULL.
+//
+
+PCSZ TextParseDouble(PCSZ Start, PCSZ End, PDOUBLE Value);
+
 #endif // _TRACER_TEXT_PARSE_H_
