@@ -43,6 +43,7 @@ static int decode(PTRACE_SESSION pSession, PCTRACE_FORMAT pFormat,
   imp.FormatName = pFormat->Name;
   imp.Buffer = (const BYTE*)(pGuard - n);
   imp.Length = n;
+  pFormat->Detect(&imp);              /* detection reads the input too */
   rc = TraceImportBegin(&imp);
   if( RTL_SUCCESS(rc) ) rc = pFormat->Import(&imp);
   rc = TraceImportEnd(&imp);
