@@ -158,9 +158,9 @@ Routine Description:
         while (Token > Start && Token[-1] != '[') {
             Token--;
         }
-        if (Token == Start ||
-            TextParseUnsigned(Token, Cursor - 1, FALSE, &Value) !=
-                Cursor - 1 || Value >= 0xffffffff) {
+        if (Token == Start || !TextIsDecimal(Token, Cursor - 1) ||
+            TextParseUnsigned(Token, Cursor - 1, FALSE, &Value) == NULL ||
+            Value >= 0xffffffff) {
             return FALSE;
         }
         Line->Event.Cpu = (ULONG)Value;
@@ -180,13 +180,14 @@ Routine Description:
     }
 
     Slash = TextFindChar(Token, Cursor, '/');
-    if (TextParseUnsigned(Token, Slash, FALSE, &Value) != Slash ||
-        Value >= 0xffffffff || !TextIsDigit(*Token)) {
+    if (!TextIsDecimal(Token, Slash) ||
+        TextParseUnsigned(Token, Slash, FALSE, &Value) == NULL ||
+        Value >= 0xffffffff) {
         return FALSE;
     }
     if (Slash != Cursor) {
-        if (Slash + 1 == Cursor || !TextIsDigit(Slash[1]) ||
-            TextParseUnsigned(Slash + 1, Cursor, FALSE, &Tid) != Cursor ||
+        if (!TextIsDecimal(Slash + 1, Cursor) ||
+            TextParseUnsigned(Slash + 1, Cursor, FALSE, &Tid) == NULL ||
             Tid >= 0xffffffff) {
             return FALSE;
         }
@@ -267,9 +268,8 @@ Return Value:
 
     Token = TextSkipSpaces(TokenStop, End);
     TokenStop = TokenEnd(Token, End);
-    if (Token < TokenStop && TextIsDigit(*Token) &&
-        TextParseUnsigned(Token, TokenStop, FALSE, &Period) ==
-            TokenStop) {
+    if (TextIsDecimal(Token, TokenStop) &&
+        TextParseUnsigned(Token, TokenStop, FALSE, &Period) != NULL) {
         Token = TextSkipSpaces(TokenStop, End);
         TokenStop = TokenEnd(Token, End);
     }

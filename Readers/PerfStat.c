@@ -98,9 +98,8 @@ IsInteger(
 {
     ULONGLONG Number;
 
-    return Field.Start < Field.End && TextIsDigit(*Field.Start) &&
-           TextParseUnsigned(Field.Start, Field.End, FALSE, &Number) ==
-               Field.End;
+    return TextIsDecimal(Field.Start, Field.End) &&
+           TextParseUnsigned(Field.Start, Field.End, FALSE, &Number) != NULL;
 }
 
 static
@@ -283,7 +282,7 @@ IsRdtscLine(
     }
 
     Number = TextSkipSpaces(Start + 6, End);
-    return Number < End &&
+    return TextIsDecimal(Number, End) &&
            TextParseUnsigned(Number, End, FALSE, Tsc) == End;
 }
 
@@ -407,11 +406,12 @@ ImportRow(
 
         if (State->Layout.Leading == 1 && Dash - Aggregate.Start == 3 &&
             TextStartsWith(Aggregate.Start, Aggregate.End, "CPU") &&
-            Dash < Aggregate.End &&
+            TextIsDecimal(Dash, Aggregate.End) &&
             TextParseUnsigned(Dash, Aggregate.End, FALSE, &Number) != NULL &&
             Number < 0xffffffff) {
             Record.Cpu = (ULONG)Number;
-        } else if (State->Layout.Leading == 1 && Dash < Aggregate.End &&
+        } else if (State->Layout.Leading == 1 &&
+                   TextIsDecimal(Dash, Aggregate.End) &&
                    Dash - 1 > Aggregate.Start && Dash[-1] == '-' &&
                    TextParseUnsigned(Dash, Aggregate.End, FALSE, &Number) !=
                        NULL && Number < 0xffffffff) {

@@ -125,6 +125,25 @@ TextIsDigit(
     return Char >= '0' && Char <= '9';
 }
 
+BOOL
+TextIsDecimal(
+    PCSZ Start,
+    PCSZ End
+    )
+{
+    if (Start >= End) {
+        return FALSE;
+    }
+
+    for (; Start < End; Start++) {
+        if (!TextIsDigit(*Start)) {
+            return FALSE;
+        }
+    }
+
+    return TRUE;
+}
+
 static
 LONG
 HexValue(

@@ -7,7 +7,7 @@ Module Name:
 Abstract:
 
     Shared parsing helpers for the text readers (ftrace text, and later
-    perf script and perf stat): line splitting, numbers, timestamps, and
+    perf script and perf stat): field splitting, numbers, timestamps, and
     `key=value` fields.  Every routine works on a (Start, End) byte range
     and never reads at or past End, so an input placed flush against an
     unmapped page is safe.
@@ -48,6 +48,13 @@ PCSZ TextSkipSpaces(PCSZ Start, PCSZ End);
 PCSZ TextTrimEnd(PCSZ Start, PCSZ End);
 
 BOOL TextIsDigit(CHAR Char);
+
+//
+// TRUE if [Start, End) is one or more decimal digits and nothing else
+// (TextParseUnsigned also takes "0x..." as hex).
+//
+
+BOOL TextIsDecimal(PCSZ Start, PCSZ End);
 
 //
 // Parses an unsigned integer: decimal, or hex with a 0x prefix (or always
