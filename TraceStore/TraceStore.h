@@ -789,6 +789,21 @@ RTL_STATUS TraceStringIntern(
     PULONG Id
     );
 
+//
+// Adds Text as a new string without interning it (no table entry, so the
+// writer's memory does not grow with it), for per-event text that rarely
+// repeats.  Hash is Rtl->Hash64 of the bytes.  The same text may then
+// have several ids.
+//
+
+RTL_STATUS TraceStringAppend(
+    PTRACE_STRING_TABLE Strings,
+    PCSZ Text,
+    ULONG Length,
+    ULONGLONG Hash,
+    PULONG Id
+    );
+
 RTL_STATUS TraceStringCommit(PTRACE_STRING_TABLE Strings);
 
 //

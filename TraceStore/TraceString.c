@@ -102,6 +102,59 @@ TraceStringLookup(
     return Resolve(Strings, Id, Text, Length);
 }
 
+static
+RTL_STATUS
+AppendString(
+    PTRACE_STRING_TABLE Strings,
+    PCSZ Text,
+    ULONG Length,
+    ULONGLONG Hash,
+    PULONGLONG Index
+    )
+/*++
+
+Routine Description:
+
+    Adds the bytes and the string record of a new string (not the intern
+    table entry).  On failure nothing is added.
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Offset;
+    TRACE_STRING_RECORD Record;
+    PBYTE Bytes;
+
+    if (Length > TRACE_STRING_MAX_LENGTH) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    if (Strings->Index.ReservedCount >= TRACE_STRING_NULL) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    Status = TraceStoreReserve(&Strings->Data, Length + 1, &Offset);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Bytes = Strings->Data.Base + Offset;
+    Strings->Rtl->CopyMemory(Bytes, Text, Length);
+    Bytes[Length] = '\0';
+
+    Record.Offset = Offset;
+    Record.Length = Length;
+    Record.Hash = (ULONG)Hash;
+
+    Status = TraceStoreAppend(&Strings->Index, &Record, Index);
+    if (!RTL_SUCCESS(Status)) {
+        Strings->Data.ReservedCount = Offset;
+        return Status;
+    }
+
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 TraceStringIntern(
     PTRACE_STRING_TABLE Strings,
@@ -137,10 +190,7 @@ Return Value:
     ULONGLONG Hash;
     ULONGLONG Cursor = 0;
     ULONGLONG Candidate;
-    ULONGLONG Offset;
     ULONGLONG Index;
-    TRACE_STRING_RECORD Record;
-    PBYTE Bytes;
 
     if (Length > TRACE_STRING_MAX_LENGTH) {
         return RTL_STATUS_TOO_LARGE;
@@ -163,38 +213,54 @@ Return Value:
         }
     }
 
-    if (Strings->Index.ReservedCount >= TRACE_STRING_NULL) {
-        return RTL_STATUS_TOO_LARGE;
-    }
-
-    Status = TraceStoreReserve(&Strings->Data, Length + 1, &Offset);
+    Status = AppendString(Strings, Text, Length, Hash, &Index);
     if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    Bytes = Strings->Data.Base + Offset;
-    Rtl->CopyMemory(Bytes, Text, Length);
-    Bytes[Length] = '\0';
-
-    Record.Offset = Offset;
-    Record.Length = Length;
-    Record.Hash = (ULONG)Hash;
-
-    Status = TraceStoreAppend(&Strings->Index, &Record, &Index);
-    if (!RTL_SUCCESS(Status)) {
-        Strings->Data.ReservedCount = Offset;
         return Status;
     }
 
     Status = TraceHashInsert(&Strings->Table, Hash, Index);
     if (!RTL_SUCCESS(Status)) {
         Strings->Index.ReservedCount = Index;
-        Strings->Data.ReservedCount = Offset;
+        Strings->Data.ReservedCount -= Length + 1;
         return Status;
     }
 
     *Id = (ULONG)Index;
     return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceStringAppend(
+    PTRACE_STRING_TABLE Strings,
+    PCSZ Text,
+    ULONG Length,
+    ULONGLONG Hash,
+    PULONG Id
+    )
+/*++
+
+Routine Description:
+
+    Adds Text as a new string without entering it in the intern table.
+    For text that is nearly always different (a field value per event),
+    whose table entries would make the writer's memory grow with the
+    input.  The same text may then have several ids.
+
+Arguments:
+
+    Hash - Supplies Rtl->Hash64 of the bytes (the caller has it).
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Index;
+
+    Status = AppendString(Strings, Text, Length, Hash, &Index);
+    if (RTL_SUCCESS(Status)) {
+        *Id = (ULONG)Index;
+    }
+
+    return Status;
 }
 
 RTL_STATUS
