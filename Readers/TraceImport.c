@@ -407,9 +407,20 @@ TraceImportKvmExit(
     PKVM_EXIT_RECORD Record
     )
 {
+    return TraceImportKvmExitKeyed(Import, Event, (ULONGLONG)Event->Tid + 1,
+                                   Record);
+}
+
+RTL_STATUS
+TraceImportKvmExitKeyed(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONGLONG Key,
+    PKVM_EXIT_RECORD Record
+    )
+{
     RTL_STATUS Status;
     ULONGLONG Index;
-    ULONGLONG Key = (ULONGLONG)Event->Tid + 1;
 
     Status = NoteTask(Import, Event);
     if (!RTL_SUCCESS(Status)) {
@@ -452,7 +463,18 @@ TraceImportKvmEntry(
     PBOOL Paired
     )
 {
-    ULONGLONG Key = (ULONGLONG)Event->Tid + 1;
+    return TraceImportKvmEntryKeyed(Import, Event, (ULONGLONG)Event->Tid + 1,
+                                    Paired);
+}
+
+RTL_STATUS
+TraceImportKvmEntryKeyed(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONGLONG Key,
+    PBOOL Paired
+    )
+{
     ULONGLONG Cursor = 0;
     ULONGLONG Index;
     PKVM_EXIT_RECORD Record;

@@ -258,6 +258,21 @@ RTL_STATUS TraceImportKvmExit(PTRACE_IMPORT Import,
 RTL_STATUS TraceImportKvmEntry(PTRACE_IMPORT Import,
                                PTRACE_EVENT_CONTEXT Event, PBOOL Paired);
 
+//
+// The same, pairing an exit with the next entry of the same PairKey
+// (non-zero) instead of the same task: kvmtrace pairs per (vcpu thread,
+// vcpu).  The plain routines use Tid + 1.
+//
+
+RTL_STATUS TraceImportKvmExitKeyed(PTRACE_IMPORT Import,
+                                   PTRACE_EVENT_CONTEXT Event,
+                                   ULONGLONG PairKey,
+                                   PKVM_EXIT_RECORD Record);
+
+RTL_STATUS TraceImportKvmEntryKeyed(PTRACE_IMPORT Import,
+                                    PTRACE_EVENT_CONTEXT Event,
+                                    ULONGLONG PairKey, PBOOL Paired);
+
 RTL_STATUS TraceImportSchedSwitch(PTRACE_IMPORT Import,
                                   PTRACE_EVENT_CONTEXT Event,
                                   PSCHED_SWITCH_RECORD Record);
