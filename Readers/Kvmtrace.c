@@ -428,7 +428,12 @@ Routine Description:
         return RTL_STATUS_OK;
     }
 
-    Length = (ULONG)RtlFormat(Text, sizeof(Text), "0x%08x", Code);
+    Text[0] = '0';
+    Text[1] = 'x';
+    for (Length = 0; Length < 8; Length++) {
+        Text[9 - Length] = "0123456789abcdef"[(Code >> (4 * Length)) & 15];
+    }
+    Length = 10;
     if (Reader->InternedReasons < MAX_INTERNED_REASONS) {
         Reader->InternedReasons++;
         Status = TraceImportIntern(Import, Text, Length, Id);
@@ -506,13 +511,13 @@ ImportRecord(
         Exit.Vcpu = Record->Vcpu;
         Exit.Tsc = Record->TscPresent ? Record->Tsc : TRACE_NULL_ULONGLONG;
 
-        Status = RenderArgs(Reader, KvmtraceRulesFind(&Reader->Rules,
-                                                      Record->Event),
-                            Record, &Exit.ArgsId);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
 
+        //
+        // Every field of the exit has its column: no args text (it would
+        // be a new string per exit, the largest part of the output).
+        //
+
+        Exit.ArgsId = TRACE_NULL_ULONG;
         return TraceImportKvmExitKeyed(Import, Event, PairKey, &Exit);
     }
 

@@ -1068,6 +1068,10 @@ Return Value:
     Rules->Mhz = Mhz;
     Rules->TscDivisor = (DOUBLE)Mhz * 1000000.0;
     Rules->FallbackRule = KVMTRACE_NO_RULE;
+    for (Index = 0; Index < KVMTRACE_RECENT_EVENTS; Index++) {
+        Rules->Recent[Index].Event = 0;
+        Rules->Recent[Index].Rule = KVMTRACE_NO_RULE - 1;   // empty
+    }
 
     if (TextLength >= (1u << 30)) {
         return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
@@ -1223,10 +1227,26 @@ KvmtraceRulesFind(
     PKVMTRACE_RULES Rules,
     ULONG Event
     )
+/*++
+
+Routine Description:
+
+    A binary search of the sorted ids, behind a direct-mapped cache of
+    recent ids (a trace has few).
+
+--*/
 {
+    PKVMTRACE_LOOKUP Recent;
     ULONG Low = 0;
     ULONG High = Rules->LookupCount;
     ULONG Middle;
+    ULONG Rule;
+
+    Recent = &Rules->Recent[(Event ^ (Event >> 16)) %
+                            KVMTRACE_RECENT_EVENTS];
+    if (Recent->Event == Event && Recent->Rule != KVMTRACE_NO_RULE - 1) {
+        return Recent->Rule;
+    }
 
     while (Low < High) {
         Middle = (Low + High) / 2;
@@ -1237,11 +1257,14 @@ KvmtraceRulesFind(
         }
     }
 
+    Rule = Rules->FallbackRule;
     if (Low < Rules->LookupCount && Rules->Lookup[Low].Event == Event) {
-        return Rules->Lookup[Low].Rule;
+        Rule = Rules->Lookup[Low].Rule;
     }
 
-    return Rules->FallbackRule;
+    Recent->Event = Event;
+    Recent->Rule = Rule;
+    return Rule;
 }
 
 VOID
@@ -1927,6 +1950,11 @@ Routine Description:
 // ---------------------------------------------------------------------------
 //
 
+static const CHAR DigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
 static
 ULONG
 UnsignedDigits(
@@ -1935,21 +1963,60 @@ UnsignedDigits(
     BOOL Upper,
     PCHAR Output
     )
+/*++
+
+Routine Description:
+
+    Writes Value in base 8, 10 or 16 (no prefix); returns the digit count.
+    The bases are spelled out so that no digit costs a division
+    instruction (decimal goes two digits per multiply-shift).
+
+--*/
 {
-    static const CHAR Lower[] = "0123456789abcdef";
+    static const CHAR LowerDigits[] = "0123456789abcdef";
     static const CHAR UpperDigits[] = "0123456789ABCDEF";
-    PCSZ Table = Upper ? UpperDigits : Lower;
+    PCSZ Table = Upper ? UpperDigits : LowerDigits;
     CHAR Reversed[24];
-    ULONG Count = 0;
+    PCHAR Cursor;
+    ULONG Count;
     ULONG Index;
+    ULONG Bits;
 
-    do {
-        Reversed[Count++] = Table[Value % Base];
-        Value /= Base;
-    } while (Value != 0);
+    if (Base == 10) {
+        Cursor = Reversed + sizeof(Reversed);
+        while (Value >= 100) {
+            ULONG Pair = (ULONG)(Value % 100);
 
-    for (Index = 0; Index < Count; Index++) {
-        Output[Index] = Reversed[Count - 1 - Index];
+            Value /= 100;
+            Cursor -= 2;
+            Cursor[0] = DigitPairs[2 * Pair];
+            Cursor[1] = DigitPairs[2 * Pair + 1];
+        }
+        if (Value >= 10) {
+            Cursor -= 2;
+            Cursor[0] = DigitPairs[2 * Value];
+            Cursor[1] = DigitPairs[2 * Value + 1];
+        } else {
+            *--Cursor = (CHAR)('0' + Value);
+        }
+        Count = (ULONG)(Reversed + sizeof(Reversed) - Cursor);
+        for (Index = 0; Index < Count; Index++) {
+            Output[Index] = Cursor[Index];
+        }
+        return Count;
+    }
+
+    Bits = Value == 0 ? 1 : 64 - (ULONG)__builtin_clzll(Value);
+    if (Base == 16) {
+        Count = (Bits + 3) / 4;
+        for (Index = Count; Index-- > 0; Value >>= 4) {
+            Output[Index] = Table[Value & 15];
+        }
+    } else {
+        Count = (Bits + 2) / 3;
+        for (Index = Count; Index-- > 0; Value >>= 3) {
+            Output[Index] = (CHAR)('0' + (Value & 7));
+        }
     }
 
     return Count;
@@ -1963,6 +2030,12 @@ PutBytes(
     ULONG Length
     )
 {
+    while (Length >= 8) {
+        __builtin_memcpy(Out, Bytes, 8);
+        Out += 8;
+        Bytes += 8;
+        Length -= 8;
+    }
     while (Length-- > 0) {
         *Out++ = *Bytes++;
     }
@@ -2188,6 +2261,20 @@ Routine Description:
     ULONGLONG Magnitude = Value->Magnitude;
     BOOL Negative = Value->Negative && Magnitude != 0;
     CHAR Sign;
+
+    //
+    // The common shapes (%d, %8d, %08x, %x) of a non-negative integer:
+    // the digits, padded on the left.
+    //
+
+    if (!Negative && !Value->IsFloat && Op->Precision < 0 &&
+        (Op->Flags & ~FLAG_ZERO) == 0 && Op->Type != 'o') {
+        Count = UnsignedDigits(Magnitude, Op->Type == 'd' ? 10 : 16,
+                               Op->Type == 'X', Digits);
+        Pad = (LONGLONG)Op->Width - Count;
+        Out = PutFill(Out, (Op->Flags & FLAG_ZERO) ? '0' : ' ', Pad);
+        return PutBytes(Out, Digits, Count);
+    }
 
     if (Value->IsFloat) {
         LONGLONG Truncated = (LONGLONG)Value->Float;

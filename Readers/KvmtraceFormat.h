@@ -171,6 +171,8 @@ typedef struct _KVMTRACE_RULE {
     ULONG Padding;
 } KVMTRACE_RULE, *PKVMTRACE_RULE;
 
+#define KVMTRACE_RECENT_EVENTS 64
+
 typedef struct _KVMTRACE_LOOKUP {
     ULONG Event;
     ULONG Rule;
@@ -194,6 +196,8 @@ typedef struct _KVMTRACE_RULES {
     PKVMTRACE_OP Ops;
     ULONG OpCount;
     ULONG MaxLength;        // the largest rule's MaxLength
+    ULONG Padding2;
+    KVMTRACE_LOOKUP Recent[KVMTRACE_RECENT_EVENTS]; // event -> rule cache
     PVOID Memory;
     SIZE_T MemorySize;
 } KVMTRACE_RULES, *PKVMTRACE_RULES;
