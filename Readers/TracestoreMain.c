@@ -646,7 +646,7 @@ static const char zKvmtraceFormatHelp[] =
 "A record cut off by the end of the input is reported with its byte\n"
 "offset and exit status 1, after every complete record is printed.\n";
 
-#define KVMTRACE_WINDOW   (64u << 20)    /* mapped stdin fed per call */
+#define KVMTRACE_WINDOW   (16u << 20)    /* mapped stdin fed per call */
 #define KVMTRACE_CHUNK    (1u << 20)     /* read() size for a pipe */
 
 static BOOL kvmtraceWrite(PVOID pCtx, PCSZ z, SIZE_T n){
@@ -732,13 +732,16 @@ static RTL_STATUS kvmtraceFeedStdin(PKVMTRACE_FORMATTER pFmt){
     p = mmap(0, n, PROT_READ, MAP_PRIVATE, 0, 0);
     if( p!=MAP_FAILED ){
       madvise((void*)p, n, MADV_SEQUENTIAL);
+      size_t iDiscarded = 0;
       for(i=(size_t)iStart; RTL_SUCCESS(rc); ){
         size_t nWin = n-i < KVMTRACE_WINDOW ? n-i : KVMTRACE_WINDOW;
         int bEnd = (i+nWin==n);
         rc = KvmtraceFormatFeed(pFmt, p+i, nWin, bEnd, &nUsed);
         i += nUsed;
         if( bEnd ) break;
-        Rtl.DiscardMemory(&Rtl, p, i > KVMTRACE_WINDOW ? i-KVMTRACE_WINDOW : 0);
+        /* What was consumed is never read again. */
+        Rtl.DiscardMemory(&Rtl, p+iDiscarded, i - iDiscarded);
+        iDiscarded = i & ~(size_t)4095;
       }
       munmap((void*)p, n);
       return rc;

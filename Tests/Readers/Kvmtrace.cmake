@@ -39,3 +39,10 @@ kvmtrace_test(detect detect)
 kvmtrace_test(damaged damaged)
 
 reader_guard_test(kvmtrace kvmtrace ${TRACER_SHARED_DIR}/data/kvmtrace/sample.bin 8192 3000)
+
+# Benchmark (not in the default run: ctest -L bench): import and
+# kvmtrace-format throughput, and their ratio to the Python reference.
+add_test(NAME bench.kvmtrace
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_kvmtrace.sh $<TARGET_FILE:tracestore>
+          ${TRACER_SHARED_DIR} 200 ${CMAKE_CURRENT_BINARY_DIR}/bench-kvmtrace)
+set_tests_properties(bench.kvmtrace PROPERTIES LABELS bench TIMEOUT 1200 RUN_SERIAL TRUE)

@@ -128,8 +128,11 @@ print(last)' "$work/cut.bin")
 
 import)
   n=$1; seed=$2; mhz=${3:-}
-  if [ "$n" = 0 ]; then cp "$data/sample.bin" "$work/in.bin"; else python3 "$gen" "$n" "$seed" > "$work/in.bin"; fi
-  reference "$formats" < "$work/in.bin" > "$work/text.txt"
+  if [ "$n" = 0 ]; then   # the sample: its expected text is the oracle
+    cp "$data/sample.bin" "$work/in.bin"; cp "$data/sample.expected.txt" "$work/text.txt"
+  else
+    python3 "$gen" "$n" "$seed" > "$work/in.bin"; reference "$formats" < "$work/in.bin" > "$work/text.txt"
+  fi
   "$ts" import ${mhz:+--tsc-mhz $mhz} -o "$work/s" "$work/in.bin"
   q() { "$ts" sql --csv "$work/s" "$1" | tail -n +2; }
   # Counts by grep -c.
