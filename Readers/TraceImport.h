@@ -101,6 +101,56 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
     CHAR Bytes[TRACE_INTERN_CACHE_BYTES];
 } TRACE_INTERN_CACHE_ENTRY, *PTRACE_INTERN_CACHE_ENTRY;
 
+//
+// The span builder (see TraceImportSpanBegin).  Per thread (pid, tid) it
+// keeps a stack of the spans that contain the current time: records of the
+// span store, reserved when the span began.  Memory is pages from
+// Rtl->AllocatePages, bounded by threads x nesting depth, never by the
+// size of the input.
+//
+
+typedef struct _TRACE_SPAN_FRAME {
+    ULONGLONG Index;        // record index; TRACE_SPAN_PRELUDE bit set for
+                            // a span opened before the recording
+    LONGLONG End;           // end ts when known (X), else TRACE_SPAN_OPEN
+} TRACE_SPAN_FRAME, *PTRACE_SPAN_FRAME;
+
+typedef struct _TRACE_SPAN_MISSING {
+    LONGLONG Timestamp;     // ts of an end the scan found without a begin
+    ULONG NameId;
+    ULONG CategoryId;
+    ULONG ArgsId;
+    ULONG Padding;
+} TRACE_SPAN_MISSING, *PTRACE_SPAN_MISSING;
+
+typedef struct _TRACE_SPAN_THREAD {
+    ULONG Pid;
+    ULONG Tid;
+    ULONG Depth;                    // frames in use
+    ULONG Capacity;                 // frames allocated
+    PTRACE_SPAN_FRAME Frames;
+    LONGLONG ScanOpen;              // begins - matched ends seen by the scan
+    ULONG MissingCount;
+    ULONG MissingCapacity;
+    PTRACE_SPAN_MISSING Missing;    // unmatched ends, in input order
+} TRACE_SPAN_THREAD, *PTRACE_SPAN_THREAD;
+
+typedef struct _TRACE_SPAN_BUILDER {
+    PTRACE_SPAN_THREAD Threads;
+    ULONG ThreadCount;
+    ULONG ThreadCapacity;
+    PULONG Slots;                   // open addressing: thread number + 1
+    ULONG SlotMask;
+    ULONG LastThread;               // thread number used last, + 1
+    PVOID Blocks;                   // pool blocks for frames, a list
+    PBYTE PoolCursor;
+    PBYTE PoolEnd;
+    LONGLONG ScanFirstTs;           // time span seen by the scan
+    LONGLONG ScanLastTs;
+    PTRACE_SPAN_MISSING LastMissing;
+    ULONGLONG Repaired;             // spans closed or opened at the bounds
+} TRACE_SPAN_BUILDER, *PTRACE_SPAN_BUILDER;
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -127,6 +177,13 @@ typedef struct _TRACE_IMPORT {
 
     BOOL IsDirectory;
     ULONG ClockId;                  // string id of the trace clock, or NULL
+
+    //
+    // Byte offset of the event being imported, set by readers that name
+    // offsets in their errors, so that the shared sinks can too.
+    //
+
+    ULONGLONG EventOffset;
 
     //
     // Results.
@@ -157,6 +214,7 @@ typedef struct _TRACE_IMPORT {
     PTRACE_STORE Source;
     PTRACE_STORE Span;              // opened on first use
     PTRACE_STORE Counter;           // opened on first use
+    TRACE_SPAN_BUILDER Spans;       // open spans per thread
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
@@ -299,6 +357,68 @@ RTL_STATUS TraceImportCounter(PTRACE_IMPORT Import,
 RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import,
                                 PCTRACE_STORE_SCHEMA Schema,
                                 PTRACE_STORE *Store);
+
+//
+// Spans (the `span` store, like Perfetto's slice table).  Each thread
+// (Event->Pid, Event->Tid) nests its spans: a span's depth is the number
+// of spans open on its thread when it begins, its parent_id the record
+// index of the innermost of them.  Records are reserved in input order at
+// the begin (so a time-ordered input gives a sorted store) and their dur
+// filled at the end; commits of the span store stop short of the oldest
+// span still open, so committed rows never change.
+//
+// TraceImportSpanBegin opens a span (Chrome "B", uftrace entry).
+// TraceImportSpanEnd closes the innermost open span of the thread (Chrome
+// "E", uftrace exit), whatever its name; NameId, CategoryId and ArgsId
+// describe the span only when it has no begin.  TraceImportSpanComplete
+// adds a span of known Duration (Chrome "X"): it contains the spans that
+// begin before Event->Timestamp + Duration.  TraceImportInstant adds a
+// span of dur 0 with SPAN_FLAG_INSTANT, nested in what is open when
+// Nested, else at depth 0.
+//
+// At TraceImportEnd spans still open are closed at the trace's last ts
+// with SPAN_FLAG_END_MISSING.  An end without a begin (the recording began
+// inside the call) becomes a span opened at the trace's first ts with
+// SPAN_FLAG_BEGIN_MISSING, enclosing what came before it on its thread, as
+// seeds/001's fix-up does.  To place those spans first and nest the
+// thread's earlier spans inside them, a reader scans its input once before
+// importing it: TraceImportSpanScanBegin / ScanEnd for each begin and end
+// (and ScanTime for every other timed event), naming each end ScanEnd
+// reports unmatched with TraceImportSpanScanUnmatched, then
+// TraceImportSpanScanDone.  Both kinds of repair are counted in the span
+// store's `repaired` (store_info).
+//
+
+RTL_STATUS TraceImportSpanBegin(PTRACE_IMPORT Import,
+                                PTRACE_EVENT_CONTEXT Event, ULONG NameId,
+                                ULONG CategoryId, ULONG ArgsId);
+
+RTL_STATUS TraceImportSpanEnd(PTRACE_IMPORT Import,
+                              PTRACE_EVENT_CONTEXT Event, ULONG NameId,
+                              ULONG CategoryId, ULONG ArgsId);
+
+RTL_STATUS TraceImportSpanComplete(PTRACE_IMPORT Import,
+                                   PTRACE_EVENT_CONTEXT Event,
+                                   LONGLONG Duration, ULONG NameId,
+                                   ULONG CategoryId, ULONG ArgsId);
+
+RTL_STATUS TraceImportInstant(PTRACE_IMPORT Import,
+                              PTRACE_EVENT_CONTEXT Event, ULONG NameId,
+                              ULONG CategoryId, ULONG ArgsId, BOOL Nested);
+
+VOID TraceImportSpanScanTime(PTRACE_IMPORT Import, LONGLONG Timestamp);
+
+RTL_STATUS TraceImportSpanScanBegin(PTRACE_IMPORT Import,
+                                    PTRACE_EVENT_CONTEXT Event);
+
+RTL_STATUS TraceImportSpanScanEnd(PTRACE_IMPORT Import,
+                                  PTRACE_EVENT_CONTEXT Event,
+                                  PBOOL Unmatched);
+
+VOID TraceImportSpanScanUnmatched(PTRACE_IMPORT Import, ULONG NameId,
+                                  ULONG CategoryId, ULONG ArgsId);
+
+RTL_STATUS TraceImportSpanScanDone(PTRACE_IMPORT Import);
 
 //
 // Records a process start (exec) with its executable path.

@@ -1,0 +1,168 @@
+/*++
+
+Module Name:
+
+    Json.h
+
+Abstract:
+
+    A streaming JSON tokenizer over a mapped input: no tree is built and no
+    byte of the input is copied unless a caller asks for a string to be
+    decoded (escapes resolved) into its own buffer.  A reader walks
+    objects and arrays with JsonObjectNext / JsonArrayNext, looks at the
+    values it wants (JsonScanString, JsonScanNumber) and skips the rest
+    (JsonSkipValue), in memory that does not depend on the input: nesting
+    is tracked in a fixed bit stack (JSON_MAX_DEPTH levels).
+
+    Every routine works on [Cursor, End) and never reads at or past End.
+    The grammar is RFC 8259's, strictly: no comments, no trailing commas,
+    no control characters inside strings.  On failure a routine returns
+    NULL (or JsonStepError) and fills a JSON_ERROR with the position and a
+    reason for the message.
+
+--*/
+
+#ifndef _TRACER_JSON_H_
+#define _TRACER_JSON_H_
+
+#include "../Rtl/Rtl.h"
+
+#define JSON_MAX_DEPTH 512
+
+typedef struct _JSON_ERROR {
+    PCSZ At;                // where the input is wrong
+    PCSZ Reason;            // e.g. "unterminated string"
+} JSON_ERROR, *PJSON_ERROR;
+
+//
+// A string as it appears in the input, without its quotes.  Escaped is
+// TRUE when it holds backslash escapes (decode it with JsonDecodeString);
+// otherwise [Start, End) are its bytes.
+//
+
+typedef struct _JSON_STRING {
+    PCSZ Start;
+    PCSZ End;
+    BOOL Escaped;
+    ULONG Padding;
+} JSON_STRING, *PJSON_STRING;
+
+//
+// A number's text, validated against the JSON grammar.
+//
+
+typedef struct _JSON_NUMBER {
+    PCSZ Start;
+    PCSZ End;
+} JSON_NUMBER, *PJSON_NUMBER;
+
+typedef enum _JSON_STEP {
+    JsonStepItem = 0,       // a member or element follows at the cursor
+    JsonStepDone = 1,       // the container ended; cursor is past it
+    JsonStepError = 2,      // see the JSON_ERROR
+    JsonStepEndOfInput = 3, // the input ended where an item could follow
+} JSON_STEP;
+
+static inline
+PCSZ
+JsonSkipSpace(
+    PCSZ Cursor,
+    PCSZ End
+    )
+{
+    while (Cursor < End &&
+           (*Cursor == ' ' || *Cursor == '\n' || *Cursor == '\r' ||
+            *Cursor == '\t')) {
+        Cursor++;
+    }
+    return Cursor;
+}
+
+//
+// Cursor is at the opening quote.  Returns the position after the closing
+// quote.
+//
+
+PCSZ JsonScanString(PCSZ Cursor, PCSZ End, PJSON_STRING String,
+                    PJSON_ERROR Error);
+
+//
+// Decodes String (escapes resolved, \uXXXX and surrogate pairs to UTF-8; a
+// lone surrogate becomes U+FFFD) into Buffer.  Returns the length, or ~0
+// if it does not fit in Size bytes.
+//
+
+ULONG JsonDecodeString(PJSON_STRING String, PCHAR Buffer, ULONG Size);
+
+//
+// Cursor is at the first character of a number.  Returns the position
+// after it.
+//
+
+PCSZ JsonScanNumber(PCSZ Cursor, PCSZ End, PJSON_NUMBER Number,
+                    PJSON_ERROR Error);
+
+//
+// Converts a number to an integer scaled by 10^Scale, exactly: the
+// decimal digits are shifted, never converted through a double, and
+// digits below the unit are dropped (truncation toward zero).  With
+// Scale 3, microseconds become nanoseconds: 704184098.491 -> 704184098491.
+// FALSE if the result does not fit in 63 bits.
+//
+
+BOOL JsonNumberToScaled(PJSON_NUMBER Number, ULONG Scale, PLONGLONG Value);
+
+//
+// Converts a number to the nearest double when its significant digits
+// fit in 2^53 and its decimal exponent in +-22 (exact: Clinger's fast
+// path); otherwise to within a few units in the last place.
+//
+
+BOOL JsonNumberToDouble(PJSON_NUMBER Number, PDOUBLE Value);
+
+//
+// Skips one value of any kind starting at Cursor (no leading space).
+// Returns the position after it.
+//
+
+PCSZ JsonSkipValue(PCSZ Cursor, PCSZ End, PJSON_ERROR Error);
+
+//
+// Object and array walking.  Start with *Cursor just past the '{' (or
+// '[') and *First TRUE.  Each JsonStepItem leaves *Cursor at the value
+// (for objects, Key receives the member name); the caller must move
+// *Cursor past the value before the next call.
+//
+
+JSON_STEP JsonObjectNext(PCSZ *Cursor, PCSZ End, PBOOL First,
+                         PJSON_STRING Key, PJSON_ERROR Error);
+
+JSON_STEP JsonArrayNext(PCSZ *Cursor, PCSZ End, PBOOL First,
+                        PJSON_ERROR Error);
+
+//
+// TRUE if the undecoded string equals Literal (Length bytes).
+//
+
+static inline
+BOOL
+JsonStringIs(
+    PJSON_STRING String,
+    PCSZ Literal,
+    ULONG Length
+    )
+{
+    ULONG Index;
+
+    if (String->Escaped || (ULONG)(String->End - String->Start) != Length) {
+        return FALSE;
+    }
+    for (Index = 0; Index < Length; Index++) {
+        if (String->Start[Index] != Literal[Index]) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+#endif // _TRACER_JSON_H_
