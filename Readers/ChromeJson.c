@@ -290,7 +290,7 @@ Return Value:
 // ---------------------------------------------------------------------------
 //
 
-static
+static inline __attribute__((always_inline))
 RTL_STATUS
 ParseStringField(
     PCHROME_READER Reader,
@@ -309,7 +309,7 @@ ParseStringField(
     return RTL_STATUS_OK;
 }
 
-static
+static inline __attribute__((always_inline))
 RTL_STATUS
 ParseNumberField(
     PCHROME_READER Reader,
@@ -342,23 +342,24 @@ Routine Description:
                            &Reader->Json) != String.End) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At, Reason);
         }
-    } else {
-        After = JsonScanNumber(At, Reader->End, &Number, &Reader->Json);
-        if (After == NULL) {
-            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At, Reason);
+        if (!JsonNumberToScaled(&Number, Scale, Value)) {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
+                               "number out of range");
         }
-    }
-
-    if (!JsonNumberToScaled(&Number, Scale, Value)) {
-        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
-                           "number out of range");
+    } else {
+        After = JsonScanScaled(At, Reader->End, Scale, Value, &Reader->Json);
+        if (After == NULL) {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
+                               Reader->Json.Reason[0] == 'n' ?
+                                   Reader->Json.Reason : Reason);
+        }
     }
 
     *Cursor = After;
     return RTL_STATUS_OK;
 }
 
-static
+static inline __attribute__((always_inline))
 RTL_STATUS
 ParseIdField(
     PCHROME_READER Reader,
@@ -383,6 +384,133 @@ ParseIdField(
     return RTL_STATUS_OK;
 }
 
+typedef enum _CHROME_KEY {
+    ChromeKeyOther = 0,
+    ChromeKeyPh,
+    ChromeKeyTs,
+    ChromeKeyDur,
+    ChromeKeyPid,
+    ChromeKeyTid,
+    ChromeKeyName,
+    ChromeKeyCat,
+    ChromeKeyArgs,
+    ChromeKeyScope,
+    ChromeKeyId,
+} CHROME_KEY;
+
+#define KEY_BYTES(a, b, c, d, e, f)                                          \
+    ((ULONGLONG)(BYTE)(a) | ((ULONGLONG)(BYTE)(b) << 8) |                     \
+     ((ULONGLONG)(BYTE)(c) << 16) | ((ULONGLONG)(BYTE)(d) << 24) |            \
+     ((ULONGLONG)(BYTE)(e) << 32) | ((ULONGLONG)(BYTE)(f) << 40))
+
+static inline __attribute__((always_inline))
+CHROME_KEY
+MatchKey(
+    PCSZ Quote,
+    PCSZ End,
+    PCSZ *After
+    )
+/*++
+
+Routine Description:
+
+    Recognizes the keys of the Trace Event Format as they are usually
+    written (no escapes, the colon right after the closing quote) from the
+    eight bytes after the opening quote, without scanning the string.
+    Including the closing quote in the comparison makes "ph" differ from
+    "phase".  Returns ChromeKeyOther when the general path must decide.
+
+--*/
+{
+    ULONGLONG Word;
+
+    if (End - Quote < 9) {
+        return ChromeKeyOther;
+    }
+    __builtin_memcpy(&Word, Quote + 1, 8);
+
+    switch (Word & 0xFFFFFFFFULL) {
+    case KEY_BYTES('p', 'h', '"', ':', 0, 0):
+        *After = Quote + 5;
+        return ChromeKeyPh;
+    case KEY_BYTES('t', 's', '"', ':', 0, 0):
+        *After = Quote + 5;
+        return ChromeKeyTs;
+    case KEY_BYTES('i', 'd', '"', ':', 0, 0):
+        *After = Quote + 5;
+        return ChromeKeyId;
+    }
+
+    switch (Word & 0xFFFFFFFFFFULL) {
+    case KEY_BYTES('p', 'i', 'd', '"', ':', 0):
+        *After = Quote + 6;
+        return ChromeKeyPid;
+    case KEY_BYTES('t', 'i', 'd', '"', ':', 0):
+        *After = Quote + 6;
+        return ChromeKeyTid;
+    case KEY_BYTES('d', 'u', 'r', '"', ':', 0):
+        *After = Quote + 6;
+        return ChromeKeyDur;
+    case KEY_BYTES('c', 'a', 't', '"', ':', 0):
+        *After = Quote + 6;
+        return ChromeKeyCat;
+    }
+
+    switch (Word & 0xFFFFFFFFFFFFULL) {
+    case KEY_BYTES('n', 'a', 'm', 'e', '"', ':'):
+        *After = Quote + 7;
+        return ChromeKeyName;
+    case KEY_BYTES('a', 'r', 'g', 's', '"', ':'):
+        *After = Quote + 7;
+        return ChromeKeyArgs;
+    }
+
+    if ((Word & 0xFFFFFFULL) == KEY_BYTES('s', '"', ':', 0, 0, 0)) {
+        *After = Quote + 4;
+        return ChromeKeyScope;
+    }
+
+    return ChromeKeyOther;
+}
+
+static
+CHROME_KEY
+ClassifyKey(
+    PJSON_STRING Key
+    )
+{
+    CHAR Text[8];
+    ULONG Length;
+    PCSZ Bytes = Key->Start;
+
+    Length = (ULONG)(Key->End - Key->Start);
+    if (Key->Escaped) {
+        Length = JsonDecodeString(Key, Text, sizeof(Text));
+        if (Length == ~0u) {
+            return ChromeKeyOther;
+        }
+        Bytes = Text;
+    }
+
+#define IS(Literal) (Length == sizeof(Literal) - 1 &&                         \
+                     __builtin_memcmp(Bytes, Literal, sizeof(Literal) - 1) == 0)
+
+    if (IS("ph")) return ChromeKeyPh;
+    if (IS("ts")) return ChromeKeyTs;
+    if (IS("dur")) return ChromeKeyDur;
+    if (IS("pid")) return ChromeKeyPid;
+    if (IS("tid")) return ChromeKeyTid;
+    if (IS("name")) return ChromeKeyName;
+    if (IS("cat")) return ChromeKeyCat;
+    if (IS("args")) return ChromeKeyArgs;
+    if (IS("s")) return ChromeKeyScope;
+    if (IS("id")) return ChromeKeyId;
+
+#undef IS
+
+    return ChromeKeyOther;
+}
+
 static
 RTL_STATUS
 ChromeParseEvent(
@@ -396,99 +524,129 @@ Routine Description:
 
     Reads the members of one event object, remembering where the values
     of interest are; members in any order, unknown members skipped (and
-    validated).
+    validated).  The usual keys are recognized without scanning them
+    (MatchKey); any other spelling goes through the general path.
 
 --*/
 {
-    PCSZ Cursor = At + 1;
+    PCSZ Cursor;
     PCSZ End = Reader->End;
-    BOOL First = TRUE;
+    PCSZ After;
     JSON_STRING Key;
     JSON_STRING String;
-    JSON_STEP Step;
     RTL_STATUS Status;
-    ULONG Length;
-    CHAR KeyText[8];
+    CHROME_KEY Which;
 
     Event->Start = At;
     Event->Fields = 0;
     Event->Members = 0;
     Reader->Import->EventOffset = (ULONGLONG)(At - Reader->Start);
 
+    Cursor = JsonSkipSpace(At + 1, End);
+    if (Cursor < End && *Cursor == '}') {
+        Event->End = Cursor + 1;
+        return RTL_STATUS_OK;
+    }
+
     for (;;) {
-        Step = JsonObjectNext(&Cursor, End, &First, &Key, &Reader->Json);
-        if (Step == JsonStepDone) {
-            Event->End = Cursor;
-            return RTL_STATUS_OK;
+        if (Cursor >= End) {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
+                               "unexpected end of input");
         }
-        if (Step != JsonStepItem) {
-            return JsonError(Reader);
+        if (*Cursor != '"') {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
+                               "expected a string");
+        }
+
+        Which = MatchKey(Cursor, End, &After);
+        if (Which == ChromeKeyOther) {
+            After = JsonScanString(Cursor, End, &Key, &Reader->Json);
+            if (After == NULL) {
+                return JsonError(Reader);
+            }
+            After = JsonSkipSpace(After, End);
+            if (After >= End || *After != ':') {
+                return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, After,
+                                   After >= End ? "unexpected end of input" :
+                                                  "expected ':' after a key");
+            }
+            After++;
+            Which = ClassifyKey(&Key);
+        }
+
+        Cursor = JsonSkipSpace(After, End);
+        if (Cursor >= End) {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
+                               "unexpected end of input");
         }
         Event->Members++;
-
-        //
-        // Keys are compared as they are written; an escaped key (rare) is
-        // decoded first.
-        //
-
-        Length = (ULONG)(Key.End - Key.Start);
-        if (Key.Escaped) {
-            Length = JsonDecodeString(&Key, KeyText, sizeof(KeyText));
-            if (Length != ~0u) {
-                Key.Start = KeyText;
-                Key.End = KeyText + Length;
-                Key.Escaped = FALSE;
-            } else {
-                Length = 0;
-            }
-        }
-
         Status = RTL_STATUS_OK;
 
-        if (Length == 2 && Key.Start[0] == 'p' && Key.Start[1] == 'h') {
-            Status = ParseStringField(Reader, &Cursor, &String,
-                                      "\"ph\" is not a string");
-            if (RTL_SUCCESS(Status)) {
-                CHAR Phase[2];
-                ULONG PhaseLength = JsonDecodeString(&String, Phase, 2);
+        switch (Which) {
+        case ChromeKeyPh:
 
-                Event->Fields |= FIELD_PH;
-                Event->Phase = (PhaseLength >= 1 && PhaseLength != ~0u) ?
-                               Phase[0] : 0;
-                Event->PhaseIsOneChar = (PhaseLength == 1);
+            //
+            // The usual one-character phase, then anything else.
+            //
+
+            if (End - Cursor >= 3 && Cursor[0] == '"' && Cursor[2] == '"' &&
+                (BYTE)Cursor[1] >= 0x20 && Cursor[1] != '\\' &&
+                Cursor[1] != '"') {
+                Event->Phase = Cursor[1];
+                Event->PhaseIsOneChar = TRUE;
+                Cursor += 3;
+            } else {
+                Status = ParseStringField(Reader, &Cursor, &String,
+                                          "\"ph\" is not a string");
+                if (RTL_SUCCESS(Status)) {
+                    CHAR Phase[2];
+                    ULONG PhaseLength = JsonDecodeString(&String, Phase, 2);
+
+                    Event->Phase = (PhaseLength >= 1 && PhaseLength != ~0u) ?
+                                   Phase[0] : 0;
+                    Event->PhaseIsOneChar = (PhaseLength == 1);
+                }
             }
-        } else if (Length == 2 && Key.Start[0] == 't' && Key.Start[1] == 's') {
+            Event->Fields |= FIELD_PH;
+            break;
+
+        case ChromeKeyTs:
             Status = ParseNumberField(Reader, &Cursor, 3, &Event->Ts,
                                       "\"ts\" is not a number");
             Event->Fields |= FIELD_TS;
-        } else if (Length == 3 && Key.Start[0] == 'd' && Key.Start[1] == 'u' &&
-                   Key.Start[2] == 'r') {
+            break;
+
+        case ChromeKeyDur:
             Status = ParseNumberField(Reader, &Cursor, 3, &Event->Dur,
                                       "\"dur\" is not a number");
             Event->Fields |= FIELD_DUR;
-        } else if (Length == 3 && Key.Start[1] == 'i' && Key.Start[2] == 'd' &&
-                   (Key.Start[0] == 'p' || Key.Start[0] == 't')) {
-            if (Key.Start[0] == 'p') {
-                Status = ParseIdField(Reader, &Cursor, &Event->Pid,
-                                      "\"pid\" is not a process id");
-                Event->Fields |= FIELD_PID;
-            } else {
-                Status = ParseIdField(Reader, &Cursor, &Event->Tid,
-                                      "\"tid\" is not a thread id");
-                Event->Fields |= FIELD_TID;
-            }
-        } else if (Length == 4 && Key.Start[0] == 'n' && Key.Start[1] == 'a' &&
-                   Key.Start[2] == 'm' && Key.Start[3] == 'e') {
+            break;
+
+        case ChromeKeyPid:
+            Status = ParseIdField(Reader, &Cursor, &Event->Pid,
+                                  "\"pid\" is not a process id");
+            Event->Fields |= FIELD_PID;
+            break;
+
+        case ChromeKeyTid:
+            Status = ParseIdField(Reader, &Cursor, &Event->Tid,
+                                  "\"tid\" is not a thread id");
+            Event->Fields |= FIELD_TID;
+            break;
+
+        case ChromeKeyName:
             Status = ParseStringField(Reader, &Cursor, &Event->Name,
                                       "\"name\" is not a string");
             Event->Fields |= FIELD_NAME;
-        } else if (Length == 3 && Key.Start[0] == 'c' && Key.Start[1] == 'a' &&
-                   Key.Start[2] == 't') {
+            break;
+
+        case ChromeKeyCat:
             Status = ParseStringField(Reader, &Cursor, &Event->Category,
                                       "\"cat\" is not a string");
             Event->Fields |= FIELD_CAT;
-        } else if (Length == 4 && Key.Start[0] == 'a' && Key.Start[1] == 'r' &&
-                   Key.Start[2] == 'g' && Key.Start[3] == 's') {
+            break;
+
+        case ChromeKeyArgs:
             Event->ArgsStart = Cursor;
             Cursor = JsonSkipValue(Cursor, End, &Reader->Json);
             if (Cursor == NULL) {
@@ -496,18 +654,21 @@ Routine Description:
             }
             Event->ArgsEnd = Cursor;
             Event->Fields |= FIELD_ARGS;
-        } else if (Length == 1 && Key.Start[0] == 's') {
+            break;
+
+        case ChromeKeyScope:
             Status = ParseStringField(Reader, &Cursor, &Event->Scope,
                                       "\"s\" is not a string");
             Event->Fields |= FIELD_SCOPE;
-        } else if (Length == 2 && Key.Start[0] == 'i' && Key.Start[1] == 'd') {
+            break;
+
+        case ChromeKeyId:
             if (*Cursor == '"') {
                 Status = ParseStringField(Reader, &Cursor, &Event->Id, "");
             } else {
                 JSON_NUMBER Number;
-                PCSZ After = JsonScanNumber(Cursor, End, &Number,
-                                            &Reader->Json);
 
+                After = JsonScanNumber(Cursor, End, &Number, &Reader->Json);
                 if (After == NULL) {
                     return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
                                        "\"id\" is not a string or number");
@@ -518,16 +679,32 @@ Routine Description:
                 Cursor = After;
             }
             Event->Fields |= FIELD_ID;
-        } else {
+            break;
+
+        default:
             Cursor = JsonSkipValue(Cursor, End, &Reader->Json);
             if (Cursor == NULL) {
                 return JsonError(Reader);
             }
+            break;
         }
 
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
+
+        Cursor = JsonSkipSpace(Cursor, End);
+        if (Cursor < End && *Cursor == ',') {
+            Cursor = JsonSkipSpace(Cursor + 1, End);
+            continue;
+        }
+        if (Cursor < End && *Cursor == '}') {
+            Event->End = Cursor + 1;
+            return RTL_STATUS_OK;
+        }
+        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
+                           Cursor >= End ? "unexpected end of input" :
+                                           "expected ',' or '}'");
     }
 }
 
@@ -1073,6 +1250,37 @@ ChromePass(
     return Status;
 }
 
+static
+BOOL
+HasEndEvents(
+    PCHROME_READER Reader
+    )
+/*++
+
+Routine Description:
+
+    Whether the input holds the string "E" anywhere (a phase of an end
+    event), written plainly or as "\u0045": a search for the letter (rare
+    next to quotes) rather than for the quote (everywhere in JSON).
+
+--*/
+{
+    PCSZ Cursor = Reader->Start;
+    PCSZ End = Reader->End;
+
+    while (End - Cursor >= 3) {
+        Cursor = TextFindChar(Cursor + 1, End - 1, 'E');
+        if (Cursor >= End - 1) {
+            break;
+        }
+        if (Cursor[-1] == '"' && Cursor[1] == '"') {
+            return TRUE;
+        }
+    }
+
+    return TextFindString(Reader->Start, End, "\\u0045", 6) != NULL;
+}
+
 BOOL
 ChromeJsonDetect(
     PTRACE_IMPORT Import
@@ -1161,11 +1369,15 @@ Return Value:
     //
     // The scan stops at the first error without reporting it: the import
     // pass meets the same error at the same event and reports it, after
-    // importing everything before it.
+    // importing everything before it.  An input without the string "E"
+    // (written plainly or escaped) has no end events, so nothing for the
+    // scan to find: traces of complete (X) events are read once.
     //
 
-    Status = ChromePass(&Reader, TRUE);
-    Rtl->FillMemory(&Import->Error, sizeof(Import->Error), 0);
+    if (HasEndEvents(&Reader)) {
+        ChromePass(&Reader, TRUE);
+        Rtl->FillMemory(&Import->Error, sizeof(Import->Error), 0);
+    }
 
     Status = TraceImportSpanScanDone(Import);
     if (RTL_SUCCESS(Status)) {

@@ -16,11 +16,8 @@ Abstract:
 
 #include "Json.h"
 
-typedef char V16 __attribute__((vector_size(16), aligned(1)));
-
-static
 BOOL
-Fail(
+JsonFail(
     PJSON_ERROR Error,
     PCSZ At,
     PCSZ Reason
@@ -49,84 +46,27 @@ HexDigit(
     return -1;
 }
 
-static
 PCSZ
-FindStringStop(
-    PCSZ Cursor,
-    PCSZ End
-    )
-/*++
-
-Routine Description:
-
-    Returns the first quote, backslash or control character (below 0x20)
-    in [Cursor, End), or End.
-
---*/
-{
-#if defined(__x86_64__)
-    const V16 Quote = {'"', '"', '"', '"', '"', '"', '"', '"',
-                       '"', '"', '"', '"', '"', '"', '"', '"'};
-    const V16 Backslash = {'\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\',
-                           '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\'};
-    const V16 Flip = {-128, -128, -128, -128, -128, -128, -128, -128,
-                      -128, -128, -128, -128, -128, -128, -128, -128};
-    const V16 Limit = {-96, -96, -96, -96, -96, -96, -96, -96,
-                       -96, -96, -96, -96, -96, -96, -96, -96};
-
-    while (End - Cursor >= 16) {
-        V16 Chunk;
-        V16 Stop;
-        int Mask;
-
-        __builtin_memcpy(&Chunk, Cursor, 16);
-
-        //
-        // Unsigned "below 0x20" as a signed compare of the bytes with
-        // their top bit flipped: 0x00..0x1f become -128..-97.
-        //
-
-        Stop = (V16)(Chunk == Quote) | (V16)(Chunk == Backslash) |
-               (V16)((Chunk ^ Flip) < Limit);
-        Mask = __builtin_ia32_pmovmskb128(Stop);
-        if (Mask != 0) {
-            return Cursor + __builtin_ctz((unsigned)Mask);
-        }
-        Cursor += 16;
-    }
-#endif
-
-    while (Cursor < End && *Cursor != '"' && *Cursor != '\\' &&
-           (BYTE)*Cursor >= 0x20) {
-        Cursor++;
-    }
-    return Cursor;
-}
-
-PCSZ
-JsonScanString(
+JsonScanStringRest(
+    PCSZ Open,
     PCSZ Cursor,
     PCSZ End,
     PJSON_STRING String,
     PJSON_ERROR Error
     )
+/*++
+
+Routine Description:
+
+    Continues JsonScanString at the first byte its fast path stopped on
+    that is not the closing quote: a backslash (validated escapes, then on
+    to the closing quote), a control character, or the end of the input.
+
+--*/
 {
-    PCSZ Open = Cursor;
-
-    if (Cursor >= End || *Cursor != '"') {
-        Fail(Error, Cursor, "expected a string");
-        return NULL;
-    }
-
-    Cursor++;
-    String->Start = Cursor;
-    String->Escaped = FALSE;
-    String->Padding = 0;
-
     for (;;) {
-        Cursor = FindStringStop(Cursor, End);
-        if (Cursor == End) {
-            Fail(Error, Open, "unterminated string");
+        if (Cursor >= End) {
+            JsonFail(Error, Open, "unterminated string");
             return NULL;
         }
 
@@ -136,13 +76,13 @@ JsonScanString(
         }
 
         if (*Cursor != '\\') {
-            Fail(Error, Cursor, "control character in a string");
+            JsonFail(Error, Cursor, "control character in a string");
             return NULL;
         }
 
         String->Escaped = TRUE;
         if (End - Cursor < 2) {
-            Fail(Error, Open, "unterminated string");
+            JsonFail(Error, Open, "unterminated string");
             return NULL;
         }
 
@@ -162,16 +102,18 @@ JsonScanString(
             if (End - Cursor < 6 || HexDigit(Cursor[2]) < 0 ||
                 HexDigit(Cursor[3]) < 0 || HexDigit(Cursor[4]) < 0 ||
                 HexDigit(Cursor[5]) < 0) {
-                Fail(Error, Cursor, "bad \\u escape in a string");
+                JsonFail(Error, Cursor, "bad \\u escape in a string");
                 return NULL;
             }
             Cursor += 6;
             break;
 
         default:
-            Fail(Error, Cursor, "bad escape in a string");
+            JsonFail(Error, Cursor, "bad escape in a string");
             return NULL;
         }
+
+        Cursor = JsonFindStringStop(Cursor, End);
     }
 }
 
@@ -309,7 +251,7 @@ JsonScanNumber(
     }
 
     if (Cursor >= End || !IsDigit(*Cursor)) {
-        Fail(Error, Start, "expected a number");
+        JsonFail(Error, Start, "expected a number");
         return NULL;
     }
 
@@ -324,7 +266,7 @@ JsonScanNumber(
     if (Cursor < End && *Cursor == '.') {
         Cursor++;
         if (Cursor >= End || !IsDigit(*Cursor)) {
-            Fail(Error, Start, "malformed number");
+            JsonFail(Error, Start, "malformed number");
             return NULL;
         }
         while (Cursor < End && IsDigit(*Cursor)) {
@@ -338,7 +280,7 @@ JsonScanNumber(
             Cursor++;
         }
         if (Cursor >= End || !IsDigit(*Cursor)) {
-            Fail(Error, Start, "malformed number");
+            JsonFail(Error, Start, "malformed number");
             return NULL;
         }
         while (Cursor < End && IsDigit(*Cursor)) {
@@ -480,6 +422,189 @@ JsonNumberToScaled(
     return TRUE;
 }
 
+static
+ULONG
+LeadingDigits8(
+    ULONGLONG Chunk
+    )
+/*++
+
+Routine Description:
+
+    How many of the 8 bytes of Chunk (in memory order) are decimal digits
+    before the first that is not.  A byte below '0' borrows into its top
+    bit when '0' is subtracted; a byte above '9' carries into it when 0x46
+    is added; digit bytes before it do neither, so the first flagged byte
+    is the first non-digit.
+
+--*/
+{
+    ULONGLONG Flags = ((Chunk - 0x3030303030303030ULL) |
+                       (Chunk + 0x4646464646464646ULL)) &
+                      0x8080808080808080ULL;
+
+    return Flags ? (ULONG)__builtin_ctzll(Flags) / 8 : 8;
+}
+
+static
+ULONGLONG
+DigitsValue8(
+    ULONGLONG Chunk,
+    ULONG Count
+    )
+/*++
+
+Routine Description:
+
+    The value of the first Count (1..8) digit bytes of Chunk: they are
+    moved to the top of the word (zeros before them are leading zeros) and
+    combined in pairs, fours and eights.
+
+--*/
+{
+    ULONGLONG Value = (Chunk - 0x3030303030303030ULL) << (8 * (8 - Count));
+
+    Value = (Value * 10) + (Value >> 8);
+    Value = (((Value & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+             (((Value >> 16) & 0x000000FF000000FFULL) *
+              (1 + (10000ULL << 32)))) >> 32;
+    return Value;
+}
+
+PCSZ
+JsonScanScaled(
+    PCSZ Cursor,
+    PCSZ End,
+    ULONG Scale,
+    PLONGLONG Value,
+    PJSON_ERROR Error
+    )
+{
+    static const ULONGLONG Powers10[] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+        10000000ULL, 100000000ULL, 1000000000ULL,
+    };
+    PCSZ Start = Cursor;
+    PCSZ Digits;
+    PCSZ IntegerEnd;
+    ULONGLONG Integer = 0;
+    ULONGLONG Fraction = 0;
+    ULONG Kept = 0;
+    BOOL Negative = FALSE;
+    JSON_NUMBER Number;
+
+    if (Scale >= ARRAYSIZE(Powers10)) {
+        goto Slow;
+    }
+
+    if (Cursor < End && *Cursor == '-') {
+        Negative = TRUE;
+        Cursor++;
+    }
+
+    Digits = Cursor;
+
+    //
+    // Eight bytes at a time while eight lie before End.
+    //
+
+    while (End - Cursor >= 8) {
+        ULONGLONG Chunk;
+        ULONG Count;
+
+        __builtin_memcpy(&Chunk, Cursor, 8);
+        Count = LeadingDigits8(Chunk);
+        if (Count == 0) {
+            break;
+        }
+        if (Cursor - Digits + Count > 18) {
+            goto Slow;
+        }
+        Integer = Integer * Powers10[Count] + DigitsValue8(Chunk, Count);
+        Cursor += Count;
+        if (Count < 8) {
+            break;
+        }
+    }
+    while (Cursor < End && IsDigit(*Cursor)) {
+        if (Cursor - Digits >= 18) {
+            goto Slow;
+        }
+        Integer = Integer * 10 + (ULONGLONG)(*Cursor - '0');
+        Cursor++;
+    }
+
+    //
+    // No digits, a leading zero followed by digits, or more than 18 digits
+    // (which might not fit): the careful path decides.
+    //
+
+    if (Cursor == Digits || Cursor - Digits > 18 ||
+        (*Digits == '0' && Cursor - Digits > 1)) {
+        goto Slow;
+    }
+    IntegerEnd = Cursor;
+
+    if (Cursor < End && *Cursor == '.') {
+        PCSZ FractionStart = ++Cursor;
+
+        if (End - Cursor >= 8) {
+            ULONGLONG Chunk;
+            ULONG Count;
+
+            __builtin_memcpy(&Chunk, Cursor, 8);
+            Count = LeadingDigits8(Chunk);
+            if (Count != 0 && Count < 8) {
+                Fraction = DigitsValue8(Chunk, Count);
+                Kept = Count;
+                while (Kept > Scale) {
+                    Fraction /= 10;
+                    Kept--;
+                }
+                Cursor += Count;
+            }
+        }
+
+        while (Cursor < End && IsDigit(*Cursor)) {
+            if (Kept < Scale) {
+                Fraction = Fraction * 10 + (ULONGLONG)(*Cursor - '0');
+                Kept++;
+            }
+            Cursor++;
+        }
+        if (Cursor == FractionStart) {
+            goto Slow;
+        }
+    }
+
+    if (Cursor < End && (*Cursor == 'e' || *Cursor == 'E')) {
+        goto Slow;
+    }
+
+    //
+    // At most 18 digits in all fit in 63 bits.
+    //
+
+    if ((ULONG)(IntegerEnd - Digits) + Scale > 18) {
+        goto Slow;
+    }
+
+    Integer = Integer * Powers10[Scale] + Fraction * Powers10[Scale - Kept];
+    *Value = Negative ? -(LONGLONG)Integer : (LONGLONG)Integer;
+    return Cursor;
+
+Slow:
+    Cursor = JsonScanNumber(Start, End, &Number, Error);
+    if (Cursor == NULL) {
+        return NULL;
+    }
+    if (!JsonNumberToScaled(&Number, Scale, Value)) {
+        JsonFail(Error, Start, "number out of range");
+        return NULL;
+    }
+    return Cursor;
+}
+
 BOOL
 JsonNumberToDouble(
     PJSON_NUMBER Number,
@@ -541,12 +666,12 @@ ScanLiteral(
     ULONG Index;
 
     if ((SIZE_T)(End - Cursor) < Length) {
-        Fail(Error, Cursor, "unexpected end of input");
+        JsonFail(Error, Cursor, "unexpected end of input");
         return NULL;
     }
     for (Index = 0; Index < Length; Index++) {
         if (Cursor[Index] != Literal[Index]) {
-            Fail(Error, Cursor, "unexpected character");
+            JsonFail(Error, Cursor, "unexpected character");
             return NULL;
         }
     }
@@ -565,7 +690,7 @@ ScanScalar(
     JSON_NUMBER Number;
 
     if (Cursor >= End) {
-        Fail(Error, Cursor, "unexpected end of input");
+        JsonFail(Error, Cursor, "unexpected end of input");
         return NULL;
     }
 
@@ -582,7 +707,7 @@ ScanScalar(
         if (*Cursor == '-' || IsDigit(*Cursor)) {
             return JsonScanNumber(Cursor, End, &Number, Error);
         }
-        Fail(Error, Cursor, "unexpected character");
+        JsonFail(Error, Cursor, "unexpected character");
         return NULL;
     }
 }
@@ -611,7 +736,7 @@ Routine Description:
     for (;;) {
         Cursor = JsonSkipSpace(Cursor, End);
         if (Cursor >= End) {
-            Fail(Error, Cursor, "unexpected end of input");
+            JsonFail(Error, Cursor, "unexpected end of input");
             return NULL;
         }
 
@@ -620,7 +745,7 @@ Routine Description:
                 BOOL Object = (*Cursor == '{');
 
                 if (Depth == JSON_MAX_DEPTH) {
-                    Fail(Error, Cursor, "nested deeper than 512 levels");
+                    JsonFail(Error, Cursor, "nested deeper than 512 levels");
                     return NULL;
                 }
                 if (Object) {
@@ -643,7 +768,7 @@ Routine Description:
                     }
                     Cursor = JsonSkipSpace(Cursor, End);
                     if (Cursor >= End || *Cursor != ':') {
-                        Fail(Error, Cursor, "expected ':' after a key");
+                        JsonFail(Error, Cursor, "expected ':' after a key");
                         return NULL;
                     }
                     Cursor++;
@@ -677,7 +802,7 @@ Routine Description:
                     }
                     Cursor = JsonSkipSpace(Cursor, End);
                     if (Cursor >= End || *Cursor != ':') {
-                        Fail(Error, Cursor, "expected ':' after a key");
+                        JsonFail(Error, Cursor, "expected ':' after a key");
                         return NULL;
                     }
                     Cursor++;
@@ -687,7 +812,7 @@ Routine Description:
                 Cursor++;
                 Depth--;
             } else {
-                Fail(Error, Cursor, Object ? "expected ',' or '}'" :
+                JsonFail(Error, Cursor, Object ? "expected ',' or '}'" :
                                              "expected ',' or ']'");
                 return NULL;
             }
@@ -697,96 +822,4 @@ Routine Description:
             return Cursor;
         }
     }
-}
-
-JSON_STEP
-JsonObjectNext(
-    PCSZ *Cursor,
-    PCSZ End,
-    PBOOL First,
-    PJSON_STRING Key,
-    PJSON_ERROR Error
-    )
-{
-    PCSZ Position = JsonSkipSpace(*Cursor, End);
-
-    if (Position >= End) {
-        Fail(Error, Position, "unexpected end of input");
-        return JsonStepEndOfInput;
-    }
-
-    if (*Position == '}') {
-        *Cursor = Position + 1;
-        return JsonStepDone;
-    }
-
-    if (!*First) {
-        if (*Position != ',') {
-            Fail(Error, Position, "expected ',' or '}'");
-            return JsonStepError;
-        }
-        Position = JsonSkipSpace(Position + 1, End);
-    }
-    *First = FALSE;
-
-    Position = JsonScanString(Position, End, Key, Error);
-    if (Position == NULL) {
-        return JsonStepError;
-    }
-
-    Position = JsonSkipSpace(Position, End);
-    if (Position >= End || *Position != ':') {
-        Fail(Error, Position, "expected ':' after a key");
-        return JsonStepError;
-    }
-
-    Position = JsonSkipSpace(Position + 1, End);
-    if (Position >= End) {
-        Fail(Error, Position, "unexpected end of input");
-        return JsonStepError;
-    }
-
-    *Cursor = Position;
-    return JsonStepItem;
-}
-
-JSON_STEP
-JsonArrayNext(
-    PCSZ *Cursor,
-    PCSZ End,
-    PBOOL First,
-    PJSON_ERROR Error
-    )
-{
-    PCSZ Position = JsonSkipSpace(*Cursor, End);
-
-    if (Position >= End) {
-        Fail(Error, Position, "unexpected end of input");
-        return JsonStepEndOfInput;
-    }
-
-    if (*Position == ']') {
-        *Cursor = Position + 1;
-        return JsonStepDone;
-    }
-
-    if (!*First) {
-        if (*Position != ',') {
-            Fail(Error, Position, "expected ',' or ']'");
-            return JsonStepError;
-        }
-        Position = JsonSkipSpace(Position + 1, End);
-        if (Position >= End) {
-            Fail(Error, Position, "unexpected end of input");
-            return JsonStepEndOfInput;
-        }
-        if (*Position == ']') {
-            Fail(Error, Position, "trailing ',' before ']'");
-            return JsonStepError;
-        }
-    }
-    *First = FALSE;
-
-    *Cursor = Position;
-    return JsonStepItem;
 }

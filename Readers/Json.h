@@ -63,7 +63,7 @@ typedef enum _JSON_STEP {
     JsonStepEndOfInput = 3, // the input ended where an item could follow
 } JSON_STEP;
 
-static inline
+static inline __attribute__((always_inline))
 PCSZ
 JsonSkipSpace(
     PCSZ Cursor,
@@ -80,11 +80,8 @@ JsonSkipSpace(
 
 //
 // Cursor is at the opening quote.  Returns the position after the closing
-// quote.
+// quote.  (Inline, below.)
 //
-
-PCSZ JsonScanString(PCSZ Cursor, PCSZ End, PJSON_STRING String,
-                    PJSON_ERROR Error);
 
 //
 // Decodes String (escapes resolved, \uXXXX and surrogate pairs to UTF-8; a
@@ -113,6 +110,18 @@ PCSZ JsonScanNumber(PCSZ Cursor, PCSZ End, PJSON_NUMBER Number,
 BOOL JsonNumberToScaled(PJSON_NUMBER Number, ULONG Scale, PLONGLONG Value);
 
 //
+// Scans a number at Cursor and converts it as JsonNumberToScaled does, in
+// one pass for the common forms (an optional '-', up to 18 integer digits,
+// a fraction, no exponent), falling back to JsonScanNumber and
+// JsonNumberToScaled otherwise.  Returns the position after the number, or
+// NULL (Error says why; Error->Reason is "number out of range" when the
+// number is valid but does not fit).
+//
+
+PCSZ JsonScanScaled(PCSZ Cursor, PCSZ End, ULONG Scale, PLONGLONG Value,
+                    PJSON_ERROR Error);
+
+//
 // Converts a number to the nearest double when its significant digits
 // fit in 2^53 and its decimal exponent in +-22 (exact: Clinger's fast
 // path); otherwise to within a few units in the last place.
@@ -131,20 +140,14 @@ PCSZ JsonSkipValue(PCSZ Cursor, PCSZ End, PJSON_ERROR Error);
 // Object and array walking.  Start with *Cursor just past the '{' (or
 // '[') and *First TRUE.  Each JsonStepItem leaves *Cursor at the value
 // (for objects, Key receives the member name); the caller must move
-// *Cursor past the value before the next call.
+// *Cursor past the value before the next call.  (Inline, below.)
 //
-
-JSON_STEP JsonObjectNext(PCSZ *Cursor, PCSZ End, PBOOL First,
-                         PJSON_STRING Key, PJSON_ERROR Error);
-
-JSON_STEP JsonArrayNext(PCSZ *Cursor, PCSZ End, PBOOL First,
-                        PJSON_ERROR Error);
 
 //
 // TRUE if the undecoded string equals Literal (Length bytes).
 //
 
-static inline
+static inline __attribute__((always_inline))
 BOOL
 JsonStringIs(
     PJSON_STRING String,
@@ -163,6 +166,212 @@ JsonStringIs(
         }
     }
     return TRUE;
+}
+
+//
+// ---------------------------------------------------------------------------
+// The hot paths, inline so that a reader's loop over the members of its
+// events compiles into one function.
+// ---------------------------------------------------------------------------
+//
+
+BOOL JsonFail(PJSON_ERROR Error, PCSZ At, PCSZ Reason);
+
+//
+// The rest of a string from the first backslash or control character:
+// escapes validated, Escaped set.  Returns the position after the closing
+// quote, or NULL.
+//
+
+PCSZ JsonScanStringRest(PCSZ Open, PCSZ Cursor, PCSZ End, PJSON_STRING String,
+                        PJSON_ERROR Error);
+
+typedef char JSON_V16 __attribute__((vector_size(16), aligned(1)));
+
+static inline __attribute__((always_inline))
+PCSZ
+JsonFindStringStop(
+    PCSZ Cursor,
+    PCSZ End
+    )
+/*++
+
+Routine Description:
+
+    Returns the first quote, backslash or control character (below 0x20)
+    in [Cursor, End), or End.  Sixteen bytes at a time while a whole
+    vector lies before End.
+
+--*/
+{
+#if defined(__x86_64__)
+    const JSON_V16 Quote = {'"', '"', '"', '"', '"', '"', '"', '"',
+                            '"', '"', '"', '"', '"', '"', '"', '"'};
+    const JSON_V16 Backslash = {'\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\',
+                                '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\'};
+    const JSON_V16 Flip = {-128, -128, -128, -128, -128, -128, -128, -128,
+                           -128, -128, -128, -128, -128, -128, -128, -128};
+    const JSON_V16 Limit = {-96, -96, -96, -96, -96, -96, -96, -96,
+                            -96, -96, -96, -96, -96, -96, -96, -96};
+
+    while (End - Cursor >= 16) {
+        JSON_V16 Chunk;
+        JSON_V16 Stop;
+        int Mask;
+
+        __builtin_memcpy(&Chunk, Cursor, 16);
+
+        //
+        // Unsigned "below 0x20" as a signed compare of the bytes with
+        // their top bit flipped: 0x00..0x1f become -128..-97.
+        //
+
+        Stop = (JSON_V16)(Chunk == Quote) | (JSON_V16)(Chunk == Backslash) |
+               (JSON_V16)((Chunk ^ Flip) < Limit);
+        Mask = __builtin_ia32_pmovmskb128(Stop);
+        if (Mask != 0) {
+            return Cursor + __builtin_ctz((unsigned)Mask);
+        }
+        Cursor += 16;
+    }
+#endif
+
+    while (Cursor < End && *Cursor != '"' && *Cursor != '\\' &&
+           (BYTE)*Cursor >= 0x20) {
+        Cursor++;
+    }
+    return Cursor;
+}
+
+static inline __attribute__((always_inline))
+PCSZ
+JsonScanString(
+    PCSZ Cursor,
+    PCSZ End,
+    PJSON_STRING String,
+    PJSON_ERROR Error
+    )
+{
+    PCSZ Open = Cursor;
+
+    if (Cursor >= End || *Cursor != '"') {
+        JsonFail(Error, Cursor, Cursor >= End ? "unexpected end of input" :
+                                                "expected a string");
+        return NULL;
+    }
+
+    String->Start = ++Cursor;
+    String->Escaped = FALSE;
+    String->Padding = 0;
+
+    Cursor = JsonFindStringStop(Cursor, End);
+    if (Cursor < End && *Cursor == '"') {
+        String->End = Cursor;
+        return Cursor + 1;
+    }
+
+    return JsonScanStringRest(Open, Cursor, End, String, Error);
+}
+
+static inline __attribute__((always_inline))
+JSON_STEP
+JsonObjectNext(
+    PCSZ *Cursor,
+    PCSZ End,
+    PBOOL First,
+    PJSON_STRING Key,
+    PJSON_ERROR Error
+    )
+{
+    PCSZ Position = JsonSkipSpace(*Cursor, End);
+
+    if (Position >= End) {
+        JsonFail(Error, Position, "unexpected end of input");
+        return JsonStepEndOfInput;
+    }
+
+    if (*Position == '}') {
+        *Cursor = Position + 1;
+        return JsonStepDone;
+    }
+
+    if (!*First) {
+        if (*Position != ',') {
+            JsonFail(Error, Position, "expected ',' or '}'");
+            return JsonStepError;
+        }
+        Position = JsonSkipSpace(Position + 1, End);
+    }
+    *First = FALSE;
+
+    Position = JsonScanString(Position, End, Key, Error);
+    if (Position == NULL) {
+        return JsonStepError;
+    }
+
+    if (Position < End && *Position == ':') {
+        Position++;
+    } else {
+        Position = JsonSkipSpace(Position, End);
+        if (Position >= End || *Position != ':') {
+            JsonFail(Error, Position, Position >= End ?
+                                          "unexpected end of input" :
+                                          "expected ':' after a key");
+            return JsonStepError;
+        }
+        Position++;
+    }
+
+    Position = JsonSkipSpace(Position, End);
+    if (Position >= End) {
+        JsonFail(Error, Position, "unexpected end of input");
+        return JsonStepError;
+    }
+
+    *Cursor = Position;
+    return JsonStepItem;
+}
+
+static inline __attribute__((always_inline))
+JSON_STEP
+JsonArrayNext(
+    PCSZ *Cursor,
+    PCSZ End,
+    PBOOL First,
+    PJSON_ERROR Error
+    )
+{
+    PCSZ Position = JsonSkipSpace(*Cursor, End);
+
+    if (Position >= End) {
+        JsonFail(Error, Position, "unexpected end of input");
+        return JsonStepEndOfInput;
+    }
+
+    if (*Position == ']') {
+        *Cursor = Position + 1;
+        return JsonStepDone;
+    }
+
+    if (!*First) {
+        if (*Position != ',') {
+            JsonFail(Error, Position, "expected ',' or ']'");
+            return JsonStepError;
+        }
+        Position = JsonSkipSpace(Position + 1, End);
+        if (Position >= End) {
+            JsonFail(Error, Position, "unexpected end of input");
+            return JsonStepEndOfInput;
+        }
+        if (*Position == ']') {
+            JsonFail(Error, Position, "trailing ',' before ']'");
+            return JsonStepError;
+        }
+    }
+    *First = FALSE;
+
+    *Cursor = Position;
+    return JsonStepItem;
 }
 
 #endif // _TRACER_JSON_H_

@@ -119,6 +119,7 @@ TraceImportBegin(
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
+    Import->LastPid = TRACE_NULL_ULONG;
     Import->Spans.ScanFirstTs = Import->FirstTs;
     Import->Spans.ScanLastTs = Import->LastTs;
     if (Import->CommitEvery == 0) {
@@ -319,14 +320,18 @@ Routine Description:
     }
     Import->LastThreadKey = Key;
 
-    if (Event->Pid != TRACE_NULL_ULONG) {
+    if (Event->Pid != TRACE_NULL_ULONG && Event->Pid != Import->LastPid) {
         Cursor = 0;
         if (!TraceHashFind(&Import->Processes, (ULONGLONG)Event->Pid + 1,
                            &Cursor, &Value)) {
-            return TraceImportProcessExec(Import, Event->Timestamp,
-                                          Event->Pid, Event->CommId,
-                                          TRACE_NULL_ULONG);
+            Status = TraceImportProcessExec(Import, Event->Timestamp,
+                                            Event->Pid, Event->CommId,
+                                            TRACE_NULL_ULONG);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
         }
+        Import->LastPid = Event->Pid;
     }
 
     return RTL_STATUS_OK;

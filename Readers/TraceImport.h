@@ -217,6 +217,8 @@ typedef struct _TRACE_IMPORT {
     TRACE_SPAN_BUILDER Spans;       // open spans per thread
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
+    ULONG LastPid;                  // the last pid known to have a row
+    ULONG Padding2;
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
