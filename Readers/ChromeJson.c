@@ -350,7 +350,8 @@ Routine Description:
         After = JsonScanScaled(At, Reader->End, Scale, Value, &Reader->Json);
         if (After == NULL) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
-                               Reader->Json.Reason[0] == 'n' ?
+                               RtlStringEqual(Reader->Json.Reason,
+                                              "number out of range") ?
                                    Reader->Json.Reason : Reason);
         }
     }

@@ -21,7 +21,7 @@ Abstract:
                         length and the bytes, padded to 8; for an entry
                         (arguments) or exit (return value) data whose size
                         only the record-time argument specs imply, padded
-                        to 8 (see ArgumentsEnd)
+                        to 8 (see NextRecord)
         sid-SID.map     the session's modules (/proc/PID/maps lines)
         NAME.sym        a module's symbols, "ADDRESS TYPE NAME" sorted by
                         address, relative to the module's start when the

@@ -50,6 +50,10 @@ foreach(sample capture mt)
 endforeach()
 
 reader_guard_test(chrome_json chrome-json ${UFTRACE_CHROME_SAMPLE} 8192 3000)
+# A bare array (whose prefixes are accepted: Chrome's truncated form) with
+# every kind of event, escapes, and ends without begins; small enough that
+# the flips land anywhere in it.
+reader_guard_test(chrome_array chrome-json ${TRACER_DATA_DIR}/chrome/guard-array.json 8192 3000)
 
 # Benchmark (ctest -L bench): a generated Chrome JSON file of about 1 GB.
 add_test(NAME bench.import_chrome
