@@ -1181,9 +1181,28 @@ Routine Description:
     ULONG ArgsId;
     CHAR Phase = Event->PhaseIsOneChar ? Event->Phase : 0;
 
-    if (!(Event->Fields & FIELD_PH) || !(Event->Fields & FIELD_TS) ||
-        Phase == 'M') {
+    if (!(Event->Fields & FIELD_PH) || Phase == 'M') {
         return RTL_STATUS_OK;
+    }
+
+    //
+    // Stop where the import will stop, so that the scan finds no end the
+    // import does not reach.
+    //
+
+    if (!(Event->Fields & FIELD_TS)) {
+        if (Phase == 'B' || Phase == 'E' || Phase == 'X' || Phase == 'C' ||
+            Phase == 'i' || Phase == 'I' || Phase == 'R') {
+            return RTL_STATUS_BAD_FORMAT;
+        }
+        return RTL_STATUS_OK;
+    }
+    if (Phase == 'X' && (!(Event->Fields & FIELD_DUR) || Event->Dur < 0)) {
+        return RTL_STATUS_BAD_FORMAT;
+    }
+    if (Phase == 'C' && (!(Event->Fields & FIELD_ARGS) ||
+                         *Event->ArgsStart != '{')) {
+        return RTL_STATUS_BAD_FORMAT;
     }
 
     FillContext(Reader, Event, &Context);
