@@ -100,6 +100,7 @@ typedef struct _CHROME_READER {
     BOOL FirstEvent;
     BOOL Scanning;
     ULONG Padding;
+    SIZE_T ScanDiscarded;           // input dropped behind the scan
     PCHAR Buffer;                   // CHROME_BUFFER_SIZE bytes
     TRACE_HASH_TABLE ThreadNames;   // ThreadKey(pid, tid) -> name id
     TRACE_HASH_TABLE ProcessNames;  // pid + 1 -> name id
@@ -932,7 +933,8 @@ Routine Description:
         }
         Cursor = After;
 
-        if (!JsonNumberToDouble(&Number, &Record.Value)) {
+        if (TextParseDouble(Number.Start, Number.End, &Record.Value) !=
+            Number.End) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Value,
                                "counter value out of range");
         }
@@ -1257,6 +1259,23 @@ ChromePass(
 
         if (Scanning) {
             Status = ChromeScanEvent(Reader, &Event);
+
+            //
+            // Keep the resident set small during the scan too: what lies
+            // well behind is dropped (and read again by the import).
+            //
+
+            if ((SIZE_T)(Event.End - Reader->Start) >=
+                Reader->ScanDiscarded + 2 * TRACE_DISCARD_BEHIND) {
+                SIZE_T Upto = (SIZE_T)(Event.End - Reader->Start) -
+                              TRACE_DISCARD_BEHIND;
+
+                Import->Rtl->DiscardMemory(Import->Rtl,
+                                           Reader->Start +
+                                               Reader->ScanDiscarded,
+                                           Upto - Reader->ScanDiscarded);
+                Reader->ScanDiscarded = Upto;
+            }
         } else {
             Status = ChromeImportEvent(Reader, &Event);
             if (RTL_SUCCESS(Status)) {

@@ -605,54 +605,6 @@ Slow:
     return Cursor;
 }
 
-BOOL
-JsonNumberToDouble(
-    PJSON_NUMBER Number,
-    PDOUBLE Value
-    )
-{
-    static const DOUBLE Powers[] = {
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    };
-    DECIMAL Decimal;
-    DOUBLE Result;
-    LONG Exponent;
-
-    ReadDecimal(Number, &Decimal);
-    Result = (DOUBLE)Decimal.Digits;
-    Exponent = Decimal.Exponent;
-
-    if (Decimal.Digits == 0) {
-        Exponent = 0;
-    }
-
-    while (Exponent > 22) {
-        Result *= 1e22;
-        Exponent -= 22;
-        if (Result > 1.7976931348623157e308) {
-            return FALSE;
-        }
-    }
-    while (Exponent < -22) {
-        Result /= 1e22;
-        Exponent += 22;
-    }
-
-    if (Exponent >= 0) {
-        Result *= Powers[Exponent];
-    } else {
-        Result /= Powers[-Exponent];
-    }
-
-    if (Result > 1.7976931348623157e308) {
-        return FALSE;
-    }
-
-    *Value = Decimal.Negative ? -Result : Result;
-    return TRUE;
-}
-
 static
 PCSZ
 ScanLiteral(

@@ -122,14 +122,6 @@ PCSZ JsonScanScaled(PCSZ Cursor, PCSZ End, ULONG Scale, PLONGLONG Value,
                     PJSON_ERROR Error);
 
 //
-// Converts a number to the nearest double when its significant digits
-// fit in 2^53 and its decimal exponent in +-22 (exact: Clinger's fast
-// path); otherwise to within a few units in the last place.
-//
-
-BOOL JsonNumberToDouble(PJSON_NUMBER Number, PDOUBLE Value);
-
-//
 // Skips one value of any kind starting at Cursor (no leading space).
 // Returns the position after it.
 //

@@ -102,6 +102,7 @@ typedef struct _UFTRACE_TASK {
     UFTRACE_FILE Data;
     SIZE_T Offset;              // of the next record
     SIZE_T RecordOffset;        // of the current record
+    SIZE_T Discarded;           // mapping dropped behind the cursor
     BOOL Done;                  // no current record
 
     //
@@ -1317,6 +1318,19 @@ Routine Description:
     }
 
     Task->Offset = Offset;
+
+    //
+    // The file is read front to back: drop the mapping well behind, so
+    // that the resident set does not grow with the trace.
+    //
+
+    if (Offset >= Task->Discarded + 2 * TRACE_DISCARD_BEHIND) {
+        Reader->Rtl->DiscardMemory(Reader->Rtl, Data + Task->Discarded,
+                                   Offset - TRACE_DISCARD_BEHIND -
+                                   Task->Discarded);
+        Task->Discarded = Offset - TRACE_DISCARD_BEHIND;
+    }
+
     return RTL_STATUS_OK;
 }
 
@@ -1389,6 +1403,7 @@ Routine Description:
     }
 
     Task->Offset = 0;
+    Task->Discarded = 0;
     Task->Done = FALSE;
     Task->Time = 0;
     Task->Depth = 0;
