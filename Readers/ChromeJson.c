@@ -712,6 +712,31 @@ Routine Description:
 
 static
 RTL_STATUS
+InternText(
+    PCHROME_READER Reader,
+    PCSZ Start,
+    PCSZ End,
+    PULONG Id
+    )
+/*++
+
+Routine Description:
+
+    Interns text of the input (a name, the JSON of args or of a whole
+    event), with an error naming its offset when it exceeds what the
+    string store holds.
+
+--*/
+{
+    if ((SIZE_T)(End - Start) > TRACE_STRING_MAX_LENGTH) {
+        return ChromeError(Reader, RTL_STATUS_TOO_LARGE, Start,
+                           "string longer than the 1 MB a string may hold");
+    }
+    return TraceImportIntern(Reader->Import, Start, (ULONG)(End - Start), Id);
+}
+
+static
+RTL_STATUS
 InternString(
     PCHROME_READER Reader,
     PJSON_STRING String,
@@ -721,8 +746,7 @@ InternString(
     ULONG Length;
 
     if (!String->Escaped) {
-        return TraceImportIntern(Reader->Import, String->Start,
-                                 (ULONG)(String->End - String->Start), Id);
+        return InternText(Reader, String->Start, String->End, Id);
     }
 
     Length = JsonDecodeString(String, Reader->Buffer, CHROME_BUFFER_SIZE);
@@ -761,9 +785,7 @@ InternSpanStrings(
         // Arguments are kept as the JSON text the producer wrote.
         //
 
-        Status = TraceImportIntern(Reader->Import, Event->ArgsStart,
-                                   (ULONG)(Event->ArgsEnd - Event->ArgsStart),
-                                   ArgsId);
+        Status = InternText(Reader, Event->ArgsStart, Event->ArgsEnd, ArgsId);
     }
 
     return Status;
@@ -1149,9 +1171,7 @@ ChromeImportEvent(
             Status = InternString(Reader, &Event->Name, &NameId);
         }
         if (RTL_SUCCESS(Status)) {
-            Status = TraceImportIntern(Import, Event->Start,
-                                       (ULONG)(Event->End - Event->Start),
-                                       &ArgsId);
+            Status = InternText(Reader, Event->Start, Event->End, &ArgsId);
         }
         if (RTL_SUCCESS(Status)) {
             Status = TraceImportGenericEvent(Import, &Context, NameId, ArgsId);

@@ -158,6 +158,7 @@ typedef struct _UFTRACE_READER {
     PUFTRACE_SYMBOL_CACHE_ENTRY Cache;
     SIZE_T ArraysSize;          // bytes of the one allocation above
     PVOID Arrays;
+    TRACE_HASH_TABLE TaskIndex;     // tid + 1 -> task number
     ULONGLONG BytesRead;
     CHAR Path[UFTRACE_PATH_SIZE];
 } UFTRACE_READER, *PUFTRACE_READER;
@@ -558,7 +559,8 @@ Routine Description:
 
         } else if (LineStartsWith(Cursor, LineEnd, "TASK ")) {
             PUFTRACE_TASK Task = &Reader->Tasks[Reader->TaskCount];
-            ULONG Index;
+            ULONGLONG Probe = 0;
+            ULONGLONG Number;
 
             if (!FieldTime(Cursor, LineEnd, &Timestamp) ||
                 !FieldNumber(Cursor, LineEnd, "tid=", FALSE, &Value) ||
@@ -574,12 +576,14 @@ Routine Description:
             // records stay in one file.
             //
 
-            for (Index = 0; Index < Reader->TaskCount; Index++) {
-                if (Reader->Tasks[Index].Tid == (ULONG)Value) {
-                    break;
+            if (!TraceHashFind(&Reader->TaskIndex, Value + 1, &Probe,
+                               &Number)) {
+                Status = TraceHashInsert(&Reader->TaskIndex, Value + 1,
+                                         Reader->TaskCount);
+                if (!RTL_SUCCESS(Status)) {
+                    return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                                       Import->Path, RtlStatusText(Status));
                 }
-            }
-            if (Index == Reader->TaskCount) {
                 Rtl->FillMemory(Task, sizeof(*Task), 0);
                 Task->Tid = (ULONG)Value;
                 Task->Pid = (ULONG)Pid;
@@ -1677,6 +1681,13 @@ Return Value:
     Reader->Import = Import;
     Reader->Rtl = Rtl;
 
+    Status = TraceHashInitialize(Rtl, &Reader->TaskIndex);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
+                    RtlStatusText(Status));
+        goto End;
+    }
+
     Status = ReadInfo(Reader);
     if (RTL_SUCCESS(Status)) {
         Status = ReadTasks(Reader);
@@ -1733,6 +1744,7 @@ End:
     }
     UnmapFile(Reader, &Reader->TaskText);
     UnmapFile(Reader, &Reader->Info);
+    TraceHashDestroy(&Reader->TaskIndex);
     if (Reader->Arrays != NULL) {
         Rtl->Unmap(Rtl, Reader->Arrays, Reader->ArraysSize);
     }
