@@ -1,3 +1,16 @@
+/*
+** The program behind Tests/Data/uftrace-mt.data: three threads calling
+** mid(int, const char *) -> leaf(int) and strlen(), recorded with uftrace
+** 0.13 as
+**
+**   gcc -pg -O0 -g -o mt uftrace-mt.c -lpthread
+**   uftrace record --no-sched -d mt.data -A 'mid@arg1,arg2/s' -R 'leaf@retval' ./mt
+**
+** so that entries of mid() carry argument data and exits of leaf() a return
+** value (records with `more` set).  The copy keeps only what uftrace replay
+** and dump need (the library .sym/.dbg files, perf-cpu*.dat and
+** default.opts removed; replay prints the same).
+*/
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
