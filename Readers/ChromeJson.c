@@ -89,6 +89,13 @@ typedef struct _CHROME_EVENT {
     ULONG Tid;
 } CHROME_EVENT, *PCHROME_EVENT;
 
+typedef struct _CHROME_ID_CACHE {
+    ULONGLONG Bytes;        // the 8 bytes where the last value began
+    ULONGLONG Mask;         // its digits and the byte after; 0 if none
+    ULONG Length;           // digits
+    ULONG Value;
+} CHROME_ID_CACHE, *PCHROME_ID_CACHE;
+
 typedef struct _CHROME_READER {
     PTRACE_IMPORT Import;
     PCSZ Start;
@@ -101,6 +108,8 @@ typedef struct _CHROME_READER {
     BOOL Scanning;
     ULONG Padding;
     SIZE_T ScanDiscarded;           // input dropped behind the scan
+    CHROME_ID_CACHE PidCache;
+    CHROME_ID_CACHE TidCache;
     PCHAR Buffer;                   // CHROME_BUFFER_SIZE bytes
     TRACE_HASH_TABLE ThreadNames;   // ThreadKey(pid, tid) -> name id
     TRACE_HASH_TABLE ProcessNames;  // pid + 1 -> name id
@@ -367,12 +376,33 @@ ParseIdField(
     PCHROME_READER Reader,
     PCSZ *Cursor,
     PULONG Value,
+    PCHROME_ID_CACHE Cache,
     PCSZ Reason
     )
+/*++
+
+Routine Description:
+
+    Parses a pid or tid.  Most events repeat the previous event's value:
+    when the eight bytes at the cursor start with the same digits and the
+    same byte after them as last time, the value is the same.
+
+--*/
 {
     PCSZ At = *Cursor;
     LONGLONG Number;
     RTL_STATUS Status;
+    ULONGLONG Word = 0;
+    ULONG Length;
+
+    if (Reader->End - At >= 8) {
+        __builtin_memcpy(&Word, At, 8);
+        if (Cache->Mask != 0 && ((Word ^ Cache->Bytes) & Cache->Mask) == 0) {
+            *Value = Cache->Value;
+            *Cursor = At + Cache->Length;
+            return RTL_STATUS_OK;
+        }
+    }
 
     Status = ParseNumberField(Reader, Cursor, 0, &Number, Reason);
     if (!RTL_SUCCESS(Status)) {
@@ -381,8 +411,29 @@ ParseIdField(
     if (Number < 0 || Number >= (LONGLONG)TRACE_NULL_ULONG) {
         return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At, Reason);
     }
-
     *Value = (ULONG)Number;
+
+    //
+    // Remember plain digits (up to 7, and the byte after them).
+    //
+
+    Length = (ULONG)(*Cursor - At);
+    Cache->Mask = 0;
+    if (Reader->End - At >= 8 && Length <= 7) {
+        ULONG Index;
+
+        for (Index = 0; Index < Length; Index++) {
+            if (At[Index] < '0' || At[Index] > '9') {
+                return RTL_STATUS_OK;
+            }
+        }
+        Cache->Bytes = Word;
+        Cache->Mask = (Length == 7) ? ~0ULL :
+                                      (1ULL << (8 * (Length + 1))) - 1;
+        Cache->Length = Length;
+        Cache->Value = *Value;
+    }
+
     return RTL_STATUS_OK;
 }
 
@@ -626,12 +677,14 @@ Routine Description:
 
         case ChromeKeyPid:
             Status = ParseIdField(Reader, &Cursor, &Event->Pid,
+                                  &Reader->PidCache,
                                   "\"pid\" is not a process id");
             Event->Fields |= FIELD_PID;
             break;
 
         case ChromeKeyTid:
             Status = ParseIdField(Reader, &Cursor, &Event->Tid,
+                                  &Reader->TidCache,
                                   "\"tid\" is not a thread id");
             Event->Fields |= FIELD_TID;
             break;
