@@ -1,0 +1,1553 @@
+/*++
+
+Module Name:
+
+    TraceEvent.c
+
+Abstract:
+
+    This module implements the container-independent half of the ftrace
+    event model (see TraceEvent.h): the arena, header_page and
+    header_event, ring-buffer pages, `format` files, field decoding, and
+    kallsyms / printk lookups.  The print-fmt interpreter is in
+    TraceEventPrint.c and the store sink in TraceEventImport.c.
+
+    Every routine bounds its reads by the lengths it is given: event
+    descriptions and records come from files that may be damaged.
+
+--*/
+
+#include "TraceEvent.h"
+
+#define ARENA_BLOCK_SIZE (256 * 1024)
+#define ARENA_HEADER     16
+#define ARENA_LIMIT      (1ULL << 30)
+
+//
+// Arena.
+//
+
+RTL_STATUS
+TraceArenaAllocate(
+    PTRACE_ARENA Arena,
+    SIZE_T Size,
+    PVOID *Address
+    )
+/*++
+
+Routine Description:
+
+    Returns Size zeroed bytes, 8-byte aligned, valid until the arena is
+    released.  Each block's first word points to the previous block.
+
+--*/
+{
+    PRTL Rtl = Arena->Rtl;
+    RTL_STATUS Status;
+    SIZE_T BlockSize;
+    PBYTE Block;
+
+    Size = (Size + 7) & ~(SIZE_T)7;
+
+    if (Arena->Block == NULL || Arena->Size - Arena->Used < Size) {
+        BlockSize = ARENA_BLOCK_SIZE;
+        if (Size + ARENA_HEADER > BlockSize) {
+            BlockSize = (SIZE_T)ALIGN_UP(Size + ARENA_HEADER, RTL_PAGE_SIZE);
+        }
+        if (Arena->TotalBytes + BlockSize > ARENA_LIMIT) {
+            *Address = NULL;
+            return RTL_STATUS_TOO_LARGE;
+        }
+
+        Status = Rtl->AllocatePages(Rtl, BlockSize, (PVOID *)&Block);
+        if (!RTL_SUCCESS(Status)) {
+            *Address = NULL;
+            return Status;
+        }
+
+        ((PVOID *)Block)[0] = Arena->Block;
+        ((SIZE_T *)Block)[1] = BlockSize;
+        Arena->Block = Block;
+        Arena->Size = BlockSize;
+        Arena->Used = ARENA_HEADER;
+        Arena->TotalBytes += BlockSize;
+    }
+
+    *Address = Arena->Block + Arena->Used;
+    Arena->Used += Size;
+    return RTL_STATUS_OK;
+}
+
+VOID
+TraceArenaRelease(
+    PTRACE_ARENA Arena
+    )
+{
+    PBYTE Block = Arena->Block;
+
+    while (Block != NULL) {
+        PBYTE Previous = (PBYTE)((PVOID *)Block)[0];
+        SIZE_T Size = ((SIZE_T *)Block)[1];
+
+        Arena->Rtl->Unmap(Arena->Rtl, Block, Size);
+        Block = Previous;
+    }
+
+    Arena->Block = NULL;
+    Arena->Used = 0;
+    Arena->Size = 0;
+    Arena->TotalBytes = 0;
+}
+
+//
+// Small text helpers over (Cursor, End) ranges.
+//
+
+static
+BOOL
+IsSpace(
+    CHAR Char
+    )
+{
+    return Char == ' ' || Char == '\t' || Char == '\r' || Char == '\n';
+}
+
+static
+BOOL
+IsIdentChar(
+    CHAR Char
+    )
+{
+    return (Char >= 'a' && Char <= 'z') || (Char >= 'A' && Char <= 'Z') ||
+           (Char >= '0' && Char <= '9') || Char == '_';
+}
+
+static
+PCSZ
+SkipBlanks(
+    PCSZ Cursor,
+    PCSZ End
+    )
+{
+    while (Cursor < End && (*Cursor == ' ' || *Cursor == '\t')) {
+        Cursor++;
+    }
+    return Cursor;
+}
+
+static
+BOOL
+HasPrefix(
+    PCSZ Cursor,
+    PCSZ End,
+    PCSZ Literal
+    )
+{
+    while (*Literal != '\0') {
+        if (Cursor >= End || *Cursor != *Literal) {
+            return FALSE;
+        }
+        Cursor++;
+        Literal++;
+    }
+    return TRUE;
+}
+
+static
+BOOL
+SpanEquals(
+    PCSZ Start,
+    SIZE_T Length,
+    PCSZ Literal
+    )
+{
+    SIZE_T Index;
+
+    for (Index = 0; Index < Length; Index++) {
+        if (Literal[Index] == '\0' || Literal[Index] != Start[Index]) {
+            return FALSE;
+        }
+    }
+    return Literal[Length] == '\0';
+}
+
+static
+BOOL
+SpanContains(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Needle
+    )
+{
+    SIZE_T Length = RtlStringLength(Needle);
+
+    return TextFindString(Start, End, Needle, (ULONG)Length) != NULL;
+}
+
+//
+// Parses a decimal number at Cursor (leading blanks skipped); NULL if
+// none or it does not fit 32 bits.
+//
+
+static
+PCSZ
+ParseDecimal32(
+    PCSZ Cursor,
+    PCSZ End,
+    PULONG Value,
+    PBOOL Negative
+    )
+{
+    ULONGLONG Number = 0;
+    PCSZ Start;
+
+    Cursor = SkipBlanks(Cursor, End);
+    *Negative = FALSE;
+    if (Cursor < End && *Cursor == '-') {
+        *Negative = TRUE;
+        Cursor++;
+    }
+    Start = Cursor;
+    while (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
+        Number = Number * 10 + (ULONG)(*Cursor - '0');
+        if (Number > 0xffffffffULL) {
+            return NULL;
+        }
+        Cursor++;
+    }
+    if (Cursor == Start) {
+        return NULL;
+    }
+
+    *Value = (ULONG)Number;
+    return Cursor;
+}
+
+static
+PCSZ
+LineEnd(
+    PCSZ Cursor,
+    PCSZ End
+    )
+{
+    return TextFindChar(Cursor, End, '\n');
+}
+
+//
+// One "field:DECL;\toffset:N;\tsize:N;\tsigned:N;" line.
+//
+
+typedef struct _FIELD_LINE {
+    PCSZ Declaration;
+    PCSZ DeclarationEnd;
+    ULONG Offset;
+    ULONG Size;
+    BOOL HasSigned;
+    BOOL Signed;
+} FIELD_LINE, *PFIELD_LINE;
+
+static
+BOOL
+ParseFieldLine(
+    PCSZ Cursor,
+    PCSZ End,
+    PFIELD_LINE Line
+    )
+{
+    PCSZ Semicolon;
+    PCSZ Key;
+    ULONG Value;
+    BOOL Negative;
+
+    Cursor = SkipBlanks(Cursor, End);
+    if (!HasPrefix(Cursor, End, "field:")) {
+        return FALSE;
+    }
+    Cursor += 6;
+    Semicolon = TextFindChar(Cursor, End, ';');
+    if (Semicolon == End) {
+        return FALSE;
+    }
+    Line->Declaration = SkipBlanks(Cursor, Semicolon);
+    Line->DeclarationEnd = TextTrimEnd(Line->Declaration, Semicolon);
+
+    Key = TextFindString(Semicolon, End, "offset:", 7);
+    if (Key == NULL ||
+        ParseDecimal32(Key + 7, End, &Line->Offset, &Negative) == NULL ||
+        Negative) {
+        return FALSE;
+    }
+    Key = TextFindString(Semicolon, End, "size:", 5);
+    if (Key == NULL ||
+        ParseDecimal32(Key + 5, End, &Line->Size, &Negative) == NULL ||
+        Negative) {
+        return FALSE;
+    }
+    Key = TextFindString(Semicolon, End, "signed:", 7);
+    Line->HasSigned = FALSE;
+    Line->Signed = FALSE;
+    if (Key != NULL &&
+        ParseDecimal32(Key + 7, End, &Value, &Negative) != NULL) {
+        Line->HasSigned = TRUE;
+        Line->Signed = (Value != 0);
+    }
+
+    return TRUE;
+}
+
+//
+// Finds "NAME" as the last word of a declaration ("u64 timestamp",
+// "char data", "__data_loc char[] name").
+//
+
+static
+VOID
+SplitDeclaration(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ *Type,
+    PCSZ *TypeEnd,
+    PCSZ *Name,
+    PCSZ *NameEnd,
+    PCSZ *Array,
+    PCSZ *ArrayEnd
+    )
+{
+    PCSZ Cursor;
+
+    *Array = NULL;
+    *ArrayEnd = NULL;
+
+    //
+    // "TYPE NAME[N]": the array part is at the end.
+    //
+
+    if (End > Start && End[-1] == ']') {
+        Cursor = End - 1;
+        while (Cursor > Start && *Cursor != '[') {
+            Cursor--;
+        }
+        if (*Cursor == '[') {
+            *Array = Cursor;
+            *ArrayEnd = End;
+            End = TextTrimEnd(Start, Cursor);
+        }
+    }
+
+    Cursor = End;
+    while (Cursor > Start && (IsIdentChar(Cursor[-1]) || Cursor[-1] == '.')) {
+        Cursor--;
+    }
+    *Name = Cursor;
+    *NameEnd = End;
+    *Type = Start;
+    *TypeEnd = TextTrimEnd(Start, Cursor);
+}
+
+RTL_STATUS
+TraceEventParseHeaderPage(
+    PCSZ Text,
+    SIZE_T Length,
+    PTRACE_PAGE_LAYOUT Layout,
+    PCSZ *Reason
+    )
+{
+    PCSZ Cursor = Text;
+    PCSZ End = Text + Length;
+    BOOL HaveTimestamp = FALSE;
+    BOOL HaveCommit = FALSE;
+    BOOL HaveData = FALSE;
+
+    while (Cursor < End) {
+        PCSZ Next = LineEnd(Cursor, End);
+        FIELD_LINE Line;
+
+        if (ParseFieldLine(Cursor, Next, &Line)) {
+            PCSZ Type, TypeEnd, Name, NameEnd, Array, ArrayEnd;
+
+            SplitDeclaration(Line.Declaration, Line.DeclarationEnd, &Type,
+                             &TypeEnd, &Name, &NameEnd, &Array, &ArrayEnd);
+
+            if (SpanEquals(Name, NameEnd - Name, "timestamp")) {
+                Layout->TimestampOffset = Line.Offset;
+                Layout->TimestampSize = Line.Size;
+                HaveTimestamp = TRUE;
+            } else if (SpanEquals(Name, NameEnd - Name, "commit")) {
+                Layout->CommitOffset = Line.Offset;
+                Layout->CommitSize = Line.Size;
+                HaveCommit = TRUE;
+            } else if (SpanEquals(Name, NameEnd - Name, "data")) {
+                Layout->DataOffset = Line.Offset;
+                Layout->DataSize = Line.Size;
+                HaveData = TRUE;
+            }
+        }
+
+        Cursor = Next + (Next < End);
+    }
+
+    if (!HaveTimestamp || !HaveCommit || !HaveData) {
+        *Reason = "header_page lacks the timestamp, commit or data field";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    if (Layout->TimestampSize != 8 ||
+        (Layout->CommitSize != 4 && Layout->CommitSize != 8) ||
+        Layout->TimestampOffset > 64 || Layout->CommitOffset > 64 ||
+        Layout->DataOffset < Layout->CommitOffset + Layout->CommitSize ||
+        Layout->DataOffset > 64 || Layout->DataSize == 0 ||
+        Layout->DataSize > (1U << 27)) {
+        *Reason = "header_page describes an unsupported page layout";
+        return RTL_STATUS_BAD_VERSION;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+BOOL
+FindKeyNumber(
+    PCSZ Start,
+    PCSZ End,
+    PCSZ Key,
+    PCSZ After,
+    PULONG Value
+    )
+/*++
+
+Routine Description:
+
+    Finds "KEY", then After ("" for right away), and parses the number
+    that follows it.
+
+--*/
+{
+    PCSZ Found = TextFindString(Start, End, Key, (ULONG)RtlStringLength(Key));
+    PCSZ LineStop;
+    BOOL Negative;
+
+    if (Found == NULL) {
+        return FALSE;
+    }
+    LineStop = LineEnd(Found, End);
+    Found = TextFindString(Found, LineStop, After,
+                           (ULONG)RtlStringLength(After));
+    if (Found == NULL) {
+        return FALSE;
+    }
+    Found += RtlStringLength(After);
+    while (Found < LineStop && !(*Found >= '0' && *Found <= '9')) {
+        Found++;
+    }
+    return ParseDecimal32(Found, LineStop, Value, &Negative) != NULL &&
+           !Negative;
+}
+
+RTL_STATUS
+TraceEventParseHeaderEvent(
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    PCSZ End = Text + Length;
+    ULONG TypeLenBits, DeltaBits, Padding, Extend, Stamp;
+
+    if (!FindKeyNumber(Text, End, "type_len", ":", &TypeLenBits) ||
+        !FindKeyNumber(Text, End, "time_delta", ":", &DeltaBits)) {
+        *Reason = "header_event does not describe type_len/time_delta "
+                  "(a ring buffer older than Linux 2.6.31)";
+        return RTL_STATUS_BAD_VERSION;
+    }
+
+    if (!FindKeyNumber(Text, End, "padding", "==", &Padding)) {
+        Padding = TRACE_RING_TYPE_PADDING;
+    }
+    if (!FindKeyNumber(Text, End, "time_extend", "==", &Extend)) {
+        Extend = TRACE_RING_TYPE_TIME_EXTEND;
+    }
+    if (!FindKeyNumber(Text, End, "time_stamp", "==", &Stamp)) {
+        Stamp = TRACE_RING_TYPE_TIME_STAMP;
+    }
+
+    if (TypeLenBits != 5 || DeltaBits != 27 ||
+        Padding != TRACE_RING_TYPE_PADDING ||
+        Extend != TRACE_RING_TYPE_TIME_EXTEND ||
+        Stamp != TRACE_RING_TYPE_TIME_STAMP) {
+        *Reason = "header_event describes an unsupported event header";
+        return RTL_STATUS_BAD_VERSION;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// Ring-buffer pages.
+//
+
+RTL_STATUS
+TraceRingPageBegin(
+    PTRACE_RING_PAGE Page,
+    PCTRACE_PAGE_LAYOUT Layout,
+    const BYTE *PageStart,
+    SIZE_T PageLength,
+    PCSZ *Reason
+    )
+{
+    ULONGLONG Commit;
+    ULONGLONG Size;
+    SIZE_T Capacity;
+
+    if (PageLength < Layout->DataOffset ||
+        PageLength < Layout->CommitOffset + Layout->CommitSize ||
+        PageLength < Layout->TimestampOffset + 8) {
+        *Reason = "page shorter than its header";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    //
+    // The page itself bounds the data (a sub-buffer may be larger than
+    // the page header_page was written for).
+    //
+
+    Capacity = PageLength - Layout->DataOffset;
+
+    Page->Timestamp = TraceEventReadNumber(PageStart + Layout->TimestampOffset,
+                                           8);
+    Commit = TraceEventReadNumber(PageStart + Layout->CommitOffset,
+                                  Layout->CommitSize);
+    Size = Commit & TRACE_RING_COMMIT_MASK;
+
+    if (Size > Capacity) {
+        *Reason = "page commit size larger than the page";
+        return RTL_STATUS_CORRUPT;
+    }
+
+    Page->Data = PageStart + Layout->DataOffset;
+    Page->Size = (ULONG)Size;
+    Page->Offset = 0;
+    Page->LostEvents = 0;
+
+    if (Commit & TRACE_RING_MISSED_EVENTS) {
+        Page->LostEvents = -1;
+
+        //
+        // The count, when stored, follows the committed data.
+        //
+
+        if ((Commit & TRACE_RING_MISSED_STORED) &&
+            Size + Layout->CommitSize <= Capacity) {
+            Page->LostEvents = (LONGLONG)TraceEventReadNumber(
+                Page->Data + Size, Layout->CommitSize);
+            if (Page->LostEvents < 0) {
+                Page->LostEvents = -1;
+            }
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceRingPageNext(
+    PTRACE_RING_PAGE Page,
+    PTRACE_RING_EVENT Event,
+    PBOOL Found,
+    PCSZ *Reason
+    )
+{
+    const BYTE *Data = Page->Data;
+    ULONG Size = Page->Size;
+
+    *Found = FALSE;
+
+    while (Page->Offset < Size) {
+        ULONG Offset = Page->Offset;
+        ULONG Header;
+        ULONG TypeLen;
+        ULONG Delta;
+        ULONG Array;
+        ULONG Length;
+
+        if (Size - Offset < 4) {
+            *Reason = "event header cut off by the page's commit size";
+            return RTL_STATUS_CORRUPT;
+        }
+
+        Header = (ULONG)TraceEventReadNumber(Data + Offset, 4);
+        TypeLen = Header & 0x1f;
+        Delta = Header >> 5;
+
+        switch (TypeLen) {
+        case TRACE_RING_TYPE_PADDING:
+
+            //
+            // Padding (a discarded event): its length is in array[0].  A
+            // null padding ends the page.
+            //
+
+            if (Size - Offset < 8) {
+                Page->Offset = Size;
+                return RTL_STATUS_OK;
+            }
+            Array = (ULONG)TraceEventReadNumber(Data + Offset + 4, 4);
+            if (Delta == 0 && Array > Size - Offset - 4) {
+                Page->Offset = Size;
+                return RTL_STATUS_OK;
+            }
+            if (Array > Size - Offset - 4) {
+                *Reason = "padding record runs past the page's commit size";
+                return RTL_STATUS_CORRUPT;
+            }
+            Page->Timestamp += Delta;
+            Page->Offset = Offset + 4 + ((Array + 3) & ~3U);
+            if (Page->Offset <= Offset) {
+                Page->Offset = Size;
+            }
+            continue;
+
+        case TRACE_RING_TYPE_TIME_EXTEND:
+        case TRACE_RING_TYPE_TIME_STAMP: {
+            ULONGLONG Extend;
+
+            if (Size - Offset < 8) {
+                *Reason = "time extend record cut off by the commit size";
+                return RTL_STATUS_CORRUPT;
+            }
+            Array = (ULONG)TraceEventReadNumber(Data + Offset + 4, 4);
+            Extend = ((ULONGLONG)Array << TRACE_RING_TS_SHIFT) + Delta;
+            if (TypeLen == TRACE_RING_TYPE_TIME_STAMP) {
+
+                //
+                // An absolute time stamp lacks the top five bits: keep
+                // those of the running time.
+                //
+
+                Page->Timestamp = Extend |
+                                  (Page->Timestamp & (0xf8ULL << 56));
+            } else {
+                Page->Timestamp += Extend;
+            }
+            Page->Offset = Offset + 8;
+            continue;
+        }
+
+        case 0:
+            if (Size - Offset < 8) {
+                *Reason = "event length cut off by the page's commit size";
+                return RTL_STATUS_CORRUPT;
+            }
+            Array = (ULONG)TraceEventReadNumber(Data + Offset + 4, 4);
+            if (Array < 4) {
+                *Reason = "event with a length shorter than its header";
+                return RTL_STATUS_CORRUPT;
+            }
+            Length = ((Array - 4) + 3) & ~3U;
+            if (Length > Size - Offset - 8) {
+                *Reason = "event runs past the page's commit size";
+                return RTL_STATUS_CORRUPT;
+            }
+            Event->Data = Data + Offset + 8;
+            Page->Offset = Offset + 8 + Length;
+            break;
+
+        default:
+            Length = TypeLen * 4;
+            if (Length > Size - Offset - 4) {
+                *Reason = "event runs past the page's commit size";
+                return RTL_STATUS_CORRUPT;
+            }
+            Event->Data = Data + Offset + 4;
+            Page->Offset = Offset + 4 + Length;
+            break;
+        }
+
+        Page->Timestamp += Delta;
+        Event->Timestamp = Page->Timestamp;
+        Event->Size = Length;
+        Event->Offset = Offset;
+        *Found = TRUE;
+        return RTL_STATUS_OK;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// The event table.
+//
+
+RTL_STATUS
+TraceEventTableInitialize(
+    PRTL Rtl,
+    ULONG LongSize,
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    RTL_STATUS Status;
+
+    Rtl->FillMemory(Table, sizeof(*Table), 0);
+    Table->Rtl = Rtl;
+    Table->Arena.Rtl = Rtl;
+    Table->LongSize = LongSize;
+
+    Status = TraceArenaAllocate(&Table->Arena,
+                                sizeof(PTRACE_EVENT_FORMAT) *
+                                (TRACE_EVENT_MAX_ID + 1),
+                                (PVOID *)&Table->ById);
+    return Status;
+}
+
+VOID
+TraceEventTableRelease(
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    PRTL Rtl = Table->Rtl;
+
+    if (Rtl == NULL) {
+        return;
+    }
+
+    if (Table->SymbolTextOwned != NULL) {
+        Rtl->Unmap(Rtl, Table->SymbolTextOwned, Table->SymbolTextOwnedSize);
+        Table->SymbolTextOwned = NULL;
+    }
+    if (Table->Symbols != NULL) {
+        Rtl->Unmap(Rtl, Table->Symbols, Table->SymbolBytes);
+        Table->Symbols = NULL;
+    }
+    if (Table->Printks != NULL) {
+        Rtl->Unmap(Rtl, Table->Printks, Table->PrintkBytes);
+        Table->Printks = NULL;
+    }
+
+    TraceArenaRelease(&Table->Arena);
+    Table->ById = NULL;
+}
+
+static
+RTL_STATUS
+CopyString(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ Start,
+    SIZE_T Length,
+    PCSZ *Copy
+    )
+{
+    RTL_STATUS Status;
+    PCHAR Buffer;
+
+    Status = TraceArenaAllocate(&Table->Arena, Length + 1, (PVOID *)&Buffer);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    Table->Rtl->CopyMemory(Buffer, Start, Length);
+    Buffer[Length] = '\0';
+    *Copy = Buffer;
+    return RTL_STATUS_OK;
+}
+
+static
+ULONG
+TypeElementSize(
+    PCSZ Type,
+    PCSZ TypeEnd,
+    ULONG LongSize
+    )
+{
+    if (SpanContains(Type, TypeEnd, "char") ||
+        SpanContains(Type, TypeEnd, "u8") ||
+        SpanContains(Type, TypeEnd, "s8") ||
+        SpanContains(Type, TypeEnd, "bool")) {
+        return 1;
+    }
+    if (SpanContains(Type, TypeEnd, "short") ||
+        SpanContains(Type, TypeEnd, "16")) {
+        return 2;
+    }
+    if (SpanContains(Type, TypeEnd, "long long") ||
+        SpanContains(Type, TypeEnd, "64")) {
+        return 8;
+    }
+    if (SpanContains(Type, TypeEnd, "long") ||
+        SpanContains(Type, TypeEnd, "*")) {
+        return LongSize;
+    }
+    return 4;
+}
+
+static
+RTL_STATUS
+ParseField(
+    PTRACE_EVENT_TABLE Table,
+    PFIELD_LINE Line,
+    PTRACE_EVENT_FIELD Field,
+    PCSZ *Reason
+    )
+{
+    PCSZ Type, TypeEnd, Name, NameEnd, Array, ArrayEnd;
+    PCSZ Dynamic;
+    ULONG ArrayLength = 0;
+    RTL_STATUS Status;
+
+    SplitDeclaration(Line->Declaration, Line->DeclarationEnd, &Type,
+                     &TypeEnd, &Name, &NameEnd, &Array, &ArrayEnd);
+
+    if (NameEnd == Name) {
+        *Reason = "event format field without a name";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    Field->Offset = Line->Offset;
+    Field->Size = Line->Size;
+    Field->Flags = 0;
+
+    if (Line->Signed) {
+        Field->Flags |= TRACE_FIELD_SIGNED;
+    }
+
+    Dynamic = TextFindString(Type, TypeEnd, "__data_loc", 10);
+    if (Dynamic != NULL) {
+        Field->Flags |= TRACE_FIELD_DYNAMIC | TRACE_FIELD_ARRAY;
+        Type = SkipBlanks(Dynamic + 10, TypeEnd);
+    } else {
+        Dynamic = TextFindString(Type, TypeEnd, "__rel_loc", 9);
+        if (Dynamic != NULL) {
+            Field->Flags |= TRACE_FIELD_DYNAMIC | TRACE_FIELD_RELATIVE |
+                            TRACE_FIELD_ARRAY;
+            Type = SkipBlanks(Dynamic + 9, TypeEnd);
+        }
+    }
+
+    if (Array != NULL) {
+        BOOL Negative;
+
+        Field->Flags |= TRACE_FIELD_ARRAY;
+        if (ParseDecimal32(Array + 1, ArrayEnd, &ArrayLength,
+                           &Negative) == NULL || Negative) {
+            ArrayLength = 0;
+        }
+    }
+
+    if (TextFindChar(Type, TypeEnd, '*') != TypeEnd) {
+        Field->Flags |= TRACE_FIELD_POINTER;
+    }
+    if (SpanContains(Type, TypeEnd, "long")) {
+        Field->Flags |= TRACE_FIELD_LONG;
+    }
+    if ((Field->Flags & TRACE_FIELD_ARRAY) &&
+        (SpanContains(Type, TypeEnd, "char") ||
+         SpanContains(Type, TypeEnd, "u8") ||
+         SpanContains(Type, TypeEnd, "s8"))) {
+        Field->Flags |= TRACE_FIELD_STRING;
+    }
+    if (NameEnd - Name > 7 && HasPrefix(Name, NameEnd, "common_")) {
+        Field->Flags |= TRACE_FIELD_COMMON;
+    }
+
+    if (Field->Flags & TRACE_FIELD_ARRAY) {
+        if (ArrayLength != 0 && !(Field->Flags & TRACE_FIELD_DYNAMIC)) {
+            Field->ElementSize = Field->Size / ArrayLength;
+        } else {
+            Field->ElementSize = TypeElementSize(Type, TypeEnd,
+                                                 Table->LongSize);
+        }
+        if (Field->ElementSize == 0) {
+            Field->ElementSize = 1;
+        }
+    } else {
+        Field->ElementSize = Field->Size;
+    }
+
+    if ((Field->Flags & TRACE_FIELD_DYNAMIC) &&
+        Field->Size != 2 && Field->Size != 4) {
+        *Reason = "__data_loc field that is not 2 or 4 bytes";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    Status = CopyString(Table, Name, NameEnd - Name, &Field->Name);
+    if (RTL_SUCCESS(Status)) {
+        Status = CopyString(Table, Line->Declaration,
+                            TypeEnd - Line->Declaration, &Field->Type);
+    }
+    return Status;
+}
+
+RTL_STATUS
+TraceEventTableAddFormat(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ System,
+    ULONG SystemLength,
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    PCSZ Cursor = Text;
+    PCSZ End = Text + Length;
+    PCSZ Name = NULL;
+    PCSZ NameEnd = NULL;
+    PCSZ Print = NULL;
+    PCSZ PrintEnd = NULL;
+    ULONG Id = 0;
+    BOOL HaveId = FALSE;
+    ULONG FieldCount = 0;
+    ULONG Index;
+    PTRACE_EVENT_FORMAT Format;
+    RTL_STATUS Status;
+
+    //
+    // First pass: name, id, the number of fields and the print fmt.
+    //
+
+    while (Cursor < End) {
+        PCSZ Next = LineEnd(Cursor, End);
+        PCSZ Content = SkipBlanks(Cursor, Next);
+
+        if (HasPrefix(Content, Next, "name:")) {
+            Name = SkipBlanks(Content + 5, Next);
+            NameEnd = TextTrimEnd(Name, Next);
+        } else if (HasPrefix(Content, Next, "ID:")) {
+            BOOL Negative;
+            if (ParseDecimal32(Content + 3, Next, &Id, &Negative) != NULL &&
+                !Negative) {
+                HaveId = TRUE;
+            }
+        } else if (HasPrefix(Content, Next, "field:")) {
+            FieldCount++;
+        } else if (HasPrefix(Content, Next, "print fmt:")) {
+            Print = Content + 10;
+            if (Print < End && *Print == ' ') {
+                Print++;
+            }
+            PrintEnd = TextTrimEnd(Print, End);
+            break;
+        }
+
+        Cursor = Next + (Next < End);
+    }
+
+    if (Name == NULL || NameEnd == Name || !HaveId) {
+        *Reason = "event format without a name or ID";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+    for (Cursor = Name; Cursor < NameEnd; Cursor++) {
+        if (!IsIdentChar(*Cursor) && *Cursor != '-' && *Cursor != '.') {
+            *Reason = "event format with a malformed name";
+            return RTL_STATUS_BAD_FORMAT;
+        }
+    }
+    if (Id > TRACE_EVENT_MAX_ID) {
+        *Reason = "event format with an ID above 65535";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+    if (FieldCount == 0 || FieldCount > 4096) {
+        *Reason = "event format without fields";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    Status = TraceArenaAllocate(&Table->Arena, sizeof(*Format),
+                                (PVOID *)&Format);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceArenaAllocate(&Table->Arena,
+                                    sizeof(TRACE_EVENT_FIELD) * FieldCount,
+                                    (PVOID *)&Format->Fields);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = CopyString(Table, Name, NameEnd - Name, &Format->Name);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = CopyString(Table, System, SystemLength, &Format->System);
+    }
+    if (RTL_SUCCESS(Status) && Print != NULL) {
+        Status = CopyString(Table, Print, PrintEnd - Print,
+                            &Format->PrintFmt);
+        Format->PrintFmtLength = (ULONG)(PrintEnd - Print);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        *Reason = "out of memory for event formats";
+        return Status;
+    }
+
+    Format->Id = Id;
+    Format->NameId = TRACE_NULL_ULONG;
+    if (Print == NULL) {
+        Format->PrintState = TRACE_PRINT_STATE_FAILED;
+    }
+
+    //
+    // Second pass: the fields.
+    //
+
+    Index = 0;
+    Cursor = Text;
+    while (Cursor < End && Index < FieldCount) {
+        PCSZ Next = LineEnd(Cursor, End);
+        PCSZ Content = SkipBlanks(Cursor, Next);
+
+        if (HasPrefix(Content, Next, "print fmt:")) {
+            break;
+        }
+        if (HasPrefix(Content, Next, "field:")) {
+            FIELD_LINE Line;
+
+            if (!ParseFieldLine(Content, Next, &Line)) {
+                *Reason = "malformed field line in an event format";
+                return RTL_STATUS_BAD_FORMAT;
+            }
+            Status = ParseField(Table, &Line, &Format->Fields[Index],
+                                Reason);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            Index++;
+        }
+        Cursor = Next + (Next < End);
+    }
+    Format->NumberOfFields = Index;
+
+    //
+    // The common fields are the same for every event; take their place
+    // from the first format that has them.
+    //
+
+    if (Table->TypeSize == 0) {
+        PCTRACE_EVENT_FIELD Type = TraceEventFindField(Format, "common_type");
+        PCTRACE_EVENT_FIELD Pid = TraceEventFindField(Format, "common_pid");
+
+        if (Type != NULL && Pid != NULL &&
+            (Type->Size == 1 || Type->Size == 2 || Type->Size == 4) &&
+            (Pid->Size == 2 || Pid->Size == 4) &&
+            Type->Offset < 64 && Pid->Offset < 64) {
+            Table->TypeOffset = Type->Offset;
+            Table->TypeSize = Type->Size;
+            Table->PidOffset = Pid->Offset;
+            Table->PidSize = Pid->Size;
+        }
+    }
+
+    if (Table->ById[Id] == NULL) {
+        Table->NumberOfEvents++;
+    }
+    Table->ById[Id] = Format;
+    return RTL_STATUS_OK;
+}
+
+PCTRACE_EVENT_FIELD
+TraceEventFindField(
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Name
+    )
+{
+    ULONG Index;
+
+    //
+    // Common fields first, as libtraceevent looks them up.
+    //
+
+    for (Index = 0; Index < Format->NumberOfFields; Index++) {
+        if ((Format->Fields[Index].Flags & TRACE_FIELD_COMMON) &&
+            RtlStringEqual(Format->Fields[Index].Name, Name)) {
+            return &Format->Fields[Index];
+        }
+    }
+    for (Index = 0; Index < Format->NumberOfFields; Index++) {
+        if (RtlStringEqual(Format->Fields[Index].Name, Name)) {
+            return &Format->Fields[Index];
+        }
+    }
+
+    return NULL;
+}
+
+BOOL
+TraceEventFieldNumber(
+    PCTRACE_EVENT_FIELD Field,
+    const BYTE *Data,
+    ULONG Size,
+    PULONGLONG Value
+    )
+{
+    ULONG Width = Field->Size;
+
+    if ((Width != 1 && Width != 2 && Width != 4 && Width != 8) ||
+        Field->Offset > Size || Size - Field->Offset < Width) {
+        *Value = 0;
+        return FALSE;
+    }
+
+    *Value = TraceEventReadNumber(Data + Field->Offset, Width);
+    return TRUE;
+}
+
+BOOL
+TraceEventFieldString(
+    PCTRACE_EVENT_FIELD Field,
+    const BYTE *Data,
+    ULONG Size,
+    PCSZ *Text,
+    PULONG Length
+    )
+{
+    ULONG Start;
+    ULONG Limit;
+    ULONG Index;
+
+    *Text = "";
+    *Length = 0;
+
+    if (Field->Offset > Size || Size - Field->Offset < Field->Size) {
+        return FALSE;
+    }
+
+    if (Field->Flags & TRACE_FIELD_DYNAMIC) {
+        ULONGLONG Location = TraceEventReadNumber(Data + Field->Offset,
+                                                  Field->Size);
+
+        Start = (ULONG)(Location & 0xffff);
+        Limit = (Field->Size == 2) ? Size : (ULONG)(Location >> 16);
+        if (Field->Flags & TRACE_FIELD_RELATIVE) {
+            Start += Field->Offset + Field->Size;
+        }
+        if (Field->Size == 2) {
+            Limit = Start <= Size ? Size - Start : 0;
+        }
+        if (Start > Size || Limit > Size - Start) {
+            return FALSE;
+        }
+    } else {
+        Start = Field->Offset;
+        Limit = Field->Size != 0 ? Field->Size : Size - Field->Offset;
+    }
+
+    Index = 0;
+    while (Index < Limit && Data[Start + Index] != 0) {
+        Index++;
+    }
+
+    *Text = (PCSZ)Data + Start;
+    *Length = Index;
+    return TRUE;
+}
+
+//
+// kallsyms and printk formats.
+//
+
+static
+VOID
+SortSymbols(
+    PTRACE_SYMBOL Symbols,
+    PTRACE_SYMBOL Scratch,
+    ULONG Count
+    )
+/*++
+
+Routine Description:
+
+    Stable merge sort by address (bottom-up), so that symbols at the same
+    address keep their relative order, as glibc's qsort (a merge sort for
+    arrays this size) leaves them for trace-cmd.
+
+--*/
+{
+    ULONG Width;
+    PTRACE_SYMBOL From = Symbols;
+    PTRACE_SYMBOL To = Scratch;
+
+    for (Width = 1; Width < Count; Width *= 2) {
+        ULONG Start;
+
+        for (Start = 0; Start < Count; Start += 2 * Width) {
+            ULONG Middle = Start + Width < Count ? Start + Width : Count;
+            ULONG Stop = Start + 2 * Width < Count ? Start + 2 * Width : Count;
+            ULONG Left = Start;
+            ULONG Right = Middle;
+            ULONG Out = Start;
+
+            while (Left < Middle && Right < Stop) {
+                if (From[Right].Address < From[Left].Address) {
+                    To[Out++] = From[Right++];
+                } else {
+                    To[Out++] = From[Left++];
+                }
+            }
+            while (Left < Middle) {
+                To[Out++] = From[Left++];
+            }
+            while (Right < Stop) {
+                To[Out++] = From[Right++];
+            }
+        }
+
+        {
+            PTRACE_SYMBOL Swap = From;
+            From = To;
+            To = Swap;
+        }
+    }
+
+    if (From != Symbols) {
+        ULONG Index;
+        for (Index = 0; Index < Count; Index++) {
+            Symbols[Index] = From[Index];
+        }
+    }
+}
+
+static
+BOOL
+ParseHex64(
+    PCSZ *CursorPointer,
+    PCSZ End,
+    PULONGLONG Value
+    )
+{
+    PCSZ Cursor = *CursorPointer;
+    ULONGLONG Number = 0;
+    ULONG Digits = 0;
+
+    if (End - Cursor >= 2 && Cursor[0] == '0' &&
+        (Cursor[1] == 'x' || Cursor[1] == 'X')) {
+        Cursor += 2;
+    }
+    while (Cursor < End) {
+        CHAR Char = *Cursor;
+        ULONG Digit;
+
+        if (Char >= '0' && Char <= '9') {
+            Digit = (ULONG)(Char - '0');
+        } else if (Char >= 'a' && Char <= 'f') {
+            Digit = (ULONG)(Char - 'a' + 10);
+        } else if (Char >= 'A' && Char <= 'F') {
+            Digit = (ULONG)(Char - 'A' + 10);
+        } else {
+            break;
+        }
+        if (Digits == 16) {
+            return FALSE;
+        }
+        Number = (Number << 4) | Digit;
+        Digits++;
+        Cursor++;
+    }
+
+    if (Digits == 0) {
+        return FALSE;
+    }
+    *Value = Number;
+    *CursorPointer = Cursor;
+    return TRUE;
+}
+
+VOID
+TraceEventTableSetSymbols(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ Text,
+    SIZE_T Length,
+    PVOID Owned,
+    SIZE_T OwnedSize
+    )
+{
+    Table->SymbolText = Text;
+    Table->SymbolTextLength = Length;
+    Table->SymbolTextOwned = Owned;
+    Table->SymbolTextOwnedSize = OwnedSize;
+}
+
+VOID
+TraceEventTableSetPrintk(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ Text,
+    SIZE_T Length
+    )
+{
+    Table->PrintkText = Text;
+    Table->PrintkTextLength = Length;
+}
+
+static
+VOID
+IndexSymbols(
+    PTRACE_EVENT_TABLE Table
+    )
+/*++
+
+Routine Description:
+
+    Builds the sorted symbol array from kallsyms ("ADDR TYPE NAME [MOD]"
+    lines), as trace-cmd does: absolute symbols ('A', 'a') and names
+    starting with '$' are left out; symbols are registered in reverse
+    order and sorted stably.  On any failure the table simply has no
+    symbols (addresses print as numbers).
+
+--*/
+{
+    PRTL Rtl = Table->Rtl;
+    PCSZ Text = Table->SymbolText;
+    PCSZ End = Text + Table->SymbolTextLength;
+    PCSZ Cursor;
+    ULONG Count = 0;
+    ULONG Index;
+    SIZE_T Bytes;
+    PTRACE_SYMBOL Symbols;
+
+    Table->SymbolsIndexed = TRUE;
+
+    if (Text == NULL || Table->SymbolTextLength >= 0xffffffffULL) {
+        return;
+    }
+
+    for (Cursor = Text; Cursor < End; ) {
+        PCSZ Next = LineEnd(Cursor, End);
+        Count++;
+        Cursor = Next + 1;
+    }
+    if (Count == 0) {
+        return;
+    }
+
+    Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_SYMBOL) * 2 + 1,
+                             RTL_PAGE_SIZE);
+    if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Symbols))) {
+        return;
+    }
+
+    //
+    // Lines are taken last to first: trace-cmd prepends each to a list.
+    //
+
+    Index = 0;
+    Cursor = End;
+    while (Cursor > Text) {
+        PCSZ LineStop = Cursor;
+        PCSZ LineStart;
+        PCSZ Parse;
+        PCSZ Name;
+        PCSZ NameEnd;
+        ULONGLONG Address;
+        CHAR Type;
+
+        if (LineStop > Text && LineStop[-1] == '\n') {
+            LineStop--;
+        }
+        LineStart = LineStop;
+        while (LineStart > Text && LineStart[-1] != '\n') {
+            LineStart--;
+        }
+        Cursor = LineStart;
+
+        Parse = SkipBlanks(LineStart, LineStop);
+        if (!ParseHex64(&Parse, LineStop, &Address) ||
+            Parse >= LineStop || !IsSpace(*Parse)) {
+            continue;
+        }
+        Parse = SkipBlanks(Parse, LineStop);
+        if (Parse >= LineStop) {
+            continue;
+        }
+        Type = *Parse++;
+        if (Parse >= LineStop || !IsSpace(*Parse)) {
+            continue;
+        }
+        Name = SkipBlanks(Parse, LineStop);
+        NameEnd = Name;
+        while (NameEnd < LineStop && !IsSpace(*NameEnd)) {
+            NameEnd++;
+        }
+        if (NameEnd == Name || Name[0] == '$' || Type == 'A' ||
+            Type == 'a') {
+            continue;
+        }
+
+        Symbols[Index].Address = Address;
+        Symbols[Index].NameOffset = (ULONG)(Name - Text);
+        Symbols[Index].NameLength = (ULONG)(NameEnd - Name);
+        Index++;
+    }
+
+    SortSymbols(Symbols, Symbols + Count, Index);
+
+    Table->Symbols = Symbols;
+    Table->SymbolBytes = Bytes;
+    Table->NumberOfSymbols = Index;
+}
+
+BOOL
+TraceEventFindSymbol(
+    PTRACE_EVENT_TABLE Table,
+    ULONGLONG Address,
+    PCSZ *Name,
+    PULONG NameLength,
+    PULONGLONG Start
+    )
+/*++
+
+Routine Description:
+
+    Looks Address up the way libtraceevent's bsearch does over the sorted
+    symbols: a symbol matches if its address equals Address, or if Address
+    lies between it and the next symbol's address (the last symbol only
+    matches exactly).  The same bisection is followed, so that among
+    symbols sharing an address the same one is found.
+
+--*/
+{
+    PTRACE_SYMBOL Symbols;
+    ULONG Low = 0;
+    ULONG High;
+
+    if (!Table->SymbolsIndexed) {
+        IndexSymbols(Table);
+    }
+
+    Symbols = Table->Symbols;
+    High = Table->NumberOfSymbols;
+    if (Symbols == NULL || High == 0 || Address < Symbols[0].Address) {
+        return FALSE;
+    }
+
+    while (Low < High) {
+        ULONG Middle = (Low + High) / 2;
+        ULONGLONG Here = Symbols[Middle].Address;
+        ULONGLONG Next = (Middle + 1 < Table->NumberOfSymbols) ?
+                         Symbols[Middle + 1].Address : 0;
+
+        if (Address == Here || (Address > Here && Address < Next)) {
+            *Name = Table->SymbolText + Symbols[Middle].NameOffset;
+            *NameLength = Symbols[Middle].NameLength;
+            *Start = Here;
+            return TRUE;
+        }
+        if (Address < Here) {
+            High = Middle;
+        } else {
+            Low = Middle + 1;
+        }
+    }
+
+    return FALSE;
+}
+
+static
+VOID
+IndexPrintks(
+    PTRACE_EVENT_TABLE Table
+    )
+/*++
+
+Routine Description:
+
+    Indexes printk_formats ("0xADDR : \"TEXT\"" lines) by address.
+
+--*/
+{
+    PRTL Rtl = Table->Rtl;
+    PCSZ Text = Table->PrintkText;
+    PCSZ End = Text + Table->PrintkTextLength;
+    PCSZ Cursor;
+    ULONG Count = 0;
+    ULONG Index = 0;
+    SIZE_T Bytes;
+    PTRACE_PRINTK Printks;
+
+    Table->PrintksIndexed = TRUE;
+    if (Text == NULL || Table->PrintkTextLength >= 0xffffffffULL) {
+        return;
+    }
+
+    for (Cursor = Text; Cursor < End; ) {
+        Count++;
+        Cursor = LineEnd(Cursor, End) + 1;
+    }
+    if (Count == 0) {
+        return;
+    }
+
+    Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_PRINTK) + 1,
+                             RTL_PAGE_SIZE);
+    if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Printks))) {
+        return;
+    }
+
+    for (Cursor = Text; Cursor < End; ) {
+        PCSZ Next = LineEnd(Cursor, End);
+        PCSZ Parse = SkipBlanks(Cursor, Next);
+        ULONGLONG Address;
+
+        if (ParseHex64(&Parse, Next, &Address)) {
+            PCSZ Colon = TextFindChar(Parse, Next, ':');
+            if (Colon != Next) {
+                PCSZ Value = SkipBlanks(Colon + 1, Next);
+                PCSZ ValueEnd = TextTrimEnd(Value, Next);
+
+                if (ValueEnd - Value >= 2 && *Value == '"' &&
+                    ValueEnd[-1] == '"') {
+                    Value++;
+                    ValueEnd--;
+                }
+                Printks[Index].Address = Address;
+                Printks[Index].TextOffset = (ULONG)(Value - Text);
+                Printks[Index].TextLength = (ULONG)(ValueEnd - Value);
+                Index++;
+            }
+        }
+        Cursor = Next + 1;
+    }
+
+    //
+    // Sort by address (insertion into place: printk lists are short).
+    //
+
+    {
+        ULONG Outer;
+        for (Outer = 1; Outer < Index; Outer++) {
+            TRACE_PRINTK Item = Printks[Outer];
+            ULONG Inner = Outer;
+            while (Inner > 0 && Printks[Inner - 1].Address > Item.Address) {
+                Printks[Inner] = Printks[Inner - 1];
+                Inner--;
+            }
+            Printks[Inner] = Item;
+        }
+    }
+
+    Table->Printks = Printks;
+    Table->PrintkBytes = Bytes;
+    Table->NumberOfPrintks = Index;
+}
+
+BOOL
+TraceEventFindPrintk(
+    PTRACE_EVENT_TABLE Table,
+    ULONGLONG Address,
+    PCSZ *Text,
+    PULONG Length
+    )
+{
+    ULONG Low = 0;
+    ULONG High;
+
+    if (!Table->PrintksIndexed) {
+        IndexPrintks(Table);
+    }
+
+    High = Table->NumberOfPrintks;
+    while (Low < High) {
+        ULONG Middle = (Low + High) / 2;
+
+        if (Table->Printks[Middle].Address == Address) {
+            *Text = Table->PrintkText + Table->Printks[Middle].TextOffset;
+            *Length = Table->Printks[Middle].TextLength;
+            return TRUE;
+        }
+        if (Address < Table->Printks[Middle].Address) {
+            High = Middle;
+        } else {
+            Low = Middle + 1;
+        }
+    }
+
+    return FALSE;
+}

@@ -1,0 +1,1135 @@
+/*++
+
+Module Name:
+
+    TraceEventImport.c
+
+Abstract:
+
+    This module implements the event sink of the event model (see
+    TraceEvent.h): one decoded ring-buffer record at a time, routed into
+    the stores of an import.
+
+        exceptions:page_fault_user/kernel   page_fault (ip symbol from
+                                            kallsyms, as %ps prints it)
+        kvm:kvm_exit                        kvm_exit, reason as the print
+                                            fmt's __print_symbolic names it
+        kvm:kvm_entry                       completes the kvm_exit row, or
+                                            ftrace_event when unpaired
+        sched:sched_switch                  sched_switch
+        sched:sched_process_exec            process, and ftrace_event
+        everything else                     ftrace_event, with the text
+                                            trace-cmd report prints
+
+    The comm of an event is what trace-cmd report shows: "<idle>" for pid
+    0, the saved cmdline of the pid, else the comm last learned from a
+    sched_switch or sched_wakeup printed earlier, else "<...>".
+
+    trace-cmd report prints a few events through the plugins libtraceevent
+    loads by default rather than through their print fmt (sched_switch,
+    sched_wakeup, kvm_exit, kvm_entry, kvm_emulate_insn, the nested
+    vmexits); their text here follows those plugins, so that `args`
+    matches the report.  The kvm plugin names exit reasons from its own
+    table, kept below; the `reason` column uses the print fmt's.
+
+--*/
+
+#include "TraceEvent.h"
+
+//
+// Field slots of TRACE_EVENT_FORMAT.Special, by kind.
+//
+
+#define PF_ADDRESS      0
+#define PF_IP           1
+#define PF_ERROR_CODE   2
+
+#define KE_REASON       0
+#define KE_RIP          1
+#define KE_VCPU         2
+#define KE_ISA          3
+#define KE_INFO1        4
+#define KE_INFO2        5
+
+#define KN_VCPU         0
+#define KN_RIP          1
+
+#define SS_PREV_COMM    0
+#define SS_PREV_PID     1
+#define SS_PREV_PRIO    2
+#define SS_PREV_STATE   3
+#define SS_NEXT_COMM    4
+#define SS_NEXT_PID     5
+#define SS_NEXT_PRIO    6
+
+#define SW_PID          0
+#define SW_COMM         1
+#define SW_PRIO         2
+#define SW_SUCCESS      3
+#define SW_TARGET_CPU   4
+
+#define EX_FILENAME     0
+#define EX_PID          1
+
+#define EI_RIP          0
+#define EI_CSBASE       1
+#define EI_LEN          2
+#define EI_FAILED       3
+#define EI_INSN         4
+
+//
+// The kvm plugin's exit reason names (libtraceevent plugin_kvm.c), by
+// ISA: 1 VMX, 2 SVM.
+//
+
+typedef struct _EXIT_REASON {
+    LONG Value;
+    PCSZ Name;
+} EXIT_REASON;
+
+static const EXIT_REASON VmxExitReasons[] = {
+    { 0, "EXCEPTION_NMI" }, { 1, "EXTERNAL_INTERRUPT" },
+    { 2, "TRIPLE_FAULT" }, { 7, "PENDING_INTERRUPT" }, { 8, "NMI_WINDOW" },
+    { 9, "TASK_SWITCH" }, { 10, "CPUID" }, { 12, "HLT" }, { 13, "INVD" },
+    { 14, "INVLPG" }, { 15, "RDPMC" }, { 16, "RDTSC" }, { 18, "VMCALL" },
+    { 19, "VMCLEAR" }, { 20, "VMLAUNCH" }, { 21, "VMPTRLD" },
+    { 22, "VMPTRST" }, { 23, "VMREAD" }, { 24, "VMRESUME" },
+    { 25, "VMWRITE" }, { 26, "VMOFF" }, { 27, "VMON" },
+    { 28, "CR_ACCESS" }, { 29, "DR_ACCESS" }, { 30, "IO_INSTRUCTION" },
+    { 31, "MSR_READ" }, { 32, "MSR_WRITE" }, { 36, "MWAIT_INSTRUCTION" },
+    { 39, "MONITOR_INSTRUCTION" }, { 40, "PAUSE_INSTRUCTION" },
+    { 41, "MCE_DURING_VMENTRY" }, { 43, "TPR_BELOW_THRESHOLD" },
+    { 44, "APIC_ACCESS" }, { 45, "EOI_INDUCED" }, { 48, "EPT_VIOLATION" },
+    { 49, "EPT_MISCONFIG" }, { 50, "INVEPT" }, { 52, "PREEMPTION_TIMER" },
+    { 54, "WBINVD" }, { 55, "XSETBV" }, { 56, "APIC_WRITE" },
+    { 58, "INVPCID" }, { 62, "PML_FULL" }, { 63, "XSAVES" },
+    { 64, "XRSTORS" },
+};
+
+static const EXIT_REASON SvmExitReasons[] = {
+    { 0x000, "EXIT_READ_CR0" }, { 0x003, "EXIT_READ_CR3" },
+    { 0x004, "EXIT_READ_CR4" }, { 0x008, "EXIT_READ_CR8" },
+    { 0x010, "EXIT_WRITE_CR0" }, { 0x013, "EXIT_WRITE_CR3" },
+    { 0x014, "EXIT_WRITE_CR4" }, { 0x018, "EXIT_WRITE_CR8" },
+    { 0x020, "EXIT_READ_DR0" }, { 0x021, "EXIT_READ_DR1" },
+    { 0x022, "EXIT_READ_DR2" }, { 0x023, "EXIT_READ_DR3" },
+    { 0x024, "EXIT_READ_DR4" }, { 0x025, "EXIT_READ_DR5" },
+    { 0x026, "EXIT_READ_DR6" }, { 0x027, "EXIT_READ_DR7" },
+    { 0x030, "EXIT_WRITE_DR0" }, { 0x031, "EXIT_WRITE_DR1" },
+    { 0x032, "EXIT_WRITE_DR2" }, { 0x033, "EXIT_WRITE_DR3" },
+    { 0x034, "EXIT_WRITE_DR4" }, { 0x035, "EXIT_WRITE_DR5" },
+    { 0x036, "EXIT_WRITE_DR6" }, { 0x037, "EXIT_WRITE_DR7" },
+    { 0x040, "EXIT_EXCP_DE" }, { 0x041, "EXIT_EXCP_DB" },
+    { 0x043, "EXIT_EXCP_BP" }, { 0x044, "EXIT_EXCP_OF" },
+    { 0x045, "EXIT_EXCP_BR" }, { 0x046, "EXIT_EXCP_UD" },
+    { 0x047, "EXIT_EXCP_NM" }, { 0x048, "EXIT_EXCP_DF" },
+    { 0x04a, "EXIT_EXCP_TS" }, { 0x04b, "EXIT_EXCP_NP" },
+    { 0x04c, "EXIT_EXCP_SS" }, { 0x04d, "EXIT_EXCP_GP" },
+    { 0x04e, "EXIT_EXCP_PF" }, { 0x050, "EXIT_EXCP_MF" },
+    { 0x051, "EXIT_EXCP_AC" }, { 0x052, "EXIT_EXCP_MC" },
+    { 0x053, "EXIT_EXCP_XF" }, { 0x060, "EXIT_INTR" },
+    { 0x061, "EXIT_NMI" }, { 0x062, "EXIT_SMI" }, { 0x063, "EXIT_INIT" },
+    { 0x064, "EXIT_VINTR" }, { 0x065, "EXIT_CR0_SEL_WRITE" },
+    { 0x066, "EXIT_IDTR_READ" }, { 0x067, "EXIT_GDTR_READ" },
+    { 0x068, "EXIT_LDTR_READ" }, { 0x069, "EXIT_TR_READ" },
+    { 0x06a, "EXIT_IDTR_WRITE" }, { 0x06b, "EXIT_GDTR_WRITE" },
+    { 0x06c, "EXIT_LDTR_WRITE" }, { 0x06d, "EXIT_TR_WRITE" },
+    { 0x06e, "EXIT_RDTSC" }, { 0x06f, "EXIT_RDPMC" },
+    { 0x070, "EXIT_PUSHF" }, { 0x071, "EXIT_POPF" },
+    { 0x072, "EXIT_CPUID" }, { 0x073, "EXIT_RSM" }, { 0x074, "EXIT_IRET" },
+    { 0x075, "EXIT_SWINT" }, { 0x076, "EXIT_INVD" },
+    { 0x077, "EXIT_PAUSE" }, { 0x078, "EXIT_HLT" },
+    { 0x079, "EXIT_INVLPG" }, { 0x07a, "EXIT_INVLPGA" },
+    { 0x07b, "EXIT_IOIO" }, { 0x07c, "EXIT_MSR" },
+    { 0x07d, "EXIT_TASK_SWITCH" }, { 0x07e, "EXIT_FERR_FREEZE" },
+    { 0x07f, "EXIT_SHUTDOWN" }, { 0x080, "EXIT_VMRUN" },
+    { 0x081, "EXIT_VMMCALL" }, { 0x082, "EXIT_VMLOAD" },
+    { 0x083, "EXIT_VMSAVE" }, { 0x084, "EXIT_STGI" },
+    { 0x085, "EXIT_CLGI" }, { 0x086, "EXIT_SKINIT" },
+    { 0x087, "EXIT_RDTSCP" }, { 0x088, "EXIT_ICEBP" },
+    { 0x089, "EXIT_WBINVD" }, { 0x08a, "EXIT_MONITOR" },
+    { 0x08b, "EXIT_MWAIT" }, { 0x08c, "EXIT_MWAIT_COND" },
+    { 0x08d, "EXIT_XSETBV" }, { 0x400, "EXIT_NPF" },
+    { 0x401, "EXIT_AVIC_INCOMPLETE_IPI" },
+    { 0x402, "EXIT_AVIC_UNACCELERATED_ACCESS" }, { -1, "EXIT_ERR" },
+};
+
+static
+VOID
+AppendText(
+    PTRACE_TEXT Text,
+    PCSZ String
+    )
+{
+    TraceTextAppend(Text, String, RtlStringLength(String));
+}
+
+static
+VOID
+AppendNumber(
+    PTRACE_TEXT Text,
+    PCSZ Conversion,
+    ULONGLONG Value
+    )
+{
+    TraceTextFormatNumber(Text, Conversion,
+                          (ULONG)RtlStringLength(Conversion), -1, -1, Value);
+}
+
+static
+BOOL
+IsNumberField(
+    PCTRACE_EVENT_FIELD Field
+    )
+{
+    return Field != NULL && !(Field->Flags & TRACE_FIELD_ARRAY) &&
+           (Field->Size == 1 || Field->Size == 2 || Field->Size == 4 ||
+            Field->Size == 8);
+}
+
+static
+ULONGLONG
+FieldValue(
+    PCTRACE_EVENT_FIELD Field,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    ULONGLONG Value = 0;
+
+    if (Field != NULL) {
+        TraceEventFieldNumber(Field, Data, Size, &Value);
+    }
+    return Value;
+}
+
+RTL_STATUS
+TraceEventSinkInitialize(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    RTL_STATUS Status;
+
+    Sink->Import = Import;
+    Sink->Table = Table;
+
+    Status = TraceHashInitialize(Import->Rtl, &Sink->Comms);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+
+    Status = TraceImportIntern(Import, "<idle>", 6, &Sink->IdleCommId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Import, "<...>", 5, &Sink->UnknownCommId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Import, "unknown_event", 13,
+                                   &Sink->UnknownEventNameId);
+    }
+    return Status;
+}
+
+VOID
+TraceEventSinkRelease(
+    PTRACE_EVENT_SINK Sink
+    )
+{
+    TraceHashDestroy(&Sink->Comms);
+}
+
+static
+RTL_STATUS
+RegisterComm(
+    PTRACE_EVENT_SINK Sink,
+    LONG Pid,
+    PCSZ Comm,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    Maps Pid to Comm unless it is 0 or already mapped (saved cmdlines and
+    earlier registrations win, as in libtraceevent).
+
+--*/
+{
+    ULONGLONG Key = (ULONGLONG)(ULONG)Pid + 1;
+    ULONGLONG Cursor = 0;
+    ULONGLONG Value;
+    ULONG Id;
+    RTL_STATUS Status;
+
+    if (Pid == 0 || TraceHashFind(&Sink->Comms, Key, &Cursor, &Value)) {
+        return RTL_STATUS_OK;
+    }
+
+    Status = TraceImportIntern(Sink->Import, Comm, Length, &Id);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Status = TraceHashInsert(&Sink->Comms, Key, Id);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Sink->Import->Error, Status, 0, ~0ULL,
+                           "%s: %s", Sink->Import->Path,
+                           RtlStatusText(Status));
+    }
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceEventSinkAddCmdlines(
+    PTRACE_EVENT_SINK Sink,
+    PCSZ Text,
+    SIZE_T Length
+    )
+{
+    PCSZ Cursor = Text;
+    PCSZ End = Text + Length;
+    RTL_STATUS Status;
+
+    while (Cursor < End) {
+        PCSZ Next = TextFindChar(Cursor, End, '\n');
+        PCSZ Parse = Cursor;
+        LONGLONG Pid;
+
+        while (Parse < Next && (*Parse == ' ' || *Parse == '\t')) {
+            Parse++;
+        }
+        Parse = TextParseSigned(Parse, Next, &Pid);
+        if (Parse != NULL && Parse < Next &&
+            (*Parse == ' ' || *Parse == '\t') &&
+            Pid >= -0x80000000LL && Pid <= 0x7fffffffLL) {
+            PCSZ Comm = Parse;
+
+            while (Comm < Next && (*Comm == ' ' || *Comm == '\t')) {
+                Comm++;
+            }
+            if (Comm < Next) {
+                Status = RegisterComm(Sink, (LONG)Pid, Comm,
+                                      (ULONG)(Next - Comm));
+                if (!RTL_SUCCESS(Status)) {
+                    return Status;
+                }
+            }
+        }
+
+        Cursor = Next + 1;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+ULONG
+CommOf(
+    PTRACE_EVENT_SINK Sink,
+    ULONG Pid
+    )
+{
+    ULONGLONG Cursor = 0;
+    ULONGLONG Value;
+
+    if (Pid == 0) {
+        return Sink->IdleCommId;
+    }
+    if (TraceHashFind(&Sink->Comms, (ULONGLONG)Pid + 1, &Cursor, &Value)) {
+        return (ULONG)Value;
+    }
+    return Sink->UnknownCommId;
+}
+
+static
+BOOL
+NameIs(
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ System,
+    PCSZ Name
+    )
+{
+    return RtlStringEqual(Format->System, System) &&
+           RtlStringEqual(Format->Name, Name);
+}
+
+static
+RTL_STATUS
+Classify(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format
+    )
+/*++
+
+Routine Description:
+
+    Decides, on an event's first record, which store it goes to, and
+    looks up the fields that store needs.  An event that lacks them is
+    kept as a generic event.
+
+--*/
+{
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    RTL_STATUS Status;
+    ULONG Index;
+
+    for (Index = 0; Index < ARRAYSIZE(Format->Special); Index++) {
+        Special[Index] = NULL;
+    }
+    Format->Kind = TraceEventKindGeneric;
+
+    Status = TraceImportIntern(Sink->Import, Format->Name,
+                               (ULONG)RtlStringLength(Format->Name),
+                               &Format->NameId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    if (NameIs(Format, "exceptions", "page_fault_user") ||
+        NameIs(Format, "exceptions", "page_fault_kernel")) {
+        Special[PF_ADDRESS] = TraceEventFindField(Format, "address");
+        Special[PF_IP] = TraceEventFindField(Format, "ip");
+        Special[PF_ERROR_CODE] = TraceEventFindField(Format, "error_code");
+        if (IsNumberField(Special[PF_ADDRESS]) &&
+            IsNumberField(Special[PF_IP]) &&
+            IsNumberField(Special[PF_ERROR_CODE])) {
+            Format->Kind = TraceEventKindPageFault;
+        }
+
+    } else if (NameIs(Format, "kvm", "kvm_exit")) {
+        Special[KE_REASON] = TraceEventFindField(Format, "exit_reason");
+        Special[KE_RIP] = TraceEventFindField(Format, "guest_rip");
+        Special[KE_VCPU] = TraceEventFindField(Format, "vcpu_id");
+        Special[KE_ISA] = TraceEventFindField(Format, "isa");
+        Special[KE_INFO1] = TraceEventFindField(Format, "info1");
+        Special[KE_INFO2] = TraceEventFindField(Format, "info2");
+        if (IsNumberField(Special[KE_REASON]) &&
+            IsNumberField(Special[KE_RIP])) {
+            Format->Kind = TraceEventKindKvmExit;
+            if (!TraceEventFindPrintItems(Sink->Table, Format, "reason ",
+                                          &Format->ReasonItem,
+                                          &Format->ReasonItemEnd)) {
+                Format->ReasonItem = 0;
+                Format->ReasonItemEnd = 0;
+            }
+        }
+
+    } else if (NameIs(Format, "kvm", "kvm_entry")) {
+        Special[KN_VCPU] = TraceEventFindField(Format, "vcpu_id");
+        Special[KN_RIP] = TraceEventFindField(Format, "rip");
+        Format->Kind = TraceEventKindKvmEntry;
+
+    } else if (NameIs(Format, "sched", "sched_switch")) {
+        Special[SS_PREV_COMM] = TraceEventFindField(Format, "prev_comm");
+        Special[SS_PREV_PID] = TraceEventFindField(Format, "prev_pid");
+        Special[SS_PREV_PRIO] = TraceEventFindField(Format, "prev_prio");
+        Special[SS_PREV_STATE] = TraceEventFindField(Format, "prev_state");
+        Special[SS_NEXT_COMM] = TraceEventFindField(Format, "next_comm");
+        Special[SS_NEXT_PID] = TraceEventFindField(Format, "next_pid");
+        if (Special[SS_PREV_COMM] != NULL && Special[SS_NEXT_COMM] != NULL &&
+            IsNumberField(Special[SS_PREV_PID]) &&
+            IsNumberField(Special[SS_PREV_PRIO]) &&
+            IsNumberField(Special[SS_PREV_STATE]) &&
+            IsNumberField(Special[SS_NEXT_PID]) &&
+            IsNumberField(Special[SS_NEXT_PRIO] =
+                          TraceEventFindField(Format, "next_prio"))) {
+            Format->Kind = TraceEventKindSchedSwitch;
+        }
+
+    } else if (NameIs(Format, "sched", "sched_wakeup") ||
+               NameIs(Format, "sched", "sched_wakeup_new")) {
+        Special[SW_PID] = TraceEventFindField(Format, "pid");
+        Special[SW_COMM] = TraceEventFindField(Format, "comm");
+        Special[SW_PRIO] = TraceEventFindField(Format, "prio");
+        Special[SW_SUCCESS] = TraceEventFindField(Format, "success");
+        Special[SW_TARGET_CPU] = TraceEventFindField(Format, "target_cpu");
+        if (IsNumberField(Special[SW_PID])) {
+            Format->Kind = TraceEventKindSchedWakeup;
+        }
+
+    } else if (NameIs(Format, "sched", "sched_process_exec")) {
+        Special[EX_FILENAME] = TraceEventFindField(Format, "filename");
+        Special[EX_PID] = TraceEventFindField(Format, "pid");
+        if (Special[EX_FILENAME] != NULL && IsNumberField(Special[EX_PID])) {
+            Format->Kind = TraceEventKindProcessExec;
+        }
+
+    } else if (NameIs(Format, "kvm", "kvm_emulate_insn")) {
+        Special[EI_RIP] = TraceEventFindField(Format, "rip");
+        Special[EI_CSBASE] = TraceEventFindField(Format, "csbase");
+        Special[EI_LEN] = TraceEventFindField(Format, "len");
+        Special[EI_FAILED] = TraceEventFindField(Format, "failed");
+        Special[EI_INSN] = TraceEventFindField(Format, "insn");
+        if (IsNumberField(Special[EI_RIP]) &&
+            IsNumberField(Special[EI_CSBASE]) &&
+            IsNumberField(Special[EI_LEN]) &&
+            IsNumberField(Special[EI_FAILED]) &&
+            IsNumberField(TraceEventFindField(Format, "flags")) &&
+            Special[EI_INSN] != NULL) {
+            Format->Kind = TraceEventKindKvmEmulateInsn;
+        }
+
+    } else if (NameIs(Format, "kvm", "kvm_nested_vmexit")) {
+        Special[0] = TraceEventFindField(Format, "rip");
+        Special[1] = TraceEventFindField(Format, "exit_code");
+        Special[2] = TraceEventFindField(Format, "isa");
+        if (IsNumberField(Special[0]) && IsNumberField(Special[1])) {
+            Format->Kind = TraceEventKindKvmNestedVmexit;
+        }
+
+    } else if (NameIs(Format, "kvm", "kvm_nested_vmexit_inject")) {
+        Special[1] = TraceEventFindField(Format, "exit_code");
+        Special[2] = TraceEventFindField(Format, "isa");
+        if (IsNumberField(Special[1])) {
+            Format->Kind = TraceEventKindKvmNestedVmexitInject;
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// The plugins' texts.
+//
+
+static
+VOID
+PrintExitReason(
+    PCTRACE_EVENT_FIELD ReasonField,
+    PCTRACE_EVENT_FIELD IsaField,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    ULONGLONG Reason = FieldValue(ReasonField, Data, Size);
+    ULONGLONG Isa = 1;
+    const EXIT_REASON *Table;
+    ULONG Count;
+    ULONG Index;
+
+    if (IsaField != NULL) {
+        TraceEventFieldNumber(IsaField, Data, Size, &Isa);
+    }
+
+    if (Isa == 1) {
+        Table = VmxExitReasons;
+        Count = ARRAYSIZE(VmxExitReasons);
+    } else if (Isa == 2) {
+        Table = SvmExitReasons;
+        Count = ARRAYSIZE(SvmExitReasons);
+    } else {
+        AppendText(Text, "reason UNKNOWN-ISA");
+        return;
+    }
+
+    for (Index = 0; Index < Count; Index++) {
+        if (Table[Index].Value == (LONG)(ULONG)Reason) {
+            AppendText(Text, "reason ");
+            AppendText(Text, Table[Index].Name);
+            return;
+        }
+    }
+
+    AppendText(Text, "reason UNKNOWN (");
+    AppendNumber(Text, "%llu", Reason);
+    AppendText(Text, ")");
+}
+
+static
+VOID
+PrintNumField(
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Conversion,
+    PCSZ Name,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+/*++
+
+Routine Description:
+
+    libtraceevent's tep_print_num_field: Conversion may carry literal
+    text around one conversion (" info1 %llx").
+
+--*/
+{
+    PCTRACE_EVENT_FIELD Field = TraceEventFindField(Format, Name);
+    PCSZ Percent = Conversion;
+    PCSZ After;
+
+    if (!IsNumberField(Field)) {
+        AppendText(Text, "<CANT FIND FIELD ");
+        AppendText(Text, Name);
+        AppendText(Text, ">");
+        return;
+    }
+
+    while (*Percent != '%') {
+        Percent++;
+    }
+    After = Percent + 1;
+    while (*After != '\0' && !(*After == 'u' || *After == 'x' ||
+                               *After == 'd')) {
+        After++;
+    }
+    TraceTextAppend(Text, Conversion, (SIZE_T)(Percent - Conversion));
+    TraceTextFormatNumber(Text, Percent, (ULONG)(After + 1 - Percent), -1, -1,
+                          FieldValue(Field, Data, Size));
+    AppendText(Text, After + 1);
+}
+
+static
+VOID
+PrintKvmEntry(
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    PrintNumField(Format, " vcpu %u", "vcpu_id", Data, Size, Text);
+    if (IsNumberField(Format->Special[KN_RIP])) {
+        AppendText(Text, " rip 0x");
+        AppendNumber(Text, "%llx",
+                     FieldValue(Format->Special[KN_RIP], Data, Size));
+    }
+}
+
+static
+VOID
+PrintKvmExit(
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+
+    PrintExitReason(Special[KE_REASON], Special[KE_ISA], Data, Size, Text);
+    AppendText(Text, " rip 0x");
+    AppendNumber(Text, "%llx", FieldValue(Special[KE_RIP], Data, Size));
+    if (IsNumberField(Special[KE_INFO1]) && IsNumberField(Special[KE_INFO2])) {
+        AppendText(Text, " info ");
+        AppendNumber(Text, "%llx", FieldValue(Special[KE_INFO1], Data, Size));
+        AppendText(Text, " ");
+        AppendNumber(Text, "%llx", FieldValue(Special[KE_INFO2], Data, Size));
+    }
+}
+
+static
+VOID
+PrintKvmEmulateInsn(
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    PCTRACE_EVENT_FIELD Insn = Special[EI_INSN];
+    ULONGLONG Length = FieldValue(Special[EI_LEN], Data, Size);
+    ULONG Index;
+
+    AppendNumber(Text, "%llx", FieldValue(Special[EI_CSBASE], Data, Size));
+    AppendText(Text, ":");
+    AppendNumber(Text, "%llx", FieldValue(Special[EI_RIP], Data, Size));
+    AppendText(Text, ": ");
+
+    //
+    // Without a disassembler the plugin prints the instruction bytes.
+    //
+
+    if (Length > Insn->Size) {
+        Length = Insn->Size;
+    }
+    if (Insn->Offset > Size || Length > Size - Insn->Offset) {
+        Length = 0;
+    }
+    for (Index = 0; Index < Length; Index++) {
+        BYTE Byte = Data[Insn->Offset + Index];
+
+        if (Index != 0) {
+            TraceTextAppendChar(Text, ' ');
+        }
+        TraceTextAppendChar(Text, "0123456789abcdef"[Byte >> 4]);
+        TraceTextAppendChar(Text, "0123456789abcdef"[Byte & 0xf]);
+    }
+    if (FieldValue(Special[EI_FAILED], Data, Size) != 0) {
+        AppendText(Text, " FAIL");
+    }
+}
+
+static
+VOID
+PrintNestedVmexit(
+    PTRACE_EVENT_FORMAT Format,
+    BOOL WithRip,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    if (WithRip) {
+        AppendText(Text, " rip ");
+        AppendNumber(Text, "%llx", FieldValue(Format->Special[0], Data, Size));
+    }
+    PrintExitReason(Format->Special[1], Format->Special[2], Data, Size, Text);
+    PrintNumField(Format, " info1 %llx", "exit_info1", Data, Size, Text);
+    PrintNumField(Format, " info2 %llx", "exit_info2", Data, Size, Text);
+    PrintNumField(Format, " int_info %llx", "exit_int_info", Data, Size, Text);
+    PrintNumField(Format, " int_info_err %llx", "exit_int_info_err", Data,
+                  Size, Text);
+}
+
+static
+VOID
+AppendFieldString(
+    PCTRACE_EVENT_FIELD Field,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text,
+    PCSZ *String,
+    PULONG Length
+    )
+{
+    TraceEventFieldString(Field, Data, Size, String, Length);
+    TraceTextAppend(Text, *String, *Length);
+}
+
+static
+RTL_STATUS
+PrintSchedWakeup(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    ULONGLONG Pid = FieldValue(Special[SW_PID], Data, Size);
+    RTL_STATUS Status = RTL_STATUS_OK;
+
+    if (Special[SW_COMM] != NULL) {
+        PCSZ Comm;
+        ULONG Length;
+
+        AppendFieldString(Special[SW_COMM], Data, Size, Text, &Comm, &Length);
+        Status = RegisterComm(Sink, (LONG)Pid, Comm, Length);
+        TraceTextAppendChar(Text, ':');
+    }
+    AppendNumber(Text, "%lld", Pid);
+    if (IsNumberField(Special[SW_PRIO])) {
+        AppendText(Text, " [");
+        AppendNumber(Text, "%lld", FieldValue(Special[SW_PRIO], Data, Size));
+        AppendText(Text, "]");
+    }
+    if (IsNumberField(Special[SW_SUCCESS])) {
+        AppendText(Text, " success=");
+        AppendNumber(Text, "%lld", FieldValue(Special[SW_SUCCESS], Data,
+                                              Size));
+    }
+    if (IsNumberField(Special[SW_TARGET_CPU])) {
+        AppendText(Text, " CPU:");
+        AppendNumber(Text, "%03llu", FieldValue(Special[SW_TARGET_CPU], Data,
+                                                Size));
+    }
+    return Status;
+}
+
+static
+ULONG
+StateLetters(
+    ULONGLONG State,
+    PCHAR Buffer
+    )
+/*++
+
+Routine Description:
+
+    prev_state as the sched_switch plugin writes it: a letter per bit of
+    the low eight ("SDTtZXxW"), joined by '|', or R for none.
+
+--*/
+{
+    static const CHAR States[] = "SDTtZXxW";
+    ULONG Length = 0;
+    ULONG Bit;
+
+    for (Bit = 0; Bit < 8; Bit++) {
+        if (!(State & (1ULL << Bit))) {
+            continue;
+        }
+        if (Length != 0) {
+            Buffer[Length++] = '|';
+        }
+        Buffer[Length++] = States[Bit];
+    }
+    if (Length == 0) {
+        Buffer[Length++] = 'R';
+    }
+    return Length;
+}
+
+static
+RTL_STATUS
+ImportSchedSwitch(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    PTRACE_IMPORT Import = Sink->Import;
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    SCHED_SWITCH_RECORD Record;
+    CHAR State[16];
+    ULONG StateLength;
+    PCSZ Comm;
+    ULONG Length;
+    RTL_STATUS Status;
+
+    Record.PrevPid = (ULONG)FieldValue(Special[SS_PREV_PID], Data, Size);
+    Record.PrevPrio = (LONG)FieldValue(Special[SS_PREV_PRIO], Data, Size);
+    Record.NextPid = (ULONG)FieldValue(Special[SS_NEXT_PID], Data, Size);
+    Record.NextPrio = (LONG)FieldValue(Special[SS_NEXT_PRIO], Data, Size);
+    StateLength = StateLetters(FieldValue(Special[SS_PREV_STATE], Data, Size),
+                               State);
+
+    TraceEventFieldString(Special[SS_PREV_COMM], Data, Size, &Comm, &Length);
+    Status = TraceImportIntern(Import, Comm, Length, &Record.PrevCommId);
+    if (RTL_SUCCESS(Status)) {
+        Status = RegisterComm(Sink, (LONG)Record.PrevPid, Comm, Length);
+    }
+    if (RTL_SUCCESS(Status)) {
+        TraceEventFieldString(Special[SS_NEXT_COMM], Data, Size, &Comm,
+                              &Length);
+        Status = TraceImportIntern(Import, Comm, Length, &Record.NextCommId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = RegisterComm(Sink, (LONG)Record.NextPid, Comm, Length);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Import, State, StateLength,
+                                   &Record.PrevStateId);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    return TraceImportSchedSwitch(Import, Event, &Record);
+}
+
+static
+RTL_STATUS
+ImportPageFault(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    PAGE_FAULT_RECORD Record;
+    PCSZ Symbol;
+    ULONG SymbolLength;
+    ULONGLONG Start;
+    RTL_STATUS Status;
+
+    Record.Address = FieldValue(Special[PF_ADDRESS], Data, Size);
+    Record.Ip = FieldValue(Special[PF_IP], Data, Size);
+    Record.ErrorCode = (ULONG)FieldValue(Special[PF_ERROR_CODE], Data, Size);
+    Record.NameId = Format->NameId;
+    Record.IpSymbolId = TRACE_NULL_ULONG;
+    Record.ModuleId = TRACE_NULL_ULONG;
+    Record.IpModuleId = TRACE_NULL_ULONG;
+
+    //
+    // The ip is printed with %ps: the function, when kallsyms has one.
+    //
+
+    if (TraceEventFindSymbol(Sink->Table, Record.Ip, &Symbol, &SymbolLength,
+                             &Start)) {
+        Status = TraceImportIntern(Sink->Import, Symbol, SymbolLength,
+                                   &Record.IpSymbolId);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    return TraceImportPageFault(Sink->Import, Event, &Record);
+}
+
+static
+RTL_STATUS
+ImportKvmExit(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    PTRACE_IMPORT Import = Sink->Import;
+    PCTRACE_EVENT_FIELD *Special = Format->Special;
+    KVM_EXIT_RECORD Record;
+    TRACE_TEXT Text;
+    ULONG Length;
+    RTL_STATUS Status;
+
+    Record.ExitCode = (ULONG)FieldValue(Special[KE_REASON], Data, Size);
+    Record.Rip = FieldValue(Special[KE_RIP], Data, Size);
+    Record.Vcpu = TRACE_NULL_ULONG;
+    if (IsNumberField(Special[KE_VCPU])) {
+        Record.Vcpu = (ULONG)FieldValue(Special[KE_VCPU], Data, Size);
+    }
+    Record.Tsc = TRACE_NULL_ULONGLONG;
+
+    //
+    // The reason as the print fmt names it: the value printed after
+    // "reason ", up to its first blank.
+    //
+
+    Text.Buffer = Sink->Scratch2;
+    Text.Length = 0;
+    Text.Capacity = sizeof(Sink->Scratch2) - 1;
+    if (Format->ReasonItemEnd > Format->ReasonItem) {
+        TraceEventRenderItems(Sink->Table, Format, Data, Size,
+                              Format->ReasonItem, Format->ReasonItemEnd,
+                              &Text);
+    }
+    Length = 0;
+    while (Length < Text.Length && Text.Buffer[Length] != ' ') {
+        Length++;
+    }
+    if (Length == 0) {
+        Text.Length = 0;
+        AppendNumber(&Text, "%u", Record.ExitCode);
+        Length = Text.Length;
+    }
+    Status = TraceImportIntern(Import, Text.Buffer, Length, &Record.ReasonId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Text.Buffer = Sink->Scratch;
+    Text.Length = 0;
+    Text.Capacity = sizeof(Sink->Scratch) - 1;
+    PrintKvmExit(Format, Data, Size, &Text);
+    Status = TraceImportIntern(Import, Text.Buffer, Text.Length,
+                               &Record.ArgsId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    return TraceImportKvmExit(Import, Event, &Record);
+}
+
+static
+RTL_STATUS
+ImportGeneric(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    PTRACE_IMPORT Import = Sink->Import;
+    TRACE_TEXT Text;
+    PCSZ Start;
+    PCSZ End;
+    ULONG ArgsId;
+    RTL_STATUS Status = RTL_STATUS_OK;
+
+    Text.Buffer = Sink->Scratch;
+    Text.Length = 0;
+    Text.Capacity = sizeof(Sink->Scratch) - 1;
+
+    switch (Format->Kind) {
+    case TraceEventKindKvmEntry:
+        if (IsNumberField(Format->Special[KN_RIP])) {
+            PrintKvmEntry(Format, Data, Size, &Text);
+        } else {
+            TraceEventRender(Sink->Table, Format, Data, Size, &Text);
+        }
+        break;
+    case TraceEventKindSchedWakeup:
+        Status = PrintSchedWakeup(Sink, Format, Data, Size, &Text);
+        break;
+    case TraceEventKindKvmEmulateInsn:
+        PrintKvmEmulateInsn(Format, Data, Size, &Text);
+        break;
+    case TraceEventKindKvmNestedVmexit:
+        PrintNestedVmexit(Format, TRUE, Data, Size, &Text);
+        break;
+    case TraceEventKindKvmNestedVmexitInject:
+        PrintNestedVmexit(Format, FALSE, Data, Size, &Text);
+        break;
+    default:
+        TraceEventRender(Sink->Table, Format, Data, Size, &Text);
+        break;
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    //
+    // Blanks around the text are not kept (the text readers trim them
+    // too).
+    //
+
+    Start = Text.Buffer;
+    End = Text.Buffer + Text.Length;
+    while (Start < End && (*Start == ' ' || *Start == '\t')) {
+        Start++;
+    }
+    End = TextTrimEnd(Start, End);
+
+    Status = TraceImportIntern(Import, Start, (ULONG)(End - Start), &ArgsId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    return TraceImportGenericEvent(Import, Event, Format->NameId, ArgsId);
+}
+
+static
+RTL_STATUS
+ImportProcessExec(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    PCSZ FileName;
+    ULONG Length;
+    ULONG FileNameId;
+    ULONGLONG Pid = FieldValue(Format->Special[EX_PID], Data, Size);
+    RTL_STATUS Status;
+
+    TraceEventFieldString(Format->Special[EX_FILENAME], Data, Size, &FileName,
+                          &Length);
+    Status = TraceImportIntern(Sink->Import, FileName, Length, &FileNameId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    return TraceImportProcessExec(Sink->Import, Event->Timestamp,
+                                  (ULONG)Pid, Event->CommId, FileNameId);
+}
+
+RTL_STATUS
+TraceEventSinkRecord(
+    PTRACE_EVENT_SINK Sink,
+    ULONG Cpu,
+    ULONGLONG Timestamp,
+    const BYTE *Data,
+    ULONG Size,
+    SIZE_T BytesDone,
+    PCSZ *Reason
+    )
+{
+    PTRACE_EVENT_TABLE Table = Sink->Table;
+    PTRACE_IMPORT Import = Sink->Import;
+    PTRACE_EVENT_FORMAT Format;
+    TRACE_EVENT_CONTEXT Event;
+    ULONG Id;
+    RTL_STATUS Status;
+    BOOL Paired;
+
+    if (Size < Table->TypeOffset + Table->TypeSize ||
+        Size < Table->PidOffset + Table->PidSize) {
+        *Reason = "event record shorter than its common fields";
+        return RTL_STATUS_CORRUPT;
+    }
+
+    Id = (ULONG)TraceEventReadNumber(Data + Table->TypeOffset,
+                                     Table->TypeSize);
+    Event.Timestamp = (LONGLONG)Timestamp;
+    Event.Tid = (ULONG)TraceEventReadNumber(Data + Table->PidOffset,
+                                            Table->PidSize);
+    Event.Pid = TRACE_NULL_ULONG;
+    Event.Cpu = Cpu;
+    Event.CommId = CommOf(Sink, Event.Tid);
+    Event.FlagsId = TRACE_NULL_ULONG;
+    Event.Padding = 0;
+
+    Format = TraceEventLookup(Table, Id);
+    if (Format == NULL) {
+
+        //
+        // An id no format describes: kept, by number.
+        //
+
+        TRACE_TEXT Text;
+        ULONG ArgsId;
+
+        Text.Buffer = Sink->Scratch;
+        Text.Length = 0;
+        Text.Capacity = sizeof(Sink->Scratch) - 1;
+        AppendText(&Text, "id=");
+        AppendNumber(&Text, "%u", Id);
+        Status = TraceImportIntern(Import, Text.Buffer, Text.Length, &ArgsId);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceImportGenericEvent(Import, &Event,
+                                             Sink->UnknownEventNameId, ArgsId);
+        }
+        goto End;
+    }
+
+    if (Format->Kind == TraceEventKindUnknown) {
+        Status = Classify(Sink, Format);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    switch (Format->Kind) {
+    case TraceEventKindPageFault:
+        Status = ImportPageFault(Sink, Format, &Event, Data, Size);
+        break;
+
+    case TraceEventKindKvmExit:
+        Status = ImportKvmExit(Sink, Format, &Event, Data, Size);
+        break;
+
+    case TraceEventKindKvmEntry:
+        Status = TraceImportKvmEntry(Import, &Event, &Paired);
+        if (RTL_SUCCESS(Status) && !Paired) {
+            Status = ImportGeneric(Sink, Format, &Event, Data, Size);
+        }
+        break;
+
+    case TraceEventKindSchedSwitch:
+        Status = ImportSchedSwitch(Sink, Format, &Event, Data, Size);
+        break;
+
+    case TraceEventKindProcessExec:
+        Status = ImportProcessExec(Sink, Format, &Event, Data, Size);
+        if (RTL_SUCCESS(Status)) {
+            Status = ImportGeneric(Sink, Format, &Event, Data, Size);
+        }
+        break;
+
+    default:
+        Status = ImportGeneric(Sink, Format, &Event, Data, Size);
+        break;
+    }
+
+End:
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    return TraceImportEventDone(Import, BytesDone);
+}

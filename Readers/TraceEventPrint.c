@@ -1,0 +1,2931 @@
+/*++
+
+Module Name:
+
+    TraceEventPrint.c
+
+Abstract:
+
+    This module implements the print-fmt interpreter of the event model
+    (see TraceEvent.h).  An event's `print fmt: "FORMAT", ARGS` line is
+    compiled, on the event's first use, into a list of items: literal
+    text, and conversions (%d %u %x %s %p %c, with flags, width,
+    precision, length and '*') each with an argument expression.
+    Rendering walks the list over one event record.
+
+    The semantics are libtraceevent's, the library `trace-cmd report`
+    prints with, so that the text matches what it prints:
+
+      - fields are read as stored, unsigned, and cast by the conversion's
+        length (so a negative int prints through %d, as a large number
+        through %ld);
+      - arithmetic and comparisons are unsigned 64-bit; a cast masks to
+        u8/u16/u32/char/short/int and leaves everything else;
+      - __print_flags / __print_symbolic tables are evaluated once, with
+        the library's rules for unresolved enum names (-1, or 0 inside an
+        expression);
+      - %s of a string applies the conversion to each flag name; unmatched
+        values print as 0x...; %ps prints the kallsyms function, or the
+        address in hex; %p prints like glibc.
+
+    A print fmt using anything else (another function, %pI4, ...) is not
+    compiled, and the event prints as "field=value ...", like trace-cmd
+    prints an event it cannot parse.
+
+--*/
+
+#include "TraceEvent.h"
+
+#define MAX_DEPTH 48
+#define MAX_ITEMS 256
+
+typedef enum _PRINT_ARG_TYPE {
+    ArgNumber = 1,      // Value; Text is the literal as written
+    ArgIdentifier,      // an unresolved name: 0, or its text for %s
+    ArgString,          // Text / Length, escapes resolved
+    ArgField,           // Field
+    ArgUnary,           // Op A
+    ArgBinary,          // A Op B
+    ArgTernary,         // A ? B : C
+    ArgCast,            // (type) A; Value is the mask, 0 for none
+    ArgIndex,           // A[B], A a field or a dynamic array
+    ArgDynArray,        // __get_dynamic_array(Field)
+    ArgDynArrayLen,     // __get_dynamic_array_len(Field)
+    ArgGetStr,          // __get_str(Field)
+    ArgFlags,           // __print_flags(A, Text, Symbols)
+    ArgSymbolic,        // __print_symbolic(A, Symbols)
+    ArgHex,             // __print_hex(A, B)
+    ArgHexStr,          // __print_hex_str(A, B)
+    ArgIntArray,        // __print_array(A, B count, C element size)
+    ArgBitmask,         // __get_bitmask(Field)
+    ArgCpumask,         // __get_cpumask(Field)
+} PRINT_ARG_TYPE;
+
+typedef enum _PRINT_OP {
+    OpNone = 0,
+    OpMul, OpDiv, OpMod, OpAdd, OpSub, OpShl, OpShr,
+    OpLt, OpGt, OpLe, OpGe, OpEq, OpNe,
+    OpAnd, OpXor, OpOr, OpLogicalAnd, OpLogicalOr,
+    OpNot, OpBitNot, OpNegate, OpPlus,
+} PRINT_OP;
+
+typedef struct _PRINT_SYMBOL {
+    LONGLONG Value;
+    PCSZ Text;
+    ULONG Length;
+    ULONG Padding;
+} PRINT_SYMBOL, *PPRINT_SYMBOL;
+
+typedef struct _PRINT_ARG {
+    PRINT_ARG_TYPE Type;
+    PRINT_OP Op;
+    ULONGLONG Value;
+    PCTRACE_EVENT_FIELD Field;
+    PCSZ Text;
+    ULONG Length;
+    ULONG SymbolCount;
+    PPRINT_SYMBOL Symbols;
+    struct _PRINT_ARG *A;
+    struct _PRINT_ARG *B;
+    struct _PRINT_ARG *C;
+} PRINT_ARG, *PPRINT_ARG;
+
+typedef enum _PRINT_ITEM_KIND {
+    ItemLiteral = 1,
+    ItemNumber,
+    ItemString,
+    ItemPointer,
+} PRINT_ITEM_KIND;
+
+typedef struct _PRINT_ITEM {
+    PRINT_ITEM_KIND Kind;
+    ULONG SpecLength;
+    CHAR Spec[32];          // the conversion as written, "%-08lx"
+    CHAR PointerKind;       // after %p: 's', 'S', 'f', 'F', 'M', 'm', 0
+    CHAR PointerSuffix;     // 'R' or 'F' after %pM / %pm
+    BOOLEAN HasStar;
+    BOOLEAN Padding;
+    PCSZ Literal;
+    ULONG LiteralLength;
+    ULONG Padding2;
+    PPRINT_ARG Arg;
+    PPRINT_ARG StarArg;
+} PRINT_ITEM, *PPRINT_ITEM;
+
+struct _TRACE_PRINT {
+    ULONG Count;
+    ULONG Padding;
+    PRINT_ITEM Items[1];
+};
+
+//
+// Text output.
+//
+
+VOID
+TraceTextAppend(
+    PTRACE_TEXT Text,
+    PCSZ Bytes,
+    SIZE_T Length
+    )
+{
+    SIZE_T Room = Text->Capacity - Text->Length;
+    SIZE_T Index;
+
+    if (Length > Room) {
+        Length = Room;
+    }
+    for (Index = 0; Index < Length; Index++) {
+        Text->Buffer[Text->Length + Index] = Bytes[Index];
+    }
+    Text->Length += (ULONG)Length;
+}
+
+VOID
+TraceTextAppendChar(
+    PTRACE_TEXT Text,
+    CHAR Char
+    )
+{
+    if (Text->Length < Text->Capacity) {
+        Text->Buffer[Text->Length++] = Char;
+    }
+}
+
+static
+VOID
+AppendRepeat(
+    PTRACE_TEXT Text,
+    CHAR Char,
+    LONG Count
+    )
+{
+    while (Count-- > 0) {
+        TraceTextAppendChar(Text, Char);
+    }
+}
+
+static
+VOID
+AppendString(
+    PTRACE_TEXT Text,
+    PCSZ String
+    )
+{
+    TraceTextAppend(Text, String, RtlStringLength(String));
+}
+
+static
+VOID
+AppendHex(
+    PTRACE_TEXT Text,
+    ULONGLONG Value,
+    BOOL Prefix
+    )
+{
+    CHAR Digits[20];
+    ULONG Count = 0;
+
+    if (Prefix) {
+        TraceTextAppend(Text, "0x", 2);
+    }
+    do {
+        Digits[Count++] = "0123456789abcdef"[Value & 0xf];
+        Value >>= 4;
+    } while (Value != 0);
+    while (Count != 0) {
+        TraceTextAppendChar(Text, Digits[--Count]);
+    }
+}
+
+static
+VOID
+AppendDecimal(
+    PTRACE_TEXT Text,
+    ULONGLONG Value
+    )
+{
+    CHAR Digits[24];
+    ULONG Count = 0;
+
+    do {
+        Digits[Count++] = (CHAR)('0' + Value % 10);
+        Value /= 10;
+    } while (Value != 0);
+    while (Count != 0) {
+        TraceTextAppendChar(Text, Digits[--Count]);
+    }
+}
+
+//
+// One printf conversion.
+//
+
+typedef struct _PRINT_SPEC {
+    BOOL Left;
+    BOOL Plus;
+    BOOL Space;
+    BOOL Alternate;
+    BOOL Zero;
+    LONG Width;             // -1 for none
+    LONG Precision;         // -1 for none
+    ULONG Bits;             // 8, 16, 32 or 64 from h, hh, l, ll
+    CHAR Conversion;
+} PRINT_SPEC, *PPRINT_SPEC;
+
+static
+VOID
+ParseSpec(
+    PCSZ Spec,
+    ULONG Length,
+    LONG Star,
+    PPRINT_SPEC Out
+    )
+{
+    PCSZ Cursor = Spec;
+    PCSZ End = Spec + Length;
+    LONG LengthCount = 0;
+
+    Out->Left = FALSE;
+    Out->Plus = FALSE;
+    Out->Space = FALSE;
+    Out->Alternate = FALSE;
+    Out->Zero = FALSE;
+    Out->Width = -1;
+    Out->Precision = -1;
+    Out->Bits = 32;
+    Out->Conversion = 'd';
+
+    if (Cursor < End && *Cursor == '%') {
+        Cursor++;
+    }
+
+    for (; Cursor < End; Cursor++) {
+        if (*Cursor == '-') {
+            Out->Left = TRUE;
+        } else if (*Cursor == '+') {
+            Out->Plus = TRUE;
+        } else if (*Cursor == ' ') {
+            Out->Space = TRUE;
+        } else if (*Cursor == '#') {
+            Out->Alternate = TRUE;
+        } else if (*Cursor == '0') {
+            Out->Zero = TRUE;
+        } else {
+            break;
+        }
+    }
+
+    if (Cursor < End && *Cursor == '*') {
+        Out->Width = Star;
+        if (Star < 0) {
+            Out->Left = TRUE;
+            Out->Width = -Star;
+        }
+        Cursor++;
+    } else {
+        while (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
+            if (Out->Width < 0) {
+                Out->Width = 0;
+            }
+            if (Out->Width < 100000) {
+                Out->Width = Out->Width * 10 + (*Cursor - '0');
+            }
+            Cursor++;
+        }
+    }
+
+    if (Cursor < End && *Cursor == '.') {
+        Cursor++;
+        Out->Precision = 0;
+        if (Cursor < End && *Cursor == '*') {
+            Out->Precision = Star < 0 ? -1 : Star;
+            Cursor++;
+        } else {
+            while (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
+                if (Out->Precision < 100000) {
+                    Out->Precision = Out->Precision * 10 + (*Cursor - '0');
+                }
+                Cursor++;
+            }
+        }
+    }
+
+    for (; Cursor < End; Cursor++) {
+        if (*Cursor == 'h') {
+            LengthCount--;
+        } else if (*Cursor == 'l') {
+            LengthCount++;
+        } else if (*Cursor == 'L' || *Cursor == 'q' || *Cursor == 'j') {
+            LengthCount = 2;
+        } else if (*Cursor == 'z' || *Cursor == 'Z' || *Cursor == 't') {
+            LengthCount = 1;
+        } else {
+            break;
+        }
+    }
+
+    if (Cursor < End) {
+        Out->Conversion = *Cursor;
+    }
+
+    if (LengthCount <= -2) {
+        Out->Bits = 8;
+    } else if (LengthCount == -1) {
+        Out->Bits = 16;
+    } else if (LengthCount == 0) {
+        Out->Bits = 32;
+    } else {
+        Out->Bits = 64;
+    }
+
+    if (Out->Width > 65536) {
+        Out->Width = 65536;
+    }
+    if (Out->Precision > 65536) {
+        Out->Precision = 65536;
+    }
+}
+
+static
+VOID
+FormatString(
+    PTRACE_TEXT Text,
+    PCSZ Spec,
+    ULONG SpecLength,
+    LONG Star,
+    PCSZ String,
+    ULONG Length
+    )
+{
+    PRINT_SPEC Parsed;
+    LONG Pad;
+
+    if (SpecLength == 2) {
+        TraceTextAppend(Text, String, Length);
+        return;
+    }
+
+    ParseSpec(Spec, SpecLength, Star, &Parsed);
+    if (Parsed.Precision >= 0 && (ULONG)Parsed.Precision < Length) {
+        Length = (ULONG)Parsed.Precision;
+    }
+    Pad = Parsed.Width > (LONG)Length ? Parsed.Width - (LONG)Length : 0;
+    if (!Parsed.Left) {
+        AppendRepeat(Text, ' ', Pad);
+    }
+    TraceTextAppend(Text, String, Length);
+    if (Parsed.Left) {
+        AppendRepeat(Text, ' ', Pad);
+    }
+}
+
+VOID
+TraceTextFormatNumber(
+    PTRACE_TEXT Text,
+    PCSZ Conversion,
+    ULONG ConversionLength,
+    LONG StarWidth,
+    LONG StarPrecision,
+    ULONGLONG Value
+    )
+/*++
+
+Routine Description:
+
+    Formats Value as the C library's printf would with the conversion
+    given (Value is first cast to the conversion's length).  A '*' in the
+    conversion takes StarWidth (or StarPrecision after the '.').
+
+--*/
+{
+    PRINT_SPEC Spec;
+    CHAR Digits[72];
+    ULONG Count = 0;
+    PCSZ Prefix = "";
+    ULONG PrefixLength = 0;
+    ULONG Base = 10;
+    BOOL Upper = FALSE;
+    ULONGLONG Magnitude;
+    LONG ZeroCount = 0;
+    LONG Total;
+    ULONGLONG Mask;
+
+    ParseSpec(Conversion, ConversionLength,
+              StarWidth != -1 ? StarWidth : StarPrecision, &Spec);
+
+    Mask = Spec.Bits == 64 ? ~0ULL : ((1ULL << Spec.Bits) - 1);
+    Value &= Mask;
+
+    switch (Spec.Conversion) {
+    case 'c': {
+        CHAR Char = (CHAR)(Value & 0xff);
+        LONG Pad = Spec.Width > 1 ? Spec.Width - 1 : 0;
+
+        if (!Spec.Left) {
+            AppendRepeat(Text, ' ', Pad);
+        }
+        TraceTextAppendChar(Text, Char);
+        if (Spec.Left) {
+            AppendRepeat(Text, ' ', Pad);
+        }
+        return;
+    }
+
+    case 'd':
+    case 'i':
+        if (Spec.Bits < 64 && (Value & (1ULL << (Spec.Bits - 1)))) {
+            Value |= ~Mask;
+        }
+        if ((LONGLONG)Value < 0) {
+            Magnitude = 0 - Value;
+            Prefix = "-";
+            PrefixLength = 1;
+        } else {
+            Magnitude = Value;
+            if (Spec.Plus) {
+                Prefix = "+";
+                PrefixLength = 1;
+            } else if (Spec.Space) {
+                Prefix = " ";
+                PrefixLength = 1;
+            }
+        }
+        break;
+
+    case 'o':
+        Base = 8;
+        Magnitude = Value;
+        break;
+
+    case 'x':
+        Base = 16;
+        Magnitude = Value;
+        if (Spec.Alternate && Value != 0) {
+            Prefix = "0x";
+            PrefixLength = 2;
+        }
+        break;
+
+    case 'X':
+        Base = 16;
+        Upper = TRUE;
+        Magnitude = Value;
+        if (Spec.Alternate && Value != 0) {
+            Prefix = "0X";
+            PrefixLength = 2;
+        }
+        break;
+
+    default:
+        Magnitude = Value;
+        break;
+    }
+
+    if (!(Spec.Precision == 0 && Magnitude == 0)) {
+        do {
+            ULONG Digit = (ULONG)(Magnitude % Base);
+            Digits[Count++] = (CHAR)(Digit < 10 ? '0' + Digit :
+                                     (Upper ? 'A' : 'a') + Digit - 10);
+            Magnitude /= Base;
+        } while (Magnitude != 0);
+    }
+
+    if (Spec.Conversion == 'o' && Spec.Alternate &&
+        (Count == 0 || Digits[Count - 1] != '0')) {
+        Digits[Count++] = '0';
+    }
+
+    if (Spec.Precision > (LONG)Count) {
+        ZeroCount = Spec.Precision - (LONG)Count;
+    }
+
+    Total = (LONG)(PrefixLength + Count) + ZeroCount;
+    if (Spec.Zero && !Spec.Left && Spec.Precision < 0 &&
+        Spec.Width > Total) {
+        ZeroCount += Spec.Width - Total;
+        Total = Spec.Width;
+    }
+
+    if (!Spec.Left && Spec.Width > Total) {
+        AppendRepeat(Text, ' ', Spec.Width - Total);
+    }
+    TraceTextAppend(Text, Prefix, PrefixLength);
+    AppendRepeat(Text, '0', ZeroCount);
+    while (Count != 0) {
+        TraceTextAppendChar(Text, Digits[--Count]);
+    }
+    if (Spec.Left && Spec.Width > Total) {
+        AppendRepeat(Text, ' ', Spec.Width - Total);
+    }
+}
+
+//
+// Compilation: a tokenizer and a recursive-descent parser over the text
+// after "print fmt: ".
+//
+
+typedef enum _TOKEN_TYPE {
+    TokenEnd = 0,
+    TokenNumber,
+    TokenString,
+    TokenIdent,
+    TokenPunct,
+    TokenError,
+} TOKEN_TYPE;
+
+typedef struct _TOKEN {
+    TOKEN_TYPE Type;
+    PCSZ Start;
+    PCSZ End;
+    ULONGLONG Value;
+} TOKEN, *PTOKEN;
+
+typedef struct _PARSER {
+    PTRACE_EVENT_TABLE Table;
+    PTRACE_EVENT_FORMAT Format;
+    PCSZ Cursor;
+    PCSZ End;
+    TOKEN Token;            // the current token
+    ULONG Depth;
+    BOOL Failed;
+} PARSER, *PPARSER;
+
+static
+BOOL
+SpanEqualsText(
+    PCSZ Start,
+    ULONG Length,
+    PCSZ Literal
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Length; Index++) {
+        if (Literal[Index] == '\0' || Literal[Index] != Start[Index]) {
+            return FALSE;
+        }
+    }
+    return Literal[Length] == '\0';
+}
+
+static
+BOOL
+IsIdentStart(
+    CHAR Char
+    )
+{
+    return (Char >= 'a' && Char <= 'z') || (Char >= 'A' && Char <= 'Z') ||
+           Char == '_';
+}
+
+static
+BOOL
+IsIdentPart(
+    CHAR Char
+    )
+{
+    return IsIdentStart(Char) || (Char >= '0' && Char <= '9');
+}
+
+static
+BOOL
+ParseCNumber(
+    PCSZ Start,
+    PCSZ End,
+    PULONGLONG Value
+    )
+/*++
+
+Routine Description:
+
+    Parses a C integer literal (decimal, 0x hex, 0 octal) with optional
+    u/l suffixes.
+
+--*/
+{
+    ULONGLONG Number = 0;
+    ULONG Base = 10;
+    PCSZ Cursor = Start;
+
+    if (End - Cursor >= 2 && Cursor[0] == '0' &&
+        (Cursor[1] == 'x' || Cursor[1] == 'X')) {
+        Base = 16;
+        Cursor += 2;
+        if (Cursor == End) {
+            return FALSE;
+        }
+    } else if (End - Cursor >= 2 && Cursor[0] == '0') {
+        Base = 8;
+        Cursor++;
+    }
+
+    for (; Cursor < End; Cursor++) {
+        CHAR Char = *Cursor;
+        ULONG Digit;
+
+        if (Char >= '0' && Char <= '9') {
+            Digit = (ULONG)(Char - '0');
+        } else if (Base == 16 && Char >= 'a' && Char <= 'f') {
+            Digit = (ULONG)(Char - 'a' + 10);
+        } else if (Base == 16 && Char >= 'A' && Char <= 'F') {
+            Digit = (ULONG)(Char - 'A' + 10);
+        } else {
+            break;
+        }
+        if (Digit >= Base) {
+            return FALSE;
+        }
+        Number = Number * Base + Digit;
+    }
+
+    for (; Cursor < End; Cursor++) {
+        if (*Cursor != 'u' && *Cursor != 'U' && *Cursor != 'l' &&
+            *Cursor != 'L') {
+            return FALSE;
+        }
+    }
+
+    *Value = Number;
+    return TRUE;
+}
+
+static
+VOID
+NextToken(
+    PPARSER Parser
+    )
+{
+    PCSZ Cursor = Parser->Cursor;
+    PCSZ End = Parser->End;
+    PTOKEN Token = &Parser->Token;
+
+    while (Cursor < End && (*Cursor == ' ' || *Cursor == '\t' ||
+                            *Cursor == '\n' || *Cursor == '\r')) {
+        Cursor++;
+    }
+
+    Token->Start = Cursor;
+    Token->Value = 0;
+
+    if (Cursor >= End) {
+        Token->Type = TokenEnd;
+        Token->End = Cursor;
+        Parser->Cursor = Cursor;
+        return;
+    }
+
+    if (*Cursor == '"') {
+        Cursor++;
+        while (Cursor < End && *Cursor != '"') {
+            if (*Cursor == '\\' && Cursor + 1 < End) {
+                Cursor++;
+            }
+            Cursor++;
+        }
+        if (Cursor >= End) {
+            Token->Type = TokenError;
+        } else {
+            Token->Type = TokenString;
+            Cursor++;
+        }
+    } else if (*Cursor == '\'') {
+        Cursor++;
+        if (Cursor < End && *Cursor == '\\' && Cursor + 1 < End) {
+            Cursor++;
+            switch (*Cursor) {
+            case 'n': Token->Value = '\n'; break;
+            case 't': Token->Value = '\t'; break;
+            case 'r': Token->Value = '\r'; break;
+            case '0': Token->Value = 0; break;
+            default: Token->Value = (BYTE)*Cursor; break;
+            }
+            Cursor++;
+        } else if (Cursor < End) {
+            Token->Value = (BYTE)*Cursor;
+            Cursor++;
+        }
+        if (Cursor < End && *Cursor == '\'') {
+            Token->Type = TokenNumber;
+            Cursor++;
+        } else {
+            Token->Type = TokenError;
+        }
+    } else if (*Cursor >= '0' && *Cursor <= '9') {
+        while (Cursor < End && IsIdentPart(*Cursor)) {
+            Cursor++;
+        }
+        Token->Type = ParseCNumber(Token->Start, Cursor, &Token->Value) ?
+                      TokenNumber : TokenError;
+    } else if (IsIdentStart(*Cursor)) {
+        while (Cursor < End && IsIdentPart(*Cursor)) {
+            Cursor++;
+        }
+        Token->Type = TokenIdent;
+    } else {
+        static const char *const TwoChar[] = {
+            "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+        };
+        ULONG Index;
+
+        Token->Type = TokenPunct;
+        Cursor++;
+        if (Cursor < End) {
+            for (Index = 0; Index < ARRAYSIZE(TwoChar); Index++) {
+                if (Token->Start[0] == TwoChar[Index][0] &&
+                    Cursor[0] == TwoChar[Index][1]) {
+                    Cursor++;
+                    break;
+                }
+            }
+        }
+    }
+
+    Token->End = Cursor;
+    Parser->Cursor = Cursor;
+}
+
+static
+BOOL
+TokenIs(
+    PPARSER Parser,
+    PCSZ Literal
+    )
+{
+    PTOKEN Token = &Parser->Token;
+    SIZE_T Length = (SIZE_T)(Token->End - Token->Start);
+    SIZE_T Index;
+
+    if (Token->Type != TokenPunct && Token->Type != TokenIdent) {
+        return FALSE;
+    }
+    for (Index = 0; Index < Length; Index++) {
+        if (Literal[Index] != Token->Start[Index]) {
+            return FALSE;
+        }
+    }
+    return Literal[Length] == '\0';
+}
+
+static
+BOOL
+Expect(
+    PPARSER Parser,
+    PCSZ Literal
+    )
+{
+    if (!TokenIs(Parser, Literal)) {
+        Parser->Failed = TRUE;
+        return FALSE;
+    }
+    NextToken(Parser);
+    return TRUE;
+}
+
+static
+PPRINT_ARG
+NewArg(
+    PPARSER Parser,
+    PRINT_ARG_TYPE Type
+    )
+{
+    PPRINT_ARG Arg;
+
+    if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena, sizeof(*Arg),
+                                        (PVOID *)&Arg))) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    Arg->Type = Type;
+    return Arg;
+}
+
+static
+BOOL
+Unescape(
+    PPARSER Parser,
+    PCSZ Start,
+    PCSZ End,
+    PCSZ *Text,
+    PULONG Length
+    )
+/*++
+
+Routine Description:
+
+    Copies the raw contents of one or more adjacent string literals
+    (Start..End spans the quotes) with C escapes resolved.
+
+--*/
+{
+    PCHAR Buffer;
+    ULONG Out = 0;
+    PCSZ Cursor = Start;
+
+    if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+                                        (SIZE_T)(End - Start) + 1,
+                                        (PVOID *)&Buffer))) {
+        return FALSE;
+    }
+
+    while (Cursor < End) {
+        if (*Cursor != '"') {
+            Cursor++;
+            continue;
+        }
+        Cursor++;
+        while (Cursor < End && *Cursor != '"') {
+            CHAR Char = *Cursor++;
+
+            if (Char == '\\' && Cursor < End) {
+                Char = *Cursor++;
+                switch (Char) {
+                case 'n': Char = '\n'; break;
+                case 't': Char = '\t'; break;
+                case 'r': Char = '\r'; break;
+                default: break;
+                }
+            }
+            Buffer[Out++] = Char;
+        }
+        Cursor++;
+    }
+
+    Buffer[Out] = '\0';
+    *Text = Buffer;
+    *Length = Out;
+    return TRUE;
+}
+
+static PPRINT_ARG ParseExpression(PPARSER Parser);
+static PPRINT_ARG ParseUnary(PPARSER Parser);
+
+static
+PCTRACE_EVENT_FIELD
+ParseFieldName(
+    PPARSER Parser
+    )
+/*++
+
+Routine Description:
+
+    Parses a field reference as the __get_* helpers take it: "name" or
+    "REC->name".
+
+--*/
+{
+    CHAR Name[128];
+    SIZE_T Length;
+    PCTRACE_EVENT_FIELD Field;
+
+    if (TokenIs(Parser, "REC")) {
+        NextToken(Parser);
+        if (!Expect(Parser, "->")) {
+            return NULL;
+        }
+    }
+    if (Parser->Token.Type != TokenIdent) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    Length = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
+    if (Length >= sizeof(Name)) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    Parser->Table->Rtl->CopyMemory(Name, Parser->Token.Start, Length);
+    Name[Length] = '\0';
+
+    Field = TraceEventFindField(Parser->Format, Name);
+    if (Field == NULL) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    NextToken(Parser);
+    return Field;
+}
+
+//
+// Constant evaluation of __print_flags / __print_symbolic table values,
+// with libtraceevent's rules: an unresolved name is 0 inside an
+// expression and -1 on its own (a few softirq and hrtimer names are
+// known), and an expression that comes out negative is -1.
+//
+
+static
+BOOL
+ConstantValue(
+    PPRINT_ARG Arg,
+    PLONGLONG Value
+    )
+{
+    LONGLONG Left = 0;
+    LONGLONG Right = 0;
+
+    switch (Arg->Type) {
+    case ArgNumber:
+        *Value = (LONGLONG)Arg->Value;
+        return TRUE;
+
+    case ArgIdentifier:
+        *Value = 0;
+        return TRUE;
+
+    case ArgCast:
+        if (!ConstantValue(Arg->A, Value)) {
+            return FALSE;
+        }
+        if (Arg->Value != 0) {
+            *Value = (LONGLONG)((ULONGLONG)*Value & Arg->Value);
+        }
+        return TRUE;
+
+    case ArgUnary:
+        if (!ConstantValue(Arg->A, &Right)) {
+            return FALSE;
+        }
+        switch (Arg->Op) {
+        case OpNot: *Value = !Right; break;
+        case OpBitNot: *Value = ~Right; break;
+        case OpNegate: *Value = -Right; break;
+        default: *Value = Right; break;
+        }
+        return TRUE;
+
+    case ArgBinary:
+        if (!ConstantValue(Arg->A, &Left) || !ConstantValue(Arg->B, &Right)) {
+            return FALSE;
+        }
+        switch (Arg->Op) {
+        case OpMul: *Value = (LONGLONG)((ULONGLONG)Left * (ULONGLONG)Right);
+                    break;
+        case OpDiv: *Value = (Right != 0 && Right != -1) ? Left / Right :
+                             (Right == -1 ? (LONGLONG)(0 - (ULONGLONG)Left) :
+                              0);
+                    break;
+        case OpMod: *Value = (Right != 0 && Right != -1) ? Left % Right : 0;
+                    break;
+        case OpAdd: *Value = (LONGLONG)((ULONGLONG)Left + (ULONGLONG)Right);
+                    break;
+        case OpSub: *Value = (LONGLONG)((ULONGLONG)Left - (ULONGLONG)Right);
+                    break;
+        case OpShl: *Value = (LONGLONG)((ULONGLONG)Left << (Right & 63));
+                    break;
+        case OpShr: *Value = Left >> (Right & 63); break;
+        case OpLt: *Value = Left < Right; break;
+        case OpGt: *Value = Left > Right; break;
+        case OpLe: *Value = Left <= Right; break;
+        case OpGe: *Value = Left >= Right; break;
+        case OpEq: *Value = Left == Right; break;
+        case OpNe: *Value = Left != Right; break;
+        case OpAnd: *Value = Left & Right; break;
+        case OpXor: *Value = Left ^ Right; break;
+        case OpOr: *Value = Left | Right; break;
+        case OpLogicalAnd: *Value = Left && Right; break;
+        case OpLogicalOr: *Value = Left || Right; break;
+        default: return FALSE;
+        }
+        return TRUE;
+
+    case ArgTernary:
+        if (!ConstantValue(Arg->A, &Left)) {
+            return FALSE;
+        }
+        return ConstantValue(Left ? Arg->B : Arg->C, Value);
+
+    default:
+        return FALSE;
+    }
+}
+
+static
+BOOL
+TableValue(
+    PPRINT_ARG Arg,
+    PLONGLONG Value
+    )
+{
+    static const struct {
+        PCSZ Name;
+        LONGLONG Value;
+    } Known[] = {
+        { "HI_SOFTIRQ", 0 }, { "TIMER_SOFTIRQ", 1 }, { "NET_TX_SOFTIRQ", 2 },
+        { "NET_RX_SOFTIRQ", 3 }, { "BLOCK_SOFTIRQ", 4 },
+        { "IRQ_POLL_SOFTIRQ", 5 }, { "TASKLET_SOFTIRQ", 6 },
+        { "SCHED_SOFTIRQ", 7 }, { "HRTIMER_SOFTIRQ", 8 },
+        { "RCU_SOFTIRQ", 9 }, { "HRTIMER_NORESTART", 0 },
+        { "HRTIMER_RESTART", 1 },
+    };
+    ULONG Index;
+
+    while (Arg->Type == ArgCast) {
+        Arg = Arg->A;
+    }
+
+    if (Arg->Type == ArgIdentifier) {
+        for (Index = 0; Index < ARRAYSIZE(Known); Index++) {
+            if (SpanEqualsText(Arg->Text, Arg->Length, Known[Index].Name)) {
+                *Value = Known[Index].Value;
+                return TRUE;
+            }
+        }
+        *Value = -1;
+        return TRUE;
+    }
+
+    if (Arg->Type == ArgNumber) {
+        *Value = (LONGLONG)Arg->Value;
+        return TRUE;
+    }
+
+    if (!ConstantValue(Arg, Value)) {
+        return FALSE;
+    }
+    if (*Value < 0) {
+        *Value = -1;
+    }
+    return TRUE;
+}
+
+//
+// Types, for casts and sizeof.
+//
+
+static
+BOOL
+ParseTypeName(
+    PPARSER Parser,
+    PCHAR Buffer,
+    ULONG BufferSize
+    )
+/*++
+
+Routine Description:
+
+    Collects a type name ("unsigned long", "void *", "struct x *") into
+    Buffer, words separated by one space, up to the closing parenthesis
+    (not consumed).  FALSE if the tokens are not a type name.
+
+--*/
+{
+    ULONG Length = 0;
+    ULONG Words = 0;
+
+    Buffer[0] = '\0';
+
+    while (Parser->Token.Type == TokenIdent ||
+           TokenIs(Parser, "*")) {
+        SIZE_T TokenLength = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
+
+        if (Parser->Token.Type == TokenIdent) {
+            if (TokenIs(Parser, "REC")) {
+                return FALSE;
+            }
+            Words++;
+        }
+        if (Length + TokenLength + 2 >= BufferSize) {
+            return FALSE;
+        }
+        if (Length != 0) {
+            Buffer[Length++] = ' ';
+        }
+        Parser->Table->Rtl->CopyMemory(Buffer + Length, Parser->Token.Start,
+                                       TokenLength);
+        Length += (ULONG)TokenLength;
+        Buffer[Length] = '\0';
+        NextToken(Parser);
+    }
+
+    return Words != 0 && TokenIs(Parser, ")");
+}
+
+static
+BOOL
+StartsWithText(
+    PCSZ Text,
+    PCSZ Prefix
+    )
+{
+    while (*Prefix != '\0') {
+        if (*Text++ != *Prefix++) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static
+ULONGLONG
+CastMask(
+    PCSZ Type
+    )
+/*++
+
+Routine Description:
+
+    The mask libtraceevent applies for a cast to Type: u8/u16/u32,
+    s8/s16/s32, [unsigned] char/short/int; nothing for other types and
+    pointers.
+
+--*/
+{
+    SIZE_T Length = RtlStringLength(Type);
+
+    if (Length == 0 || Type[Length - 1] == '*' ||
+        StartsWithText(Type, "struct")) {
+        return 0;
+    }
+    if (RtlStringEqual(Type, "u8") || RtlStringEqual(Type, "s8")) {
+        return 0xff;
+    }
+    if (RtlStringEqual(Type, "u16") || RtlStringEqual(Type, "s16")) {
+        return 0xffff;
+    }
+    if (RtlStringEqual(Type, "u32") || RtlStringEqual(Type, "s32")) {
+        return 0xffffffffULL;
+    }
+    if (StartsWithText(Type, "unsigned ")) {
+        Type += 9;
+    }
+    if (RtlStringEqual(Type, "char")) {
+        return 0xff;
+    }
+    if (RtlStringEqual(Type, "short")) {
+        return 0xffff;
+    }
+    if (RtlStringEqual(Type, "int")) {
+        return 0xffffffffULL;
+    }
+    return 0;
+}
+
+static
+ULONG
+TypeSize(
+    PCSZ Type,
+    ULONG LongSize
+    )
+{
+    static const struct {
+        PCSZ Name;
+        ULONG Size;
+    } Sizes[] = {
+        { "char", 1 }, { "unsigned char", 1 }, { "signed char", 1 },
+        { "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "__s8", 1 },
+        { "bool", 1 }, { "short", 2 }, { "unsigned short", 2 },
+        { "u16", 2 }, { "s16", 2 }, { "__u16", 2 }, { "__s16", 2 },
+        { "int", 4 }, { "unsigned int", 4 }, { "unsigned", 4 },
+        { "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "__s32", 4 },
+        { "pid_t", 4 }, { "long long", 8 }, { "unsigned long long", 8 },
+        { "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "__s64", 8 },
+    };
+    SIZE_T Length = RtlStringLength(Type);
+    ULONG Index;
+
+    if (Length != 0 && Type[Length - 1] == '*') {
+        return LongSize;
+    }
+    if (RtlStringEqual(Type, "long") || RtlStringEqual(Type, "unsigned long") ||
+        RtlStringEqual(Type, "size_t")) {
+        return LongSize;
+    }
+    for (Index = 0; Index < ARRAYSIZE(Sizes); Index++) {
+        if (RtlStringEqual(Type, Sizes[Index].Name)) {
+            return Sizes[Index].Size;
+        }
+    }
+    return 0;
+}
+
+//
+// The expression parser.
+//
+
+static
+PPRINT_ARG
+ParseSymbols(
+    PPARSER Parser,
+    PPRINT_ARG Arg
+    )
+/*++
+
+Routine Description:
+
+    Parses "{ VALUE, "NAME" }, ..." up to the closing parenthesis of
+    __print_flags / __print_symbolic into Arg->Symbols.
+
+--*/
+{
+    PRINT_SYMBOL Symbols[512];
+    ULONG Count = 0;
+
+    while (!Parser->Failed && TokenIs(Parser, "{")) {
+        PPRINT_ARG Value;
+        PCSZ Start;
+        PCSZ End;
+
+        NextToken(Parser);
+        Value = ParseExpression(Parser);
+        if (Value == NULL || !Expect(Parser, ",")) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        if (Parser->Token.Type != TokenString || Count == ARRAYSIZE(Symbols)) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Start = Parser->Token.Start;
+        End = Parser->Token.End;
+        NextToken(Parser);
+        while (Parser->Token.Type == TokenString) {
+            End = Parser->Token.End;
+            NextToken(Parser);
+        }
+        if (!TableValue(Value, &Symbols[Count].Value) ||
+            !Unescape(Parser, Start, End, &Symbols[Count].Text,
+                      &Symbols[Count].Length) ||
+            !Expect(Parser, "}")) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Count++;
+        if (TokenIs(Parser, ",")) {
+            NextToken(Parser);
+        }
+    }
+
+    if (Parser->Failed ||
+        !RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+                                        sizeof(PRINT_SYMBOL) * (Count + 1),
+                                        (PVOID *)&Arg->Symbols))) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    Parser->Table->Rtl->CopyMemory(Arg->Symbols, Symbols,
+                                   sizeof(PRINT_SYMBOL) * Count);
+    Arg->SymbolCount = Count;
+    return Arg;
+}
+
+static
+PPRINT_ARG
+ParseFunction(
+    PPARSER Parser,
+    PCSZ Name,
+    ULONG NameLength
+    )
+{
+    PPRINT_ARG Arg = NULL;
+    CHAR Function[40];
+
+    if (NameLength >= sizeof(Function)) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    Parser->Table->Rtl->CopyMemory(Function, Name, NameLength);
+    Function[NameLength] = '\0';
+
+    if (!Expect(Parser, "(")) {
+        return NULL;
+    }
+
+    if (RtlStringEqual(Function, "__get_str") ||
+        RtlStringEqual(Function, "__get_rel_str") ||
+        RtlStringEqual(Function, "__get_dynamic_array") ||
+        RtlStringEqual(Function, "__get_rel_dynamic_array") ||
+        RtlStringEqual(Function, "__get_dynamic_array_len") ||
+        RtlStringEqual(Function, "__get_rel_dynamic_array_len") ||
+        RtlStringEqual(Function, "__get_bitmask") ||
+        RtlStringEqual(Function, "__get_rel_bitmask") ||
+        RtlStringEqual(Function, "__get_cpumask") ||
+        RtlStringEqual(Function, "__get_rel_cpumask")) {
+
+        PCTRACE_EVENT_FIELD Field = ParseFieldName(Parser);
+        PRINT_ARG_TYPE Type;
+
+        if (Field == NULL) {
+            return NULL;
+        }
+        if (SpanEqualsText(Function, NameLength, "__get_str") ||
+            SpanEqualsText(Function, NameLength, "__get_rel_str")) {
+            Type = (Field->Flags & TRACE_FIELD_DYNAMIC) ? ArgGetStr : ArgField;
+        } else if (StartsWithText(Function + NameLength - 4, "_len")) {
+            Type = ArgDynArrayLen;
+        } else if (StartsWithText(Function + NameLength - 7, "bitmask")) {
+            Type = ArgBitmask;
+        } else if (StartsWithText(Function + NameLength - 7, "cpumask")) {
+            Type = ArgCpumask;
+        } else {
+            Type = ArgDynArray;
+        }
+        if (Type != ArgField && !(Field->Flags & TRACE_FIELD_DYNAMIC)) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Arg = NewArg(Parser, Type);
+        if (Arg != NULL) {
+            Arg->Field = Field;
+        }
+
+    } else if (RtlStringEqual(Function, "__print_flags") ||
+               RtlStringEqual(Function, "__print_flags_u64") ||
+               RtlStringEqual(Function, "__print_symbolic") ||
+               RtlStringEqual(Function, "__print_symbolic_u64")) {
+
+        BOOL Flags = (Function[8] == 'f');
+
+        Arg = NewArg(Parser, Flags ? ArgFlags : ArgSymbolic);
+        if (Arg == NULL) {
+            return NULL;
+        }
+        Arg->A = ParseExpression(Parser);
+        if (Arg->A == NULL || !Expect(Parser, ",")) {
+            return NULL;
+        }
+        if (Flags) {
+            PCSZ Start = Parser->Token.Start;
+            PCSZ End = Parser->Token.End;
+
+            if (Parser->Token.Type != TokenString) {
+                Parser->Failed = TRUE;
+                return NULL;
+            }
+            NextToken(Parser);
+            while (Parser->Token.Type == TokenString) {
+                End = Parser->Token.End;
+                NextToken(Parser);
+            }
+            if (!Unescape(Parser, Start, End, &Arg->Text, &Arg->Length) ||
+                !Expect(Parser, ",")) {
+                Parser->Failed = TRUE;
+                return NULL;
+            }
+        }
+        if (ParseSymbols(Parser, Arg) == NULL) {
+            return NULL;
+        }
+
+    } else if (RtlStringEqual(Function, "__print_hex") ||
+               RtlStringEqual(Function, "__print_hex_str") ||
+               RtlStringEqual(Function, "__print_array")) {
+
+        BOOL Array = (Function[8] == 'a');
+
+        Arg = NewArg(Parser, Array ? ArgIntArray :
+                     (Function[11] == '_' ? ArgHexStr : ArgHex));
+        if (Arg == NULL) {
+            return NULL;
+        }
+        Arg->A = ParseExpression(Parser);
+        if (Arg->A == NULL || !Expect(Parser, ",")) {
+            return NULL;
+        }
+        Arg->B = ParseExpression(Parser);
+        if (Arg->B == NULL) {
+            return NULL;
+        }
+        if (Array) {
+            if (!Expect(Parser, ",")) {
+                return NULL;
+            }
+            Arg->C = ParseExpression(Parser);
+            if (Arg->C == NULL) {
+                return NULL;
+            }
+        }
+
+        //
+        // The buffer is a field or a dynamic array.
+        //
+
+        if (Arg->A->Type != ArgField && Arg->A->Type != ArgDynArray) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+
+    } else if (RtlStringEqual(Function, "sizeof")) {
+
+        CHAR Type[64];
+        ULONG Size;
+
+        if (!ParseTypeName(Parser, Type, sizeof(Type))) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Size = TypeSize(Type, Parser->Table->LongSize);
+        if (Size == 0) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Arg = NewArg(Parser, ArgNumber);
+        if (Arg != NULL) {
+            Arg->Value = Size;
+            Arg->Text = Size == 1 ? "1" : Size == 2 ? "2" :
+                        Size == 4 ? "4" : "8";
+            Arg->Length = 1;
+        }
+
+    } else {
+
+        //
+        // Kernel helpers the library does not know either, or that it
+        // knows through plugins: print the fields instead.
+        //
+
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    if (Arg == NULL || !Expect(Parser, ")")) {
+        return NULL;
+    }
+    return Arg;
+}
+
+static
+PPRINT_ARG
+ParsePrimary(
+    PPARSER Parser
+    )
+{
+    PTOKEN Token = &Parser->Token;
+    PPRINT_ARG Arg;
+
+    switch (Token->Type) {
+    case TokenNumber:
+        Arg = NewArg(Parser, ArgNumber);
+        if (Arg != NULL) {
+            Arg->Value = Token->Value;
+            Arg->Text = Token->Start;
+            Arg->Length = (ULONG)(Token->End - Token->Start);
+        }
+        NextToken(Parser);
+        return Arg;
+
+    case TokenString: {
+        PCSZ Start = Token->Start;
+        PCSZ End = Token->End;
+
+        NextToken(Parser);
+        while (Token->Type == TokenString) {
+            End = Token->End;
+            NextToken(Parser);
+        }
+        Arg = NewArg(Parser, ArgString);
+        if (Arg == NULL ||
+            !Unescape(Parser, Start, End, &Arg->Text, &Arg->Length)) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        return Arg;
+    }
+
+    case TokenIdent: {
+        PCSZ Name = Token->Start;
+        ULONG Length = (ULONG)(Token->End - Token->Start);
+
+        if (TokenIs(Parser, "REC")) {
+            PCTRACE_EVENT_FIELD Field = ParseFieldName(Parser);
+
+            if (Field == NULL) {
+                return NULL;
+            }
+            Arg = NewArg(Parser, ArgField);
+            if (Arg != NULL) {
+                Arg->Field = Field;
+            }
+            return Arg;
+        }
+
+        NextToken(Parser);
+        if (TokenIs(Parser, "(")) {
+            return ParseFunction(Parser, Name, Length);
+        }
+        Arg = NewArg(Parser, ArgIdentifier);
+        if (Arg != NULL) {
+            Arg->Text = Name;
+            Arg->Length = Length;
+        }
+        return Arg;
+    }
+
+    case TokenPunct:
+        if (TokenIs(Parser, "(")) {
+            NextToken(Parser);
+            Arg = ParseExpression(Parser);
+            if (Arg == NULL || !Expect(Parser, ")")) {
+                Parser->Failed = TRUE;
+                return NULL;
+            }
+            return Arg;
+        }
+        break;
+
+    default:
+        break;
+    }
+
+    Parser->Failed = TRUE;
+    return NULL;
+}
+
+static
+PPRINT_ARG
+ParsePostfix(
+    PPARSER Parser
+    )
+{
+    PPRINT_ARG Arg = ParsePrimary(Parser);
+
+    while (Arg != NULL && !Parser->Failed && TokenIs(Parser, "[")) {
+        PPRINT_ARG Index;
+
+        if ((Arg->Type != ArgField || !(Arg->Field->Flags & TRACE_FIELD_ARRAY))
+            && Arg->Type != ArgDynArray) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        NextToken(Parser);
+        Index = NewArg(Parser, ArgIndex);
+        if (Index == NULL) {
+            return NULL;
+        }
+        Index->A = Arg;
+        Index->B = ParseExpression(Parser);
+        if (Index->B == NULL || !Expect(Parser, "]")) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Arg = Index;
+    }
+
+    return Arg;
+}
+
+static
+PPRINT_ARG
+ParseUnary(
+    PPARSER Parser
+    )
+{
+    PPRINT_ARG Arg;
+    PRINT_OP Op = OpNone;
+
+    if (++Parser->Depth > MAX_DEPTH) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    if (TokenIs(Parser, "!")) {
+        Op = OpNot;
+    } else if (TokenIs(Parser, "~")) {
+        Op = OpBitNot;
+    } else if (TokenIs(Parser, "-")) {
+        Op = OpNegate;
+    } else if (TokenIs(Parser, "+")) {
+        Op = OpPlus;
+    }
+
+    if (Op != OpNone) {
+        NextToken(Parser);
+        Arg = NewArg(Parser, ArgUnary);
+        if (Arg != NULL) {
+            Arg->Op = Op;
+            Arg->A = ParseUnary(Parser);
+            if (Arg->A == NULL) {
+                Arg = NULL;
+            }
+        }
+        Parser->Depth--;
+        return Arg;
+    }
+
+    //
+    // "(type) operand" is a cast when the parenthesis holds only type
+    // words and an operand follows; otherwise it is a parenthesized
+    // expression.
+    //
+
+    if (TokenIs(Parser, "(")) {
+        PCSZ SavedCursor = Parser->Cursor;
+        TOKEN SavedToken = Parser->Token;
+        CHAR Type[64];
+
+        NextToken(Parser);
+        if (ParseTypeName(Parser, Type, sizeof(Type))) {
+            NextToken(Parser);
+            if (Parser->Token.Type == TokenIdent ||
+                Parser->Token.Type == TokenNumber ||
+                Parser->Token.Type == TokenString || TokenIs(Parser, "(")) {
+
+                Arg = NewArg(Parser, ArgCast);
+                if (Arg != NULL) {
+                    Arg->Value = CastMask(Type);
+                    Arg->A = ParseUnary(Parser);
+                    if (Arg->A == NULL) {
+                        Arg = NULL;
+                    }
+                }
+                Parser->Depth--;
+                return Arg;
+            }
+        }
+        Parser->Cursor = SavedCursor;
+        Parser->Token = SavedToken;
+    }
+
+    Arg = ParsePostfix(Parser);
+    Parser->Depth--;
+    return Arg;
+}
+
+static
+ULONG
+BinaryPrecedence(
+    PPARSER Parser,
+    PRINT_OP *Op
+    )
+{
+    static const struct {
+        PCSZ Text;
+        PRINT_OP Op;
+        ULONG Precedence;
+    } Ops[] = {
+        { "*", OpMul, 10 }, { "/", OpDiv, 10 }, { "%", OpMod, 10 },
+        { "+", OpAdd, 9 }, { "-", OpSub, 9 },
+        { "<<", OpShl, 8 }, { ">>", OpShr, 8 },
+        { "<", OpLt, 7 }, { ">", OpGt, 7 }, { "<=", OpLe, 7 },
+        { ">=", OpGe, 7 }, { "==", OpEq, 6 }, { "!=", OpNe, 6 },
+        { "&", OpAnd, 5 }, { "^", OpXor, 4 }, { "|", OpOr, 3 },
+        { "&&", OpLogicalAnd, 2 }, { "||", OpLogicalOr, 1 },
+    };
+    ULONG Index;
+
+    if (Parser->Token.Type != TokenPunct) {
+        return 0;
+    }
+    for (Index = 0; Index < ARRAYSIZE(Ops); Index++) {
+        if (TokenIs(Parser, Ops[Index].Text)) {
+            *Op = Ops[Index].Op;
+            return Ops[Index].Precedence;
+        }
+    }
+    return 0;
+}
+
+static
+PPRINT_ARG
+ParseBinary(
+    PPARSER Parser,
+    ULONG MinimumPrecedence
+    )
+{
+    PPRINT_ARG Left = ParseUnary(Parser);
+
+    while (Left != NULL && !Parser->Failed) {
+        PRINT_OP Op = OpNone;
+        ULONG Precedence = BinaryPrecedence(Parser, &Op);
+        PPRINT_ARG Node;
+
+        if (Precedence == 0 || Precedence < MinimumPrecedence) {
+            break;
+        }
+        if (++Parser->Depth > MAX_DEPTH) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        NextToken(Parser);
+        Node = NewArg(Parser, ArgBinary);
+        if (Node == NULL) {
+            return NULL;
+        }
+        Node->Op = Op;
+        Node->A = Left;
+        Node->B = ParseBinary(Parser, Precedence + 1);
+        Parser->Depth--;
+        if (Node->B == NULL) {
+            Parser->Failed = TRUE;
+            return NULL;
+        }
+        Left = Node;
+    }
+
+    return Left;
+}
+
+static
+PPRINT_ARG
+ParseExpression(
+    PPARSER Parser
+    )
+{
+    PPRINT_ARG Condition;
+    PPRINT_ARG Node;
+
+    if (++Parser->Depth > MAX_DEPTH) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    Condition = ParseBinary(Parser, 1);
+    if (Condition == NULL || Parser->Failed) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    if (!TokenIs(Parser, "?")) {
+        Parser->Depth--;
+        return Condition;
+    }
+
+    NextToken(Parser);
+    Node = NewArg(Parser, ArgTernary);
+    if (Node == NULL) {
+        return NULL;
+    }
+    Node->A = Condition;
+    Node->B = ParseExpression(Parser);
+    if (Node->B == NULL || !Expect(Parser, ":")) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+    Node->C = ParseExpression(Parser);
+    if (Node->C == NULL) {
+        Parser->Failed = TRUE;
+        return NULL;
+    }
+
+    Parser->Depth--;
+    return Node;
+}
+
+//
+// The format string.
+//
+
+static
+ULONG
+PointerExtension(
+    PCSZ Cursor,
+    PCSZ End,
+    PBOOL Supported
+    )
+/*++
+
+Routine Description:
+
+    How many characters after "%p" belong to the conversion, as
+    libtraceevent counts them.  *Supported is FALSE for the kinds this
+    interpreter does not print (IP addresses, UUIDs, hex buffers).
+
+--*/
+{
+    CHAR Next = (Cursor + 1 < End) ? Cursor[1] : '\0';
+
+    *Supported = TRUE;
+    if (Cursor >= End) {
+        return 0;
+    }
+
+    switch (*Cursor) {
+    case 'F':
+    case 'S':
+    case 'f':
+    case 's':
+        return 1;
+    case 'M':
+    case 'm':
+        return (Next == 'R' || Next == 'F') ? 2 : 1;
+    case 'I':
+    case 'i':
+    case 'U':
+    case 'h':
+        *Supported = FALSE;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static
+BOOL
+AddItem(
+    PPRINT_ITEM Items,
+    PULONG Count,
+    PRINT_ITEM_KIND Kind,
+    PPRINT_ITEM *Item
+    )
+{
+    if (*Count == MAX_ITEMS) {
+        return FALSE;
+    }
+    *Item = &Items[(*Count)++];
+    (*Item)->Kind = Kind;
+    (*Item)->SpecLength = 0;
+    (*Item)->Spec[0] = '\0';
+    (*Item)->PointerKind = 0;
+    (*Item)->PointerSuffix = 0;
+    (*Item)->HasStar = FALSE;
+    (*Item)->Literal = NULL;
+    (*Item)->LiteralLength = 0;
+    (*Item)->Arg = NULL;
+    (*Item)->StarArg = NULL;
+    return TRUE;
+}
+
+static
+BOOL
+CompileFormat(
+    PPARSER Parser,
+    PCSZ Format,
+    PCSZ End,
+    PPRINT_ARG *Args,
+    ULONG ArgCount,
+    PTRACE_PRINT *Result
+    )
+/*++
+
+Routine Description:
+
+    Splits the raw format string (escapes not yet resolved) into literal
+    and conversion items, pairing conversions with Args in order.
+
+--*/
+{
+    PRINT_ITEM Items[MAX_ITEMS];
+    ULONG Count = 0;
+    ULONG NextArg = 0;
+    PCSZ Cursor = Format;
+    PTRACE_PRINT Print;
+    PPRINT_ITEM Item;
+    SIZE_T Bytes;
+
+    while (Cursor < End) {
+        if (*Cursor == '%' && (Cursor + 1 >= End || Cursor[1] != '%')) {
+            PCSZ Start = Cursor;
+            PPRINT_ARG StarArg = NULL;
+            PRINT_ITEM_KIND Kind = 0;
+            CHAR PointerKind = 0;
+            CHAR PointerSuffix = 0;
+
+            for (Cursor++; Cursor < End; Cursor++) {
+                CHAR Char = *Cursor;
+
+                if (Char == '#' || Char == 'h' || Char == 'l' || Char == 'L' ||
+                    Char == 'z' || Char == 'Z' || Char == '.' || Char == '-' ||
+                    Char == '+' || (Char >= '0' && Char <= '9')) {
+                    continue;
+                }
+                if (Char == '*') {
+                    if (NextArg == ArgCount || StarArg != NULL) {
+                        return FALSE;
+                    }
+                    StarArg = Args[NextArg++];
+                    continue;
+                }
+                if (Char == 'p') {
+                    BOOL Supported;
+                    ULONG Extra = PointerExtension(Cursor + 1, End,
+                                                   &Supported);
+                    if (!Supported) {
+                        return FALSE;
+                    }
+                    if (Extra != 0) {
+                        PointerKind = Cursor[1];
+                        if (Extra == 2) {
+                            PointerSuffix = Cursor[2];
+                        }
+                    }
+                    Cursor += Extra;
+                    Kind = ItemPointer;
+                } else if (Char == 'c' || Char == 'd' || Char == 'u' ||
+                           Char == 'i' || Char == 'x' || Char == 'X' ||
+                           Char == 'o') {
+                    Kind = ItemNumber;
+                } else if (Char == 's') {
+                    Kind = ItemString;
+                } else {
+
+                    //
+                    // libtraceevent prints an unknown conversion as ">C<".
+                    //
+
+                    if (!AddItem(Items, &Count, ItemLiteral, &Item)) {
+                        return FALSE;
+                    }
+                    Item->Spec[0] = '>';
+                    Item->Spec[1] = Char;
+                    Item->Spec[2] = '<';
+                    Item->SpecLength = 3;
+                    Cursor++;
+                    Kind = 0;
+                    break;
+                }
+
+                if (NextArg == ArgCount ||
+                    (SIZE_T)(Cursor + 1 - Start) >= sizeof(Item->Spec) ||
+                    !AddItem(Items, &Count, Kind, &Item)) {
+                    return FALSE;
+                }
+                Parser->Table->Rtl->CopyMemory(Item->Spec, Start,
+                                               Cursor + 1 - Start);
+                Item->SpecLength = (ULONG)(Cursor + 1 - Start);
+                Item->Spec[Item->SpecLength] = '\0';
+                Item->PointerKind = PointerKind;
+                Item->PointerSuffix = PointerSuffix;
+                Item->HasStar = (StarArg != NULL);
+                Item->StarArg = StarArg;
+                Item->Arg = Args[NextArg++];
+                Cursor++;
+                break;
+            }
+            continue;
+        }
+
+        //
+        // A literal run: escapes resolved, "%%" is '%'.
+        //
+
+        {
+            PCHAR Buffer;
+            ULONG Length = 0;
+
+            if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+                                                (SIZE_T)(End - Cursor) + 1,
+                                                (PVOID *)&Buffer)) ||
+                !AddItem(Items, &Count, ItemLiteral, &Item)) {
+                return FALSE;
+            }
+
+            while (Cursor < End) {
+                CHAR Char = *Cursor;
+
+                if (Char == '\\' && Cursor + 1 < End) {
+                    Cursor++;
+                    switch (*Cursor) {
+                    case 'n': Char = '\n'; break;
+                    case 't': Char = '\t'; break;
+                    case 'r': Char = '\r'; break;
+                    default: Char = *Cursor; break;
+                    }
+                } else if (Char == '%') {
+                    if (Cursor + 1 < End && Cursor[1] == '%') {
+                        Cursor++;
+                    } else {
+                        break;
+                    }
+                }
+                Buffer[Length++] = Char;
+                Cursor++;
+            }
+            Buffer[Length] = '\0';
+            Item->Literal = Buffer;
+            Item->LiteralLength = Length;
+        }
+    }
+
+    Bytes = FIELD_OFFSET(TRACE_PRINT, Items) + sizeof(PRINT_ITEM) * (Count + 1);
+    if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena, Bytes,
+                                        (PVOID *)&Print))) {
+        return FALSE;
+    }
+    Print->Count = Count;
+    Parser->Table->Rtl->CopyMemory(Print->Items, Items,
+                                   sizeof(PRINT_ITEM) * Count);
+    *Result = Print;
+    return TRUE;
+}
+
+static
+BOOL
+Compile(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format
+    )
+/*++
+
+Routine Description:
+
+    Compiles the event's print fmt: the (possibly concatenated) format
+    string, then the comma-separated arguments.
+
+--*/
+{
+    PARSER Parser;
+    PPRINT_ARG Args[64];
+    ULONG ArgCount = 0;
+    PCSZ FormatStart;
+    PCSZ FormatEnd;
+    PCHAR Raw;
+    ULONG RawLength = 0;
+    PCSZ Cursor;
+
+    Format->PrintState = TRACE_PRINT_STATE_FAILED;
+    if (Format->PrintFmt == NULL) {
+        return FALSE;
+    }
+
+    Parser.Table = Table;
+    Parser.Format = Format;
+    Parser.Cursor = Format->PrintFmt;
+    Parser.End = Format->PrintFmt + Format->PrintFmtLength;
+    Parser.Depth = 0;
+    Parser.Failed = FALSE;
+    NextToken(&Parser);
+
+    if (Parser.Token.Type != TokenString) {
+        return FALSE;
+    }
+    FormatStart = Parser.Token.Start;
+    FormatEnd = Parser.Token.End;
+    NextToken(&Parser);
+    while (Parser.Token.Type == TokenString) {
+        FormatEnd = Parser.Token.End;
+        NextToken(&Parser);
+    }
+
+    //
+    // The raw contents of the literals, escapes kept (resolved per item).
+    //
+
+    if (!RTL_SUCCESS(TraceArenaAllocate(&Table->Arena,
+                                        (SIZE_T)(FormatEnd - FormatStart) + 1,
+                                        (PVOID *)&Raw))) {
+        return FALSE;
+    }
+    for (Cursor = FormatStart; Cursor < FormatEnd; ) {
+        if (*Cursor != '"') {
+            Cursor++;
+            continue;
+        }
+        Cursor++;
+        while (Cursor < FormatEnd && *Cursor != '"') {
+            if (*Cursor == '\\' && Cursor + 1 < FormatEnd) {
+                Raw[RawLength++] = *Cursor++;
+            }
+            Raw[RawLength++] = *Cursor++;
+        }
+        Cursor++;
+    }
+    Raw[RawLength] = '\0';
+
+    while (TokenIs(&Parser, ",")) {
+        NextToken(&Parser);
+        if (ArgCount == ARRAYSIZE(Args)) {
+            return FALSE;
+        }
+        Args[ArgCount] = ParseExpression(&Parser);
+        if (Args[ArgCount] == NULL || Parser.Failed) {
+            return FALSE;
+        }
+        ArgCount++;
+    }
+    if (Parser.Token.Type != TokenEnd) {
+        return FALSE;
+    }
+
+    if (!CompileFormat(&Parser, Raw, Raw + RawLength, Args, ArgCount,
+                       &Format->Print)) {
+        return FALSE;
+    }
+
+    Format->PrintState = TRACE_PRINT_STATE_READY;
+    return TRUE;
+}
+
+//
+// Evaluation.
+//
+
+static
+VOID
+DynamicLocation(
+    PCTRACE_EVENT_FIELD Field,
+    const BYTE *Data,
+    ULONG Size,
+    PULONG Offset,
+    PULONG Length
+    )
+/*++
+
+Routine Description:
+
+    Where a __data_loc / __rel_loc field's data is, checked as
+    libtraceevent checks it (an offset past the record gives 0, a length
+    past it gives 0).
+
+--*/
+{
+    ULONGLONG Location;
+    ULONG Start;
+    ULONG Count;
+
+    *Offset = 0;
+    *Length = 0;
+
+    if (Field->Offset > Size || Size - Field->Offset < Field->Size) {
+        return;
+    }
+
+    Location = TraceEventReadNumber(Data + Field->Offset, Field->Size);
+    Start = (ULONG)(Location & 0xffff);
+    Count = (Field->Size == 2) ? Size - (Start <= Size ? Start : Size) :
+            (ULONG)((Location >> 16) & 0xffff);
+
+    *Offset = Start > Size ? 0 : Start;
+    *Length = (ULONGLONG)Start + Count > Size ? 0 : Count;
+    if (Field->Flags & TRACE_FIELD_RELATIVE) {
+        *Offset += Field->Offset + Field->Size;
+    }
+}
+
+static
+ULONGLONG
+Evaluate(
+    PPRINT_ARG Arg,
+    PTRACE_EVENT_TABLE Table,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    ULONGLONG Left;
+    ULONGLONG Right;
+
+    switch (Arg->Type) {
+    case ArgNumber:
+        return Arg->Value;
+
+    case ArgField: {
+        PCTRACE_EVENT_FIELD Field = Arg->Field;
+
+        if (Field->Offset > Size || Size - Field->Offset < Field->Size) {
+            return 0;
+        }
+        return TraceEventReadNumber(Data + Field->Offset, Field->Size);
+    }
+
+    case ArgUnary:
+        Right = Evaluate(Arg->A, Table, Data, Size);
+        switch (Arg->Op) {
+        case OpNot: return !Right;
+        case OpBitNot: return ~Right;
+        case OpNegate: return 0 - Right;
+        default: return 0;
+        }
+
+    case ArgBinary:
+        Left = Evaluate(Arg->A, Table, Data, Size);
+        Right = Evaluate(Arg->B, Table, Data, Size);
+        switch (Arg->Op) {
+        case OpMul: return Left * Right;
+        case OpDiv: return Right != 0 ? Left / Right : 0;
+        case OpMod: return Right != 0 ? Left % Right : 0;
+        case OpAdd: return Left + Right;
+        case OpSub: return Left - Right;
+        case OpShl: return Left << (Right & 63);
+        case OpShr: return Left >> (Right & 63);
+        case OpLt: return Left < Right;
+        case OpGt: return Left > Right;
+        case OpLe: return Left <= Right;
+        case OpGe: return Left >= Right;
+        case OpEq: return Left == Right;
+        case OpNe: return Left != Right;
+        case OpAnd: return Left & Right;
+        case OpOr: return Left | Right;
+        case OpLogicalAnd: return Left && Right;
+        case OpLogicalOr: return Left || Right;
+
+        //
+        // libtraceevent has no '^': it evaluates to 0.
+        //
+
+        default: return 0;
+        }
+
+    case ArgTernary:
+        return Evaluate(Arg->A, Table, Data, Size) ?
+               Evaluate(Arg->B, Table, Data, Size) :
+               Evaluate(Arg->C, Table, Data, Size);
+
+    case ArgCast:
+        Left = Evaluate(Arg->A, Table, Data, Size);
+        return Arg->Value != 0 ? (Left & Arg->Value) : Left;
+
+    case ArgIndex: {
+        ULONGLONG Index = Evaluate(Arg->B, Table, Data, Size);
+        ULONGLONG Offset;
+        ULONG Width;
+
+        if (Arg->A->Type == ArgDynArray) {
+            ULONG Start;
+            ULONG Length;
+
+            DynamicLocation(Arg->A->Field, Data, Size, &Start, &Length);
+            Offset = Start + Index;
+            Width = Arg->A->Field->ElementSize != 0 ?
+                    Arg->A->Field->ElementSize : Table->LongSize;
+        } else {
+            Width = Arg->A->Field->ElementSize;
+            Offset = Arg->A->Field->Offset + Index * Width;
+        }
+        if (Index > Size || Offset > Size || Size - Offset < Width) {
+            return 0;
+        }
+        return TraceEventReadNumber(Data + Offset, Width);
+    }
+
+    case ArgDynArrayLen: {
+        ULONG Start;
+        ULONG Length;
+
+        DynamicLocation(Arg->Field, Data, Size, &Start, &Length);
+        return Length;
+    }
+
+    default:
+        return 0;
+    }
+}
+
+//
+// %s of an argument.
+//
+
+static
+VOID
+PrintPiece(
+    PTRACE_TEXT Text,
+    PPRINT_ITEM Item,
+    LONG Star,
+    PCSZ String,
+    ULONG Length
+    )
+{
+    FormatString(Text, Item->Spec, Item->SpecLength, Star, String, Length);
+}
+
+static
+ULONG
+BoundedLength(
+    PCSZ String,
+    ULONG Limit
+    )
+{
+    ULONG Length = 0;
+
+    while (Length < Limit && String[Length] != '\0') {
+        Length++;
+    }
+    return Length;
+}
+
+static
+VOID
+PrintBitmask(
+    PTRACE_TEXT Text,
+    PPRINT_ITEM Item,
+    LONG Star,
+    const BYTE *Mask,
+    ULONG Size
+    )
+/*++
+
+Routine Description:
+
+    Prints a bitmask as libtraceevent does: hex, most significant byte
+    first, a comma every 32 bits.
+
+--*/
+{
+    CHAR Buffer[512];
+    ULONG Out = 0;
+    ULONG Index;
+
+    if (Size > 128) {
+        Size = 128;
+    }
+    for (Index = Size; Index > 0; Index--) {
+        BYTE Byte = Mask[Index - 1];
+
+        Buffer[Out++] = "0123456789abcdef"[Byte >> 4];
+        Buffer[Out++] = "0123456789abcdef"[Byte & 0xf];
+        if (Index > 1 && ((Index - 1) & 3) == 0) {
+            Buffer[Out++] = ',';
+        }
+    }
+    PrintPiece(Text, Item, Star, Buffer, Out);
+}
+
+static
+VOID
+PrintCpumask(
+    PTRACE_TEXT Text,
+    PPRINT_ITEM Item,
+    LONG Star,
+    const BYTE *Mask,
+    ULONG Size
+    )
+/*++
+
+Routine Description:
+
+    Prints a cpumask as a list of CPU ranges ("0-3,8").
+
+--*/
+{
+    CHAR Buffer[1024];
+    TRACE_TEXT List;
+    ULONG Bits = Size * 8;
+    ULONG Bit = 0;
+    BOOL First = TRUE;
+
+    List.Buffer = Buffer;
+    List.Length = 0;
+    List.Capacity = sizeof(Buffer);
+
+    while (Bit < Bits) {
+        ULONG Start;
+
+        if (!(Mask[Bit / 8] & (1 << (Bit % 8)))) {
+            Bit++;
+            continue;
+        }
+        Start = Bit;
+        while (Bit < Bits && (Mask[Bit / 8] & (1 << (Bit % 8)))) {
+            Bit++;
+        }
+        if (!First) {
+            TraceTextAppendChar(&List, ',');
+        }
+        First = FALSE;
+        AppendDecimal(&List, Start);
+        if (Bit - 1 > Start) {
+            TraceTextAppendChar(&List, '-');
+            AppendDecimal(&List, Bit - 1);
+        }
+    }
+    PrintPiece(Text, Item, Star, Buffer, List.Length);
+}
+
+static
+VOID
+PrintStringArg(
+    PTRACE_TEXT Text,
+    PTRACE_EVENT_TABLE Table,
+    PPRINT_ITEM Item,
+    LONG Star,
+    PPRINT_ARG Arg,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    ULONG Index;
+
+    switch (Arg->Type) {
+    case ArgNumber:
+    case ArgIdentifier:
+    case ArgString:
+        PrintPiece(Text, Item, Star, Arg->Text, Arg->Length);
+        return;
+
+    case ArgField: {
+        PCTRACE_EVENT_FIELD Field = Arg->Field;
+        ULONG Length;
+
+        //
+        // A long that is not an array is a pointer: to a trace_printk
+        // string if the kernel listed one there.
+        //
+
+        if (!(Field->Flags & TRACE_FIELD_ARRAY) &&
+            Field->Size == Table->LongSize) {
+            ULONGLONG Address = 0;
+            PCSZ String;
+            ULONG StringLength;
+
+            if (Field->Offset <= Size && Size - Field->Offset >= Field->Size) {
+                Address = TraceEventReadNumber(Data + Field->Offset,
+                                               Field->Size);
+            }
+            if (TraceEventFindPrintk(Table, Address, &String,
+                                     &StringLength)) {
+                TraceTextAppend(Text, String, StringLength);
+            } else {
+                AppendHex(Text, Address, FALSE);
+            }
+            return;
+        }
+
+        if (Field->Offset > Size) {
+            return;
+        }
+        Length = Field->Size != 0 ? Field->Size : Size - Field->Offset;
+        if (Length > Size - Field->Offset) {
+            Length = Size - Field->Offset;
+        }
+        PrintPiece(Text, Item, Star, (PCSZ)Data + Field->Offset,
+                   BoundedLength((PCSZ)Data + Field->Offset, Length));
+        return;
+    }
+
+    case ArgGetStr: {
+        ULONG Offset;
+        ULONG Length;
+
+        DynamicLocation(Arg->Field, Data, Size, &Offset, &Length);
+        if (Length == 0 || Offset >= Size) {
+            return;
+        }
+        PrintPiece(Text, Item, Star, (PCSZ)Data + Offset,
+                   BoundedLength((PCSZ)Data + Offset, Size - Offset));
+        return;
+    }
+
+    case ArgFlags: {
+        LONGLONG Value = (LONGLONG)Evaluate(Arg->A, Table, Data, Size);
+        BOOL Printed = FALSE;
+
+        for (Index = 0; Index < Arg->SymbolCount; Index++) {
+            LONGLONG Flag = Arg->Symbols[Index].Value;
+
+            if (Value == 0 && Flag < 0) {
+                PrintPiece(Text, Item, Star, Arg->Symbols[Index].Text,
+                           Arg->Symbols[Index].Length);
+                break;
+            }
+            if (Flag > 0 && (Value & Flag) == Flag) {
+                if (Printed && Arg->Length != 0) {
+                    TraceTextAppend(Text, Arg->Text, Arg->Length);
+                }
+                PrintPiece(Text, Item, Star, Arg->Symbols[Index].Text,
+                           Arg->Symbols[Index].Length);
+                Printed = TRUE;
+                Value &= ~Flag;
+            }
+        }
+        if (Value != 0) {
+            if (Printed && Arg->Length != 0) {
+                TraceTextAppend(Text, Arg->Text, Arg->Length);
+            }
+            AppendHex(Text, (ULONGLONG)Value, TRUE);
+        }
+        return;
+    }
+
+    case ArgSymbolic: {
+        LONGLONG Value = (LONGLONG)Evaluate(Arg->A, Table, Data, Size);
+
+        for (Index = 0; Index < Arg->SymbolCount; Index++) {
+            if (Arg->Symbols[Index].Value == Value) {
+                PrintPiece(Text, Item, Star, Arg->Symbols[Index].Text,
+                           Arg->Symbols[Index].Length);
+                return;
+            }
+        }
+        AppendHex(Text, (ULONGLONG)Value, TRUE);
+        return;
+    }
+
+    case ArgHex:
+    case ArgHexStr:
+    case ArgIntArray: {
+        ULONG Offset;
+        ULONG Available;
+        ULONGLONG Count = Evaluate(Arg->B, Table, Data, Size);
+
+        if (Arg->A->Type == ArgDynArray) {
+            ULONG Length;
+            DynamicLocation(Arg->A->Field, Data, Size, &Offset, &Length);
+        } else {
+            Offset = Arg->A->Field->Offset;
+        }
+        Available = Offset <= Size ? Size - Offset : 0;
+
+        if (Arg->Type != ArgIntArray) {
+            for (Index = 0; Index < Count && Index < Available; Index++) {
+                BYTE Byte = Data[Offset + Index];
+
+                if (Index != 0 && Arg->Type == ArgHex) {
+                    TraceTextAppendChar(Text, ' ');
+                }
+                TraceTextAppendChar(Text, "0123456789abcdef"[Byte >> 4]);
+                TraceTextAppendChar(Text, "0123456789abcdef"[Byte & 0xf]);
+            }
+            return;
+        }
+
+        {
+            ULONGLONG ElementSize = Evaluate(Arg->C, Table, Data, Size);
+            ULONG Consumed = 0;
+
+            TraceTextAppendChar(Text, '{');
+            for (Index = 0; Index < Count; Index++) {
+                ULONG Width = (ElementSize == 1 || ElementSize == 2 ||
+                               ElementSize == 4 || ElementSize == 8) ?
+                              (ULONG)ElementSize : 1;
+
+                if (Available - Consumed < Width ||
+                    Text->Length >= Text->Capacity) {
+                    break;
+                }
+                if (Index != 0) {
+                    TraceTextAppendChar(Text, ',');
+                }
+                if (Width != ElementSize) {
+                    AppendString(Text, "BAD SIZE:");
+                    AppendDecimal(Text, ElementSize);
+                    TraceTextAppendChar(Text, ' ');
+                }
+                AppendHex(Text, TraceEventReadNumber(Data + Offset + Consumed,
+                                                     Width), TRUE);
+                Consumed += Width;
+            }
+            TraceTextAppendChar(Text, '}');
+        }
+        return;
+    }
+
+    case ArgBitmask:
+    case ArgCpumask: {
+        ULONG Offset;
+        ULONG Length;
+
+        DynamicLocation(Arg->Field, Data, Size, &Offset, &Length);
+        if (Offset > Size || Length > Size - Offset) {
+            Length = 0;
+        }
+        if (Arg->Type == ArgBitmask) {
+            PrintBitmask(Text, Item, Star, Data + Offset, Length);
+        } else {
+            PrintCpumask(Text, Item, Star, Data + Offset, Length);
+        }
+        return;
+    }
+
+    case ArgTernary:
+        PrintStringArg(Text, Table, Item, Star,
+                       Evaluate(Arg->A, Table, Data, Size) ? Arg->B : Arg->C,
+                       Data, Size);
+        return;
+
+    default:
+
+        //
+        // Casts, arithmetic, dynamic arrays: libtraceevent prints nothing.
+        //
+
+        return;
+    }
+}
+
+static
+VOID
+PrintPointer(
+    PTRACE_TEXT Text,
+    PTRACE_EVENT_TABLE Table,
+    PPRINT_ITEM Item,
+    const BYTE *Data,
+    ULONG Size
+    )
+{
+    ULONGLONG Value;
+    PCSZ Name;
+    ULONG NameLength;
+    ULONGLONG Start;
+
+    switch (Item->PointerKind) {
+    case 'F':
+    case 'f':
+    case 'S':
+    case 's':
+        Value = Evaluate(Item->Arg, Table, Data, Size);
+        if (Table->LongSize == 4) {
+            Value &= 0xffffffffULL;
+        }
+        if (TraceEventFindSymbol(Table, Value, &Name, &NameLength, &Start)) {
+            TraceTextAppend(Text, Name, NameLength);
+            if (Item->PointerKind == 'F' || Item->PointerKind == 'S') {
+                TraceTextAppend(Text, "+0x", 3);
+                AppendHex(Text, Value - Start, FALSE);
+            }
+        } else {
+            AppendHex(Text, Value, TRUE);
+        }
+        return;
+
+    case 'M':
+    case 'm': {
+        PPRINT_ARG Arg = Item->Arg;
+        const BYTE *Mac;
+        CHAR Separator = (Item->PointerKind == 'm') ? 0 :
+                         (Item->PointerSuffix == 'F') ? '-' : ':';
+        BOOL Reverse = (Item->PointerSuffix == 'R');
+        ULONG Index;
+
+        while (Arg->Type == ArgCast) {
+            Arg = Arg->A;
+        }
+        if (Arg->Type != ArgField || Arg->Field->Size != 6 ||
+            Arg->Field->Offset > Size || Size - Arg->Field->Offset < 6) {
+            AppendString(Text, "INVALIDMAC");
+            return;
+        }
+        Mac = Data + Arg->Field->Offset;
+        for (Index = 0; Index < 6; Index++) {
+            BYTE Byte = Mac[Reverse ? 5 - Index : Index];
+
+            if (Index != 0 && Separator != 0) {
+                TraceTextAppendChar(Text, Separator);
+            }
+            TraceTextAppendChar(Text, "0123456789abcdef"[Byte >> 4]);
+            TraceTextAppendChar(Text, "0123456789abcdef"[Byte & 0xf]);
+        }
+        return;
+    }
+
+    default:
+
+        //
+        // Plain %p, as glibc prints it.
+        //
+
+        Value = Evaluate(Item->Arg, Table, Data, Size);
+        if (Value == 0) {
+            AppendString(Text, "(nil)");
+        } else {
+            AppendHex(Text, Value, TRUE);
+        }
+        return;
+    }
+}
+
+static
+VOID
+RenderItems(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_PRINT Print,
+    const BYTE *Data,
+    ULONG Size,
+    ULONG First,
+    ULONG End,
+    PTRACE_TEXT Text
+    )
+{
+    ULONG Index;
+
+    for (Index = First; Index < End && Index < Print->Count; Index++) {
+        PPRINT_ITEM Item = &Print->Items[Index];
+        LONG Star = -1;
+
+        if (Item->StarArg != NULL) {
+            Star = (LONG)Evaluate(Item->StarArg, Table, Data, Size);
+        }
+
+        switch (Item->Kind) {
+        case ItemLiteral:
+            if (Item->Literal != NULL) {
+                TraceTextAppend(Text, Item->Literal, Item->LiteralLength);
+            } else {
+                TraceTextAppend(Text, Item->Spec, Item->SpecLength);
+            }
+            break;
+
+        case ItemNumber:
+            TraceTextFormatNumber(Text, Item->Spec, Item->SpecLength, Star,
+                                  Star, Evaluate(Item->Arg, Table, Data,
+                                                 Size));
+            break;
+
+        case ItemString:
+            PrintStringArg(Text, Table, Item, Star, Item->Arg, Data, Size);
+            break;
+
+        case ItemPointer:
+            PrintPointer(Text, Table, Item, Data, Size);
+            break;
+        }
+    }
+}
+
+static
+BOOL
+EnsureCompiled(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format
+    )
+{
+    if (Format->PrintState == TRACE_PRINT_STATE_NEW) {
+        Compile(Table, Format);
+    }
+    return Format->PrintState == TRACE_PRINT_STATE_READY;
+}
+
+BOOL
+TraceEventRender(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    if (!EnsureCompiled(Table, Format)) {
+        TraceEventRenderFields(Table, Format, Data, Size, Text);
+        return FALSE;
+    }
+
+    RenderItems(Table, Format->Print, Data, Size, 0, Format->Print->Count,
+                Text);
+    return TRUE;
+}
+
+BOOL
+TraceEventRenderItems(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    ULONG First,
+    ULONG End,
+    PTRACE_TEXT Text
+    )
+{
+    if (!EnsureCompiled(Table, Format)) {
+        return FALSE;
+    }
+
+    RenderItems(Table, Format->Print, Data, Size, First, End, Text);
+    return TRUE;
+}
+
+BOOL
+TraceEventFindPrintItems(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Label,
+    PULONG First,
+    PULONG End
+    )
+{
+    PTRACE_PRINT Print;
+    ULONG LabelLength = (ULONG)RtlStringLength(Label);
+    ULONG Index;
+
+    if (!EnsureCompiled(Table, Format)) {
+        return FALSE;
+    }
+
+    Print = Format->Print;
+    for (Index = 0; Index < Print->Count; Index++) {
+        PPRINT_ITEM Item = &Print->Items[Index];
+        ULONG Stop;
+
+        if (Item->Kind != ItemLiteral || Item->Literal == NULL ||
+            Item->LiteralLength < LabelLength ||
+            Table->Rtl->CompareMemory(Item->Literal + Item->LiteralLength -
+                                      LabelLength, Label, LabelLength) != 0 ||
+            (Item->LiteralLength > LabelLength &&
+             Item->Literal[Item->LiteralLength - LabelLength - 1] != ' ')) {
+            continue;
+        }
+
+        for (Stop = Index + 1; Stop < Print->Count; Stop++) {
+            PPRINT_ITEM Next = &Print->Items[Stop];
+
+            if (Next->Kind == ItemLiteral && Next->Literal != NULL &&
+                TextFindChar(Next->Literal, Next->Literal +
+                             Next->LiteralLength, ' ') !=
+                Next->Literal + Next->LiteralLength) {
+                break;
+            }
+        }
+        *First = Index + 1;
+        *End = Stop;
+        return Stop > Index + 1;
+    }
+
+    return FALSE;
+}
+
+static
+BOOL
+IsPrintable(
+    const BYTE *Bytes,
+    ULONG Length
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Length && Bytes[Index] != 0; Index++) {
+        BYTE Byte = Bytes[Index];
+
+        if (!((Byte >= 0x20 && Byte < 0x7f) ||
+              (Byte >= '\t' && Byte <= '\r'))) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+VOID
+TraceEventRenderFields(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+/*++
+
+Routine Description:
+
+    Prints " name=value" for every non-common field the way libtraceevent
+    prints raw fields: strings as text, other arrays as ARRAY[xx, yy],
+    pointers and longs in hex, signed numbers in decimal.
+
+--*/
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Format->NumberOfFields; Index++) {
+        PCTRACE_EVENT_FIELD Field = &Format->Fields[Index];
+        ULONGLONG Value;
+
+        if (Field->Flags & TRACE_FIELD_COMMON) {
+            continue;
+        }
+
+        TraceTextAppendChar(Text, ' ');
+        AppendString(Text, Field->Name);
+        TraceTextAppendChar(Text, '=');
+
+        if (Field->Flags & TRACE_FIELD_ARRAY) {
+            ULONG Offset;
+            ULONG Length;
+            ULONG Byte;
+
+            if (Field->Flags & TRACE_FIELD_DYNAMIC) {
+                DynamicLocation(Field, Data, Size, &Offset, &Length);
+            } else {
+                Offset = Field->Offset;
+                Length = Field->Size;
+            }
+            if (Offset > Size) {
+                Offset = Size;
+            }
+            if (Length > Size - Offset) {
+                Length = Size - Offset;
+            }
+
+            if ((Field->Flags & TRACE_FIELD_STRING) &&
+                IsPrintable(Data + Offset, Length)) {
+                TraceTextAppend(Text, (PCSZ)Data + Offset,
+                                BoundedLength((PCSZ)Data + Offset, Length));
+                continue;
+            }
+
+            AppendString(Text, "ARRAY[");
+            for (Byte = 0; Byte < Length; Byte++) {
+                if (Byte != 0) {
+                    TraceTextAppend(Text, ", ", 2);
+                }
+                TraceTextAppendChar(Text,
+                                    "0123456789abcdef"[Data[Offset + Byte] >> 4]);
+                TraceTextAppendChar(Text,
+                                    "0123456789abcdef"[Data[Offset + Byte] & 0xf]);
+            }
+            TraceTextAppendChar(Text, ']');
+            continue;
+        }
+
+        TraceEventFieldNumber(Field, Data, Size, &Value);
+
+        if (Field->Flags & TRACE_FIELD_POINTER) {
+            AppendHex(Text, Value, TRUE);
+        } else if (Field->Flags & TRACE_FIELD_SIGNED) {
+            switch (Field->Size) {
+            case 4:
+                if (Field->Flags & TRACE_FIELD_LONG) {
+                    TraceTextFormatNumber(Text, "0x%x", 4, -1, -1, Value);
+                } else {
+                    TraceTextFormatNumber(Text, "%d", 2, -1, -1, Value);
+                }
+                break;
+            case 2:
+                TraceTextFormatNumber(Text, "%2hd", 4, -1, -1, Value);
+                break;
+            case 1:
+                TraceTextFormatNumber(Text, "%1hhd", 5, -1, -1, Value);
+                break;
+            default:
+                TraceTextFormatNumber(Text, "%lld", 4, -1, -1, Value);
+                break;
+            }
+        } else if (Field->Flags & TRACE_FIELD_LONG) {
+            AppendHex(Text, Value, TRUE);
+        } else {
+            TraceTextFormatNumber(Text, "%llu", 4, -1, -1, Value);
+        }
+    }
+}
