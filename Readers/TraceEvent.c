@@ -1430,6 +1430,45 @@ Routine Description:
     return FALSE;
 }
 
+BOOL
+TraceEventFindSymbolByName(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ Name,
+    ULONG NameLength,
+    PULONGLONG Address
+    )
+/*++
+
+Routine Description:
+
+    A linear search, as libtraceevent's; callers cache the result.
+
+--*/
+{
+    ULONG Index;
+
+    *Address = 0;
+    if (!Table->SymbolsIndexed) {
+        IndexSymbols(Table);
+    }
+    if (NameLength == 0 || (Name[0] >= '0' && Name[0] <= '9')) {
+        return FALSE;
+    }
+
+    for (Index = 0; Index < Table->NumberOfSymbols; Index++) {
+        PTRACE_SYMBOL Symbol = &Table->Symbols[Index];
+
+        if (Symbol->NameLength == NameLength &&
+            Table->Rtl->CompareMemory(Table->SymbolText + Symbol->NameOffset,
+                                      Name, NameLength) == 0) {
+            *Address = Symbol->Address;
+            return TRUE;
+        }
+    }
+
+    return FALSE;
+}
+
 static
 VOID
 IndexPrintks(

@@ -186,6 +186,8 @@ typedef enum _TRACE_EVENT_KIND {
     TraceEventKindKvmEmulateInsn,
     TraceEventKindKvmNestedVmexit,
     TraceEventKindKvmNestedVmexitInject,
+    TraceEventKindHrtimerStart,
+    TraceEventKindHrtimerExpireEntry,
 } TRACE_EVENT_KIND;
 
 typedef struct _TRACE_EVENT_FORMAT {
@@ -319,6 +321,14 @@ TraceEventLookup(
 {
     return Id <= TRACE_EVENT_MAX_ID ? Table->ById[Id] : NULL;
 }
+
+//
+// The address of the kallsyms symbol called Name (the first one by
+// address), for names print fmts use as values.  FALSE if none.
+//
+
+BOOL TraceEventFindSymbolByName(PTRACE_EVENT_TABLE Table, PCSZ Name,
+                                ULONG NameLength, PULONGLONG Address);
 
 //
 // The trace_printk format string stored at Address, if any.

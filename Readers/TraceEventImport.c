@@ -28,8 +28,8 @@ Abstract:
     trace-cmd report prints a few events through the plugins libtraceevent
     loads by default rather than through their print fmt (sched_switch,
     sched_wakeup, kvm_exit, kvm_entry, kvm_emulate_insn, the nested
-    vmexits); their text here follows those plugins, so that `args`
-    matches the report.  The kvm plugin names exit reasons from its own
+    vmexits, hrtimer_start, hrtimer_expire_entry); their text here follows
+    those plugins, so that `args` matches the report.  The kvm plugin names exit reasons from its own
     table, kept below; the `reason` column uses the print fmt's.
 
 --*/
@@ -479,6 +479,12 @@ Routine Description:
             Format->Kind = TraceEventKindKvmNestedVmexit;
         }
 
+    } else if (NameIs(Format, "timer", "hrtimer_start")) {
+        Format->Kind = TraceEventKindHrtimerStart;
+
+    } else if (NameIs(Format, "timer", "hrtimer_expire_entry")) {
+        Format->Kind = TraceEventKindHrtimerExpireEntry;
+
     } else if (NameIs(Format, "kvm", "kvm_nested_vmexit_inject")) {
         Special[1] = TraceEventFindField(Format, "exit_code");
         Special[2] = TraceEventFindField(Format, "isa");
@@ -539,33 +545,52 @@ PrintExitReason(
 }
 
 static
-VOID
+PCTRACE_EVENT_FIELD
+FindNonCommonField(
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Name
+    )
+{
+    PCTRACE_EVENT_FIELD Field = TraceEventFindField(Format, Name);
+
+    if (Field != NULL && (Field->Flags & TRACE_FIELD_COMMON)) {
+        return NULL;
+    }
+    return Field;
+}
+
+static
+BOOL
 PrintNumField(
     PTRACE_EVENT_FORMAT Format,
     PCSZ Conversion,
     PCSZ Name,
     const BYTE *Data,
     ULONG Size,
-    PTRACE_TEXT Text
+    PTRACE_TEXT Text,
+    BOOL Complain
     )
 /*++
 
 Routine Description:
 
     libtraceevent's tep_print_num_field: Conversion may carry literal
-    text around one conversion (" info1 %llx").
+    text around one conversion (" info1 %llx").  A missing field prints a
+    complaint when Complain is set; FALSE either way.
 
 --*/
 {
-    PCTRACE_EVENT_FIELD Field = TraceEventFindField(Format, Name);
+    PCTRACE_EVENT_FIELD Field = FindNonCommonField(Format, Name);
     PCSZ Percent = Conversion;
     PCSZ After;
 
     if (!IsNumberField(Field)) {
-        AppendText(Text, "<CANT FIND FIELD ");
-        AppendText(Text, Name);
-        AppendText(Text, ">");
-        return;
+        if (Complain) {
+            AppendText(Text, "CAN'T FIND FIELD \"");
+            AppendText(Text, Name);
+            AppendText(Text, "\"");
+        }
+        return FALSE;
     }
 
     while (*Percent != '%') {
@@ -580,6 +605,78 @@ Routine Description:
     TraceTextFormatNumber(Text, Percent, (ULONG)(After + 1 - Percent), -1, -1,
                           FieldValue(Field, Data, Size));
     AppendText(Text, After + 1);
+    return TRUE;
+}
+
+static
+VOID
+PrintFuncField(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Prefix,
+    PCSZ Name,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+/*++
+
+Routine Description:
+
+    libtraceevent's tep_print_func_field: "NAME/0xOFFSET" with the
+    offset as it computes it (start minus address), or the address.
+
+--*/
+{
+    PCTRACE_EVENT_FIELD Field = FindNonCommonField(Format, Name);
+    ULONGLONG Value;
+    PCSZ Symbol;
+    ULONG Length;
+    ULONGLONG Start;
+
+    if (!IsNumberField(Field)) {
+        return;
+    }
+    Value = FieldValue(Field, Data, Size);
+    AppendText(Text, Prefix);
+    if (TraceEventFindSymbol(Sink->Table, Value, &Symbol, &Length, &Start)) {
+        TraceTextAppend(Text, Symbol, Length);
+        AppendText(Text, "/0x");
+        AppendNumber(Text, "%llx", Start - Value);
+    } else {
+        AppendText(Text, "0x");
+        AppendNumber(Text, "%08llx", Value);
+    }
+}
+
+static
+VOID
+PrintHrtimer(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    BOOL Start,
+    const BYTE *Data,
+    ULONG Size,
+    PTRACE_TEXT Text
+    )
+{
+    AppendText(Text, "hrtimer=");
+    if (!PrintNumField(Format, "0x%llx", "timer", Data, Size, Text, FALSE)) {
+        PrintNumField(Format, "0x%llx", "hrtimer", Data, Size, Text, TRUE);
+    }
+    if (Start) {
+        PrintFuncField(Sink, Format, " function=", "function", Data, Size,
+                       Text);
+        AppendText(Text, " expires=");
+        PrintNumField(Format, "%llu", "expires", Data, Size, Text, TRUE);
+        AppendText(Text, " softexpires=");
+        PrintNumField(Format, "%llu", "softexpires", Data, Size, Text, TRUE);
+    } else {
+        AppendText(Text, " now=");
+        PrintNumField(Format, "%llu", "now", Data, Size, Text, TRUE);
+        PrintFuncField(Sink, Format, " function=", "function", Data, Size,
+                       Text);
+    }
 }
 
 static
@@ -591,7 +688,7 @@ PrintKvmEntry(
     PTRACE_TEXT Text
     )
 {
-    PrintNumField(Format, " vcpu %u", "vcpu_id", Data, Size, Text);
+    PrintNumField(Format, " vcpu %u", "vcpu_id", Data, Size, Text, TRUE);
     if (IsNumberField(Format->Special[KN_RIP])) {
         AppendText(Text, " rip 0x");
         AppendNumber(Text, "%llx",
@@ -679,11 +776,14 @@ PrintNestedVmexit(
         AppendNumber(Text, "%llx", FieldValue(Format->Special[0], Data, Size));
     }
     PrintExitReason(Format->Special[1], Format->Special[2], Data, Size, Text);
-    PrintNumField(Format, " info1 %llx", "exit_info1", Data, Size, Text);
-    PrintNumField(Format, " info2 %llx", "exit_info2", Data, Size, Text);
-    PrintNumField(Format, " int_info %llx", "exit_int_info", Data, Size, Text);
+    PrintNumField(Format, " info1 %llx", "exit_info1", Data, Size, Text,
+                  TRUE);
+    PrintNumField(Format, " info2 %llx", "exit_info2", Data, Size, Text,
+                  TRUE);
+    PrintNumField(Format, " int_info %llx", "exit_int_info", Data, Size, Text,
+                  TRUE);
     PrintNumField(Format, " int_info_err %llx", "exit_int_info_err", Data,
-                  Size, Text);
+                  Size, Text, TRUE);
 }
 
 static
@@ -972,6 +1072,12 @@ ImportGeneric(
         break;
     case TraceEventKindKvmNestedVmexitInject:
         PrintNestedVmexit(Format, FALSE, Data, Size, &Text);
+        break;
+    case TraceEventKindHrtimerStart:
+        PrintHrtimer(Sink, Format, TRUE, Data, Size, &Text);
+        break;
+    case TraceEventKindHrtimerExpireEntry:
+        PrintHrtimer(Sink, Format, FALSE, Data, Size, &Text);
         break;
     default:
         TraceEventRender(Sink->Table, Format, Data, Size, &Text);

@@ -40,12 +40,9 @@ Abstract:
 #define MAX_ITEMS 256
 
 typedef enum _PRINT_ARG_TYPE {
-    ArgNumber = 1,      // Value; Text is the literal as written
-    ArgIdentifier,      // an unresolved name: 0, or its text for %s
-    ArgString,          // Text / Length, escapes resolved
+    ArgAtom = 1,        // a number, name or string: Text (Flags say which)
     ArgField,           // Field
-    ArgUnary,           // Op A
-    ArgBinary,          // A Op B
+    ArgOp,              // A Op B; A is NULL for a unary operator
     ArgTernary,         // A ? B : C
     ArgCast,            // (type) A; Value is the mask, 0 for none
     ArgIndex,           // A[B], A a field or a dynamic array
@@ -66,8 +63,11 @@ typedef enum _PRINT_OP {
     OpMul, OpDiv, OpMod, OpAdd, OpSub, OpShl, OpShr,
     OpLt, OpGt, OpLe, OpGe, OpEq, OpNe,
     OpAnd, OpXor, OpOr, OpLogicalAnd, OpLogicalOr,
-    OpNot, OpBitNot, OpNegate, OpPlus,
+    OpNot, OpBitNot,
 } PRINT_OP;
+
+#define ATOM_NUMERIC    0x1     // starts with a digit
+#define ATOM_RESOLVED   0x2     // a name looked up in kallsyms: Value
 
 typedef struct _PRINT_SYMBOL {
     LONGLONG Value;
@@ -79,7 +79,9 @@ typedef struct _PRINT_SYMBOL {
 typedef struct _PRINT_ARG {
     PRINT_ARG_TYPE Type;
     PRINT_OP Op;
-    ULONGLONG Value;
+    LONG Priority;          // of an operator node, as libtraceevent sets it
+    ULONG Flags;            // ATOM_*
+    ULONGLONG Value;        // a cast's mask (0: none), a resolved name
     PCTRACE_EVENT_FIELD Field;
     PCSZ Text;
     ULONG Length;
@@ -857,60 +859,211 @@ Routine Description:
     return TRUE;
 }
 
-static PPRINT_ARG ParseExpression(PPARSER Parser);
-static PPRINT_ARG ParseUnary(PPARSER Parser);
+static BOOL ParseArgToken(PPARSER Parser, PPRINT_ARG Arg);
+static BOOL ParseOp(PPARSER Parser, PPRINT_ARG Arg);
+
+//
+// Operators.  libtraceevent's priorities: a smaller number binds tighter.
+//
 
 static
-PCTRACE_EVENT_FIELD
-ParseFieldName(
+LONG
+OpPriority(
+    PRINT_OP Op
+    )
+{
+    switch (Op) {
+    case OpNot:
+    case OpBitNot:
+        return 4;
+    case OpMul:
+    case OpDiv:
+    case OpMod:
+        return 6;
+    case OpAdd:
+    case OpSub:
+        return 7;
+    case OpShl:
+    case OpShr:
+        return 8;
+    case OpLt:
+    case OpGt:
+    case OpLe:
+    case OpGe:
+        return 9;
+    case OpEq:
+    case OpNe:
+        return 10;
+    case OpAnd:
+        return 11;
+    case OpXor:
+        return 12;
+    case OpOr:
+        return 13;
+    case OpLogicalAnd:
+        return 14;
+    case OpLogicalOr:
+        return 15;
+    default:
+        return -1;
+    }
+}
+
+static
+PRINT_OP
+TokenOp(
+    PPARSER Parser
+    )
+{
+    static const struct {
+        PCSZ Text;
+        PRINT_OP Op;
+    } Ops[] = {
+        { "*", OpMul }, { "/", OpDiv }, { "%", OpMod }, { "+", OpAdd },
+        { "-", OpSub }, { "<<", OpShl }, { ">>", OpShr }, { "<", OpLt },
+        { ">", OpGt }, { "<=", OpLe }, { ">=", OpGe }, { "==", OpEq },
+        { "!=", OpNe }, { "&", OpAnd }, { "^", OpXor }, { "|", OpOr },
+        { "&&", OpLogicalAnd }, { "||", OpLogicalOr }, { "!", OpNot },
+        { "~", OpBitNot },
+    };
+    ULONG Index;
+
+    if (Parser->Token.Type != TokenPunct) {
+        return OpNone;
+    }
+    for (Index = 0; Index < ARRAYSIZE(Ops); Index++) {
+        if (TokenIs(Parser, Ops[Index].Text)) {
+            return Ops[Index].Op;
+        }
+    }
+    return OpNone;
+}
+
+static
+BOOL
+IsOperatorToken(
     PPARSER Parser
     )
 /*++
 
 Routine Description:
 
-    Parses a field reference as the __get_* helpers take it: "name" or
-    "REC->name".
+    Whether the current token is what libtraceevent's tokenizer calls an
+    operator: punctuation other than the delimiters ( ) and ,.
 
 --*/
 {
-    CHAR Name[128];
-    SIZE_T Length;
-    PCTRACE_EVENT_FIELD Field;
+    return Parser->Token.Type == TokenPunct && !TokenIs(Parser, "(") &&
+           !TokenIs(Parser, ")") && !TokenIs(Parser, ",");
+}
 
-    if (TokenIs(Parser, "REC")) {
-        NextToken(Parser);
-        if (!Expect(Parser, "->")) {
-            return NULL;
+static
+LONG
+TokenPriority(
+    PPARSER Parser
+    )
+{
+    if (TokenIs(Parser, "?")) {
+        return 16;
+    }
+    return OpPriority(TokenOp(Parser));
+}
+
+static
+BOOL
+IsOpNode(
+    PPRINT_ARG Arg
+    )
+{
+    return Arg->Type == ArgOp || Arg->Type == ArgTernary ||
+           Arg->Type == ArgIndex;
+}
+
+static
+LONG
+NodePriority(
+    PPRINT_ARG Arg
+    )
+{
+    if (Arg->Type == ArgTernary) {
+        return 16;
+    }
+    if (Arg->Type == ArgIndex) {
+        return -1;
+    }
+    return OpPriority(Arg->Op);
+}
+
+static
+LONGLONG
+LenientNumber(
+    PCSZ Text,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    strtoull(Text, NULL, 0): as many digits as there are, suffixes
+    ignored.
+
+--*/
+{
+    ULONGLONG Value = 0;
+    ULONG Base = 10;
+    ULONG Index = 0;
+
+    if (Length >= 2 && Text[0] == '0' && (Text[1] == 'x' || Text[1] == 'X')) {
+        Base = 16;
+        Index = 2;
+    } else if (Length >= 1 && Text[0] == '0') {
+        Base = 8;
+    }
+
+    for (; Index < Length; Index++) {
+        CHAR Char = Text[Index];
+        ULONG Digit;
+
+        if (Char >= '0' && Char <= '9') {
+            Digit = (ULONG)(Char - '0');
+        } else if (Char >= 'a' && Char <= 'f') {
+            Digit = (ULONG)(Char - 'a' + 10);
+        } else if (Char >= 'A' && Char <= 'F') {
+            Digit = (ULONG)(Char - 'A' + 10);
+        } else {
+            break;
         }
-    }
-    if (Parser->Token.Type != TokenIdent) {
-        Parser->Failed = TRUE;
-        return NULL;
+        if (Digit >= Base) {
+            break;
+        }
+        Value = Value * Base + Digit;
     }
 
-    Length = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
-    if (Length >= sizeof(Name)) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
-    Parser->Table->Rtl->CopyMemory(Name, Parser->Token.Start, Length);
-    Name[Length] = '\0';
+    return (LONGLONG)Value;
+}
 
-    Field = TraceEventFindField(Parser->Format, Name);
-    if (Field == NULL) {
-        Parser->Failed = TRUE;
-        return NULL;
+static
+PPRINT_ARG
+CopyArg(
+    PPARSER Parser,
+    PPRINT_ARG Arg
+    )
+{
+    PPRINT_ARG Copy = NewArg(Parser, ArgAtom);
+
+    if (Copy != NULL) {
+        *Copy = *Arg;
     }
-    NextToken(Parser);
-    return Field;
+    return Copy;
 }
 
 //
 // Constant evaluation of __print_flags / __print_symbolic table values,
-// with libtraceevent's rules: an unresolved name is 0 inside an
-// expression and -1 on its own (a few softirq and hrtimer names are
-// known), and an expression that comes out negative is -1.
+// as libtraceevent does it: the value's text, or an expression computed
+// in signed 64 bits with a few operators and printed; then a text that
+// starts with a digit is that number, a few softirq and hrtimer names
+// are known, and anything else (an unresolved enum name, a negative
+// number) is -1.
 //
 
 static
@@ -923,13 +1076,14 @@ ConstantValue(
     LONGLONG Left = 0;
     LONGLONG Right = 0;
 
-    switch (Arg->Type) {
-    case ArgNumber:
-        *Value = (LONGLONG)Arg->Value;
-        return TRUE;
+    if (Arg == NULL) {
+        return FALSE;
+    }
 
-    case ArgIdentifier:
-        *Value = 0;
+    switch (Arg->Type) {
+    case ArgAtom:
+        *Value = (Arg->Flags & ATOM_NUMERIC) ?
+                 LenientNumber(Arg->Text, Arg->Length) : 0;
         return TRUE;
 
     case ArgCast:
@@ -941,58 +1095,36 @@ ConstantValue(
         }
         return TRUE;
 
-    case ArgUnary:
-        if (!ConstantValue(Arg->A, &Right)) {
+    case ArgOp:
+        if ((Arg->Op == OpSub || Arg->Op == OpAdd) && Arg->A == NULL) {
+            Left = 0;
+        } else if (Arg->Op != OpBitNot && !ConstantValue(Arg->A, &Left)) {
+            return FALSE;
+        }
+        if (!ConstantValue(Arg->B, &Right)) {
             return FALSE;
         }
         switch (Arg->Op) {
-        case OpNot: *Value = !Right; break;
-        case OpBitNot: *Value = ~Right; break;
-        case OpNegate: *Value = -Right; break;
-        default: *Value = Right; break;
-        }
-        return TRUE;
-
-    case ArgBinary:
-        if (!ConstantValue(Arg->A, &Left) || !ConstantValue(Arg->B, &Right)) {
-            return FALSE;
-        }
-        switch (Arg->Op) {
-        case OpMul: *Value = (LONGLONG)((ULONGLONG)Left * (ULONGLONG)Right);
-                    break;
-        case OpDiv: *Value = (Right != 0 && Right != -1) ? Left / Right :
-                             (Right == -1 ? (LONGLONG)(0 - (ULONGLONG)Left) :
-                              0);
-                    break;
-        case OpMod: *Value = (Right != 0 && Right != -1) ? Left % Right : 0;
-                    break;
-        case OpAdd: *Value = (LONGLONG)((ULONGLONG)Left + (ULONGLONG)Right);
-                    break;
-        case OpSub: *Value = (LONGLONG)((ULONGLONG)Left - (ULONGLONG)Right);
-                    break;
+        case OpOr: *Value = Left | Right; return TRUE;
+        case OpLogicalOr: *Value = Left || Right; return TRUE;
+        case OpAnd: *Value = Left & Right; return TRUE;
+        case OpLogicalAnd: *Value = Left && Right; return TRUE;
+        case OpLt: *Value = Left < Right; return TRUE;
         case OpShl: *Value = (LONGLONG)((ULONGLONG)Left << (Right & 63));
-                    break;
-        case OpShr: *Value = Left >> (Right & 63); break;
-        case OpLt: *Value = Left < Right; break;
-        case OpGt: *Value = Left > Right; break;
-        case OpLe: *Value = Left <= Right; break;
-        case OpGe: *Value = Left >= Right; break;
-        case OpEq: *Value = Left == Right; break;
-        case OpNe: *Value = Left != Right; break;
-        case OpAnd: *Value = Left & Right; break;
-        case OpXor: *Value = Left ^ Right; break;
-        case OpOr: *Value = Left | Right; break;
-        case OpLogicalAnd: *Value = Left && Right; break;
-        case OpLogicalOr: *Value = Left || Right; break;
+                    return TRUE;
+        case OpLe: *Value = Left <= Right; return TRUE;
+        case OpGt: *Value = Left > Right; return TRUE;
+        case OpShr: *Value = Left >> (Right & 63); return TRUE;
+        case OpGe: *Value = Left >= Right; return TRUE;
+        case OpEq: *Value = Left == Right; return TRUE;
+        case OpNe: *Value = Left != Right; return TRUE;
+        case OpSub: *Value = (LONGLONG)((ULONGLONG)Left - (ULONGLONG)Right);
+                    return TRUE;
+        case OpAdd: *Value = (LONGLONG)((ULONGLONG)Left + (ULONGLONG)Right);
+                    return TRUE;
+        case OpBitNot: *Value = ~Right; return TRUE;
         default: return FALSE;
         }
-        return TRUE;
-
-    case ArgTernary:
-        if (!ConstantValue(Arg->A, &Left)) {
-            return FALSE;
-        }
-        return ConstantValue(Left ? Arg->B : Arg->C, Value);
 
     default:
         return FALSE;
@@ -1023,7 +1155,11 @@ TableValue(
         Arg = Arg->A;
     }
 
-    if (Arg->Type == ArgIdentifier) {
+    if (Arg->Type == ArgAtom) {
+        if (Arg->Flags & ATOM_NUMERIC) {
+            *Value = LenientNumber(Arg->Text, Arg->Length);
+            return TRUE;
+        }
         for (Index = 0; Index < ARRAYSIZE(Known); Index++) {
             if (SpanEqualsText(Arg->Text, Arg->Length, Known[Index].Name)) {
                 *Value = Known[Index].Value;
@@ -1034,12 +1170,7 @@ TableValue(
         return TRUE;
     }
 
-    if (Arg->Type == ArgNumber) {
-        *Value = (LONGLONG)Arg->Value;
-        return TRUE;
-    }
-
-    if (!ConstantValue(Arg, Value)) {
+    if (Arg->Type != ArgOp || !ConstantValue(Arg, Value)) {
         return FALSE;
     }
     if (*Value < 0) {
@@ -1048,57 +1179,51 @@ TableValue(
     return TRUE;
 }
 
-//
-// Types, for casts and sizeof.
-//
-
 static
 BOOL
-ParseTypeName(
+TableText(
     PPARSER Parser,
-    PCHAR Buffer,
-    ULONG BufferSize
+    PPRINT_ARG Arg,
+    PCSZ *Text,
+    PULONG Length
     )
 /*++
 
 Routine Description:
 
-    Collects a type name ("unsigned long", "void *", "struct x *") into
-    Buffer, words separated by one space, up to the closing parenthesis
-    (not consumed).  FALSE if the tokens are not a type name.
+    The name of a table entry: its text, or an expression's value.
 
 --*/
 {
-    ULONG Length = 0;
-    ULONG Words = 0;
+    LONGLONG Value;
+    TRACE_TEXT Out;
+    PCHAR Buffer;
 
-    Buffer[0] = '\0';
-
-    while (Parser->Token.Type == TokenIdent ||
-           TokenIs(Parser, "*")) {
-        SIZE_T TokenLength = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
-
-        if (Parser->Token.Type == TokenIdent) {
-            if (TokenIs(Parser, "REC")) {
-                return FALSE;
-            }
-            Words++;
-        }
-        if (Length + TokenLength + 2 >= BufferSize) {
-            return FALSE;
-        }
-        if (Length != 0) {
-            Buffer[Length++] = ' ';
-        }
-        Parser->Table->Rtl->CopyMemory(Buffer + Length, Parser->Token.Start,
-                                       TokenLength);
-        Length += (ULONG)TokenLength;
-        Buffer[Length] = '\0';
-        NextToken(Parser);
+    while (Arg->Type == ArgCast) {
+        Arg = Arg->A;
     }
-
-    return Words != 0 && TokenIs(Parser, ")");
+    if (Arg->Type == ArgAtom) {
+        *Text = Arg->Text;
+        *Length = Arg->Length;
+        return TRUE;
+    }
+    if (Arg->Type != ArgOp || !ConstantValue(Arg, &Value) ||
+        !RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena, 24,
+                                        (PVOID *)&Buffer))) {
+        return FALSE;
+    }
+    Out.Buffer = Buffer;
+    Out.Length = 0;
+    Out.Capacity = 23;
+    TraceTextFormatNumber(&Out, "%lld", 4, -1, -1, (ULONGLONG)Value);
+    *Text = Buffer;
+    *Length = Out.Length;
+    return TRUE;
 }
+
+//
+// Types, for casts and sizeof.
+//
 
 static
 BOOL
@@ -1118,7 +1243,8 @@ StartsWithText(
 static
 ULONGLONG
 CastMask(
-    PCSZ Type
+    PCSZ Type,
+    ULONG Length
     )
 /*++
 
@@ -1130,31 +1256,33 @@ Routine Description:
 
 --*/
 {
-    SIZE_T Length = RtlStringLength(Type);
-
     if (Length == 0 || Type[Length - 1] == '*' ||
-        StartsWithText(Type, "struct")) {
+        (Length >= 6 && StartsWithText(Type, "struct"))) {
         return 0;
     }
-    if (RtlStringEqual(Type, "u8") || RtlStringEqual(Type, "s8")) {
+    if (SpanEqualsText(Type, Length, "u8") ||
+        SpanEqualsText(Type, Length, "s8")) {
         return 0xff;
     }
-    if (RtlStringEqual(Type, "u16") || RtlStringEqual(Type, "s16")) {
+    if (SpanEqualsText(Type, Length, "u16") ||
+        SpanEqualsText(Type, Length, "s16")) {
         return 0xffff;
     }
-    if (RtlStringEqual(Type, "u32") || RtlStringEqual(Type, "s32")) {
+    if (SpanEqualsText(Type, Length, "u32") ||
+        SpanEqualsText(Type, Length, "s32")) {
         return 0xffffffffULL;
     }
-    if (StartsWithText(Type, "unsigned ")) {
+    if (Length > 9 && StartsWithText(Type, "unsigned ")) {
         Type += 9;
+        Length -= 9;
     }
-    if (RtlStringEqual(Type, "char")) {
+    if (SpanEqualsText(Type, Length, "char")) {
         return 0xff;
     }
-    if (RtlStringEqual(Type, "short")) {
+    if (SpanEqualsText(Type, Length, "short")) {
         return 0xffff;
     }
-    if (RtlStringEqual(Type, "int")) {
+    if (SpanEqualsText(Type, Length, "int")) {
         return 0xffffffffULL;
     }
     return 0;
@@ -1164,6 +1292,7 @@ static
 ULONG
 TypeSize(
     PCSZ Type,
+    ULONG Length,
     ULONG LongSize
     )
 {
@@ -1179,32 +1308,92 @@ TypeSize(
         { "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "__s32", 4 },
         { "pid_t", 4 }, { "long long", 8 }, { "unsigned long long", 8 },
         { "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "__s64", 8 },
+        { "long", 0 }, { "unsigned long", 0 }, { "size_t", 0 },
     };
-    SIZE_T Length = RtlStringLength(Type);
     ULONG Index;
 
     if (Length != 0 && Type[Length - 1] == '*') {
         return LongSize;
     }
-    if (RtlStringEqual(Type, "long") || RtlStringEqual(Type, "unsigned long") ||
-        RtlStringEqual(Type, "size_t")) {
-        return LongSize;
-    }
     for (Index = 0; Index < ARRAYSIZE(Sizes); Index++) {
-        if (RtlStringEqual(Type, Sizes[Index].Name)) {
-            return Sizes[Index].Size;
+        if (SpanEqualsText(Type, Length, Sizes[Index].Name)) {
+            return Sizes[Index].Size != 0 ? Sizes[Index].Size : LongSize;
         }
     }
     return 0;
 }
 
 //
-// The expression parser.
+// The argument parser.  It builds trees the way libtraceevent does
+// (process_arg / process_op), quirks included, because the tree decides
+// what trace-cmd prints:
+//
+//   - a binary operator's right operand is one primary; when that primary
+//     is itself an operator node of lower priority (a parenthesized
+//     "a | b", say) the two are rotated: "x & (a | b)" is "(x & a) | b";
+//   - a following operator of the same or higher priority applies to the
+//     right operand, so "a - b - c" is "a - (b - c)";
+//   - a ternary's false branch is one primary, and an operator after it
+//     applies to the whole ternary.
 //
 
 static
-PPRINT_ARG
-ParseSymbols(
+BOOL
+ParseFieldName(
+    PPARSER Parser,
+    PCTRACE_EVENT_FIELD *Field
+    )
+{
+    CHAR Name[128];
+    SIZE_T Length;
+
+    if (TokenIs(Parser, "REC")) {
+        NextToken(Parser);
+        if (!Expect(Parser, "->")) {
+            return FALSE;
+        }
+    }
+    if (Parser->Token.Type != TokenIdent) {
+        return FALSE;
+    }
+
+    Length = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
+    if (Length >= sizeof(Name)) {
+        return FALSE;
+    }
+    Parser->Table->Rtl->CopyMemory(Name, Parser->Token.Start, Length);
+    Name[Length] = '\0';
+
+    *Field = TraceEventFindField(Parser->Format, Name);
+    if (*Field == NULL) {
+        return FALSE;
+    }
+    NextToken(Parser);
+    return TRUE;
+}
+
+static
+BOOL
+ParseArgWithOps(
+    PPARSER Parser,
+    PPRINT_ARG Arg
+    )
+{
+    if (!ParseArgToken(Parser, Arg)) {
+        return FALSE;
+    }
+    while (IsOperatorToken(Parser) && !TokenIs(Parser, ":") &&
+           !TokenIs(Parser, "}") && !TokenIs(Parser, "]")) {
+        if (!ParseOp(Parser, Arg)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static
+BOOL
+ParseFields(
     PPARSER Parser,
     PPRINT_ARG Arg
     )
@@ -1212,258 +1401,326 @@ ParseSymbols(
 
 Routine Description:
 
-    Parses "{ VALUE, "NAME" }, ..." up to the closing parenthesis of
-    __print_flags / __print_symbolic into Arg->Symbols.
+    Parses "{ VALUE, NAME }, ..." of __print_flags / __print_symbolic.
 
 --*/
 {
     PRINT_SYMBOL Symbols[512];
     ULONG Count = 0;
 
-    while (!Parser->Failed && TokenIs(Parser, "{")) {
-        PPRINT_ARG Value;
-        PCSZ Start;
-        PCSZ End;
+    for (;;) {
+        PPRINT_ARG Value = NewArg(Parser, ArgAtom);
+        PPRINT_ARG Name = NewArg(Parser, ArgAtom);
 
-        NextToken(Parser);
-        Value = ParseExpression(Parser);
-        if (Value == NULL || !Expect(Parser, ",")) {
-            Parser->Failed = TRUE;
-            return NULL;
-        }
-        if (Parser->Token.Type != TokenString || Count == ARRAYSIZE(Symbols)) {
-            Parser->Failed = TRUE;
-            return NULL;
-        }
-        Start = Parser->Token.Start;
-        End = Parser->Token.End;
-        NextToken(Parser);
-        while (Parser->Token.Type == TokenString) {
-            End = Parser->Token.End;
-            NextToken(Parser);
-        }
-        if (!TableValue(Value, &Symbols[Count].Value) ||
-            !Unescape(Parser, Start, End, &Symbols[Count].Text,
-                      &Symbols[Count].Length) ||
-            !Expect(Parser, "}")) {
-            Parser->Failed = TRUE;
-            return NULL;
+        if (Value == NULL || Name == NULL || Count == ARRAYSIZE(Symbols) ||
+            !Expect(Parser, "{") || !ParseArgWithOps(Parser, Value) ||
+            !Expect(Parser, ",") || !TableValue(Value, &Symbols[Count].Value) ||
+            !ParseArgToken(Parser, Name) || !Expect(Parser, "}") ||
+            !TableText(Parser, Name, &Symbols[Count].Text,
+                       &Symbols[Count].Length)) {
+            return FALSE;
         }
         Count++;
-        if (TokenIs(Parser, ",")) {
-            NextToken(Parser);
+        if (!TokenIs(Parser, ",")) {
+            break;
         }
+        NextToken(Parser);
     }
 
-    if (Parser->Failed ||
-        !RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+    if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
                                         sizeof(PRINT_SYMBOL) * (Count + 1),
                                         (PVOID *)&Arg->Symbols))) {
-        Parser->Failed = TRUE;
-        return NULL;
+        return FALSE;
     }
     Parser->Table->Rtl->CopyMemory(Arg->Symbols, Symbols,
                                    sizeof(PRINT_SYMBOL) * Count);
     Arg->SymbolCount = Count;
-    return Arg;
+    return TRUE;
 }
 
 static
-PPRINT_ARG
+BOOL
 ParseFunction(
     PPARSER Parser,
+    PPRINT_ARG Arg,
     PCSZ Name,
     ULONG NameLength
     )
+/*++
+
+Routine Description:
+
+    The helpers print fmts call; the current token is the "(".  Any other
+    function fails the compilation (trace-cmd knows some through plugins).
+
+--*/
 {
-    PPRINT_ARG Arg = NULL;
-    CHAR Function[40];
-
-    if (NameLength >= sizeof(Function)) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
-    Parser->Table->Rtl->CopyMemory(Function, Name, NameLength);
-    Function[NameLength] = '\0';
-
     if (!Expect(Parser, "(")) {
-        return NULL;
+        return FALSE;
     }
 
-    if (RtlStringEqual(Function, "__get_str") ||
-        RtlStringEqual(Function, "__get_rel_str") ||
-        RtlStringEqual(Function, "__get_dynamic_array") ||
-        RtlStringEqual(Function, "__get_rel_dynamic_array") ||
-        RtlStringEqual(Function, "__get_dynamic_array_len") ||
-        RtlStringEqual(Function, "__get_rel_dynamic_array_len") ||
-        RtlStringEqual(Function, "__get_bitmask") ||
-        RtlStringEqual(Function, "__get_rel_bitmask") ||
-        RtlStringEqual(Function, "__get_cpumask") ||
-        RtlStringEqual(Function, "__get_rel_cpumask")) {
+    if (SpanEqualsText(Name, NameLength, "__get_str") ||
+        SpanEqualsText(Name, NameLength, "__get_rel_str") ||
+        SpanEqualsText(Name, NameLength, "__get_dynamic_array") ||
+        SpanEqualsText(Name, NameLength, "__get_rel_dynamic_array") ||
+        SpanEqualsText(Name, NameLength, "__get_dynamic_array_len") ||
+        SpanEqualsText(Name, NameLength, "__get_rel_dynamic_array_len") ||
+        SpanEqualsText(Name, NameLength, "__get_bitmask") ||
+        SpanEqualsText(Name, NameLength, "__get_rel_bitmask") ||
+        SpanEqualsText(Name, NameLength, "__get_cpumask") ||
+        SpanEqualsText(Name, NameLength, "__get_rel_cpumask")) {
 
-        PCTRACE_EVENT_FIELD Field = ParseFieldName(Parser);
-        PRINT_ARG_TYPE Type;
+        PCTRACE_EVENT_FIELD Field;
 
-        if (Field == NULL) {
-            return NULL;
+        if (!ParseFieldName(Parser, &Field)) {
+            return FALSE;
         }
-        if (SpanEqualsText(Function, NameLength, "__get_str") ||
-            SpanEqualsText(Function, NameLength, "__get_rel_str")) {
-            Type = (Field->Flags & TRACE_FIELD_DYNAMIC) ? ArgGetStr : ArgField;
-        } else if (StartsWithText(Function + NameLength - 4, "_len")) {
-            Type = ArgDynArrayLen;
-        } else if (StartsWithText(Function + NameLength - 7, "bitmask")) {
-            Type = ArgBitmask;
-        } else if (StartsWithText(Function + NameLength - 7, "cpumask")) {
-            Type = ArgCpumask;
+        if (SpanEqualsText(Name, NameLength, "__get_str") ||
+            SpanEqualsText(Name, NameLength, "__get_rel_str")) {
+            Arg->Type = (Field->Flags & TRACE_FIELD_DYNAMIC) ? ArgGetStr :
+                        ArgField;
+        } else if (StartsWithText(Name + NameLength - 4, "_len")) {
+            Arg->Type = ArgDynArrayLen;
+        } else if (StartsWithText(Name + NameLength - 7, "bitmask")) {
+            Arg->Type = ArgBitmask;
+        } else if (StartsWithText(Name + NameLength - 7, "cpumask")) {
+            Arg->Type = ArgCpumask;
         } else {
-            Type = ArgDynArray;
+            Arg->Type = ArgDynArray;
         }
-        if (Type != ArgField && !(Field->Flags & TRACE_FIELD_DYNAMIC)) {
-            Parser->Failed = TRUE;
-            return NULL;
+        if (Arg->Type != ArgField && !(Field->Flags & TRACE_FIELD_DYNAMIC)) {
+            return FALSE;
         }
-        Arg = NewArg(Parser, Type);
-        if (Arg != NULL) {
-            Arg->Field = Field;
-        }
+        Arg->Field = Field;
 
-    } else if (RtlStringEqual(Function, "__print_flags") ||
-               RtlStringEqual(Function, "__print_flags_u64") ||
-               RtlStringEqual(Function, "__print_symbolic") ||
-               RtlStringEqual(Function, "__print_symbolic_u64")) {
+    } else if (SpanEqualsText(Name, NameLength, "__print_flags") ||
+               SpanEqualsText(Name, NameLength, "__print_flags_u64")) {
 
-        BOOL Flags = (Function[8] == 'f');
-
-        Arg = NewArg(Parser, Flags ? ArgFlags : ArgSymbolic);
-        if (Arg == NULL) {
-            return NULL;
+        Arg->Type = ArgFlags;
+        Arg->A = NewArg(Parser, ArgAtom);
+        if (Arg->A == NULL || !ParseArgWithOps(Parser, Arg->A) ||
+            !Expect(Parser, ",")) {
+            return FALSE;
         }
-        Arg->A = ParseExpression(Parser);
-        if (Arg->A == NULL || !Expect(Parser, ",")) {
-            return NULL;
-        }
-        if (Flags) {
+        if (Parser->Token.Type == TokenString) {
             PCSZ Start = Parser->Token.Start;
             PCSZ End = Parser->Token.End;
 
-            if (Parser->Token.Type != TokenString) {
-                Parser->Failed = TRUE;
-                return NULL;
-            }
             NextToken(Parser);
             while (Parser->Token.Type == TokenString) {
                 End = Parser->Token.End;
                 NextToken(Parser);
             }
-            if (!Unescape(Parser, Start, End, &Arg->Text, &Arg->Length) ||
-                !Expect(Parser, ",")) {
-                Parser->Failed = TRUE;
-                return NULL;
+            if (!Unescape(Parser, Start, End, &Arg->Text, &Arg->Length)) {
+                return FALSE;
             }
+        } else if (Parser->Token.Type == TokenIdent ||
+                   Parser->Token.Type == TokenNumber) {
+            Arg->Text = Parser->Token.Start;
+            Arg->Length = (ULONG)(Parser->Token.End - Parser->Token.Start);
+            NextToken(Parser);
         }
-        if (ParseSymbols(Parser, Arg) == NULL) {
-            return NULL;
+        if (!Expect(Parser, ",") || !ParseFields(Parser, Arg)) {
+            return FALSE;
         }
 
-    } else if (RtlStringEqual(Function, "__print_hex") ||
-               RtlStringEqual(Function, "__print_hex_str") ||
-               RtlStringEqual(Function, "__print_array")) {
+    } else if (SpanEqualsText(Name, NameLength, "__print_symbolic") ||
+               SpanEqualsText(Name, NameLength, "__print_symbolic_u64")) {
 
-        BOOL Array = (Function[8] == 'a');
+        Arg->Type = ArgSymbolic;
+        Arg->A = NewArg(Parser, ArgAtom);
+        if (Arg->A == NULL || !ParseArgWithOps(Parser, Arg->A) ||
+            !Expect(Parser, ",") || !ParseFields(Parser, Arg)) {
+            return FALSE;
+        }
 
-        Arg = NewArg(Parser, Array ? ArgIntArray :
-                     (Function[11] == '_' ? ArgHexStr : ArgHex));
-        if (Arg == NULL) {
-            return NULL;
-        }
-        Arg->A = ParseExpression(Parser);
-        if (Arg->A == NULL || !Expect(Parser, ",")) {
-            return NULL;
-        }
-        Arg->B = ParseExpression(Parser);
-        if (Arg->B == NULL) {
-            return NULL;
+    } else if (SpanEqualsText(Name, NameLength, "__print_hex") ||
+               SpanEqualsText(Name, NameLength, "__print_hex_str") ||
+               SpanEqualsText(Name, NameLength, "__print_array")) {
+
+        BOOL Array = SpanEqualsText(Name, NameLength, "__print_array");
+
+        Arg->Type = Array ? ArgIntArray :
+                    (NameLength == 15 ? ArgHexStr : ArgHex);
+        Arg->A = NewArg(Parser, ArgAtom);
+        Arg->B = NewArg(Parser, ArgAtom);
+        if (Arg->A == NULL || Arg->B == NULL ||
+            !ParseArgToken(Parser, Arg->A) || !Expect(Parser, ",") ||
+            !ParseArgToken(Parser, Arg->B)) {
+            return FALSE;
         }
         if (Array) {
-            if (!Expect(Parser, ",")) {
-                return NULL;
-            }
-            Arg->C = ParseExpression(Parser);
-            if (Arg->C == NULL) {
-                return NULL;
+            Arg->C = NewArg(Parser, ArgAtom);
+            if (Arg->C == NULL || !Expect(Parser, ",") ||
+                !ParseArgToken(Parser, Arg->C)) {
+                return FALSE;
             }
         }
-
-        //
-        // The buffer is a field or a dynamic array.
-        //
-
         if (Arg->A->Type != ArgField && Arg->A->Type != ArgDynArray) {
-            Parser->Failed = TRUE;
-            return NULL;
+            return FALSE;
         }
 
-    } else if (RtlStringEqual(Function, "sizeof")) {
+    } else if (SpanEqualsText(Name, NameLength, "sizeof")) {
 
+        PCSZ Start = Parser->Token.Start;
+        PCSZ End = Start;
         CHAR Type[64];
+        ULONG Length = 0;
         ULONG Size;
 
-        if (!ParseTypeName(Parser, Type, sizeof(Type))) {
-            Parser->Failed = TRUE;
-            return NULL;
+        while (Parser->Token.Type == TokenIdent || TokenIs(Parser, "*")) {
+            SIZE_T Part = (SIZE_T)(Parser->Token.End - Parser->Token.Start);
+
+            if (Length + Part + 2 >= sizeof(Type)) {
+                return FALSE;
+            }
+            if (Length != 0) {
+                Type[Length++] = ' ';
+            }
+            Parser->Table->Rtl->CopyMemory(Type + Length, Parser->Token.Start,
+                                           Part);
+            Length += (ULONG)Part;
+            End = Parser->Token.End;
+            NextToken(Parser);
         }
-        Size = TypeSize(Type, Parser->Table->LongSize);
-        if (Size == 0) {
-            Parser->Failed = TRUE;
-            return NULL;
+        Size = TypeSize(Type, Length, Parser->Table->LongSize);
+        if (Size == 0 || End == Start) {
+            return FALSE;
         }
-        Arg = NewArg(Parser, ArgNumber);
-        if (Arg != NULL) {
-            Arg->Value = Size;
-            Arg->Text = Size == 1 ? "1" : Size == 2 ? "2" :
-                        Size == 4 ? "4" : "8";
-            Arg->Length = 1;
-        }
+        Arg->Type = ArgAtom;
+        Arg->Flags = ATOM_NUMERIC;
+        Arg->Text = Size == 1 ? "1" : Size == 2 ? "2" : Size == 4 ? "4" : "8";
+        Arg->Length = 1;
 
     } else {
-
-        //
-        // Kernel helpers the library does not know either, or that it
-        // knows through plugins: print the fields instead.
-        //
-
-        Parser->Failed = TRUE;
-        return NULL;
+        return FALSE;
     }
 
-    if (Arg == NULL || !Expect(Parser, ")")) {
-        return NULL;
-    }
-    return Arg;
+    return Expect(Parser, ")");
 }
 
 static
-PPRINT_ARG
-ParsePrimary(
-    PPARSER Parser
+BOOL
+ParseParen(
+    PPARSER Parser,
+    PPRINT_ARG Arg
     )
+/*++
+
+Routine Description:
+
+    "( ... )": a parenthesized argument, or a cast when an atom in
+    parentheses is followed by an operand.  Nothing marks the
+    parentheses: the node is what is inside.
+
+--*/
+{
+    PPRINT_ARG Item = NewArg(Parser, ArgAtom);
+
+    NextToken(Parser);
+    if (Item == NULL || !ParseArgToken(Parser, Item)) {
+        return FALSE;
+    }
+    if (IsOperatorToken(Parser) && !ParseOp(Parser, Item)) {
+        return FALSE;
+    }
+    if (!Expect(Parser, ")")) {
+        return FALSE;
+    }
+
+    if (Parser->Token.Type == TokenIdent ||
+        Parser->Token.Type == TokenNumber ||
+        Parser->Token.Type == TokenString || TokenIs(Parser, "(")) {
+
+        PPRINT_ARG Operand;
+
+        if (Item->Type != ArgAtom) {
+            return FALSE;
+        }
+        Operand = NewArg(Parser, ArgAtom);
+        if (Operand == NULL || !ParseArgToken(Parser, Operand)) {
+            return FALSE;
+        }
+        Arg->Type = ArgCast;
+        Arg->Text = Item->Text;
+        Arg->Length = Item->Length;
+        Arg->Value = CastMask(Item->Text, Item->Length);
+        Arg->A = Operand;
+        return TRUE;
+    }
+
+    *Arg = *Item;
+    return TRUE;
+}
+
+static
+BOOL
+ParseArgToken(
+    PPARSER Parser,
+    PPRINT_ARG Arg
+    )
+/*++
+
+Routine Description:
+
+    One argument from the current token on (libtraceevent's
+    process_arg_token): REC->field, a function, an atom (names, numbers
+    and strings; consecutive names are one atom, "unsigned int"), a
+    parenthesis or cast, or a unary operator with its operand.
+
+--*/
 {
     PTOKEN Token = &Parser->Token;
-    PPRINT_ARG Arg;
+    BOOL Result = FALSE;
 
-    switch (Token->Type) {
-    case TokenNumber:
-        Arg = NewArg(Parser, ArgNumber);
-        if (Arg != NULL) {
-            Arg->Value = Token->Value;
-            Arg->Text = Token->Start;
-            Arg->Length = (ULONG)(Token->End - Token->Start);
+    if (++Parser->Depth > MAX_DEPTH) {
+        return FALSE;
+    }
+
+    if (TokenIs(Parser, "REC")) {
+        PCTRACE_EVENT_FIELD Field;
+
+        if (ParseFieldName(Parser, &Field)) {
+            Arg->Type = ArgField;
+            Arg->Field = Field;
+            Result = TRUE;
         }
-        NextToken(Parser);
-        return Arg;
 
-    case TokenString: {
+    } else if (Token->Type == TokenIdent || Token->Type == TokenNumber) {
+        PCSZ Start = Token->Start;
+        PCSZ End = Token->End;
+        BOOL Numeric = (Token->Type == TokenNumber);
+
+        NextToken(Parser);
+        if (!Numeric && TokenIs(Parser, "(")) {
+            Result = ParseFunction(Parser, Arg, Start, (ULONG)(End - Start));
+        } else {
+            PCHAR Text;
+            ULONG Length = 0;
+
+            if (!RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+                                                (SIZE_T)(Parser->End - Start) +
+                                                1, (PVOID *)&Text))) {
+                goto End;
+            }
+            Parser->Table->Rtl->CopyMemory(Text, Start, End - Start);
+            Length = (ULONG)(End - Start);
+            while (Token->Type == TokenIdent || Token->Type == TokenNumber) {
+                Text[Length++] = ' ';
+                Parser->Table->Rtl->CopyMemory(Text + Length, Token->Start,
+                                               Token->End - Token->Start);
+                Length += (ULONG)(Token->End - Token->Start);
+                NextToken(Parser);
+            }
+            Text[Length] = '\0';
+            Arg->Type = ArgAtom;
+            Arg->Text = Text;
+            Arg->Length = Length;
+            Arg->Flags = Numeric ? ATOM_NUMERIC : 0;
+            Result = TRUE;
+        }
+
+    } else if (Token->Type == TokenString) {
         PCSZ Start = Token->Start;
         PCSZ End = Token->End;
 
@@ -1472,292 +1729,202 @@ ParsePrimary(
             End = Token->End;
             NextToken(Parser);
         }
-        Arg = NewArg(Parser, ArgString);
-        if (Arg == NULL ||
-            !Unescape(Parser, Start, End, &Arg->Text, &Arg->Length)) {
-            Parser->Failed = TRUE;
-            return NULL;
-        }
-        return Arg;
+        Arg->Type = ArgAtom;
+        Arg->Flags = 0;
+        Result = Unescape(Parser, Start, End, &Arg->Text, &Arg->Length);
+
+    } else if (TokenIs(Parser, "(")) {
+        Result = ParseParen(Parser, Arg);
+
+    } else if (TokenIs(Parser, "-") || TokenIs(Parser, "+") ||
+               TokenIs(Parser, "!") || TokenIs(Parser, "~")) {
+
+        //
+        // A unary operator: a node with no left side, then its operand
+        // and whatever operators follow.
+        //
+
+        Arg->Type = ArgOp;
+        Arg->Op = TokenOp(Parser);
+        Arg->Priority = 0;
+        Arg->A = NULL;
+        Arg->B = NULL;
+        Result = ParseOp(Parser, Arg);
     }
 
-    case TokenIdent: {
-        PCSZ Name = Token->Start;
-        ULONG Length = (ULONG)(Token->End - Token->Start);
-
-        if (TokenIs(Parser, "REC")) {
-            PCTRACE_EVENT_FIELD Field = ParseFieldName(Parser);
-
-            if (Field == NULL) {
-                return NULL;
-            }
-            Arg = NewArg(Parser, ArgField);
-            if (Arg != NULL) {
-                Arg->Field = Field;
-            }
-            return Arg;
-        }
-
-        NextToken(Parser);
-        if (TokenIs(Parser, "(")) {
-            return ParseFunction(Parser, Name, Length);
-        }
-        Arg = NewArg(Parser, ArgIdentifier);
-        if (Arg != NULL) {
-            Arg->Text = Name;
-            Arg->Length = Length;
-        }
-        return Arg;
-    }
-
-    case TokenPunct:
-        if (TokenIs(Parser, "(")) {
-            NextToken(Parser);
-            Arg = ParseExpression(Parser);
-            if (Arg == NULL || !Expect(Parser, ")")) {
-                Parser->Failed = TRUE;
-                return NULL;
-            }
-            return Arg;
-        }
-        break;
-
-    default:
-        break;
-    }
-
-    Parser->Failed = TRUE;
-    return NULL;
+End:
+    Parser->Depth--;
+    return Result;
 }
 
 static
-PPRINT_ARG
-ParsePostfix(
-    PPARSER Parser
+BOOL
+ParseOp(
+    PPARSER Parser,
+    PPRINT_ARG Arg
     )
-{
-    PPRINT_ARG Arg = ParsePrimary(Parser);
+/*++
 
-    while (Arg != NULL && !Parser->Failed && TokenIs(Parser, "[")) {
+Routine Description:
+
+    libtraceevent's process_op: Arg is what was parsed so far, the current
+    token an operator.  Arg becomes the operator node (its old contents
+    move to the left side), then operators that follow are attached by
+    priority.
+
+--*/
+{
+    PPRINT_ARG Right = NULL;
+    PPRINT_ARG Left;
+
+    if (++Parser->Depth > MAX_DEPTH) {
+        return FALSE;
+    }
+
+    if (Arg->Type == ArgOp && Arg->A == NULL && Arg->B == NULL) {
+
+        //
+        // The operand of a unary operator.
+        //
+
+        NextToken(Parser);
+        Right = NewArg(Parser, ArgAtom);
+        if (Right == NULL || !ParseArgToken(Parser, Right)) {
+            return FALSE;
+        }
+        Arg->B = Right;
+
+    } else if (TokenIs(Parser, "?")) {
+        PPRINT_ARG True;
+        PPRINT_ARG False;
+
+        Left = CopyArg(Parser, Arg);
+        True = NewArg(Parser, ArgAtom);
+        False = NewArg(Parser, ArgAtom);
+        if (Left == NULL || True == NULL || False == NULL) {
+            return FALSE;
+        }
+        Arg->Type = ArgTernary;
+        Arg->Priority = 0;
+        Arg->A = Left;
+        Arg->B = True;
+        Arg->C = False;
+
+        NextToken(Parser);
+        if (!ParseArgToken(Parser, True)) {
+            return FALSE;
+        }
+        while (IsOperatorToken(Parser) && !TokenIs(Parser, ":")) {
+            if (!ParseOp(Parser, True)) {
+                return FALSE;
+            }
+        }
+        if (!Expect(Parser, ":") || !ParseArgToken(Parser, False)) {
+            return FALSE;
+        }
+
+    } else if (TokenIs(Parser, "[")) {
         PPRINT_ARG Index;
+        PPRINT_ARG Base;
 
-        if ((Arg->Type != ArgField || !(Arg->Field->Flags & TRACE_FIELD_ARRAY))
-            && Arg->Type != ArgDynArray) {
-            Parser->Failed = TRUE;
-            return NULL;
+        Left = CopyArg(Parser, Arg);
+        Index = NewArg(Parser, ArgAtom);
+        if (Left == NULL || Index == NULL) {
+            return FALSE;
         }
+        Arg->Type = ArgIndex;
+        Arg->Priority = 0;
+        Arg->A = Left;
+        Arg->B = Index;
+
         NextToken(Parser);
-        Index = NewArg(Parser, ArgIndex);
-        if (Index == NULL) {
-            return NULL;
+        if (!ParseArgToken(Parser, Index) || !Expect(Parser, "]")) {
+            return FALSE;
         }
-        Index->A = Arg;
-        Index->B = ParseExpression(Parser);
-        if (Index->B == NULL || !Expect(Parser, "]")) {
-            Parser->Failed = TRUE;
-            return NULL;
+        Base = Left;
+        while (Base->Type == ArgCast) {
+            Base = Base->A;
         }
-        Arg = Index;
-    }
+        if ((Base->Type != ArgField || !(Base->Field->Flags &
+                                          TRACE_FIELD_ARRAY)) &&
+            Base->Type != ArgDynArray) {
+            return FALSE;
+        }
 
-    return Arg;
-}
+    } else {
+        PRINT_OP Op = TokenOp(Parser);
 
-static
-PPRINT_ARG
-ParseUnary(
-    PPARSER Parser
-    )
-{
-    PPRINT_ARG Arg;
-    PRINT_OP Op = OpNone;
+        if (Op == OpNone || Op == OpNot || Op == OpBitNot) {
+            return FALSE;
+        }
 
-    if (++Parser->Depth > MAX_DEPTH) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
+        Left = CopyArg(Parser, Arg);
+        if (Left == NULL) {
+            return FALSE;
+        }
+        Arg->Type = ArgOp;
+        Arg->Op = Op;
+        Arg->Priority = OpPriority(Op);
+        Arg->A = Left;
+        Arg->B = NULL;
 
-    if (TokenIs(Parser, "!")) {
-        Op = OpNot;
-    } else if (TokenIs(Parser, "~")) {
-        Op = OpBitNot;
-    } else if (TokenIs(Parser, "-")) {
-        Op = OpNegate;
-    } else if (TokenIs(Parser, "+")) {
-        Op = OpPlus;
-    }
-
-    if (Op != OpNone) {
         NextToken(Parser);
-        Arg = NewArg(Parser, ArgUnary);
-        if (Arg != NULL) {
-            Arg->Op = Op;
-            Arg->A = ParseUnary(Parser);
-            if (Arg->A == NULL) {
-                Arg = NULL;
+
+        //
+        // "(type *)": the '*' belongs to the type.
+        //
+
+        if (Op == OpMul && TokenIs(Parser, ")")) {
+            PCHAR Text;
+
+            if (Left->Type != ArgAtom ||
+                !RTL_SUCCESS(TraceArenaAllocate(&Parser->Table->Arena,
+                                                Left->Length + 3,
+                                                (PVOID *)&Text))) {
+                return FALSE;
             }
+            Parser->Table->Rtl->CopyMemory(Text, Left->Text, Left->Length);
+            Text[Left->Length] = ' ';
+            Text[Left->Length + 1] = '*';
+            Text[Left->Length + 2] = '\0';
+            *Arg = *Left;
+            Arg->Text = Text;
+            Arg->Length += 2;
+            Parser->Depth--;
+            return TRUE;
         }
-        Parser->Depth--;
-        return Arg;
-    }
 
-    //
-    // "(type) operand" is a cast when the parenthesis holds only type
-    // words and an operand follows; otherwise it is a parenthesized
-    // expression.
-    //
-
-    if (TokenIs(Parser, "(")) {
-        PCSZ SavedCursor = Parser->Cursor;
-        TOKEN SavedToken = Parser->Token;
-        CHAR Type[64];
-
-        NextToken(Parser);
-        if (ParseTypeName(Parser, Type, sizeof(Type))) {
-            NextToken(Parser);
-            if (Parser->Token.Type == TokenIdent ||
-                Parser->Token.Type == TokenNumber ||
-                Parser->Token.Type == TokenString || TokenIs(Parser, "(")) {
-
-                Arg = NewArg(Parser, ArgCast);
-                if (Arg != NULL) {
-                    Arg->Value = CastMask(Type);
-                    Arg->A = ParseUnary(Parser);
-                    if (Arg->A == NULL) {
-                        Arg = NULL;
-                    }
-                }
-                Parser->Depth--;
-                return Arg;
-            }
+        Right = NewArg(Parser, ArgAtom);
+        if (Right == NULL || !ParseArgToken(Parser, Right)) {
+            return FALSE;
         }
-        Parser->Cursor = SavedCursor;
-        Parser->Token = SavedToken;
-    }
 
-    Arg = ParsePostfix(Parser);
-    Parser->Depth--;
-    return Arg;
-}
+        if (IsOpNode(Right) && OpPriority(Op) < NodePriority(Right)) {
+            PRINT_ARG Swap;
 
-static
-ULONG
-BinaryPrecedence(
-    PPARSER Parser,
-    PRINT_OP *Op
-    )
-{
-    static const struct {
-        PCSZ Text;
-        PRINT_OP Op;
-        ULONG Precedence;
-    } Ops[] = {
-        { "*", OpMul, 10 }, { "/", OpDiv, 10 }, { "%", OpMod, 10 },
-        { "+", OpAdd, 9 }, { "-", OpSub, 9 },
-        { "<<", OpShl, 8 }, { ">>", OpShr, 8 },
-        { "<", OpLt, 7 }, { ">", OpGt, 7 }, { "<=", OpLe, 7 },
-        { ">=", OpGe, 7 }, { "==", OpEq, 6 }, { "!=", OpNe, 6 },
-        { "&", OpAnd, 5 }, { "^", OpXor, 4 }, { "|", OpOr, 3 },
-        { "&&", OpLogicalAnd, 2 }, { "||", OpLogicalOr, 1 },
-    };
-    ULONG Index;
-
-    if (Parser->Token.Type != TokenPunct) {
-        return 0;
-    }
-    for (Index = 0; Index < ARRAYSIZE(Ops); Index++) {
-        if (TokenIs(Parser, Ops[Index].Text)) {
-            *Op = Ops[Index].Op;
-            return Ops[Index].Precedence;
+            Arg->B = Right->A;
+            Swap = *Arg;
+            *Arg = *Right;
+            *Right = Swap;
+            Arg->A = Right;
+        } else {
+            Arg->B = Right;
         }
-    }
-    return 0;
-}
-
-static
-PPRINT_ARG
-ParseBinary(
-    PPARSER Parser,
-    ULONG MinimumPrecedence
-    )
-{
-    PPRINT_ARG Left = ParseUnary(Parser);
-
-    while (Left != NULL && !Parser->Failed) {
-        PRINT_OP Op = OpNone;
-        ULONG Precedence = BinaryPrecedence(Parser, &Op);
-        PPRINT_ARG Node;
-
-        if (Precedence == 0 || Precedence < MinimumPrecedence) {
-            break;
-        }
-        if (++Parser->Depth > MAX_DEPTH) {
-            Parser->Failed = TRUE;
-            return NULL;
-        }
-        NextToken(Parser);
-        Node = NewArg(Parser, ArgBinary);
-        if (Node == NULL) {
-            return NULL;
-        }
-        Node->Op = Op;
-        Node->A = Left;
-        Node->B = ParseBinary(Parser, Precedence + 1);
-        Parser->Depth--;
-        if (Node->B == NULL) {
-            Parser->Failed = TRUE;
-            return NULL;
-        }
-        Left = Node;
-    }
-
-    return Left;
-}
-
-static
-PPRINT_ARG
-ParseExpression(
-    PPARSER Parser
-    )
-{
-    PPRINT_ARG Condition;
-    PPRINT_ARG Node;
-
-    if (++Parser->Depth > MAX_DEPTH) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
-
-    Condition = ParseBinary(Parser, 1);
-    if (Condition == NULL || Parser->Failed) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
-
-    if (!TokenIs(Parser, "?")) {
-        Parser->Depth--;
-        return Condition;
-    }
-
-    NextToken(Parser);
-    Node = NewArg(Parser, ArgTernary);
-    if (Node == NULL) {
-        return NULL;
-    }
-    Node->A = Condition;
-    Node->B = ParseExpression(Parser);
-    if (Node->B == NULL || !Expect(Parser, ":")) {
-        Parser->Failed = TRUE;
-        return NULL;
-    }
-    Node->C = ParseExpression(Parser);
-    if (Node->C == NULL) {
-        Parser->Failed = TRUE;
-        return NULL;
     }
 
     Parser->Depth--;
-    return Node;
+
+    if (IsOperatorToken(Parser) && !TokenIs(Parser, ":")) {
+        if (TokenPriority(Parser) > Arg->Priority) {
+            return ParseOp(Parser, Arg);
+        }
+        if (Right == NULL) {
+            return FALSE;
+        }
+        return ParseOp(Parser, Right);
+    }
+
+    return TRUE;
 }
 
 //
@@ -2075,8 +2242,12 @@ Routine Description:
         if (ArgCount == ARRAYSIZE(Args)) {
             return FALSE;
         }
-        Args[ArgCount] = ParseExpression(&Parser);
-        if (Args[ArgCount] == NULL || Parser.Failed) {
+        Args[ArgCount] = NewArg(&Parser, ArgAtom);
+        if (Args[ArgCount] == NULL ||
+            !ParseArgToken(&Parser, Args[ArgCount])) {
+            return FALSE;
+        }
+        if (IsOperatorToken(&Parser) && !ParseOp(&Parser, Args[ArgCount])) {
             return FALSE;
         }
         ArgCount++;
@@ -2152,8 +2323,34 @@ Evaluate(
     ULONGLONG Left;
     ULONGLONG Right;
 
+    if (Arg == NULL) {
+
+        //
+        // The missing left side of a unary operator.
+        //
+
+        return 0;
+    }
+
     switch (Arg->Type) {
-    case ArgNumber:
+    case ArgAtom:
+        if (Arg->Flags & ATOM_NUMERIC) {
+            return (ULONGLONG)LenientNumber(Arg->Text, Arg->Length);
+        }
+
+        //
+        // A name: libtraceevent takes the address of a kallsyms symbol of
+        // that name, else 0.
+        //
+
+        if (!(Arg->Flags & ATOM_RESOLVED)) {
+            ULONGLONG Address = 0;
+
+            TraceEventFindSymbolByName(Table, Arg->Text, Arg->Length,
+                                       &Address);
+            Arg->Value = Address;
+            Arg->Flags |= ATOM_RESOLVED;
+        }
         return Arg->Value;
 
     case ArgField: {
@@ -2165,19 +2362,12 @@ Evaluate(
         return TraceEventReadNumber(Data + Field->Offset, Field->Size);
     }
 
-    case ArgUnary:
-        Right = Evaluate(Arg->A, Table, Data, Size);
-        switch (Arg->Op) {
-        case OpNot: return !Right;
-        case OpBitNot: return ~Right;
-        case OpNegate: return 0 - Right;
-        default: return 0;
-        }
-
-    case ArgBinary:
+    case ArgOp:
         Left = Evaluate(Arg->A, Table, Data, Size);
         Right = Evaluate(Arg->B, Table, Data, Size);
         switch (Arg->Op) {
+        case OpNot: return !Right;
+        case OpBitNot: return ~Right;
         case OpMul: return Left * Right;
         case OpDiv: return Right != 0 ? Left / Right : 0;
         case OpMod: return Right != 0 ? Left % Right : 0;
@@ -2215,24 +2405,48 @@ Evaluate(
     case ArgIndex: {
         ULONGLONG Index = Evaluate(Arg->B, Table, Data, Size);
         ULONGLONG Offset;
+        ULONGLONG Value;
         ULONG Width;
+        PPRINT_ARG Base = Arg->A;
+        PPRINT_ARG Cast = NULL;
 
-        if (Arg->A->Type == ArgDynArray) {
+        while (Base->Type == ArgCast) {
+            if (Cast == NULL) {
+                Cast = Base;
+            }
+            Base = Base->A;
+        }
+
+        if (Base->Type == ArgDynArray) {
             ULONG Start;
             ULONG Length;
 
-            DynamicLocation(Arg->A->Field, Data, Size, &Start, &Length);
+            DynamicLocation(Base->Field, Data, Size, &Start, &Length);
             Offset = Start + Index;
-            Width = Arg->A->Field->ElementSize != 0 ?
-                    Arg->A->Field->ElementSize : Table->LongSize;
+            Width = Base->Field->ElementSize != 0 ?
+                    Base->Field->ElementSize : Table->LongSize;
         } else {
-            Width = Arg->A->Field->ElementSize;
-            Offset = Arg->A->Field->Offset + Index * Width;
+            Width = Base->Field->ElementSize;
+            Offset = Base->Field->Offset + Index * Width;
         }
         if (Index > Size || Offset > Size || Size - Offset < Width) {
             return 0;
         }
-        return TraceEventReadNumber(Data + Offset, Width);
+        Value = TraceEventReadNumber(Data + Offset, Width);
+
+        //
+        // A cast of the array is taken as a cast of the element, for
+        // pointer types ("(u8 *)x" reads u8).
+        //
+
+        if (Cast != NULL && Cast->Length > 2 &&
+            Cast->Text[Cast->Length - 1] == '*') {
+            ULONGLONG Mask = CastMask(Cast->Text, Cast->Length - 2);
+            if (Mask != 0) {
+                Value &= Mask;
+            }
+        }
+        return Value;
     }
 
     case ArgDynArrayLen: {
@@ -2383,9 +2597,7 @@ PrintStringArg(
     ULONG Index;
 
     switch (Arg->Type) {
-    case ArgNumber:
-    case ArgIdentifier:
-    case ArgString:
+    case ArgAtom:
         PrintPiece(Text, Item, Star, Arg->Text, Arg->Length);
         return;
 

@@ -70,6 +70,30 @@ def compare(what, expected, actual, failures):
         print('  stored, not expected:', row)
 
 
+def kallsyms(path):
+    out = subprocess.run(['trace-cmd', 'dump', '--kallsyms', '-i', path],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    syms = []
+    for line in out.split('\n'):
+        f = line.split()
+        if len(f) >= 3 and re.fullmatch(r'[0-9a-f]{8,16}', f[0]) and f[1] not in 'Aa' \
+                and not f[2].startswith('$'):
+            syms.append((int(f[0], 16), f[2]))
+    syms.sort(key=lambda x: x[0])
+    return syms
+
+
+def symbol(syms, address):
+    """%ps: the function containing address, else the address in hex."""
+    import bisect
+    address &= 0xffffffffffffffff
+    i = bisect.bisect_right(syms, (address, '\uffff')) - 1
+    if i >= 0 and (syms[i][0] == address or
+                   (i + 1 < len(syms) and address < syms[i + 1][0])):
+        return syms[i][1]
+    return '0x%x' % address
+
+
 def state_ok(text):
     return re.fullmatch(r'[SDTtZXxWR|]+', text) is not None
 
@@ -103,11 +127,15 @@ def main():
             compare('per-event-name counts', expected, actual, failures)
 
         elif check == 'events':
+            # A kvm_entry that completes a kvm_exit row keeps only its
+            # time, pid and comm (the row has the exit's CPU).
+            paired = {(int(r[0]), int(r[1])) for r in sql(
+                ts, session, "SELECT ts + dur, tid FROM kvm_exit WHERE dur IS NOT NULL")}
             expected = []
             for e in rep:
                 if e['name'] == 'sched_switch':
                     expected.append((e['ts'], e['cpu'], e['pid'], '', e['name']))
-                elif e['name'] == 'kvm_entry':
+                elif e['name'] == 'kvm_entry' and (e['ts'], e['pid']) in paired:
                     expected.append((e['ts'], None, e['pid'], e['comm'], e['name']))
                 else:
                     expected.append((e['ts'], e['cpu'], e['pid'], e['comm'], e['name']))
@@ -131,17 +159,21 @@ def main():
                     sorted(expected, key=key), sorted(actual, key=key), failures)
 
         elif check == 'fields':
-            # Page faults: "address=%ps ip=%ps error_code=0x%lx".
+            # Page faults: "address=%ps ip=%ps error_code=0x%lx".  An
+            # address trace-cmd prints as a symbol is checked against the
+            # file's kallsyms here.
+            syms = kallsyms(path)
             expected = []
             for e in rep:
                 if e['name'].startswith('page_fault_'):
                     kv = dict(x.split('=', 1) for x in e['args'].split())
                     expected.append((e['ts'], e['name'], kv['address'], kv['ip'],
                                      kv['error_code']))
-            actual = [tuple([int(r[0])] + r[1:]) for r in sql(
-                ts, session,
-                "SELECT ts, name, printf('0x%x', address), coalesce(ip_sym, printf('0x%x', ip)), "
-                "printf('0x%x', error_code) FROM page_fault")]
+            actual = []
+            for r in sql(ts, session,
+                         "SELECT ts, name, address, coalesce(ip_sym, printf('0x%x', ip)), "
+                         "printf('0x%x', error_code) FROM page_fault"):
+                actual.append((int(r[0]), r[1], symbol(syms, int(r[2])), r[3], r[4]))
             if expected or actual:
                 compare('page_fault address, ip (symbol), error_code',
                         sorted(expected), sorted(actual), failures)
@@ -167,21 +199,28 @@ def main():
             if expected or actual:
                 compare('sched_switch fields', sorted(expected), sorted(actual), failures)
 
-            # kvm_exit: the plugin's text, and the raw fields from report -R.
-            raw = {}
+            # kvm_exit: the text trace-cmd prints (its kvm plugin's), the
+            # reason as the kernel's print fmt names it (report -N: no
+            # plugins), and the raw fields (report -R).
+            raw, kernel = {}, {}
             for e in report(path, '-t', '-R'):
                 if e['name'] == 'kvm_exit':
-                    raw[(e['ts'], e['pid'])] = dict(
-                        x.split('=', 1) for x in e['args'].split() if '=' in x)
+                    raw.setdefault((e['ts'], e['pid'], e['cpu']), []).append(dict(
+                        x.split('=', 1) for x in e['args'].split() if '=' in x))
+            for e in report(path, '-t', '-N'):
+                if e['name'] == 'kvm_exit':
+                    m = re.search(r'(?:^| )reason (\S+)', e['args'])
+                    kernel.setdefault((e['ts'], e['pid'], e['cpu']), []).append(
+                        m.group(1) if m else '?')
             expected = []
             for e in rep:
                 if e['name'] != 'kvm_exit':
                     continue
-                m = re.match(r'^reason (\S+) rip (0x[0-9a-f]+)', e['args'])
-                f = raw.get((e['ts'], e['pid']), {})
-                expected.append((e['ts'], m.group(1) if m else '?', m.group(2) if m else '?',
-                                 int(f.get('vcpu_id', -1)), int(f.get('exit_reason', -1)),
-                                 e['args']))
+                key = (e['ts'], e['pid'], e['cpu'])
+                f = raw[key].pop(0) if raw.get(key) else {}
+                expected.append((e['ts'], kernel[key].pop(0) if kernel.get(key) else '?',
+                                 f.get('guest_rip', '?'), int(f.get('vcpu_id', -1)),
+                                 int(f.get('exit_reason', -1)), e['args']))
             actual = [(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), r[5]) for r in sql(
                 ts, session,
                 "SELECT ts, reason, printf('0x%x', rip), coalesce(vcpu, -1), exit_code, args "
@@ -215,6 +254,14 @@ def main():
             compare('text of every other event (%s)' % ', '.join(
                 f'{k} {v}' for k, v in sorted(by_name.items())),
                 sorted(expected), sorted(actual), failures)
+
+        elif check == 'lost':
+            out = subprocess.run(['trace-cmd', 'report', '-i', path], check=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+            lost = sum(int(n) for n in re.findall(r'^CPU:\d+ \[(\d+) EVENTS DROPPED\]', out, re.M))
+            actual = [tuple(r) for r in sql(ts, session,
+                                            "SELECT dropped FROM store_info WHERE name = 'ftrace_event'")]
+            compare('events the pages say were lost', [(str(lost),)], actual, failures)
 
         elif check == 'clock':
             out = subprocess.run(['trace-cmd', 'dump', '--clock', '-i', path],
