@@ -1752,7 +1752,7 @@ CloseCpu(
 // next event, ties to the CPU listed first.
 //
 
-static
+static inline
 BOOL
 Before(
     PTRACE_DAT Dat,
@@ -1888,8 +1888,22 @@ MergeCpus(
         }
         if (!Cpu->HasEvent) {
             Dat->Heap[0] = Dat->Heap[--Dat->HeapCount];
+            SiftDown(Dat, 0);
+        } else if (Dat->HeapCount > 1) {
+            ULONG Child = 1;
+
+            //
+            // Most often the same CPU is still first.
+            //
+
+            if (Dat->HeapCount > 2 &&
+                Before(Dat, Dat->Heap[2], Dat->Heap[1])) {
+                Child = 2;
+            }
+            if (Before(Dat, Dat->Heap[Child], Dat->Heap[0])) {
+                SiftDown(Dat, 0);
+            }
         }
-        SiftDown(Dat, 0);
     }
 
     return RTL_STATUS_OK;

@@ -105,15 +105,6 @@ TraceArenaRelease(
 
 static
 BOOL
-IsSpace(
-    CHAR Char
-    )
-{
-    return Char == ' ' || Char == '\t' || Char == '\r' || Char == '\n';
-}
-
-static
-BOOL
 IsIdentChar(
     CHAR Char
     )
@@ -1136,6 +1127,28 @@ TraceEventFieldString(
 //
 
 static
+BOOL
+SymbolBefore(
+    PTRACE_SYMBOL Left,
+    PTRACE_SYMBOL Right
+    )
+/*++
+
+Routine Description:
+
+    trace-cmd's order: by address, and at one address the symbol listed
+    later in kallsyms first (it registers them in reverse order and sorts
+    with glibc's stable merge sort).  NameOffset grows with the line.
+
+--*/
+{
+    if (Left->Address != Right->Address) {
+        return Left->Address < Right->Address;
+    }
+    return Left->NameOffset > Right->NameOffset;
+}
+
+static
 VOID
 SortSymbols(
     PTRACE_SYMBOL Symbols,
@@ -1146,15 +1159,43 @@ SortSymbols(
 
 Routine Description:
 
-    Stable merge sort by address (bottom-up), so that symbols at the same
-    address keep their relative order, as glibc's qsort (a merge sort for
-    arrays this size) leaves them for trace-cmd.
+    Sorts by SymbolBefore.  kallsyms is mostly in address order already:
+    symbols at one address are turned around, and if that leaves the list
+    sorted nothing else is done; otherwise a bottom-up merge sort.
 
 --*/
 {
     ULONG Width;
+    ULONG Index;
     PTRACE_SYMBOL From = Symbols;
     PTRACE_SYMBOL To = Scratch;
+    BOOL Sorted = TRUE;
+
+    for (Index = 0; Index < Count; ) {
+        ULONG Stop = Index + 1;
+
+        while (Stop < Count && Symbols[Stop].Address == Symbols[Index].Address) {
+            Stop++;
+        }
+        if (Stop - Index > 1) {
+            ULONG Low = Index;
+            ULONG High = Stop - 1;
+
+            while (Low < High) {
+                TRACE_SYMBOL Swap = Symbols[Low];
+                Symbols[Low++] = Symbols[High];
+                Symbols[High--] = Swap;
+            }
+        }
+        if (Index != 0 && !SymbolBefore(&Symbols[Index - 1], &Symbols[Index])) {
+            Sorted = FALSE;
+        }
+        Index = Stop;
+    }
+
+    if (Sorted) {
+        return;
+    }
 
     for (Width = 1; Width < Count; Width *= 2) {
         ULONG Start;
@@ -1167,7 +1208,7 @@ Routine Description:
             ULONG Out = Start;
 
             while (Left < Middle && Right < Stop) {
-                if (From[Right].Address < From[Left].Address) {
+                if (SymbolBefore(&From[Right], &From[Left])) {
                     To[Out++] = From[Right++];
                 } else {
                     To[Out++] = From[Left++];
@@ -1189,7 +1230,6 @@ Routine Description:
     }
 
     if (From != Symbols) {
-        ULONG Index;
         for (Index = 0; Index < Count; Index++) {
             Symbols[Index] = From[Index];
         }
@@ -1295,69 +1335,66 @@ Routine Description:
 
     Table->SymbolsIndexed = TRUE;
 
-    if (Text == NULL || Table->SymbolTextLength >= 0xffffffffULL) {
+    if (Text == NULL || Table->SymbolTextLength >= 0xffffffffULL ||
+        Table->SymbolTextLength < 4) {
         return;
     }
 
-    for (Cursor = Text; Cursor < End; ) {
-        PCSZ Next = LineEnd(Cursor, End);
-        Count++;
-        Cursor = Next + 1;
-    }
-    if (Count == 0) {
-        return;
-    }
+    //
+    // A line is at least "0 t x\n": an upper bound on the symbols, without
+    // a pass to count lines (untouched pages cost nothing).
+    //
 
-    Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_SYMBOL) * 2 + 1,
+    Count = (ULONG)(Table->SymbolTextLength / 6) + 1;
+    Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_SYMBOL) * 2,
                              RTL_PAGE_SIZE);
     if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Symbols))) {
         return;
     }
 
     //
-    // Lines are taken last to first: trace-cmd prepends each to a list.
+    // "ADDRESS TYPE NAME[\t[MODULE]]" lines.
     //
 
     Index = 0;
-    Cursor = End;
-    while (Cursor > Text) {
-        PCSZ LineStop = Cursor;
-        PCSZ LineStart;
-        PCSZ Parse;
+    for (Cursor = Text; Cursor < End; ) {
+        ULONGLONG Address = 0;
+        ULONG Digits = 0;
         PCSZ Name;
         PCSZ NameEnd;
-        ULONGLONG Address;
         CHAR Type;
 
-        if (LineStop > Text && LineStop[-1] == '\n') {
-            LineStop--;
-        }
-        LineStart = LineStop;
-        while (LineStart > Text && LineStart[-1] != '\n') {
-            LineStart--;
-        }
-        Cursor = LineStart;
+        for (; Cursor < End; Cursor++) {
+            ULONG Digit = (ULONG)(BYTE)*Cursor - '0';
 
-        Parse = SkipBlanks(LineStart, LineStop);
-        if (!ParseHex64(&Parse, LineStop, &Address) ||
-            Parse >= LineStop || !IsSpace(*Parse)) {
+            if (Digit >= 10) {
+                Digit = ((ULONG)(BYTE)*Cursor | 0x20) - 'a';
+                if (Digit >= 6) {
+                    break;
+                }
+                Digit += 10;
+            }
+            Address = (Address << 4) | Digit;
+            Digits++;
+        }
+
+        if (Digits == 0 || Digits > 16 || End - Cursor < 4 ||
+            Cursor[0] != ' ' || Cursor[2] != ' ') {
+            Cursor = LineEnd(Cursor, End) + 1;
             continue;
         }
-        Parse = SkipBlanks(Parse, LineStop);
-        if (Parse >= LineStop) {
-            continue;
-        }
-        Type = *Parse++;
-        if (Parse >= LineStop || !IsSpace(*Parse)) {
-            continue;
-        }
-        Name = SkipBlanks(Parse, LineStop);
+
+        Type = Cursor[1];
+        Name = Cursor + 3;
         NameEnd = Name;
-        while (NameEnd < LineStop && !IsSpace(*NameEnd)) {
+        while (NameEnd < End && (BYTE)*NameEnd > ' ') {
             NameEnd++;
         }
+        Cursor = (NameEnd < End && *NameEnd == '\n') ? NameEnd + 1 :
+                 LineEnd(NameEnd, End) + 1;
+
         if (NameEnd == Name || Name[0] == '$' || Type == 'A' ||
-            Type == 'a') {
+            Type == 'a' || Index == Count) {
             continue;
         }
 
@@ -1367,7 +1404,7 @@ Routine Description:
         Index++;
     }
 
-    SortSymbols(Symbols, Symbols + Count, Index);
+    SortSymbols(Symbols, Symbols + Index, Index);
 
     Table->Symbols = Symbols;
     Table->SymbolBytes = Bytes;

@@ -416,6 +416,13 @@ VOID TraceTextFormatNumber(PTRACE_TEXT Text, PCSZ Conversion,
                            LONG StarPrecision, ULONGLONG Value);
 
 //
+// %llx and %llu / %lld.
+//
+
+VOID TraceTextAppendHex(PTRACE_TEXT Text, ULONGLONG Value);
+VOID TraceTextAppendDecimal(PTRACE_TEXT Text, ULONGLONG Value, BOOL Signed);
+
+//
 // Appends the event's text as `trace-cmd report` prints it from its print
 // fmt (plugins' formats are the sink's).  Returns FALSE if the print fmt
 // could not be used; Text then holds "field=value ...".
@@ -459,6 +466,20 @@ VOID TraceEventRenderFields(PTRACE_EVENT_TABLE Table,
 // cmdlines, then comms learned from sched_switch / sched_wakeup).
 //
 
+//
+// Recent event records and the text interned for them: a record seen
+// again (same event, same bytes) reuses the text without rendering it.
+//
+
+#define TRACE_ARGS_CACHE_ENTRIES    4096
+#define TRACE_ARGS_CACHE_BYTES      64
+
+typedef struct _TRACE_ARGS_CACHE_ENTRY {
+    ULONG Size;                     // record bytes; 0 when empty
+    ULONG ArgsId;
+    BYTE Record[TRACE_ARGS_CACHE_BYTES];
+} TRACE_ARGS_CACHE_ENTRY, *PTRACE_ARGS_CACHE_ENTRY;
+
 typedef struct _TRACE_EVENT_SINK {
     PTRACE_IMPORT Import;
     PTRACE_EVENT_TABLE Table;
@@ -466,7 +487,11 @@ typedef struct _TRACE_EVENT_SINK {
     ULONG IdleCommId;               // "<idle>"
     ULONG UnknownCommId;            // "<...>"
     ULONG UnknownEventNameId;       // "unknown_event"
+    ULONG CachedPid;                // the last pid looked up, + 1 (0: none)
+    ULONG CachedCommId;
     ULONG Padding;
+    PTRACE_ARGS_CACHE_ENTRY ArgsCache;
+    SIZE_T ArgsCacheBytes;
     CHAR Scratch[16384];            // text of one event
     CHAR Scratch2[512];
 } TRACE_EVENT_SINK, *PTRACE_EVENT_SINK;

@@ -213,10 +213,19 @@ TraceEventSinkInitialize(
     RTL_STATUS Status;
 
     Sink->Import = Import;
+    Sink->CachedPid = 0;
     Sink->Table = Table;
 
-    Status = TraceHashInitialize(Import->Rtl, &Sink->Comms);
+    Sink->ArgsCacheBytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_ARGS_CACHE_ENTRY) *
+                                            TRACE_ARGS_CACHE_ENTRIES,
+                                            RTL_PAGE_SIZE);
+    Status = Import->Rtl->AllocatePages(Import->Rtl, Sink->ArgsCacheBytes,
+                                        (PVOID *)&Sink->ArgsCache);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashInitialize(Import->Rtl, &Sink->Comms);
+    }
     if (!RTL_SUCCESS(Status)) {
+        Sink->ArgsCache = NULL;
         return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
                            Import->Path, RtlStatusText(Status));
     }
@@ -238,6 +247,11 @@ TraceEventSinkRelease(
     )
 {
     TraceHashDestroy(&Sink->Comms);
+    if (Sink->ArgsCache != NULL) {
+        Sink->Import->Rtl->Unmap(Sink->Import->Rtl, Sink->ArgsCache,
+                                 Sink->ArgsCacheBytes);
+        Sink->ArgsCache = NULL;
+    }
 }
 
 static
@@ -272,6 +286,7 @@ Routine Description:
         return Status;
     }
 
+    Sink->CachedPid = 0;
     Status = TraceHashInsert(&Sink->Comms, Key, Id);
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(&Sink->Import->Error, Status, 0, ~0ULL,
@@ -337,10 +352,14 @@ CommOf(
     if (Pid == 0) {
         return Sink->IdleCommId;
     }
-    if (TraceHashFind(&Sink->Comms, (ULONGLONG)Pid + 1, &Cursor, &Value)) {
-        return (ULONG)Value;
+    if (Sink->CachedPid == Pid + 1) {
+        return Sink->CachedCommId;
     }
-    return Sink->UnknownCommId;
+    Value = Sink->UnknownCommId;
+    TraceHashFind(&Sink->Comms, (ULONGLONG)Pid + 1, &Cursor, &Value);
+    Sink->CachedPid = Pid + 1;
+    Sink->CachedCommId = (ULONG)Value;
+    return (ULONG)Value;
 }
 
 static
@@ -642,7 +661,7 @@ Routine Description:
     if (TraceEventFindSymbol(Sink->Table, Value, &Symbol, &Length, &Start)) {
         TraceTextAppend(Text, Symbol, Length);
         AppendText(Text, "/0x");
-        AppendNumber(Text, "%llx", Start - Value);
+        TraceTextAppendHex(Text, Start - Value);
     } else {
         AppendText(Text, "0x");
         AppendNumber(Text, "%08llx", Value);
@@ -691,8 +710,8 @@ PrintKvmEntry(
     PrintNumField(Format, " vcpu %u", "vcpu_id", Data, Size, Text, TRUE);
     if (IsNumberField(Format->Special[KN_RIP])) {
         AppendText(Text, " rip 0x");
-        AppendNumber(Text, "%llx",
-                     FieldValue(Format->Special[KN_RIP], Data, Size));
+        TraceTextAppendHex(Text,
+                           FieldValue(Format->Special[KN_RIP], Data, Size));
     }
 }
 
@@ -709,12 +728,14 @@ PrintKvmExit(
 
     PrintExitReason(Special[KE_REASON], Special[KE_ISA], Data, Size, Text);
     AppendText(Text, " rip 0x");
-    AppendNumber(Text, "%llx", FieldValue(Special[KE_RIP], Data, Size));
+    TraceTextAppendHex(Text, FieldValue(Special[KE_RIP], Data, Size));
     if (IsNumberField(Special[KE_INFO1]) && IsNumberField(Special[KE_INFO2])) {
         AppendText(Text, " info ");
-        AppendNumber(Text, "%llx", FieldValue(Special[KE_INFO1], Data, Size));
+        TraceTextAppendHex(Text,
+                           FieldValue(Special[KE_INFO1], Data, Size));
         AppendText(Text, " ");
-        AppendNumber(Text, "%llx", FieldValue(Special[KE_INFO2], Data, Size));
+        TraceTextAppendHex(Text,
+                           FieldValue(Special[KE_INFO2], Data, Size));
     }
 }
 
@@ -732,9 +753,9 @@ PrintKvmEmulateInsn(
     ULONGLONG Length = FieldValue(Special[EI_LEN], Data, Size);
     ULONG Index;
 
-    AppendNumber(Text, "%llx", FieldValue(Special[EI_CSBASE], Data, Size));
+    TraceTextAppendHex(Text, FieldValue(Special[EI_CSBASE], Data, Size));
     AppendText(Text, ":");
-    AppendNumber(Text, "%llx", FieldValue(Special[EI_RIP], Data, Size));
+    TraceTextAppendHex(Text, FieldValue(Special[EI_RIP], Data, Size));
     AppendText(Text, ": ");
 
     //
@@ -773,7 +794,8 @@ PrintNestedVmexit(
 {
     if (WithRip) {
         AppendText(Text, " rip ");
-        AppendNumber(Text, "%llx", FieldValue(Format->Special[0], Data, Size));
+        TraceTextAppendHex(Text,
+                           FieldValue(Format->Special[0], Data, Size));
     }
     PrintExitReason(Format->Special[1], Format->Special[2], Data, Size, Text);
     PrintNumField(Format, " info1 %llx", "exit_info1", Data, Size, Text,
@@ -823,16 +845,17 @@ PrintSchedWakeup(
         Status = RegisterComm(Sink, (LONG)Pid, Comm, Length);
         TraceTextAppendChar(Text, ':');
     }
-    AppendNumber(Text, "%lld", Pid);
+    TraceTextAppendDecimal(Text, Pid, TRUE);
     if (IsNumberField(Special[SW_PRIO])) {
         AppendText(Text, " [");
-        AppendNumber(Text, "%lld", FieldValue(Special[SW_PRIO], Data, Size));
+        TraceTextAppendDecimal(Text, FieldValue(Special[SW_PRIO], Data, Size),
+                               TRUE);
         AppendText(Text, "]");
     }
     if (IsNumberField(Special[SW_SUCCESS])) {
         AppendText(Text, " success=");
-        AppendNumber(Text, "%lld", FieldValue(Special[SW_SUCCESS], Data,
-                                              Size));
+        TraceTextAppendDecimal(Text, FieldValue(Special[SW_SUCCESS], Data,
+                                                Size), TRUE);
     }
     if (IsNumberField(Special[SW_TARGET_CPU])) {
         AppendText(Text, " CPU:");
@@ -1032,6 +1055,40 @@ ImportKvmExit(
     return TraceImportKvmExit(Import, Event, &Record);
 }
 
+static inline
+ULONGLONG
+RecordHash(
+    const BYTE *Data,
+    ULONG Size
+    )
+/*++
+
+Routine Description:
+
+    A quick hash of a short record (a multiple of 4 bytes), for the text
+    cache; entries are confirmed by comparing the bytes.
+
+--*/
+{
+    ULONGLONG Hash = Size * 0x9e3779b97f4a7c15ULL;
+    ULONG Offset;
+
+    for (Offset = 0; Offset + 8 <= Size; Offset += 8) {
+        ULONGLONG Word;
+
+        __builtin_memcpy(&Word, Data + Offset, 8);
+        Hash = (Hash ^ Word) * 0xff51afd7ed558ccdULL;
+        Hash ^= Hash >> 29;
+    }
+    if (Offset < Size) {
+        ULONG Word;
+
+        __builtin_memcpy(&Word, Data + Offset, 4);
+        Hash = (Hash ^ Word) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    return Hash ^ (Hash >> 32);
+}
+
 static
 RTL_STATUS
 ImportGeneric(
@@ -1043,11 +1100,30 @@ ImportGeneric(
     )
 {
     PTRACE_IMPORT Import = Sink->Import;
+    PTRACE_ARGS_CACHE_ENTRY Cached = NULL;
     TRACE_TEXT Text;
     PCSZ Start;
     PCSZ End;
     ULONG ArgsId;
     RTL_STATUS Status = RTL_STATUS_OK;
+
+    //
+    // The text depends only on the record's bytes (and the kallsyms and
+    // printk tables, which do not change); a wakeup also teaches a comm,
+    // so it is always printed.
+    //
+
+    if (Size <= TRACE_ARGS_CACHE_BYTES && Sink->ArgsCache != NULL &&
+        Format->Kind != TraceEventKindSchedWakeup) {
+        ULONGLONG Hash = RecordHash(Data, Size);
+
+        Cached = &Sink->ArgsCache[Hash & (TRACE_ARGS_CACHE_ENTRIES - 1)];
+        if (Cached->Size == Size &&
+            Import->Rtl->CompareMemory(Cached->Record, Data, Size) == 0) {
+            return TraceImportGenericEvent(Import, Event, Format->NameId,
+                                           Cached->ArgsId);
+        }
+    }
 
     Text.Buffer = Sink->Scratch;
     Text.Length = 0;
@@ -1102,6 +1178,12 @@ ImportGeneric(
     Status = TraceImportIntern(Import, Start, (ULONG)(End - Start), &ArgsId);
     if (!RTL_SUCCESS(Status)) {
         return Status;
+    }
+
+    if (Cached != NULL && Size != 0) {
+        Cached->Size = Size;
+        Cached->ArgsId = ArgsId;
+        Import->Rtl->CopyMemory(Cached->Record, Data, Size);
     }
 
     return TraceImportGenericEvent(Import, Event, Format->NameId, ArgsId);

@@ -92,6 +92,22 @@ typedef struct _PRINT_ARG {
     struct _PRINT_ARG *C;
 } PRINT_ARG, *PPRINT_ARG;
 
+//
+// One printf conversion.
+//
+
+typedef struct _PRINT_SPEC {
+    BOOL Left;
+    BOOL Plus;
+    BOOL Space;
+    BOOL Alternate;
+    BOOL Zero;
+    LONG Width;             // -1 for none
+    LONG Precision;         // -1 for none
+    ULONG Bits;             // 8, 16, 32 or 64 from h, hh, l, ll
+    CHAR Conversion;
+} PRINT_SPEC, *PPRINT_SPEC;
+
 typedef enum _PRINT_ITEM_KIND {
     ItemLiteral = 1,
     ItemNumber,
@@ -112,6 +128,7 @@ typedef struct _PRINT_ITEM {
     ULONG Padding2;
     PPRINT_ARG Arg;
     PPRINT_ARG StarArg;
+    PRINT_SPEC Parsed;      // Spec, parsed once (unless it has a '*')
 } PRINT_ITEM, *PPRINT_ITEM;
 
 struct _TRACE_PRINT {
@@ -219,21 +236,6 @@ AppendDecimal(
     }
 }
 
-//
-// One printf conversion.
-//
-
-typedef struct _PRINT_SPEC {
-    BOOL Left;
-    BOOL Plus;
-    BOOL Space;
-    BOOL Alternate;
-    BOOL Zero;
-    LONG Width;             // -1 for none
-    LONG Precision;         // -1 for none
-    ULONG Bits;             // 8, 16, 32 or 64 from h, hh, l, ll
-    CHAR Conversion;
-} PRINT_SPEC, *PPRINT_SPEC;
 
 static
 VOID
@@ -351,24 +353,16 @@ ParseSpec(
 
 static
 VOID
-FormatString(
+FormatStringWithSpec(
     PTRACE_TEXT Text,
-    PCSZ Spec,
-    ULONG SpecLength,
-    LONG Star,
+    PPRINT_SPEC Spec,
     PCSZ String,
     ULONG Length
     )
 {
-    PRINT_SPEC Parsed;
+    PRINT_SPEC Parsed = *Spec;
     LONG Pad;
 
-    if (SpecLength == 2) {
-        TraceTextAppend(Text, String, Length);
-        return;
-    }
-
-    ParseSpec(Spec, SpecLength, Star, &Parsed);
     if (Parsed.Precision >= 0 && (ULONG)Parsed.Precision < Length) {
         Length = (ULONG)Parsed.Precision;
     }
@@ -382,13 +376,11 @@ FormatString(
     }
 }
 
+static
 VOID
-TraceTextFormatNumber(
+FormatNumberWithSpec(
     PTRACE_TEXT Text,
-    PCSZ Conversion,
-    ULONG ConversionLength,
-    LONG StarWidth,
-    LONG StarPrecision,
+    PPRINT_SPEC Parsed,
     ULONGLONG Value
     )
 /*++
@@ -396,12 +388,11 @@ TraceTextFormatNumber(
 Routine Description:
 
     Formats Value as the C library's printf would with the conversion
-    given (Value is first cast to the conversion's length).  A '*' in the
-    conversion takes StarWidth (or StarPrecision after the '.').
+    Parsed (Value is first cast to the conversion's length).
 
 --*/
 {
-    PRINT_SPEC Spec;
+    PRINT_SPEC Spec = *Parsed;
     CHAR Digits[72];
     ULONG Count = 0;
     PCSZ Prefix = "";
@@ -412,9 +403,6 @@ Routine Description:
     LONG ZeroCount = 0;
     LONG Total;
     ULONGLONG Mask;
-
-    ParseSpec(Conversion, ConversionLength,
-              StarWidth != -1 ? StarWidth : StarPrecision, &Spec);
 
     Mask = Spec.Bits == 64 ? ~0ULL : ((1ULL << Spec.Bits) - 1);
     Value &= Mask;
@@ -520,6 +508,46 @@ Routine Description:
     if (Spec.Left && Spec.Width > Total) {
         AppendRepeat(Text, ' ', Spec.Width - Total);
     }
+}
+
+VOID
+TraceTextFormatNumber(
+    PTRACE_TEXT Text,
+    PCSZ Conversion,
+    ULONG ConversionLength,
+    LONG StarWidth,
+    LONG StarPrecision,
+    ULONGLONG Value
+    )
+{
+    PRINT_SPEC Spec;
+
+    ParseSpec(Conversion, ConversionLength,
+              StarWidth != -1 ? StarWidth : StarPrecision, &Spec);
+    FormatNumberWithSpec(Text, &Spec, Value);
+}
+
+VOID
+TraceTextAppendHex(
+    PTRACE_TEXT Text,
+    ULONGLONG Value
+    )
+{
+    AppendHex(Text, Value, FALSE);
+}
+
+VOID
+TraceTextAppendDecimal(
+    PTRACE_TEXT Text,
+    ULONGLONG Value,
+    BOOL Signed
+    )
+{
+    if (Signed && (LONGLONG)Value < 0) {
+        TraceTextAppendChar(Text, '-');
+        Value = 0 - Value;
+    }
+    AppendDecimal(Text, Value);
 }
 
 //
@@ -2104,6 +2132,7 @@ Routine Description:
                 Item->HasStar = (StarArg != NULL);
                 Item->StarArg = StarArg;
                 Item->Arg = Args[NextArg++];
+                ParseSpec(Item->Spec, Item->SpecLength, 0, &Item->Parsed);
                 Cursor++;
                 break;
             }
@@ -2476,7 +2505,18 @@ PrintPiece(
     ULONG Length
     )
 {
-    FormatString(Text, Item->Spec, Item->SpecLength, Star, String, Length);
+    PRINT_SPEC Spec;
+
+    if (Item->SpecLength == 2) {
+        TraceTextAppend(Text, String, Length);
+        return;
+    }
+    if (Item->HasStar) {
+        ParseSpec(Item->Spec, Item->SpecLength, Star, &Spec);
+        FormatStringWithSpec(Text, &Spec, String, Length);
+        return;
+    }
+    FormatStringWithSpec(Text, &Item->Parsed, String, Length);
 }
 
 static
@@ -2904,9 +2944,14 @@ RenderItems(
             break;
 
         case ItemNumber:
-            TraceTextFormatNumber(Text, Item->Spec, Item->SpecLength, Star,
-                                  Star, Evaluate(Item->Arg, Table, Data,
-                                                 Size));
+            if (Item->HasStar) {
+                TraceTextFormatNumber(Text, Item->Spec, Item->SpecLength,
+                                      Star, Star,
+                                      Evaluate(Item->Arg, Table, Data, Size));
+            } else {
+                FormatNumberWithSpec(Text, &Item->Parsed,
+                                     Evaluate(Item->Arg, Table, Data, Size));
+            }
             break;
 
         case ItemString:
