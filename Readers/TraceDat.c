@@ -91,6 +91,11 @@ typedef struct _TRACE_DAT_CPU {
     BOOL Done;
 } TRACE_DAT_CPU, *PTRACE_DAT_CPU;
 
+//
+// A CPU whose data the file ends inside is read up to there; the others
+// go on, and the import fails at the end with the first such error.
+//
+
 typedef struct _TRACE_DAT {
     PTRACE_IMPORT Import;
     PRTL Rtl;
@@ -133,6 +138,8 @@ typedef struct _TRACE_DAT {
 
     ULONG CpuCount;
     ULONG HeapCount;
+    RTL_STATUS TruncatedStatus;     // the first CPU cut off by the file end
+    RTL_ERROR TruncatedError;
     PTRACE_DAT_CPU Cpus;
     PULONG Heap;
     SIZE_T LowestPosition;
@@ -1433,6 +1440,43 @@ ParseVersion7(
 
 static
 RTL_STATUS
+CpuTruncated(
+    PTRACE_DAT Dat,
+    PTRACE_DAT_CPU Cpu,
+    ULONGLONG Offset,
+    PCSZ Format,
+    ...
+    )
+/*++
+
+Routine Description:
+
+    Records that the file ends inside the CPU's data (the first time) and
+    ends the CPU.  Returns success: the other CPUs are read on.
+
+--*/
+{
+    va_list Arguments;
+
+    if (Dat->TruncatedStatus == RTL_STATUS_OK) {
+        RTL_ERROR Saved = Dat->Import->Error;
+
+        va_start(Arguments, Format);
+        Dat->TruncatedStatus = DatErrorV(Dat, RTL_STATUS_BAD_FORMAT, Offset,
+                                         Format, Arguments);
+        va_end(Arguments);
+        Dat->TruncatedError = Dat->Import->Error;
+        Dat->Import->Error = Saved;
+    }
+
+    Cpu->ChunksLeft = 0;
+    Cpu->NextPage = Cpu->Offset + Cpu->Size;
+    Cpu->BufferNextPage = Cpu->BufferLength;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
 LoadChunk(
     PTRACE_DAT Dat,
     PTRACE_DAT_CPU Cpu
@@ -1452,20 +1496,19 @@ Routine Description:
     RTL_STATUS Status;
 
     if (Offset > Cpu->DataEnd || Cpu->DataEnd - Offset < 8) {
-        return DatError(Dat, RTL_STATUS_BAD_FORMAT,
-                        Offset < Dat->Length ? Offset : Dat->Length,
-                        "truncated: CPU %u's chunk %u header is past the end "
-                        "of its data", Cpu->Cpu, Cpu->ChunksLeft);
+        return CpuTruncated(Dat, Cpu, Offset < Dat->Length ? Offset :
+                            Dat->Length, "truncated: CPU %u's next chunk "
+                            "header is past the end of its data", Cpu->Cpu);
     }
 
     Compressed = TraceEventReadNumber(Dat->Buffer + Offset, 4);
     Uncompressed = TraceEventReadNumber(Dat->Buffer + Offset + 4, 4);
 
     if (Compressed > Cpu->DataEnd - Offset - 8) {
-        return DatError(Dat, RTL_STATUS_BAD_FORMAT, Offset,
-                        "truncated: CPU %u's chunk of %llu compressed bytes "
-                        "runs past the end of its data (file of %llu bytes)",
-                        Cpu->Cpu, Compressed, (ULONGLONG)Dat->Length);
+        return CpuTruncated(Dat, Cpu, Offset, "truncated: CPU %u's chunk of "
+                            "%llu compressed bytes runs past the end of its "
+                            "data (file of %llu bytes)", Cpu->Cpu,
+                            Compressed, (ULONGLONG)Dat->Length);
     }
     if (Uncompressed == 0 || Uncompressed > MAX_CHUNK_BYTES) {
         return DatError(Dat, RTL_STATUS_BAD_FORMAT, Offset + 4,
@@ -1559,6 +1602,10 @@ Routine Description:
             if (!RTL_SUCCESS(Status)) {
                 return Status;
             }
+            if (Cpu->ChunksLeft == 0 &&
+                Cpu->BufferNextPage >= Cpu->BufferLength) {
+                return RTL_STATUS_OK;
+            }
         }
         Page = Cpu->Buffer + Cpu->BufferNextPage;
         Length = Cpu->BufferLength - Cpu->BufferNextPage;
@@ -1572,10 +1619,10 @@ Routine Description:
             return RTL_STATUS_OK;
         }
         if (Cpu->NextPage >= Cpu->DataEnd) {
-            return DatError(Dat, RTL_STATUS_BAD_FORMAT, Cpu->DataEnd,
-                            "truncated: the file ends inside CPU %u's data "
-                            "(which runs to offset %llu)", Cpu->Cpu,
-                            Cpu->Offset + Cpu->Size);
+            return CpuTruncated(Dat, Cpu, Cpu->DataEnd, "truncated: the file "
+                                "ends inside CPU %u's data (which runs to "
+                                "offset %llu)", Cpu->Cpu,
+                                Cpu->Offset + Cpu->Size);
         }
         Page = Dat->Buffer + Cpu->NextPage;
         Length = (SIZE_T)(Cpu->Offset + Cpu->Size - Cpu->NextPage);
@@ -1583,10 +1630,9 @@ Routine Description:
             Length = Dat->CpuPageSize;
         }
         if (Cpu->NextPage + Length > Cpu->DataEnd) {
-            return DatError(Dat, RTL_STATUS_BAD_FORMAT, Cpu->DataEnd,
-                            "truncated: the file ends inside a page of CPU "
-                            "%u's data (page at offset %llu)", Cpu->Cpu,
-                            Cpu->NextPage);
+            return CpuTruncated(Dat, Cpu, Cpu->DataEnd, "truncated: the file "
+                                "ends inside a page of CPU %u's data (page "
+                                "at offset %llu)", Cpu->Cpu, Cpu->NextPage);
         }
         Cpu->PageOffset = Cpu->NextPage;
         Cpu->NextPage += Length;
@@ -1693,10 +1739,11 @@ OpenCpu(
         return RTL_STATUS_OK;
     }
 
-    if (Cpu->Offset > Dat->Length) {
-        return DatError(Dat, RTL_STATUS_BAD_FORMAT, Dat->Length,
-                        "truncated: CPU %u's data at offset %llu is past the "
-                        "end of the file", Cpu->Cpu, Cpu->Offset);
+    if (Cpu->Offset >= Dat->Length) {
+        Cpu->Done = TRUE;
+        return CpuTruncated(Dat, Cpu, Dat->Length, "truncated: CPU %u's data "
+                            "at offset %llu is past the end of the file",
+                            Cpu->Cpu, Cpu->Offset);
     }
 
     if (Dat->CpuDataCompressed) {
@@ -1711,9 +1758,10 @@ OpenCpu(
             Cpu->DataEnd = Dat->Length;
         }
         if (Cpu->DataEnd - Cpu->Offset < 4) {
-            return DatError(Dat, RTL_STATUS_BAD_FORMAT, Dat->Length,
-                            "truncated: CPU %u's chunk count is past the end "
-                            "of the file", Cpu->Cpu);
+            Cpu->Done = TRUE;
+            return CpuTruncated(Dat, Cpu, Dat->Length, "truncated: CPU %u's "
+                                "chunk count is past the end of the file",
+                                Cpu->Cpu);
         }
         Count = TraceEventReadNumber(Dat->Buffer + Cpu->Offset, 4);
         if (Count > (Cpu->DataEnd - Cpu->Offset) / 8) {
@@ -1904,6 +1952,11 @@ MergeCpus(
                 SiftDown(Dat, 0);
             }
         }
+    }
+
+    if (Dat->TruncatedStatus != RTL_STATUS_OK) {
+        Import->Error = Dat->TruncatedError;
+        return Dat->TruncatedStatus;
     }
 
     return RTL_STATUS_OK;

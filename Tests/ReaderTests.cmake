@@ -52,7 +52,7 @@ endforeach()
 
 add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c)
 target_include_directories(TestReaderGuard PRIVATE ${CMAKE_SOURCE_DIR})
-target_link_libraries(TestReaderGuard PRIVATE TracerReaders)
+target_link_libraries(TestReaderGuard PRIVATE TracerReaders ${ZSTD_LIBRARY})
 #
 # reader_guard_test(NAME FORMAT SAMPLE [MAX_PREFIX [FLIPS]]): every prefix up
 # to MAX_PREFIX bytes and FLIPS randomly damaged copies of SAMPLE, decoded

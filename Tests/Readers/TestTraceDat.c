@@ -1,0 +1,199 @@
+/*
+** Unit tests of the trace.dat reader's parts that trace-cmd report cannot
+** check directly.
+**
+**   TestTraceDat nozstd FILE SESSION   a zstd trace.dat imported with no
+**                                      decompressor (as the -nostdlib core
+**                                      is) fails with a clear error
+**   TestTraceDat printf                TraceTextFormatNumber against the
+**                                      C library's snprintf
+**   TestTraceDat ringpage              hand-built ring-buffer pages: time
+**                                      extends, absolute time stamps,
+**                                      padding, long records, a stored
+**                                      lost-events count, bad commits
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Readers/TraceEvent.h"
+
+static RTL Rtl;
+static int nFail = 0;
+
+#define CHECK(x) do{ if(!(x)){ printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #x); nFail++; } }while(0)
+
+static int testNoZstd(const char *zPath, const char *zSession){
+  PTRACE_SESSION pSession = calloc(1, sizeof(*pSession));
+  TRACE_IMPORT imp;
+  RTL_ERROR err;
+  RTL_STATUS rc;
+  char zWant[600];
+
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(&Rtl, zSession, pSession, &err)) ){
+    printf("%s\n", err.Message);
+    return 1;
+  }
+  memset(&imp, 0, sizeof(imp));
+  imp.Rtl = &Rtl;
+  imp.Session = pSession;
+  imp.Path = zPath;
+  imp.FormatName = "trace-dat";
+  imp.Zstd = 0;
+  rc = TraceImportMapInput(&imp);
+  CHECK( RTL_SUCCESS(rc) );
+  CHECK( TraceDatDetect(&imp) );
+  rc = TraceImportBegin(&imp);
+  if( RTL_SUCCESS(rc) ) rc = TraceDatImport(&imp);
+  rc = TraceImportEnd(&imp);
+  TraceImportUnmapInput(&imp);
+  printf("%s\n", imp.Error.Message);
+  CHECK( rc==RTL_STATUS_BAD_VERSION );
+  snprintf(zWant, sizeof(zWant), "%s: offset ", zPath);
+  CHECK( strncmp(imp.Error.Message, zWant, strlen(zWant))==0 );
+  CHECK( strstr(imp.Error.Message, "compressed with zstd")!=0 );
+  CHECK( strstr(imp.Error.Message, "no zstd decompressor")!=0 );
+  CHECK( imp.Events==0 );
+  TraceSessionClose(pSession);
+  free(pSession);
+  return nFail!=0;
+}
+
+static int testPrintf(void){
+  static const char *azSpec[] = {
+    "%d", "%u", "%x", "%X", "%o", "%c", "%5d", "%-5d|", "%05d", "%+d", "% d",
+    "%.3d", "%8.3d", "%#x", "%#o", "%#X", "%08x", "%-8x|", "%ld", "%lu",
+    "%lx", "%lld", "%llu", "%llx", "%016llx", "%hd", "%hu", "%hx", "%hhd",
+    "%hhu", "%hhx", "%zu", "%zd", "%3c", "%-3c|", "%.0d", "%#.0x", "%i",
+    "%03llu", "%+5ld",
+  };
+  static const unsigned long long aVal[] = {
+    0, 1, 7, 42, 255, 256, 65535, 65536, 0x7fffffff, 0x80000000ULL,
+    0xffffffffULL, 0x100000000ULL, 0x8000000000000000ULL, ~0ULL,
+    (unsigned long long)-42LL, (unsigned long long)-1234567LL, 0x41,
+  };
+  unsigned i, j, n = 0;
+  for(i=0; i<sizeof(azSpec)/sizeof(azSpec[0]); i++){
+    const char *z = azSpec[i];
+    size_t nConv = strcspn(z + 1, "diouxXc") + 2;
+    for(j=0; j<sizeof(aVal)/sizeof(aVal[0]); j++){
+      unsigned long long v = aVal[j];
+      char zWant[128], zGot[128];
+      int nLen = 0;
+      TRACE_TEXT t;
+      const char *zL = z + 1;
+      while( strchr("-+ #0123456789.", *zL) ) zL++;
+      if( zL[0]=='h' && zL[1]=='h' ) nLen = -2;
+      else if( zL[0]=='h' ) nLen = -1;
+      else if( zL[0]=='l' && zL[1]=='l' ) nLen = 2;
+      else if( zL[0]=='l' || zL[0]=='z' ) nLen = 1;
+      /* The C library, given the value cast as libtraceevent casts it. */
+      switch( nLen ){
+        case -2: snprintf(zWant, sizeof(zWant), z, (int)(signed char)v); break;
+        case -1: snprintf(zWant, sizeof(zWant), z, (int)(short)v); break;
+        case 0:  snprintf(zWant, sizeof(zWant), z, (int)v); break;
+        case 1:  snprintf(zWant, sizeof(zWant), z, (long)v); break;
+        default: snprintf(zWant, sizeof(zWant), z, (long long)v); break;
+      }
+      t.Buffer = zGot; t.Length = 0; t.Capacity = sizeof(zGot) - 1;
+      TraceTextFormatNumber(&t, z, (ULONG)nConv, -1, -1, v);
+      TraceTextAppend(&t, z + nConv, strlen(z + nConv));
+      zGot[t.Length] = 0;
+      if( strcmp(zWant, zGot)!=0 ){
+        printf("FAIL: \"%s\" of %llu: snprintf \"%s\", ours \"%s\"\n", z, v, zWant, zGot);
+        nFail++;
+      }
+      n++;
+    }
+  }
+  printf("%u conversions compared with snprintf\n", n);
+  return nFail!=0;
+}
+
+/* Ring pages, laid out as header_page describes them on x86-64. */
+static const char zHeaderPage[] =
+  "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static unsigned char aPage[4096];
+static unsigned nUsed;
+
+static void put32(unsigned v){ memcpy(aPage + 16 + nUsed, &v, 4); nUsed += 4; }
+static void rec(unsigned delta, unsigned nWords){
+  unsigned k;
+  put32((delta << 5) | nWords);
+  for(k=0; k<nWords; k++) put32(0xabc00000u + k);
+}
+static void commit(unsigned long long flags){
+  unsigned long long c = nUsed | flags;
+  memcpy(aPage + 8, &c, 8);
+}
+
+static int testRingPage(void){
+  TRACE_PAGE_LAYOUT layout;
+  TRACE_RING_PAGE page;
+  TRACE_RING_EVENT ev;
+  PCSZ zReason = 0;
+  BOOL found;
+  unsigned long long ts = 1000000, lost = 17;
+  CHECK( RTL_SUCCESS(TraceEventParseHeaderPage(zHeaderPage, sizeof(zHeaderPage) - 1,
+                                               &layout, &zReason)) );
+  CHECK( layout.CommitSize==8 && layout.DataOffset==16 );
+  CHECK( RTL_SUCCESS(TraceEventParseHeaderEvent(
+    "# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+    "\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+    "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n", 200, &zReason)) );
+  CHECK( TraceEventParseHeaderEvent("\ttype : 2 bits\n", 16, &zReason)==RTL_STATUS_BAD_VERSION );
+
+  memset(aPage, 0, sizeof(aPage)); nUsed = 0;
+  memcpy(aPage, &ts, 8);
+  rec(5, 2);                                   /* 1000005, 8 bytes */
+  put32((3 << 5) | 30); put32(2);              /* extend: + (2 << 27) + 3 */
+  rec(0, 1);                                   /* 1000008 + 2^28 */
+  put32((1 << 5) | 29); put32(12); put32(0); put32(0);  /* padding: +1 */
+  put32((0x123 << 5) | 31); put32(7);          /* absolute: (7 << 27) | 0x123 */
+  rec(10, 3);
+  put32(2 << 5); put32(124 + 4);               /* a 124-byte record, type_len 0 */
+  { unsigned k; for(k=0; k<31; k++) put32(k); }
+  commit((1ULL << 31) | (1ULL << 30));
+  memcpy(aPage + 16 + nUsed, &lost, 8);
+
+  CHECK( RTL_SUCCESS(TraceRingPageBegin(&page, &layout, aPage, 4096, &zReason)) );
+  CHECK( page.LostEvents==17 );
+  CHECK( RTL_SUCCESS(TraceRingPageNext(&page, &ev, &found, &zReason)) && found );
+  CHECK( ev.Timestamp==1000005 && ev.Size==8 );
+  CHECK( RTL_SUCCESS(TraceRingPageNext(&page, &ev, &found, &zReason)) && found );
+  CHECK( ev.Timestamp==1000005 + (2ULL << 27) + 3 && ev.Size==4 );
+  CHECK( RTL_SUCCESS(TraceRingPageNext(&page, &ev, &found, &zReason)) && found );
+  CHECK( ev.Timestamp==((7ULL << 27) | 0x123) + 10 && ev.Size==12 );
+  CHECK( RTL_SUCCESS(TraceRingPageNext(&page, &ev, &found, &zReason)) && found );
+  CHECK( ev.Timestamp==((7ULL << 27) | 0x123) + 12 && ev.Size==124 );
+  CHECK( RTL_SUCCESS(TraceRingPageNext(&page, &ev, &found, &zReason)) && !found );
+
+  /* Missed events without a stored count. */
+  commit(1ULL << 31);
+  CHECK( RTL_SUCCESS(TraceRingPageBegin(&page, &layout, aPage, 4096, &zReason)) );
+  CHECK( page.LostEvents==-1 );
+
+  /* A commit larger than the page, and a record running past the commit. */
+  { unsigned long long c = 5000; memcpy(aPage + 8, &c, 8); }
+  CHECK( TraceRingPageBegin(&page, &layout, aPage, 4096, &zReason)==RTL_STATUS_CORRUPT );
+  memset(aPage + 16, 0, 64); nUsed = 0;
+  rec(1, 20);
+  nUsed = 40; commit(0);
+  CHECK( RTL_SUCCESS(TraceRingPageBegin(&page, &layout, aPage, 4096, &zReason)) );
+  CHECK( TraceRingPageNext(&page, &ev, &found, &zReason)==RTL_STATUS_CORRUPT );
+  printf("ring page checks done\n");
+  return nFail!=0;
+}
+
+int main(int argc, char **argv){
+  InitializeRtl(&Rtl);
+  if( argc>=4 && strcmp(argv[1], "nozstd")==0 ) return testNoZstd(argv[2], argv[3]);
+  if( argc>=2 && strcmp(argv[1], "printf")==0 ) return testPrintf();
+  if( argc>=2 && strcmp(argv[1], "ringpage")==0 ) return testRingPage();
+  fprintf(stderr, "usage: %s nozstd FILE SESSION | printf | ringpage\n", argv[0]);
+  return 2;
+}
