@@ -238,6 +238,37 @@ typedef struct _FIELD_LINE {
 } FIELD_LINE, *PFIELD_LINE;
 
 static
+PCSZ
+FindKey(
+    PCSZ Cursor,
+    PCSZ End,
+    PCSZ Key,
+    ULONG KeyLength
+    )
+/*++
+
+Routine Description:
+
+    The position after "KEY" in ";\tKEY" at Cursor (the usual layout of
+    a field line), else wherever it is after Cursor; NULL if absent.
+
+--*/
+{
+    PCSZ Found;
+
+    while (Cursor < End && (*Cursor == ';' || *Cursor == ' ' ||
+                            *Cursor == '\t')) {
+        Cursor++;
+    }
+    if ((SIZE_T)(End - Cursor) >= KeyLength &&
+        __builtin_memcmp(Cursor, Key, KeyLength) == 0) {
+        return Cursor + KeyLength;
+    }
+    Found = TextFindString(Cursor, End, Key, KeyLength);
+    return Found != NULL ? Found + KeyLength : NULL;
+}
+
+static
 BOOL
 ParseFieldLine(
     PCSZ Cursor,
@@ -246,8 +277,8 @@ ParseFieldLine(
     )
 {
     PCSZ Semicolon;
-    PCSZ Key;
-    ULONG Value;
+    PCSZ Value;
+    ULONG Number;
     BOOL Negative;
 
     Cursor = SkipBlanks(Cursor, End);
@@ -262,25 +293,25 @@ ParseFieldLine(
     Line->Declaration = SkipBlanks(Cursor, Semicolon);
     Line->DeclarationEnd = TextTrimEnd(Line->Declaration, Semicolon);
 
-    Key = TextFindString(Semicolon, End, "offset:", 7);
-    if (Key == NULL ||
-        ParseDecimal32(Key + 7, End, &Line->Offset, &Negative) == NULL ||
-        Negative) {
+    Value = FindKey(Semicolon, End, "offset:", 7);
+    if (Value == NULL ||
+        (Value = ParseDecimal32(Value, End, &Line->Offset, &Negative)) ==
+            NULL || Negative) {
         return FALSE;
     }
-    Key = TextFindString(Semicolon, End, "size:", 5);
-    if (Key == NULL ||
-        ParseDecimal32(Key + 5, End, &Line->Size, &Negative) == NULL ||
-        Negative) {
+    Value = FindKey(Value, End, "size:", 5);
+    if (Value == NULL ||
+        (Value = ParseDecimal32(Value, End, &Line->Size, &Negative)) ==
+            NULL || Negative) {
         return FALSE;
     }
-    Key = TextFindString(Semicolon, End, "signed:", 7);
     Line->HasSigned = FALSE;
     Line->Signed = FALSE;
-    if (Key != NULL &&
-        ParseDecimal32(Key + 7, End, &Value, &Negative) != NULL) {
+    Value = FindKey(Value, End, "signed:", 7);
+    if (Value != NULL && ParseDecimal32(Value, End, &Number, &Negative) !=
+                         NULL) {
         Line->HasSigned = TRUE;
-        Line->Signed = (Value != 0);
+        Line->Signed = (Number != 0);
     }
 
     return TRUE;
@@ -821,17 +852,30 @@ ParseField(
         }
     }
 
-    if (TextFindChar(Type, TypeEnd, '*') != TypeEnd) {
-        Field->Flags |= TRACE_FIELD_POINTER;
-    }
-    if (SpanContains(Type, TypeEnd, "long")) {
-        Field->Flags |= TRACE_FIELD_LONG;
-    }
-    if ((Field->Flags & TRACE_FIELD_ARRAY) &&
-        (SpanContains(Type, TypeEnd, "char") ||
-         SpanContains(Type, TypeEnd, "u8") ||
-         SpanContains(Type, TypeEnd, "s8"))) {
-        Field->Flags |= TRACE_FIELD_STRING;
+    //
+    // One pass over the type for '*', "long", "char", "u8" and "s8".
+    //
+
+    {
+        PCSZ Cursor;
+        BOOL Char = FALSE;
+
+        for (Cursor = Type; Cursor < TypeEnd; Cursor++) {
+            SIZE_T Left = (SIZE_T)(TypeEnd - Cursor);
+
+            if (*Cursor == '*') {
+                Field->Flags |= TRACE_FIELD_POINTER;
+            } else if (Left >= 4 && __builtin_memcmp(Cursor, "long", 4) == 0) {
+                Field->Flags |= TRACE_FIELD_LONG;
+            } else if ((Left >= 4 && __builtin_memcmp(Cursor, "char", 4) == 0) ||
+                       (Left >= 2 && (Cursor[0] == 'u' || Cursor[0] == 's') &&
+                        Cursor[1] == '8')) {
+                Char = TRUE;
+            }
+        }
+        if ((Field->Flags & TRACE_FIELD_ARRAY) && Char) {
+            Field->Flags |= TRACE_FIELD_STRING;
+        }
     }
     if (NameEnd - Name > 7 && HasPrefix(Name, NameEnd, "common_")) {
         Field->Flags |= TRACE_FIELD_COMMON;

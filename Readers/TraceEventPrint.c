@@ -472,13 +472,29 @@ Routine Description:
         break;
     }
 
+    //
+    // Digits, least significant first (constant divisors: no division
+    // instructions).
+    //
+
     if (!(Spec.Precision == 0 && Magnitude == 0)) {
-        do {
-            ULONG Digit = (ULONG)(Magnitude % Base);
-            Digits[Count++] = (CHAR)(Digit < 10 ? '0' + Digit :
-                                     (Upper ? 'A' : 'a') + Digit - 10);
-            Magnitude /= Base;
-        } while (Magnitude != 0);
+        if (Base == 16) {
+            PCSZ Hex = Upper ? "0123456789ABCDEF" : "0123456789abcdef";
+            do {
+                Digits[Count++] = Hex[Magnitude & 0xf];
+                Magnitude >>= 4;
+            } while (Magnitude != 0);
+        } else if (Base == 8) {
+            do {
+                Digits[Count++] = (CHAR)('0' + (Magnitude & 7));
+                Magnitude >>= 3;
+            } while (Magnitude != 0);
+        } else {
+            do {
+                Digits[Count++] = (CHAR)('0' + Magnitude % 10);
+                Magnitude /= 10;
+            } while (Magnitude != 0);
+        }
     }
 
     if (Spec.Conversion == 'o' && Spec.Alternate &&
