@@ -1428,14 +1428,18 @@ Routine Description:
             continue;
         }
 
+        //
+        // The name runs to the line end or to the tab before "[module]".
+        //
+
         Type = Cursor[1];
         Name = Cursor + 3;
-        NameEnd = Name;
-        while (NameEnd < End && (BYTE)*NameEnd > ' ') {
-            NameEnd++;
+        Cursor = LineEnd(Name, End);
+        NameEnd = TextTrimEnd(Name, TextFindChar(Name, Cursor, '\t'));
+        Cursor++;
+        if (TextFindChar(Name, NameEnd, ' ') != NameEnd) {
+            continue;
         }
-        Cursor = (NameEnd < End && *NameEnd == '\n') ? NameEnd + 1 :
-                 LineEnd(NameEnd, End) + 1;
 
         if (NameEnd == Name || Name[0] == '$' || Type == 'A' ||
             Type == 'a' || Index == Count) {
