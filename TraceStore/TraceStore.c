@@ -432,24 +432,26 @@ DiscardBehind(
 
 Routine Description:
 
-    Drops the mapping of committed records that lie more than
-    TRACE_DISCARD_BEHIND bytes behind the last committed one, in steps of
-    at least TRACE_DISCARD_BEHIND, if the store asks for it.  The records
-    stay in the file and the page cache.
+    Drops the mapping of records that lie more than TRACE_DISCARD_BEHIND
+    bytes behind the last reserved one, in steps of at least
+    TRACE_DISCARD_BEHIND, if the store asks for it.  The records stay in
+    the file and the page cache, so this includes reserved records that
+    are not committed yet (a KVM exit or a span waiting for its end): a
+    later write to one faults its page back in from the page cache.
 
 --*/
 {
-    ULONGLONG Committed = Store->CommittedCount * Store->RecordSize;
+    ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
 
     if (!Store->DiscardBehind ||
-        Committed < Store->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
+        Reserved < Store->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
         return;
     }
 
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
-                              (SIZE_T)(Committed - TRACE_DISCARD_BEHIND -
+                              (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
                                        Store->DiscardedBytes));
-    Store->DiscardedBytes = Committed - TRACE_DISCARD_BEHIND;
+    Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
 }
 
 static
@@ -1077,6 +1079,75 @@ TraceStoreAppend(
     return RTL_STATUS_OK;
 }
 
+static
+VOID
+ScanTimestamps(
+    PTRACE_STORE Store,
+    const BYTE *Field,
+    ULONGLONG Index,
+    ULONGLONG Stop,
+    PBOOL Sorted,
+    PLONGLONG Previous,
+    PLONGLONG Minimum,
+    PLONGLONG Maximum
+    )
+/*++
+
+Routine Description:
+
+    Folds the ts of records [Index, Stop) into the sorted flag and the
+    minimum and maximum.  Sorted means every ts is at least the one before
+    it (the last committed record's, across commits).  Each iteration's
+    compares are independent of the previous iteration's results, so the
+    loads of a just-written batch overlap instead of forming one
+    dependency chain through a running maximum.
+
+--*/
+{
+    ULONG Size = Store->RecordSize;
+    LONGLONG Last = *Previous;
+    LONGLONG Low = *Minimum;
+    LONGLONG High = *Maximum;
+    ULONGLONG Descents = 0;
+    ULONGLONG Start = Index;
+
+    //
+    // Fast path while the store is sorted: one load and one compare per
+    // record; the last ts is then the maximum.
+    //
+
+    if (*Sorted) {
+        for (; Index < Stop; Index++) {
+            LONGLONG Ts;
+            __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
+            Descents |= (ULONGLONG)(Ts < Last);
+            Last = Ts;
+        }
+
+        if (Descents == 0) {
+            *Previous = Last;
+            *Maximum = (Last > High) ? Last : High;
+            return;
+        }
+
+        Index = Start;
+        Last = *Previous;
+        *Sorted = FALSE;
+    }
+
+    for (; Index < Stop; Index++) {
+        LONGLONG Ts;
+        __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
+        Low = (Ts < Low) ? Ts : Low;
+        High = (Ts > High) ? Ts : High;
+        Last = Ts;
+    }
+
+    *Previous = Last;
+    *Minimum = Low;
+    *Maximum = High;
+}
+
 RTL_STATUS
 TraceStoreCommit(
     PTRACE_STORE Store,
@@ -1125,6 +1196,8 @@ Return Value:
         Count = Store->CommittedCount;
     }
 
+    DiscardBehind(Store);
+
     if (Count == Store->Snapshot.RecordCount &&
         Store->Capacity == Store->Snapshot.Capacity &&
         Store->Dropped == Store->Snapshot.Dropped &&
@@ -1135,60 +1208,45 @@ Return Value:
     if (Store->TimestampOffset != TRACE_NO_COLUMN &&
         Count > Store->CommittedCount) {
         const BYTE *Field = Store->Base + Store->TimestampOffset;
-        ULONG Size = Store->RecordSize;
+        ULONGLONG Window = ~0ULL;
+        ULONGLONG Stop;
         LONGLONG Previous;
         LONGLONG Minimum;
         LONGLONG Maximum;
-        ULONGLONG Descents = 0;
-
-        //
-        // Sorted means every ts is at least the one before it (the last
-        // committed record's, across commits).  Each iteration's compares
-        // are independent of the previous iteration's results, so the
-        // loads of a just-written batch overlap instead of forming one
-        // dependency chain through a running maximum.
-        //
+        BOOL Sorted = (Store->SlotFlags & TRACE_SLOT_SORTED) != 0;
 
         Index = Store->CommittedCount;
-        __builtin_memcpy(&Previous, Field + (Index ? Index - 1 : 0) * Size,
+        __builtin_memcpy(&Previous,
+                         Field + (Index ? Index - 1 : 0) * Store->RecordSize,
                          sizeof(Previous));
         Minimum = Index ? Store->FirstTs : Previous;
         Maximum = Index ? Store->LastTs : Previous;
 
         //
-        // Fast path while the store is sorted: one load and one compare
-        // per record; the first and last ts are then the extremes.
+        // A store that unmaps behind its writer is scanned a window at a
+        // time, and each window that lies in the unmapped part is unmapped
+        // again after the scan faulted it in (records held back for a long
+        // time, e.g. spans that stayed open, commit in one large batch).
         //
 
-        if (Store->SlotFlags & TRACE_SLOT_SORTED) {
-            LONGLONG Last = Previous;
-
-            for (; Index < Count; Index++) {
-                LONGLONG Ts;
-                __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
-                Descents |= (ULONGLONG)(Ts < Last);
-                Last = Ts;
-            }
-
-            if (Descents == 0) {
-                Maximum = Last;
-                goto Done;
-            }
-
-            Index = Store->CommittedCount;
+        if (Store->DiscardBehind) {
+            Window = TRACE_DISCARD_BEHIND / Store->RecordSize + 1;
         }
 
-        for (; Index < Count; Index++) {
-            LONGLONG Ts;
-            __builtin_memcpy(&Ts, Field + Index * Size, sizeof(Ts));
-            Descents += (Ts < Previous);
-            Minimum = (Ts < Minimum) ? Ts : Minimum;
-            Maximum = (Ts > Maximum) ? Ts : Maximum;
-            Previous = Ts;
+        for (; Index < Count; Index = Stop) {
+            Stop = (Count - Index > Window) ? Index + Window : Count;
+            ScanTimestamps(Store, Field, Index, Stop, &Sorted, &Previous,
+                           &Minimum, &Maximum);
+            if (Stop * Store->RecordSize <= Store->DiscardedBytes) {
+                Store->Rtl->DiscardMemory(Store->Rtl,
+                                          Store->Base +
+                                          Index * Store->RecordSize,
+                                          (SIZE_T)((Stop - Index) *
+                                                   Store->RecordSize));
+            }
         }
 
-    Done:
-        if (Descents != 0) {
+        if (!Sorted) {
             Store->SlotFlags &= ~TRACE_SLOT_SORTED;
         }
         Store->FirstTs = Minimum;
@@ -1197,7 +1255,6 @@ Return Value:
 
     Store->CommittedCount = Count;
     PublishSlot(Store, Count, Store->Capacity);
-    DiscardBehind(Store);
 
     return RTL_STATUS_OK;
 }

@@ -413,9 +413,9 @@ typedef struct _TRACE_STORE {
 
     //
     // When DiscardBehind is set, each commit drops the process's mapping
-    // of the committed records more than TRACE_DISCARD_BEHIND bytes behind
-    // the newest (Rtl->DiscardMemory), and the file grows in chunks of at
-    // most that size, so a writer's resident set stays bounded however
+    // of the records (reserved or committed) more than TRACE_DISCARD_BEHIND
+    // bytes behind the newest (Rtl->DiscardMemory), and the file grows in
+    // chunks of at most that size, so a writer's resident set stays bounded however
     // large the store grows.  Off by default: a writer that reads old
     // records back often would fault them in again.
     //
