@@ -606,7 +606,7 @@ Routine Description:
         Reader->Texts[Index].Length = ~0u;
     }
 
-    Status = TraceImportIntern(Import, "tsc", 3, &Import->ClockId);
+    Status = TraceImportSetClock(Import, "tsc", 3);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }

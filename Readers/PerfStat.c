@@ -480,7 +480,7 @@ ImportLine(
         if (Import->TscMhz > 0) {
             State->Layout.TimeOffset = (LONGLONG)((DOUBLE)Tsc * 1000.0 /
                                                   Import->TscMhz);
-            return TraceImportIntern(Import, "x86-tsc", 7, &Import->ClockId);
+            return TraceImportSetClock(Import, "x86-tsc", 7);
         }
         return RTL_STATUS_OK;
     }

@@ -2071,9 +2071,8 @@ Return Value:
         }
     }
     if (Dat->Clock[0] != '\0') {
-        Status = TraceImportIntern(Import, Dat->Clock,
-                                   (ULONG)RtlStringLength(Dat->Clock),
-                                   &Import->ClockId);
+        Status = TraceImportSetClock(Import, Dat->Clock,
+                                     (ULONG)RtlStringLength(Dat->Clock));
         if (!RTL_SUCCESS(Status)) {
             goto End;
         }

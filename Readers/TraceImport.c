@@ -564,6 +564,36 @@ TraceImportGenericEvent(
 }
 
 RTL_STATUS
+TraceImportSetClock(
+    PTRACE_IMPORT Import,
+    PCSZ Name,
+    ULONG Length
+    )
+{
+    PTRACE_SESSION Session = Import->Session;
+    CHAR Clock[TRACE_NAME_SIZE];
+    RTL_STATUS Status;
+
+    Status = TraceImportIntern(Import, Name, Length, &Import->ClockId);
+    if (!RTL_SUCCESS(Status) || Length == 0 || Length >= sizeof(Clock) ||
+        !RtlStringEqual(Session->Header.ClockName, "unknown")) {
+        return Status;
+    }
+
+    Import->Rtl->CopyMemory(Clock, Name, Length);
+    Clock[Length] = '\0';
+
+    Status = TraceSessionSetClock(Session, Clock);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0,
+                           "%s: cannot record the clock in the session: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
 TraceImportOpenStore(
     PTRACE_IMPORT Import,
     PCTRACE_STORE_SCHEMA Schema,

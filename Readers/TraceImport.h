@@ -352,6 +352,14 @@ RTL_STATUS TraceImportCounter(PTRACE_IMPORT Import,
                               PCOUNTER_RECORD Record);
 
 //
+// Names the clock the input's timestamps come from: the `source` row's
+// `clock`, and the session's clock if the session did not know it yet.
+//
+
+RTL_STATUS TraceImportSetClock(PTRACE_IMPORT Import, PCSZ Name,
+                               ULONG Length);
+
+//
 // Opens a store of the session on first use (span, counter: stores an
 // input may not have are not created for it).
 //

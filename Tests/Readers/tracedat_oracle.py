@@ -20,6 +20,7 @@ Shares no code with the reader: the report is parsed with regular
 expressions, the stores are read through `tracestore sql --csv`.
 """
 import csv
+import json
 import io
 import os
 import re
@@ -271,6 +272,9 @@ def main():
             expected = [(m.group(1),)] if m else [('?',)]
             actual = [tuple(r) for r in sql(ts, session, "SELECT clock FROM source")]
             compare('trace clock', expected, actual, failures)
+            info = json.loads(subprocess.run([ts, 'info', '--json', session], check=True,
+                                             stdout=subprocess.PIPE).stdout.decode())
+            compare('session clock', expected, [(info.get('clock'),)], failures)
 
         else:
             print('unknown check', check)
