@@ -85,27 +85,33 @@ static const SEED_RULE SeedRules[] = {
 
 #define SEED_RULE_COUNT     ARRAYSIZE(SeedRules)
 #define RULES_TEXT_SIZE     4096
-#define MAX_ARGS_LENGTH     512
 
 //
 // Per-event text is nearly always new (data words differ), so it is not
-// interned (the intern table would grow with the input): a small cache of
-// recent strings catches what repeats, and the rest is appended as is.
-// Exit reasons are interned until MAX_INTERNED_REASONS distinct codes
-// have been seen (real traces have a few dozen), then appended.
+// interned (the intern table would grow with the input).  A rule prints
+// only the values in its Keys, so a small cache keyed by the rule and
+// those values catches what repeats before anything is rendered; the rest
+// is rendered straight into the string store.  Rules with the same ARGS
+// (IO_READ and IO_WRITE, ...) share a key, so their equal texts share a
+// string.  Exit reasons are interned until MAX_INTERNED_REASONS distinct
+// codes have been seen (real traces have a few dozen), then appended.
 //
 
-#define TEXT_CACHE_ENTRIES      1024
-#define TEXT_CACHE_BYTES        104
+#define ARGS_CACHE_ENTRIES      256
 #define REASON_CACHE_ENTRIES    1024
 #define MAX_INTERNED_REASONS    4096
 
-typedef struct _TEXT_CACHE_ENTRY {
-    ULONGLONG Hash;
+typedef struct _ARGS_KEY {
+    ULONGLONG Words[5];     // rule | event, pid | vcpu, data words 1..5
+} ARGS_KEY, *PARGS_KEY;
+
+typedef struct _ARGS_CACHE_ENTRY {
+    ARGS_KEY Key;           // Words[0] ~0 when empty
     ULONG Id;
-    ULONG Length;           // ~0 when empty
-    CHAR Bytes[TEXT_CACHE_BYTES];
-} TEXT_CACHE_ENTRY, *PTEXT_CACHE_ENTRY;
+    ULONG Padding;
+} ARGS_CACHE_ENTRY, *PARGS_CACHE_ENTRY;
+
+C_ASSERT(sizeof(ARGS_CACHE_ENTRY) == 48);
 
 typedef struct _REASON_CACHE_ENTRY {
     ULONG Code;
@@ -136,11 +142,11 @@ typedef struct _KVMTRACE_READER {
     KVMTRACE_RULES Rules;
     TSC_CLOCK Clock;
     ULONG NameIds[SEED_RULE_COUNT];
+    ULONG SameArgs[SEED_RULE_COUNT];    // the first rule with the same ARGS
     ULONG InternedReasons;
     ULONG Padding;
     REASON_CACHE_ENTRY Reasons[REASON_CACHE_ENTRIES];
-    TEXT_CACHE_ENTRY Texts[TEXT_CACHE_ENTRIES];
-    CHAR Args[MAX_ARGS_LENGTH];
+    ARGS_CACHE_ENTRY Args[ARGS_CACHE_ENTRIES];
     CHAR RulesText[RULES_TEXT_SIZE];
 } KVMTRACE_READER, *PKVMTRACE_READER;
 
@@ -353,6 +359,21 @@ TruncatedError(
 
 static
 RTL_STATUS
+StringError(
+    PKVMTRACE_READER Reader,
+    RTL_STATUS Status,
+    ULONG Length
+    )
+{
+    PTRACE_IMPORT Import = Reader->Import;
+
+    return RtlSetError(&Import->Error, Status, 0, ~0ULL,
+                       "%s: cannot store a string of %u bytes: %s",
+                       Import->Path, Length, RtlStatusText(Status));
+}
+
+static
+RTL_STATUS
 AppendText(
     PKVMTRACE_READER Reader,
     PCSZ Text,
@@ -363,37 +384,17 @@ AppendText(
 
 Routine Description:
 
-    The id of per-event text: a recent identical string's, or a new one
-    (not interned).
+    Adds per-event text as a new string (not interned).
 
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
-    PRTL Rtl = Import->Rtl;
-    ULONGLONG Hash = Rtl->Hash64(Text, Length);
-    PTEXT_CACHE_ENTRY Entry;
     RTL_STATUS Status;
 
-    Entry = &Reader->Texts[(Hash ^ (Hash >> 29)) % TEXT_CACHE_ENTRIES];
-    if (Entry->Hash == Hash && Entry->Length == Length &&
-        Rtl->CompareMemory(Entry->Bytes, Text, Length) == 0) {
-        *Id = Entry->Id;
-        return RTL_STATUS_OK;
-    }
-
-    Status = TraceStringAppend(&Import->Session->Strings, Text, Length, Hash,
-                               Id);
+    Status = TraceStringAppend(&Import->Session->Strings, Text, Length,
+                               Import->Rtl->Hash64(Text, Length), Id);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, Status, 0, ~0ULL,
-                           "%s: cannot store a string of %u bytes: %s",
-                           Import->Path, Length, RtlStatusText(Status));
-    }
-
-    if (Length <= TEXT_CACHE_BYTES) {
-        Entry->Hash = Hash;
-        Entry->Id = *Id;
-        Entry->Length = Length;
-        Rtl->CopyMemory(Entry->Bytes, Text, Length);
+        return StringError(Reader, Status, Length);
     }
 
     return RTL_STATUS_OK;
@@ -457,20 +458,109 @@ RenderArgs(
     PKVMTRACE_RECORD Record,
     PULONG ArgsId
     )
+/*++
+
+Routine Description:
+
+    The string id of what rule RuleIndex prints for Record: a recent
+    identical one's (same rule ARGS, same printed values), or new text
+    rendered in place at the end of the string store.
+
+--*/
 {
+    PTRACE_IMPORT Import = Reader->Import;
+    PTRACE_STRING_TABLE Strings = &Import->Session->Strings;
+    PKVMTRACE_RULE Rule = &Reader->Rules.Rules[RuleIndex];
+    ULONG Keys = Rule->Keys;
+    PARGS_CACHE_ENTRY Entry = NULL;
     KVMTRACE_VALUES Values;
     KVMTRACE_TSC_STATE State = { 0 };
+    ARGS_KEY Key;
+    ULONGLONG Slot;
+    ULONG Index;
     ULONG Length;
+    PCHAR Text;
     RTL_STATUS Status;
 
-    KvmtraceSetValues(&Reader->Rules, &State, Record, &Values);
-    Status = KvmtraceRender(&Reader->Rules, RuleIndex, &Values, Reader->Args,
-                            &Length, &Reader->Import->Error);
+    //
+    // The key: the values the rule prints (others as 0).  A rule that
+    // prints a TSC is not cached (a new value nearly every record).
+    //
+
+    if ((Keys & (KVMTRACE_KEY_BIT_TSC | KVMTRACE_KEY_BIT_RELTSC)) == 0) {
+        ULONG Data[KVMTRACE_RULE_DATA];
+
+        //
+        // Masks, not branches: the rule changes from record to record.
+        //
+
+#define KEY_MASK(Bit) (0 - (ULONG)((Keys & (Bit)) != 0))
+
+        for (Index = 0; Index < KVMTRACE_RULE_DATA; Index++) {
+            Data[Index] = Record->Data[Index] &
+                          KEY_MASK(KVMTRACE_KEY_BIT_DATA(Index + 1));
+        }
+        Key.Words[0] = Reader->SameArgs[RuleIndex] |
+                       ((ULONGLONG)(Record->Event &
+                                    KEY_MASK(KVMTRACE_KEY_BIT_EVENT)) << 32);
+        Key.Words[1] = (Record->Pid & KEY_MASK(KVMTRACE_KEY_BIT_PID)) |
+                       ((ULONGLONG)(Record->Vcpu &
+                                    KEY_MASK(KVMTRACE_KEY_BIT_VCPU)) << 32);
+#undef KEY_MASK
+        Key.Words[2] = Data[0] | ((ULONGLONG)Data[1] << 32);
+        Key.Words[3] = Data[2] | ((ULONGLONG)Data[3] << 32);
+        Key.Words[4] = Data[4];
+
+        Slot = (Key.Words[0] * 0x9E3779B97F4A7C15ULL) ^
+               (Key.Words[1] * 0xC2B2AE3D27D4EB4FULL) ^
+               (Key.Words[2] * 0x165667B19E3779F9ULL) ^
+               (Key.Words[3] * 0xD6E8FEB86659FD93ULL) ^
+               (Key.Words[4] * 0x9FB21C651E98DF25ULL);
+        Entry = &Reader->Args[(Slot >> 40) % ARGS_CACHE_ENTRIES];
+
+        if (((Entry->Key.Words[0] ^ Key.Words[0]) |
+             (Entry->Key.Words[1] ^ Key.Words[1]) |
+             (Entry->Key.Words[2] ^ Key.Words[2]) |
+             (Entry->Key.Words[3] ^ Key.Words[3]) |
+             (Entry->Key.Words[4] ^ Key.Words[4])) == 0) {
+            *ArgsId = Entry->Id;
+            return RTL_STATUS_OK;
+        }
+    }
+
+    Status = TraceStringReserveText(Strings, Rule->MaxLength, &Text);
     if (!RTL_SUCCESS(Status)) {
+        return StringError(Reader, Status, Rule->MaxLength);
+    }
+
+    KvmtraceSetValues(&Reader->Rules, &State, Record, &Values);
+    Status = KvmtraceRender(&Reader->Rules, RuleIndex, &Values, Text,
+                            &Length, &Import->Error);
+    if (!RTL_SUCCESS(Status)) {
+        TraceStringCancelReserved(Strings, Text);
         return Status;
     }
 
-    return AppendText(Reader, Reader->Args, Length, ArgsId);
+    //
+    // The renderer may have written past the text; the file keeps zeros
+    // there, as if the text had been copied.
+    //
+
+    __builtin_memset(Text + Length, 0, KVMTRACE_RENDER_SLACK);
+
+    Status = TraceStringAppendReserved(Strings, Text, Length,
+                                       Import->Rtl->Hash64(Text, Length),
+                                       ArgsId);
+    if (!RTL_SUCCESS(Status)) {
+        return StringError(Reader, Status, Length);
+    }
+
+    if (Entry != NULL) {
+        Entry->Key = Key;
+        Entry->Id = *ArgsId;
+    }
+
+    return RTL_STATUS_OK;
 }
 
 static
@@ -590,6 +680,19 @@ Routine Description:
     }
 
     for (Index = 0; Index < SEED_RULE_COUNT; Index++) {
+        ULONG Same;
+
+        for (Same = 0; Same < Index; Same++) {
+            if (RtlStringLength(SeedRules[Same].Args) ==
+                    RtlStringLength(SeedRules[Index].Args) &&
+                Import->Rtl->CompareMemory(
+                    SeedRules[Same].Args, SeedRules[Index].Args,
+                    RtlStringLength(SeedRules[Index].Args)) == 0) {
+                break;
+            }
+        }
+        Reader->SameArgs[Index] = Same;
+
         Status = TraceImportIntern(Import, SeedRules[Index].Name,
                                    (ULONG)RtlStringLength(
                                        SeedRules[Index].Name),
@@ -602,8 +705,8 @@ Routine Description:
     for (Index = 0; Index < REASON_CACHE_ENTRIES; Index++) {
         Reader->Reasons[Index].Id = TRACE_NULL_ULONG;
     }
-    for (Index = 0; Index < TEXT_CACHE_ENTRIES; Index++) {
-        Reader->Texts[Index].Length = ~0u;
+    for (Index = 0; Index < ARGS_CACHE_ENTRIES; Index++) {
+        Reader->Args[Index].Key.Words[0] = ~0ULL;
     }
 
     Status = TraceImportSetClock(Import, "tsc", 3);

@@ -620,6 +620,82 @@ Routine Description:
     return (Op->Width > 0 ? (ULONGLONG)Op->Width : 0) + Body;
 }
 
+//
+// Where each key's value is in KVMTRACE_VALUES (the fast renderer reads
+// it from there; CONVERT ops of Fast rules keep it in Offset).
+//
+
+static const ULONG KeyValueOffset[KEY_COUNT] = {
+    FIELD_OFFSET(KVMTRACE_VALUES, Tsc),
+    FIELD_OFFSET(KVMTRACE_VALUES, Event),
+    FIELD_OFFSET(KVMTRACE_VALUES, RelTsc),
+    FIELD_OFFSET(KVMTRACE_VALUES, Pid),
+    FIELD_OFFSET(KVMTRACE_VALUES, Vcpu),
+    FIELD_OFFSET(KVMTRACE_VALUES, Data[0]),
+    FIELD_OFFSET(KVMTRACE_VALUES, Data[1]),
+    FIELD_OFFSET(KVMTRACE_VALUES, Data[2]),
+    FIELD_OFFSET(KVMTRACE_VALUES, Data[3]),
+    FIELD_OFFSET(KVMTRACE_VALUES, Data[4]),
+};
+
+#define FAST_MAX_WIDTH  16
+
+static
+VOID
+ClassifyRule(
+    PKVMTRACE_RULES Rules,
+    PKVMTRACE_RULE Rule
+    )
+/*++
+
+Routine Description:
+
+    Sets Rule->Keys, and Rule->Fast when every op is a literal or a %d,
+    %x or %X of an integer with at most the '0' flag, a width of at most
+    16 and no precision: the shapes KvmtraceRender draws without the full
+    emulation (the digits, padded on the left).  A %(tsc) printed as a
+    float (-c) and the dict itself are not integers; a negative reltsc is
+    sent to the emulation when it occurs.
+
+--*/
+{
+    PKVMTRACE_OP Op = &Rules->Ops[Rule->FirstOp];
+    PKVMTRACE_OP End = Op + Rule->OpCount;
+    BOOL Fast = TRUE;
+
+    Rule->Keys = 0;
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    Fast = FALSE;           // the hex digits are built in a little-endian word
+#endif
+
+    for (; Op < End; Op++) {
+        if (Op->Kind == OP_LITERAL) {
+            continue;
+        }
+        if (Op->Kind != OP_CONVERT) {
+            Fast = FALSE;
+            continue;
+        }
+        if (Op->Key == KEY_MAPPING) {
+            Rule->Keys |= (1u << KEY_COUNT) - 1;
+            Fast = FALSE;
+            continue;
+        }
+        Rule->Keys |= 1u << Op->Key;
+        if ((Op->Type != 'd' && Op->Type != 'x' && Op->Type != 'X') ||
+            (Op->Flags & ~FLAG_ZERO) != 0 || Op->Precision >= 0 ||
+            Op->Width > FAST_MAX_WIDTH ||
+            (Op->Key == KEY_TSC && Rules->Mhz != 0)) {
+            Fast = FALSE;
+            continue;
+        }
+        Op->Offset = KeyValueOffset[Op->Key];
+    }
+
+    Rule->Fast = Fast;
+}
+
 typedef struct _COMPILER {
     PKVMTRACE_RULES Rules;
     PKVMTRACE_OP Ops;
@@ -913,7 +989,8 @@ Done:
     if (Bound > MAX_RULE_LENGTH) {
         Bound = MAX_RULE_LENGTH;
     }
-    Rule->MaxLength = (ULONG)Bound + 1;
+    Rule->MaxLength = (ULONG)Bound + 1 + KVMTRACE_RENDER_SLACK;
+    ClassifyRule(Compiler->Rules, Rule);
 }
 
 //
@@ -1111,7 +1188,8 @@ Return Value:
     Compiler.OpCapacity = 2 * Percents + Lines + 1;
     Size = (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_RULE) +
            (SIZE_T)Compiler.OpCapacity * sizeof(KVMTRACE_OP) +
-           (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_LOOKUP);
+           (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_LOOKUP) +
+           TextLength + 32;
     Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
 
     Status = Rtl->AllocatePages(Rtl, Size, (PPVOID)&Memory);
@@ -1128,6 +1206,8 @@ Return Value:
     Rules->Lookup = (PKVMTRACE_LOOKUP)((PBYTE)Compiler.Ops +
                                        (SIZE_T)Compiler.OpCapacity *
                                        sizeof(KVMTRACE_OP));
+    Rules->Literals = (PCSZ)(Rules->Lookup + Lines + 1);
+    Rtl->CopyMemory((PVOID)Rules->Literals, Text, TextLength);
 
     LineNumber = 0;
     for (Line = Text; Line < End; Line = NextLine(Stop, End)) {
@@ -1172,7 +1252,9 @@ Return Value:
         Rule->Line = LineNumber;
         Rule->FirstOp = Compiler.OpCount;
         Rule->OpCount = 0;
-        Rule->MaxLength = 1;
+        Rule->MaxLength = 1 + KVMTRACE_RENDER_SLACK;
+        Rule->Fast = FALSE;
+        Rule->Keys = 0;
         Rule->Padding = 0;
 
         if (Matchable) {
@@ -2484,8 +2566,200 @@ RenderError(
                        Rules->Path, Rule->Line, Rule->Event, What);
 }
 
+//
+// ---------------------------------------------------------------------------
+// The fast path: literals and plain %d/%x/%X of non-negative integers.
+// Each piece is stored as whole words, so up to KVMTRACE_RENDER_SLACK
+// bytes past it are overwritten (the next piece overwrites them again).
+// ---------------------------------------------------------------------------
+//
+
+static inline
+PCHAR
+FastLiteral(
+    PCHAR Out,
+    PCSZ Bytes,
+    ULONG Length
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Length; Index += 16) {
+        __builtin_memcpy(Out + Index, Bytes + Index, 16);
+    }
+
+    return Out + Length;
+}
+
+static inline
+ULONGLONG
+HexWord(
+    ULONG Value,
+    ULONGLONG Letters
+    )
+/*++
+
+Routine Description:
+
+    The eight hex digits of Value, most significant first in memory (on a
+    little-endian machine): each nibble spread to a byte, '0' added, and
+    Letters ('a' - '0' - 10, or 'A' - '0' - 10) more for nibbles above 9.
+
+--*/
+{
+    ULONGLONG Nibbles = Value;
+    ULONGLONG Above9;
+
+    Nibbles = (Nibbles | (Nibbles << 16)) & 0x0000ffff0000ffffULL;
+    Nibbles = (Nibbles | (Nibbles << 8)) & 0x00ff00ff00ff00ffULL;
+    Nibbles = (Nibbles | (Nibbles << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    Above9 = ((Nibbles + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+    Nibbles += 0x3030303030303030ULL + Above9 * Letters;
+
+    return __builtin_bswap64(Nibbles);
+}
+
+static inline
+PCHAR
+FastHex(
+    PCHAR Out,
+    ULONGLONG Value,
+    ULONG Width,
+    CHAR Fill,
+    ULONGLONG Letters
+    )
+{
+    ULONG Digits = Value == 0 ? 1 : (67 - (ULONG)__builtin_clzll(Value)) / 4;
+    ULONG Total = Digits > Width ? Digits : Width;     // at most 16
+    ULONGLONG Word;
+    ULONG Index;
+
+    if (Total <= 8) {
+        Word = HexWord((ULONG)Value, Letters) >> (8 * (8 - Total));
+        __builtin_memcpy(Out, &Word, 8);
+    } else {
+        Word = HexWord((ULONG)(Value >> 32), Letters) >> (8 * (16 - Total));
+        __builtin_memcpy(Out, &Word, 8);
+        Word = HexWord((ULONG)Value, Letters);
+        __builtin_memcpy(Out + Total - 8, &Word, 8);
+    }
+
+    if (Fill != '0') {
+        for (Index = 0; Index < Total - Digits; Index++) {
+            Out[Index] = Fill;
+        }
+    }
+
+    return Out + Total;
+}
+
+static inline
+PCHAR
+FastDecimal(
+    PCHAR Out,
+    ULONGLONG Value,
+    ULONG Width,
+    CHAR Fill
+    )
+{
+    CHAR Buffer[48];
+    PCHAR Cursor = Buffer + 24;
+    ULONG Count;
+    ULONG Pad;
+    ULONG Index;
+
+    __builtin_memset(Buffer + 24, 0, 8);    // copied (past the digits)
+
+    while (Value >= 100) {
+        ULONG Pair = (ULONG)(Value % 100);
+
+        Value /= 100;
+        Cursor -= 2;
+        __builtin_memcpy(Cursor, &DigitPairs[2 * Pair], 2);
+    }
+    if (Value >= 10) {
+        Cursor -= 2;
+        __builtin_memcpy(Cursor, &DigitPairs[2 * Value], 2);
+    } else {
+        *--Cursor = (CHAR)('0' + Value);
+    }
+    Count = (ULONG)(Buffer + 24 - Cursor);
+
+    Pad = 0;
+    if (Width > Count) {
+        Pad = Width - Count;                // below 16
+        for (Index = 0; Index < Pad; Index++) {
+            Out[Index] = Fill;
+        }
+    }
+    for (Index = 0; Index < Count; Index += 8) {
+        __builtin_memcpy(Out + Pad + Index, Cursor + Index, 8);
+    }
+
+    return Out + Pad + Count;
+}
+
+static
+ULONG
+RenderFast(
+    PKVMTRACE_RULES Rules,
+    PKVMTRACE_RULE Rule,
+    PKVMTRACE_VALUES Values,
+    PCHAR Output
+    )
+{
+    PKVMTRACE_OP Op = &Rules->Ops[Rule->FirstOp];
+    PKVMTRACE_OP End = Op + Rule->OpCount;
+    PCHAR Out = Output;
+    ULONGLONG Value;
+    ULONG Width;
+    CHAR Fill;
+
+    for (; Op < End; Op++) {
+        if (Op->Kind == OP_LITERAL) {
+            Out = FastLiteral(Out, Rules->Literals + Op->Offset, Op->Length);
+            continue;
+        }
+
+        __builtin_memcpy(&Value, (const BYTE *)Values + Op->Offset,
+                         sizeof(Value));
+        Width = Op->Width < 0 ? 0 : (ULONG)Op->Width;
+        Fill = (Op->Flags & FLAG_ZERO) ? '0' : ' ';
+        if (Op->Type == 'd') {
+            Out = FastDecimal(Out, Value, Width, Fill);
+        } else {
+            Out = FastHex(Out, Value, Width, Fill,
+                          Op->Type == 'X' ? 'A' - '0' - 10 : 'a' - '0' - 10);
+        }
+    }
+
+    return (ULONG)(Out - Output);
+}
+
 RTL_STATUS
 KvmtraceRender(
+    PKVMTRACE_RULES Rules,
+    ULONG RuleIndex,
+    PKVMTRACE_VALUES Values,
+    PCHAR Output,
+    PULONG Length,
+    PRTL_ERROR Error
+    )
+{
+    PKVMTRACE_RULE Rule = &Rules->Rules[RuleIndex];
+
+    if (Rule->Fast &&
+        !(Values->RelTscNegative && (Rule->Keys & KVMTRACE_KEY_BIT_RELTSC))) {
+        *Length = RenderFast(Rules, Rule, Values, Output);
+        return RTL_STATUS_OK;
+    }
+
+    return KvmtraceRenderGeneric(Rules, RuleIndex, Values, Output, Length,
+                                 Error);
+}
+
+RTL_STATUS
+KvmtraceRenderGeneric(
     PKVMTRACE_RULES Rules,
     ULONG RuleIndex,
     PKVMTRACE_VALUES Values,

@@ -112,6 +112,37 @@ Return Value:
     ULONG Count;
     ULONG Index;
 
+    //
+    // Away from the end of the input every field can be loaded whether the
+    // header says it is there or not, and masked: no branch on the record
+    // shape, which varies from record to record.
+    //
+
+    if (Length >= KVMTRACE_MAX_RECORD_SIZE) {
+        ULONG Present;
+        const BYTE *Words;
+
+        Header = KvmtraceLoad32(Buffer);
+        Count = (Header >> 28) & 7;
+        Present = Header >> 31;
+        Record->Event = Header & KVMTRACE_EVENT_MASK;
+        Record->DataCount = Count;
+        Record->TscPresent = (BOOL)Present;
+        Record->Pid = KvmtraceLoad32(Buffer + 4);
+        Record->Vcpu = KvmtraceLoad32(Buffer + 8);
+        Record->Tsc = ((ULONGLONG)KvmtraceLoad32(Buffer + 12) |
+                       ((ULONGLONG)KvmtraceLoad32(Buffer + 16) << 32)) &
+                      (0 - (ULONGLONG)Present);
+        Size = KVMTRACE_HEADER_SIZE + 8 * Present;
+        Words = Buffer + Size;
+        for (Index = 0; Index < KVMTRACE_MAX_DATA; Index++) {
+            Record->Data[Index] = KvmtraceLoad32(Words + 4 * Index) &
+                                  (0 - (ULONG)(Index < Count));
+        }
+        Record->Size = Size + 4 * Count;
+        return KvmtraceDecodeComplete;
+    }
+
     if (Length < KVMTRACE_HEADER_SIZE) {
         return Length == 0 ? KvmtraceDecodeEnd : KvmtraceDecodeCutHeader;
     }
@@ -167,9 +198,32 @@ typedef struct _KVMTRACE_RULE {
     ULONG FirstOp;
     ULONG OpCount;
     ULONG Line;             // 1-based line in the formats file
-    ULONG MaxLength;        // bound on a rendered line, newline included
+    ULONG MaxLength;        // bound on a rendered line, newline and
+                            // KVMTRACE_RENDER_SLACK included
+    ULONG Fast;             // TRUE: only literals and plain %d/%x/%X
+    ULONG Keys;             // KVMTRACE_KEY_BIT_*: the values it prints
     ULONG Padding;
 } KVMTRACE_RULE, *PKVMTRACE_RULE;
+
+//
+// Rule->Keys: one bit per key of the seed's args dict, in its order (tsc,
+// event, reltsc, pid, vcpu, 1..5).  A rule prints nothing else, so two
+// records whose keyed values agree render the same text.
+//
+
+#define KVMTRACE_KEY_BIT_TSC        (1u << 0)
+#define KVMTRACE_KEY_BIT_EVENT      (1u << 1)
+#define KVMTRACE_KEY_BIT_RELTSC     (1u << 2)
+#define KVMTRACE_KEY_BIT_PID        (1u << 3)
+#define KVMTRACE_KEY_BIT_VCPU       (1u << 4)
+#define KVMTRACE_KEY_BIT_DATA(N)    (1u << (4 + (N)))   // %(1) .. %(5)
+
+//
+// The fast renderer stores whole 8- and 16-byte words and may write up to
+// this many bytes past the end of the text (garbage, inside MaxLength).
+//
+
+#define KVMTRACE_RENDER_SLACK       16
 
 #define KVMTRACE_RECENT_EVENTS 64
 
@@ -182,6 +236,8 @@ typedef struct _KVMTRACE_RULES {
     PRTL Rtl;
     PCSZ Path;              // the formats file, for messages
     PCSZ Text;              // its bytes: must outlive the rules
+    PCSZ Literals;          // a copy of Text with 32 bytes after it, for
+                            // the fast renderer's whole-word loads
     SIZE_T TextLength;
     LONGLONG Mhz;           // -c: 0 prints raw TSC counts
     DOUBLE TscDivisor;      // Mhz * 1000000.0, as the seed computes it
@@ -267,13 +323,26 @@ KvmtraceSetValues(
 
 //
 // Renders rule RuleIndex (without a newline) into Output, which must hold
-// Rules->Rules[RuleIndex].MaxLength bytes.  On failure (where Python's %
-// operator would raise) Error says why, naming the formats file and line;
-// what was written to Output is then garbage.
+// Rules->Rules[RuleIndex].MaxLength bytes (bytes past the text may be
+// overwritten).  On failure (where Python's % operator would raise) Error
+// says why, naming the formats file and line; what was written to Output
+// is then garbage.  KvmtraceRender takes a fast path for Fast rules (and
+// values they print without a sign); KvmtraceRenderGeneric is the full
+// emulation, which the tests hold the fast path to.
 //
 
 RTL_STATUS
 KvmtraceRender(
+    PKVMTRACE_RULES Rules,
+    ULONG RuleIndex,
+    PKVMTRACE_VALUES Values,
+    PCHAR Output,
+    PULONG Length,
+    PRTL_ERROR Error
+    );
+
+RTL_STATUS
+KvmtraceRenderGeneric(
     PKVMTRACE_RULES Rules,
     ULONG RuleIndex,
     PKVMTRACE_VALUES Values,

@@ -30,6 +30,7 @@ Abstract:
 #include "TraceImport.h"
 
 #define DEFAULT_COMMIT_EVERY 4096
+#define NO_PENDING_EXIT      TRACE_COMMIT_ALL
 
 RTL_STATUS
 TraceImportMapInput(
@@ -117,6 +118,7 @@ TraceImportBegin(
 
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
+    Rtl->FillMemory(Import->RecentThreads, sizeof(Import->RecentThreads), 0);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
     Import->LastPid = TRACE_NULL_ULONG;
@@ -241,16 +243,25 @@ TraceImportIntern(
     return RTL_STATUS_OK;
 }
 
-static
+//
+// Record is a pointer to the record type: its size is a constant, and the
+// append is inline (TraceStoreAppendInline).
+//
+
+#define AppendRecord(Import, Store, Record, Index) \
+    AppendSized((Import), (Store), (Record), sizeof(*(Record)), (Index))
+
+static inline
 RTL_STATUS
-AppendRecord(
+AppendSized(
     PTRACE_IMPORT Import,
     PTRACE_STORE Store,
     PCVOID Record,
+    SIZE_T Size,
     PULONGLONG Index
     )
 {
-    RTL_STATUS Status = TraceStoreAppend(Store, Record, Index);
+    RTL_STATUS Status = TraceStoreAppendInline(Store, Record, Size, Index);
 
     if (!RTL_SUCCESS(Status)) {
         return StoreError(Import, Store, Status);
@@ -279,6 +290,7 @@ Routine Description:
     ULONGLONG Key;
     ULONGLONG Cursor = 0;
     ULONGLONG Value;
+    PULONGLONG Recent;
 
     if (Event->Timestamp < Import->FirstTs) {
         Import->FirstTs = Event->Timestamp;
@@ -297,6 +309,18 @@ Routine Description:
 
     Key = (((ULONGLONG)Event->Tid << 32) | Event->CommId) ^
           0x8000000000000000ULL;
+
+    //
+    // Tasks alternate (vcpu threads, a ping-pong): a few recent keys are
+    // checked before the table.
+    //
+
+    Recent = &Import->RecentThreads[(Event->Tid ^ (Event->Tid >> 3) ^
+                                     Event->CommId) %
+                                    TRACE_RECENT_THREADS];
+    if (Key == *Recent && Key != 0) {
+        goto Process;
+    }
 
     if (Key != Import->LastThreadKey &&
         !TraceHashFind(&Import->Threads, Key, &Cursor, &Value)) {
@@ -319,7 +343,9 @@ Routine Description:
         }
     }
     Import->LastThreadKey = Key;
+    *Recent = Key;
 
+Process:
     if (Event->Pid != TRACE_NULL_ULONG && Event->Pid != Import->LastPid) {
         Cursor = 0;
         if (!TraceHashFind(&Import->Processes, (ULONGLONG)Event->Pid + 1,
@@ -402,6 +428,10 @@ SetKvmCommitLimit(
     ULONGLONG Limit = TRACE_COMMIT_ALL;
     ULONGLONG Index;
 
+    //
+    // NO_PENDING_EXIT is TRACE_COMMIT_ALL: it never lowers the limit.
+    //
+
     if (Pending->Count != 0) {
         for (Index = 0; Index <= Pending->Mask; Index++) {
             if (Pending->Entries[Index].Key != 0 &&
@@ -435,6 +465,7 @@ TraceImportKvmExitKeyed(
 {
     RTL_STATUS Status;
     ULONGLONG Index;
+    PTRACE_HASH_ENTRY Pending;
 
     Status = NoteTask(Import, Event);
     if (!RTL_SUCCESS(Status)) {
@@ -455,11 +486,18 @@ TraceImportKvmExitKeyed(
 
     //
     // An earlier exit of this task that never saw its entry stays with a
-    // NULL dur; this one replaces it as the pending exit.
+    // NULL dur; this one replaces it as the pending exit.  A key stays in
+    // the table once seen (a task has one entry; NO_PENDING_EXIT when
+    // nothing waits), so an exit and an entry cost one probe each.
     //
 
-    if (TraceHashRemove(&Import->PendingExits, Key)) {
-        Import->UnpairedExits++;
+    Pending = TraceHashLookup(&Import->PendingExits, Key);
+    if (Pending != NULL) {
+        if (Pending->Value != NO_PENDING_EXIT) {
+            Import->UnpairedExits++;
+        }
+        Pending->Value = Index;
+        return RTL_STATUS_OK;
     }
 
     Status = TraceHashInsert(&Import->PendingExits, Key, Index);
@@ -489,18 +527,20 @@ TraceImportKvmEntryKeyed(
     PBOOL Paired
     )
 {
-    ULONGLONG Cursor = 0;
+    PTRACE_HASH_ENTRY Pending;
     ULONGLONG Index;
     PKVM_EXIT_RECORD Record;
 
     *Paired = FALSE;
 
-    if (!TraceHashFind(&Import->PendingExits, Key, &Cursor, &Index)) {
+    Pending = TraceHashLookup(&Import->PendingExits, Key);
+    if (Pending == NULL || Pending->Value == NO_PENDING_EXIT) {
         Import->UnpairedEntries++;
         return RTL_STATUS_OK;
     }
 
-    TraceHashRemove(&Import->PendingExits, Key);
+    Index = Pending->Value;
+    Pending->Value = NO_PENDING_EXIT;
 
     //
     // The record is reserved but not yet committed: it may still change.
@@ -1564,7 +1604,17 @@ Routine Description:
     RTL_ERROR Saved = Import->Error;
     BOOL HadError = (Import->Error.Status != RTL_STATUS_OK);
 
-    Import->UnpairedExits += Import->PendingExits.Count;
+    if (Import->PendingExits.Entries != NULL) {
+        ULONGLONG Index;
+
+        for (Index = 0; Index <= Import->PendingExits.Mask; Index++) {
+            if (Import->PendingExits.Entries[Index].Key != 0 &&
+                Import->PendingExits.Entries[Index].Value !=
+                    NO_PENDING_EXIT) {
+                Import->UnpairedExits++;
+            }
+        }
+    }
     TraceHashDestroy(&Import->PendingExits);
     TraceHashDestroy(&Import->Threads);
     TraceHashDestroy(&Import->Processes);

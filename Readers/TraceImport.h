@@ -151,6 +151,8 @@ typedef struct _TRACE_SPAN_BUILDER {
     ULONGLONG Repaired;             // spans closed or opened at the bounds
 } TRACE_SPAN_BUILDER, *PTRACE_SPAN_BUILDER;
 
+#define TRACE_RECENT_THREADS 8
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -221,6 +223,8 @@ typedef struct _TRACE_IMPORT {
     ULONG Padding2;
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
+                                    // (or none: keys stay once seen)
+    ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 
 } TRACE_IMPORT, *PTRACE_IMPORT;

@@ -119,6 +119,36 @@ Routine Description:
     return FALSE;
 }
 
+PTRACE_HASH_ENTRY
+TraceHashLookup(
+    PTRACE_HASH_TABLE Table,
+    ULONGLONG Key
+    )
+{
+    ULONGLONG Slot;
+
+    if (Table->Entries == NULL) {
+        return NULL;
+    }
+
+    Key = NormalizeKey(Key);
+    Slot = HomeSlot(Table, Key);
+
+    //
+    // The table is never full (load factor at most one half), so the probe
+    // run ends at an empty slot.
+    //
+
+    while (Table->Entries[Slot].Key != 0) {
+        if (Table->Entries[Slot].Key == Key) {
+            return &Table->Entries[Slot];
+        }
+        Slot = (Slot + 1) & Table->Mask;
+    }
+
+    return NULL;
+}
+
 static
 VOID
 InsertNoGrow(

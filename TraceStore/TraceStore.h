@@ -523,6 +523,36 @@ typedef TRACE_STORE_APPEND *PTRACE_STORE_APPEND;
 TRACE_STORE_APPEND TraceStoreAppend;
 
 //
+// The same for a writer that appends a record type it knows: Size is
+// sizeof the record (a constant, so the copy is a few moves).  Inline
+// while the store needs no growing; TraceStoreAppend otherwise.
+//
+
+static inline
+RTL_STATUS
+TraceStoreAppendInline(
+    PTRACE_STORE Store,
+    PCVOID Record,
+    SIZE_T Size,
+    PULONGLONG Index
+    )
+{
+    ULONGLONG First = Store->ReservedCount;
+
+    if (First >= Store->GrowAtRecords || Size != Store->RecordSize) {
+        return TraceStoreAppend(Store, Record, Index);
+    }
+
+    __builtin_memcpy(Store->Base + First * Size, Record, Size);
+    Store->ReservedCount = First + 1;
+    if (Index != NULL) {
+        *Index = First;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
 // Publishes the first Count reserved records (TRACE_COMMIT_ALL: all up to
 // CommitLimit) through the commit slot.  Count never goes backwards.
 //
@@ -767,6 +797,13 @@ RTL_STATUS TraceHashSet(
 
 BOOL TraceHashRemove(PTRACE_HASH_TABLE Table, ULONGLONG Key);
 
+//
+// The first entry for Key, to read or change its value in place, or NULL.
+// Valid until the next insert or remove.
+//
+
+PTRACE_HASH_ENTRY TraceHashLookup(PTRACE_HASH_TABLE Table, ULONGLONG Key);
+
 typedef struct _TRACE_STRING_TABLE {
     PRTL Rtl;
     BOOL Writable;
@@ -803,6 +840,32 @@ RTL_STATUS TraceStringAppend(
     ULONGLONG Hash,
     PULONG Id
     );
+
+//
+// The same, for text written in place: TraceStringReserveText hands out
+// room for up to MaxLength bytes (terminator included) at the end of
+// `string_data`, the caller writes the text there, and
+// TraceStringAppendReserved adds its first Length bytes as a new string
+// (and gives the rest of the room back), or TraceStringCancelReserved
+// gives all of it back.  Nothing else may be added to the table between
+// the two calls.
+//
+
+RTL_STATUS TraceStringReserveText(
+    PTRACE_STRING_TABLE Strings,
+    ULONG MaxLength,
+    PCHAR *Text
+    );
+
+RTL_STATUS TraceStringAppendReserved(
+    PTRACE_STRING_TABLE Strings,
+    PCHAR Text,
+    ULONG Length,
+    ULONGLONG Hash,
+    PULONG Id
+    );
+
+VOID TraceStringCancelReserved(PTRACE_STRING_TABLE Strings, PCHAR Text);
 
 RTL_STATUS TraceStringCommit(PTRACE_STRING_TABLE Strings);
 

@@ -264,6 +264,94 @@ Arguments:
 }
 
 RTL_STATUS
+TraceStringReserveText(
+    PTRACE_STRING_TABLE Strings,
+    ULONG MaxLength,
+    PCHAR *Text
+    )
+/*++
+
+Routine Description:
+
+    Reserves MaxLength bytes at the end of `string_data` for a string the
+    caller writes in place (see TraceStringAppendReserved).
+
+Return Value:
+
+    RTL_STATUS_OK; RTL_STATUS_TOO_LARGE past the string limits; or the
+    error from growing the store (nothing is reserved then).
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Offset;
+
+    if (MaxLength == 0 || MaxLength - 1 > TRACE_STRING_MAX_LENGTH ||
+        Strings->Index.ReservedCount >= TRACE_STRING_NULL) {
+        return RTL_STATUS_TOO_LARGE;
+    }
+
+    Status = TraceStoreReserve(&Strings->Data, MaxLength, &Offset);
+    if (RTL_SUCCESS(Status)) {
+        *Text = (PCHAR)(Strings->Data.Base + Offset);
+    }
+
+    return Status;
+}
+
+RTL_STATUS
+TraceStringAppendReserved(
+    PTRACE_STRING_TABLE Strings,
+    PCHAR Text,
+    ULONG Length,
+    ULONGLONG Hash,
+    PULONG Id
+    )
+/*++
+
+Routine Description:
+
+    Adds the Length bytes at Text (from TraceStringReserveText, Length
+    below its MaxLength) as a new string, not interned, as
+    TraceStringAppend does; the rest of the reservation is given back.
+    On failure the whole reservation is given back.
+
+--*/
+{
+    RTL_STATUS Status;
+    ULONGLONG Offset = (ULONGLONG)((PBYTE)Text - Strings->Data.Base);
+    ULONGLONG Index;
+    TRACE_STRING_RECORD Record;
+
+    Text[Length] = '\0';
+    Strings->Data.ReservedCount = Offset + Length + 1;
+
+    Record.Offset = Offset;
+    Record.Length = Length;
+    Record.Hash = (ULONG)Hash;
+
+    Status = TraceStoreAppendInline(&Strings->Index, &Record, sizeof(Record),
+                                    &Index);
+    if (!RTL_SUCCESS(Status)) {
+        Strings->Data.ReservedCount = Offset;
+        return Status;
+    }
+
+    *Id = (ULONG)Index;
+    return RTL_STATUS_OK;
+}
+
+VOID
+TraceStringCancelReserved(
+    PTRACE_STRING_TABLE Strings,
+    PCHAR Text
+    )
+{
+    Strings->Data.ReservedCount = (ULONGLONG)((PBYTE)Text -
+                                              Strings->Data.Base);
+}
+
+RTL_STATUS
 TraceStringCommit(
     PTRACE_STRING_TABLE Strings
     )
