@@ -30,6 +30,15 @@ foreach(mode specs files floats)
   set_tests_properties(reader.kvmtrace.fuzz_${mode} PROPERTIES LABELS integration TIMEOUT 300)
 endforeach()
 
+# The renderer's fast path against the full emulation, byte for byte (the
+# emulation is held to the Python reference by the fuzz tests above).
+add_executable(TestKvmtraceRender ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestKvmtraceRender.c)
+target_include_directories(TestKvmtraceRender PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(TestKvmtraceRender PRIVATE TracerReaders)
+add_test(NAME reader.kvmtrace.render_fast_path
+  COMMAND TestKvmtraceRender ${TRACER_SHARED_DIR}/data/kvmtrace/formats 200)
+set_tests_properties(reader.kvmtrace.render_fast_path PROPERTIES LABELS unit TIMEOUT 300)
+
 # import: store rows against the reference's text.
 kvmtrace_test(import_sample import 0 0)
 kvmtrace_test(import_generated import 30000 5)
