@@ -36,13 +36,16 @@ static RTL Rtl;
 ** Pre-fault worker.  The store asks for the next chunk of a file to be
 ** faulted in ahead of the writer (Rtl.PrefaultMemoryAsync); one thread does
 ** it so the writer never waits on page faults.  If the queue is full the
-** request runs inline, which is only slower, never wrong.
+** request runs inline, which is only slower, never wrong.  The same thread
+** starts the write-back of committed records behind the writer
+** (Rtl.WriteBackAsync), so that closing has less to flush; those requests
+** are dropped when the queue is full (close writes everything anyway).
 */
 #define PREFAULT_QUEUE 16
 static struct {
   pthread_mutex_t mutex;
   pthread_cond_t cond;
-  struct { void *p; size_t n; } aQueue[PREFAULT_QUEUE];
+  struct { void *p; size_t n; HANDLE h; ULONGLONG iOff; } aQueue[PREFAULT_QUEUE];
   unsigned nHead, nTail;
   int started;
 } prefault;
@@ -50,18 +53,38 @@ static struct {
 static void *prefaultMain(void *pArg){
   (void)pArg;
   for(;;){
-    void *p; size_t n;
+    void *p; size_t n; HANDLE h; ULONGLONG iOff;
     pthread_mutex_lock(&prefault.mutex);
     while( prefault.nHead==prefault.nTail ){
       pthread_cond_wait(&prefault.cond, &prefault.mutex);
     }
     p = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].p;
     n = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].n;
+    h = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].h;
+    iOff = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].iOff;
     prefault.nHead++;
     pthread_mutex_unlock(&prefault.mutex);
-    Rtl.PrefaultMemory(&Rtl, p, n);
+    if( p ){
+      Rtl.PrefaultMemory(&Rtl, p, n);
+    }else{
+      Rtl.WriteBack(&Rtl, h, iOff, n);
+    }
   }
   return 0;
+}
+
+static void writeBackAsync(PRTL pRtl, HANDLE h, ULONGLONG iOff, ULONGLONG n){
+  (void)pRtl;
+  pthread_mutex_lock(&prefault.mutex);
+  if( prefault.nTail - prefault.nHead < PREFAULT_QUEUE ){
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].p = 0;
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].n = (size_t)n;
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].h = h;
+    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].iOff = iOff;
+    prefault.nTail++;
+    pthread_cond_signal(&prefault.cond);
+  }
+  pthread_mutex_unlock(&prefault.mutex);
 }
 
 static void prefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
@@ -86,6 +109,7 @@ static void startPrefaultWorker(void){
   if( pthread_create(&t, 0, prefaultMain, 0)==0 ){
     pthread_detach(t);
     Rtl.PrefaultMemoryAsync = prefaultAsync;
+    Rtl.WriteBackAsync = writeBackAsync;
   }
 }
 

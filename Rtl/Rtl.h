@@ -337,6 +337,21 @@ typedef VOID (RTL_DISCARD_MEMORY)(PRTL Rtl, PCVOID Address, SIZE_T Size);
 typedef RTL_DISCARD_MEMORY *PRTL_DISCARD_MEMORY;
 
 //
+// WriteBack starts writing the dirty pages of [Offset, Offset + Length) of
+// a file to disk without waiting for them, so that the flush at close
+// finds less to do.  Only a hint: durability still comes from FlushMapping
+// and FlushFile.  WriteBackAsync may return before the work is started;
+// the back end's default does nothing, and a hosted edge points it at a
+// worker thread that calls WriteBack.  The handle may be closed (and its
+// number reused) before the worker gets to it, which is harmless: writing
+// back dirty pages early never changes what a file holds.
+//
+
+typedef VOID (RTL_WRITE_BACK)(PRTL Rtl, HANDLE Handle, ULONGLONG Offset,
+                              ULONGLONG Length);
+typedef RTL_WRITE_BACK *PRTL_WRITE_BACK;
+
+//
 // Clock, process and thread.
 //
 
@@ -399,6 +414,8 @@ typedef struct _RTL {
     PRTL_PREFAULT_MEMORY PrefaultMemory;
     PRTL_PREFAULT_MEMORY PrefaultMemoryAsync;
     PRTL_DISCARD_MEMORY DiscardMemory;
+    PRTL_WRITE_BACK WriteBack;
+    PRTL_WRITE_BACK WriteBackAsync;
 
     PRTL_QUERY_TIME QueryTime;
     PRTL_GET_ID GetProcessId;

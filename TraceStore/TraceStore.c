@@ -451,6 +451,18 @@ Routine Description:
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
                               (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
                                        Store->DiscardedBytes));
+
+    //
+    // Start writing them to disk now (on a worker, if the edge has one)
+    // rather than all at close.  A record still open (not committed) is
+    // simply written again when it changes.
+    //
+
+    Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
+                               TRACE_STORE_HEADER_SIZE +
+                               Store->DiscardedBytes,
+                               Reserved - TRACE_DISCARD_BEHIND -
+                               Store->DiscardedBytes);
     Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
 }
 

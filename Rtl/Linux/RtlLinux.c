@@ -47,6 +47,7 @@ Abstract:
 #define SYS_MKDIRAT         258
 #define SYS_UNLINKAT        263
 #define SYS_RENAMEAT        264
+#define SYS_SYNC_FILE_RANGE 277
 #define SYS_FALLOCATE       285
 
 #define AT_FDCWD            (-100)
@@ -70,6 +71,7 @@ Abstract:
 #define MADV_DONTNEED       4
 #define MADV_POPULATE_WRITE 23
 #define MS_SYNC             4
+#define SYNC_FILE_RANGE_WRITE 2
 
 #define F_OFD_SETLK         37
 #define F_RDLCK             0
@@ -639,6 +641,39 @@ LinuxDiscardMemory(
 
 static
 VOID
+LinuxWriteBack(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG Offset,
+    ULONGLONG Length
+    )
+{
+    Syscall4(SYS_SYNC_FILE_RANGE, Handle, Offset, Length,
+             SYNC_FILE_RANGE_WRITE);
+}
+
+static
+VOID
+LinuxWriteBackNothing(
+    PRTL Rtl,
+    HANDLE Handle,
+    ULONGLONG Offset,
+    ULONGLONG Length
+    )
+/*++
+
+Routine Description:
+
+    The default WriteBackAsync: without a worker thread the writer would
+    pay for the write-back itself, and the flush at close does it anyway.
+
+--*/
+{
+    return;
+}
+
+static
+VOID
 LinuxPrefaultNothing(
     PRTL Rtl,
     PVOID Address,
@@ -740,6 +775,8 @@ Return Value:
     Rtl->PrefaultMemory = LinuxPrefaultMemory;
     Rtl->DiscardMemory = LinuxDiscardMemory;
     Rtl->PrefaultMemoryAsync = LinuxPrefaultNothing;
+    Rtl->WriteBack = LinuxWriteBack;
+    Rtl->WriteBackAsync = LinuxWriteBackNothing;
 
     Rtl->QueryTime = LinuxQueryTime;
     Rtl->GetProcessId = LinuxGetProcessId;
