@@ -58,6 +58,7 @@ Abstract:
 #define OPTION_BUFFER_TEXT          22
 
 #define SECTION_FLAG_COMPRESSED     0x1
+#define CPU_DISCARD_STEP            (1ULL << 20)
 
 typedef struct _TRACE_DAT_CPU {
     ULONG Cpu;
@@ -85,6 +86,7 @@ typedef struct _TRACE_DAT_CPU {
     //
 
     ULONGLONG PageOffset;       // file offset, or offset in the chunk
+    ULONGLONG Discarded;        // input unmapped up to here (file offset)
     TRACE_RING_PAGE Page;
     TRACE_RING_EVENT Event;
     BOOL HasEvent;
@@ -1571,6 +1573,41 @@ UpdateLowestPosition(
 }
 
 static
+VOID
+DiscardBehindCpu(
+    PTRACE_DAT Dat,
+    PTRACE_DAT_CPU Cpu
+    )
+/*++
+
+Routine Description:
+
+    Each CPU's data is a separate region of the file, read front to back
+    by its own cursor: unmap what lies more than a megabyte behind it, so
+    the resident input stays bounded however many CPUs and however large
+    the file (the import's own discard only follows the lowest cursor).
+
+--*/
+{
+    ULONGLONG Position;
+
+    Position = Dat->CpuDataCompressed ? Cpu->ChunkOffset : Cpu->PageOffset;
+    if (Cpu->Discarded < Cpu->Offset) {
+        Cpu->Discarded = Cpu->Offset;
+    }
+    if (Position < Cpu->Discarded + 2 * CPU_DISCARD_STEP ||
+        Position > Dat->Length) {
+        return;
+    }
+
+    Dat->Import->Rtl->DiscardMemory(Dat->Import->Rtl,
+                                    Dat->Buffer + Cpu->Discarded,
+                                    (SIZE_T)(Position - CPU_DISCARD_STEP -
+                                             Cpu->Discarded));
+    Cpu->Discarded = Position - CPU_DISCARD_STEP;
+}
+
+static
 RTL_STATUS
 NextPage(
     PTRACE_DAT Dat,
@@ -1637,6 +1674,8 @@ Routine Description:
         Cpu->PageOffset = Cpu->NextPage;
         Cpu->NextPage += Length;
     }
+
+    DiscardBehindCpu(Dat, Cpu);
 
     Status = TraceRingPageBegin(&Cpu->Page, &Dat->Layout, Page, Length,
                                 &Reason);

@@ -318,6 +318,10 @@ Return Value:
             goto Error;
         }
 
+        if (Id >= TRACE_STRING_INTERN_LIMIT) {
+            continue;
+        }
+
         Status = TraceHashInsert(&Session->Strings.Table,
                                  Rtl->Hash64(Text, Length), Id);
         if (!RTL_SUCCESS(Status)) {

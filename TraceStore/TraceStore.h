@@ -54,7 +54,7 @@ extern "C" {
 #define TRACE_STORE_MAGIC           0x3145524F54535254ULL   // "TRSTORE1"
 #define TRACE_STORE_VERSION         2
 
-#define TRACE_DISCARD_BEHIND        (4ULL << 20)
+#define TRACE_DISCARD_BEHIND        (2ULL << 20)
 #define TRACE_STORE_HEADER_SIZE     4096
 #define TRACE_STORE_MAX_COLUMNS     30
 #define TRACE_NAME_SIZE             32
@@ -711,6 +711,16 @@ BOOL TraceStoreReadColumn(
 
 #define TRACE_STRING_NULL       0xffffffff
 #define TRACE_STRING_MAX_LENGTH (1u << 20)
+
+//
+// The writer's intern table holds at most this many strings (16 MB of
+// table): past it, new strings are still stored but no longer entered, so
+// a trace whose texts are mostly unique (addresses in every event's args)
+// cannot grow the writer's memory without bound.  Strings entered before
+// the limit - comms, event names, the texts that repeat - keep one id.
+//
+
+#define TRACE_STRING_INTERN_LIMIT (1u << 19)
 
 typedef struct _TRACE_STRING_RECORD {
 

@@ -218,11 +218,13 @@ Return Value:
         return Status;
     }
 
-    Status = TraceHashInsert(&Strings->Table, Hash, Index);
-    if (!RTL_SUCCESS(Status)) {
-        Strings->Index.ReservedCount = Index;
-        Strings->Data.ReservedCount -= Length + 1;
-        return Status;
+    if (Strings->Table.Count < TRACE_STRING_INTERN_LIMIT) {
+        Status = TraceHashInsert(&Strings->Table, Hash, Index);
+        if (!RTL_SUCCESS(Status)) {
+            Strings->Index.ReservedCount = Index;
+            Strings->Data.ReservedCount -= Length + 1;
+            return Status;
+        }
     }
 
     *Id = (ULONG)Index;
