@@ -15,6 +15,7 @@ Abstract:
 --*/
 
 #include "Json.h"
+#include "TextParse.h"
 
 BOOL
 JsonFail(
@@ -26,24 +27,6 @@ JsonFail(
     Error->At = At;
     Error->Reason = Reason;
     return FALSE;
-}
-
-static
-LONG
-HexDigit(
-    CHAR Char
-    )
-{
-    if (Char >= '0' && Char <= '9') {
-        return Char - '0';
-    }
-    if (Char >= 'a' && Char <= 'f') {
-        return Char - 'a' + 10;
-    }
-    if (Char >= 'A' && Char <= 'F') {
-        return Char - 'A' + 10;
-    }
-    return -1;
 }
 
 PCSZ
@@ -99,9 +82,10 @@ Routine Description:
             break;
 
         case 'u':
-            if (End - Cursor < 6 || HexDigit(Cursor[2]) < 0 ||
-                HexDigit(Cursor[3]) < 0 || HexDigit(Cursor[4]) < 0 ||
-                HexDigit(Cursor[5]) < 0) {
+            if (End - Cursor < 6 || TextHexValue(Cursor[2]) < 0 ||
+                TextHexValue(Cursor[3]) < 0 ||
+                TextHexValue(Cursor[4]) < 0 ||
+                TextHexValue(Cursor[5]) < 0) {
                 JsonFail(Error, Cursor, "bad \\u escape in a string");
                 return NULL;
             }
@@ -123,10 +107,10 @@ ReadHex4(
     PCSZ Digits
     )
 {
-    return ((ULONG)HexDigit(Digits[0]) << 12) |
-           ((ULONG)HexDigit(Digits[1]) << 8) |
-           ((ULONG)HexDigit(Digits[2]) << 4) |
-           (ULONG)HexDigit(Digits[3]);
+    return ((ULONG)TextHexValue(Digits[0]) << 12) |
+           ((ULONG)TextHexValue(Digits[1]) << 8) |
+           ((ULONG)TextHexValue(Digits[2]) << 4) |
+           (ULONG)TextHexValue(Digits[3]);
 }
 
 ULONG

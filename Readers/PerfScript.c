@@ -88,16 +88,6 @@ TokenEnd(
 
 static
 BOOL
-IsHexDigit(
-    CHAR Char
-    )
-{
-    return TextIsDigit(Char) || (Char >= 'a' && Char <= 'f') ||
-           (Char >= 'A' && Char <= 'F');
-}
-
-static
-BOOL
 IsTimeToken(
     PCSZ Start,
     PCSZ End,
@@ -389,7 +379,7 @@ Routine Description:
         if (Digit == FieldEnd) {
             continue;
         }
-        while (Digit < FieldEnd && IsHexDigit(*Digit)) {
+        while (Digit < FieldEnd && TextHexValue(*Digit) >= 0) {
             Digit++;
         }
         if (Digit == FieldEnd) {

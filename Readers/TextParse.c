@@ -144,9 +144,8 @@ TextIsDecimal(
     return TRUE;
 }
 
-static
 LONG
-HexValue(
+TextHexValue(
     CHAR Char
     )
 {
@@ -175,7 +174,8 @@ TextParseUnsigned(
     BOOL Hex = ForceHex;
 
     if (End - Cursor >= 3 && Cursor[0] == '0' &&
-        (Cursor[1] == 'x' || Cursor[1] == 'X') && HexValue(Cursor[2]) >= 0) {
+        (Cursor[1] == 'x' || Cursor[1] == 'X') &&
+        TextHexValue(Cursor[2]) >= 0) {
         Hex = TRUE;
         Cursor += 2;
     }
@@ -183,11 +183,11 @@ TextParseUnsigned(
     Start = Cursor;
 
     if (Hex) {
-        while (Cursor < End && HexValue(*Cursor) >= 0) {
+        while (Cursor < End && TextHexValue(*Cursor) >= 0) {
             if (Result >> 60) {
                 return NULL;
             }
-            Result = (Result << 4) | (ULONGLONG)HexValue(*Cursor);
+            Result = (Result << 4) | (ULONGLONG)TextHexValue(*Cursor);
             Cursor++;
         }
     } else {

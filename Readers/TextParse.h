@@ -57,6 +57,12 @@ BOOL TextIsDigit(CHAR Char);
 BOOL TextIsDecimal(PCSZ Start, PCSZ End);
 
 //
+// The value of a hex digit (either case), or -1.
+//
+
+LONG TextHexValue(CHAR Char);
+
+//
 // Parses an unsigned integer: decimal, or hex with a 0x prefix (or always
 // hex when ForceHex).  Returns the position after it, or NULL if there is
 // no number or it overflows 64 bits.
