@@ -346,6 +346,20 @@ TextSpanEquals(
 }
 
 BOOL
+TextEquals(
+    PCSZ Start,
+    SIZE_T Length,
+    PCSZ Literal
+    )
+{
+    TEXT_SPAN Span;
+
+    Span.Start = Start;
+    Span.End = Start + Length;
+    return TextSpanEquals(Span, Literal);
+}
+
+BOOL
 TextStartsWith(
     PCSZ Start,
     PCSZ End,

@@ -100,6 +100,12 @@ BOOL TextFindNumber(PCSZ Start, PCSZ End, PCSZ Key, PULONGLONG Value);
 BOOL TextSpanEquals(TEXT_SPAN Span, PCSZ Literal);
 
 //
+// TRUE if the Length bytes at Start are exactly the NUL-terminated Literal.
+//
+
+BOOL TextEquals(PCSZ Start, SIZE_T Length, PCSZ Literal);
+
+//
 // TRUE if [Start, End) begins with Literal.
 //
 

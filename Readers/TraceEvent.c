@@ -146,24 +146,6 @@ HasPrefix(
 
 static
 BOOL
-SpanEquals(
-    PCSZ Start,
-    SIZE_T Length,
-    PCSZ Literal
-    )
-{
-    SIZE_T Index;
-
-    for (Index = 0; Index < Length; Index++) {
-        if (Literal[Index] == '\0' || Literal[Index] != Start[Index]) {
-            return FALSE;
-        }
-    }
-    return Literal[Length] == '\0';
-}
-
-static
-BOOL
 SpanContains(
     PCSZ Start,
     PCSZ End,
@@ -390,15 +372,15 @@ TraceEventParseHeaderPage(
             SplitDeclaration(Line.Declaration, Line.DeclarationEnd, &Type,
                              &TypeEnd, &Name, &NameEnd, &Array, &ArrayEnd);
 
-            if (SpanEquals(Name, NameEnd - Name, "timestamp")) {
+            if (TextEquals(Name, NameEnd - Name, "timestamp")) {
                 Layout->TimestampOffset = Line.Offset;
                 Layout->TimestampSize = Line.Size;
                 HaveTimestamp = TRUE;
-            } else if (SpanEquals(Name, NameEnd - Name, "commit")) {
+            } else if (TextEquals(Name, NameEnd - Name, "commit")) {
                 Layout->CommitOffset = Line.Offset;
                 Layout->CommitSize = Line.Size;
                 HaveCommit = TRUE;
-            } else if (SpanEquals(Name, NameEnd - Name, "data")) {
+            } else if (TextEquals(Name, NameEnd - Name, "data")) {
                 Layout->DataOffset = Line.Offset;
                 Layout->DataSize = Line.Size;
                 HaveData = TRUE;

@@ -599,24 +599,6 @@ typedef struct _PARSER {
 
 static
 BOOL
-SpanEqualsText(
-    PCSZ Start,
-    ULONG Length,
-    PCSZ Literal
-    )
-{
-    ULONG Index;
-
-    for (Index = 0; Index < Length; Index++) {
-        if (Literal[Index] == '\0' || Literal[Index] != Start[Index]) {
-            return FALSE;
-        }
-    }
-    return Literal[Length] == '\0';
-}
-
-static
-BOOL
 IsIdentStart(
     CHAR Char
     )
@@ -1205,7 +1187,7 @@ TableValue(
             return TRUE;
         }
         for (Index = 0; Index < ARRAYSIZE(Known); Index++) {
-            if (SpanEqualsText(Arg->Text, Arg->Length, Known[Index].Name)) {
+            if (TextEquals(Arg->Text, Arg->Length, Known[Index].Name)) {
                 *Value = Known[Index].Value;
                 return TRUE;
             }
@@ -1304,29 +1286,29 @@ Routine Description:
         (Length >= 6 && StartsWithText(Type, "struct"))) {
         return 0;
     }
-    if (SpanEqualsText(Type, Length, "u8") ||
-        SpanEqualsText(Type, Length, "s8")) {
+    if (TextEquals(Type, Length, "u8") ||
+        TextEquals(Type, Length, "s8")) {
         return 0xff;
     }
-    if (SpanEqualsText(Type, Length, "u16") ||
-        SpanEqualsText(Type, Length, "s16")) {
+    if (TextEquals(Type, Length, "u16") ||
+        TextEquals(Type, Length, "s16")) {
         return 0xffff;
     }
-    if (SpanEqualsText(Type, Length, "u32") ||
-        SpanEqualsText(Type, Length, "s32")) {
+    if (TextEquals(Type, Length, "u32") ||
+        TextEquals(Type, Length, "s32")) {
         return 0xffffffffULL;
     }
     if (Length > 9 && StartsWithText(Type, "unsigned ")) {
         Type += 9;
         Length -= 9;
     }
-    if (SpanEqualsText(Type, Length, "char")) {
+    if (TextEquals(Type, Length, "char")) {
         return 0xff;
     }
-    if (SpanEqualsText(Type, Length, "short")) {
+    if (TextEquals(Type, Length, "short")) {
         return 0xffff;
     }
-    if (SpanEqualsText(Type, Length, "int")) {
+    if (TextEquals(Type, Length, "int")) {
         return 0xffffffffULL;
     }
     return 0;
@@ -1360,7 +1342,7 @@ TypeSize(
         return LongSize;
     }
     for (Index = 0; Index < ARRAYSIZE(Sizes); Index++) {
-        if (SpanEqualsText(Type, Length, Sizes[Index].Name)) {
+        if (TextEquals(Type, Length, Sizes[Index].Name)) {
             return Sizes[Index].Size != 0 ? Sizes[Index].Size : LongSize;
         }
     }
@@ -1503,24 +1485,24 @@ Routine Description:
         return FALSE;
     }
 
-    if (SpanEqualsText(Name, NameLength, "__get_str") ||
-        SpanEqualsText(Name, NameLength, "__get_rel_str") ||
-        SpanEqualsText(Name, NameLength, "__get_dynamic_array") ||
-        SpanEqualsText(Name, NameLength, "__get_rel_dynamic_array") ||
-        SpanEqualsText(Name, NameLength, "__get_dynamic_array_len") ||
-        SpanEqualsText(Name, NameLength, "__get_rel_dynamic_array_len") ||
-        SpanEqualsText(Name, NameLength, "__get_bitmask") ||
-        SpanEqualsText(Name, NameLength, "__get_rel_bitmask") ||
-        SpanEqualsText(Name, NameLength, "__get_cpumask") ||
-        SpanEqualsText(Name, NameLength, "__get_rel_cpumask")) {
+    if (TextEquals(Name, NameLength, "__get_str") ||
+        TextEquals(Name, NameLength, "__get_rel_str") ||
+        TextEquals(Name, NameLength, "__get_dynamic_array") ||
+        TextEquals(Name, NameLength, "__get_rel_dynamic_array") ||
+        TextEquals(Name, NameLength, "__get_dynamic_array_len") ||
+        TextEquals(Name, NameLength, "__get_rel_dynamic_array_len") ||
+        TextEquals(Name, NameLength, "__get_bitmask") ||
+        TextEquals(Name, NameLength, "__get_rel_bitmask") ||
+        TextEquals(Name, NameLength, "__get_cpumask") ||
+        TextEquals(Name, NameLength, "__get_rel_cpumask")) {
 
         PCTRACE_EVENT_FIELD Field;
 
         if (!ParseFieldName(Parser, &Field)) {
             return FALSE;
         }
-        if (SpanEqualsText(Name, NameLength, "__get_str") ||
-            SpanEqualsText(Name, NameLength, "__get_rel_str")) {
+        if (TextEquals(Name, NameLength, "__get_str") ||
+            TextEquals(Name, NameLength, "__get_rel_str")) {
             Arg->Type = (Field->Flags & TRACE_FIELD_DYNAMIC) ? ArgGetStr :
                         ArgField;
         } else if (StartsWithText(Name + NameLength - 4, "_len")) {
@@ -1537,8 +1519,8 @@ Routine Description:
         }
         Arg->Field = Field;
 
-    } else if (SpanEqualsText(Name, NameLength, "__print_flags") ||
-               SpanEqualsText(Name, NameLength, "__print_flags_u64")) {
+    } else if (TextEquals(Name, NameLength, "__print_flags") ||
+               TextEquals(Name, NameLength, "__print_flags_u64")) {
 
         Arg->Type = ArgFlags;
         Arg->A = NewArg(Parser, ArgAtom);
@@ -1568,8 +1550,8 @@ Routine Description:
             return FALSE;
         }
 
-    } else if (SpanEqualsText(Name, NameLength, "__print_symbolic") ||
-               SpanEqualsText(Name, NameLength, "__print_symbolic_u64")) {
+    } else if (TextEquals(Name, NameLength, "__print_symbolic") ||
+               TextEquals(Name, NameLength, "__print_symbolic_u64")) {
 
         Arg->Type = ArgSymbolic;
         Arg->A = NewArg(Parser, ArgAtom);
@@ -1578,11 +1560,11 @@ Routine Description:
             return FALSE;
         }
 
-    } else if (SpanEqualsText(Name, NameLength, "__print_hex") ||
-               SpanEqualsText(Name, NameLength, "__print_hex_str") ||
-               SpanEqualsText(Name, NameLength, "__print_array")) {
+    } else if (TextEquals(Name, NameLength, "__print_hex") ||
+               TextEquals(Name, NameLength, "__print_hex_str") ||
+               TextEquals(Name, NameLength, "__print_array")) {
 
-        BOOL Array = SpanEqualsText(Name, NameLength, "__print_array");
+        BOOL Array = TextEquals(Name, NameLength, "__print_array");
 
         Arg->Type = Array ? ArgIntArray :
                     (NameLength == 15 ? ArgHexStr : ArgHex);
@@ -1604,7 +1586,7 @@ Routine Description:
             return FALSE;
         }
 
-    } else if (SpanEqualsText(Name, NameLength, "sizeof")) {
+    } else if (TextEquals(Name, NameLength, "sizeof")) {
 
         PCSZ Start = Parser->Token.Start;
         PCSZ End = Start;
