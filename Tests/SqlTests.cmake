@@ -110,3 +110,16 @@ foreach(Case IN LISTS TRACER_SQL_CASES TRACER_SQL_ERROR_CASES)
     LABELS integration
     TIMEOUT 60)
 endforeach()
+
+#
+# Benchmark (ctest -L bench): push-down against a scan without it, a full
+# aggregate against a native SQLite table, and RssAnon while scanning a
+# 10 GB store.  Needs about 21 GB free in the build directory.  Directly:
+#   BenchSql [--window-rows N] [--scan-rows N] [--big-gb G] [--only wsm] DIR
+#
+add_executable(BenchSql ${CMAKE_CURRENT_SOURCE_DIR}/Bench/BenchSql.c)
+target_link_libraries(BenchSql PRIVATE TracerSqlite3ExtStatic pthread)
+target_compile_options(BenchSql PRIVATE ${TRACER_WARNINGS})
+add_test(NAME bench.sql
+  COMMAND BenchSql ${CMAKE_CURRENT_BINARY_DIR}/bench-sql)
+set_tests_properties(bench.sql PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)
