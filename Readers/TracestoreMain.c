@@ -4,7 +4,7 @@
 ** Usage:
 **   tracestore import [--format F] -o SESSION FILE...
 **   tracestore info [--json] SESSION
-**   tracestore sql [--csv] SESSION "SELECT ..."
+**   tracestore sql [-c|--csv|--json] SESSION ["SQL" | -f FILE | - < FILE]
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
@@ -349,15 +349,71 @@ static const char zInfoHelp[] =
 "are in time order, and events the source reported lost.  --json prints\n"
 "one JSON object for scripts.\n";
 
-static void jsonString(const char *z){
+/*
+** Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms,
+** no surrogates, nothing above U+10FFFF) at z[0..n), or 0 if there is none.
+*/
+static int utf8SequenceLength(const unsigned char *z, int n){
+  unsigned char c = z[0], lo = 0x80, hi = 0xbf;
+  int len, k;
+  if( c<0x80 ) return 1;
+  if( c>=0xc2 && c<=0xdf ){
+    len = 2;
+  }else if( c>=0xe0 && c<=0xef ){
+    len = 3;
+    if( c==0xe0 ) lo = 0xa0;
+    if( c==0xed ) hi = 0x9f;
+  }else if( c>=0xf0 && c<=0xf4 ){
+    len = 4;
+    if( c==0xf0 ) lo = 0x90;
+    if( c==0xf4 ) hi = 0x8f;
+  }else{
+    return 0;
+  }
+  if( n<len ) return 0;
+  if( z[1]<lo || z[1]>hi ) return 0;
+  for(k=2; k<len; k++){
+    if( z[k]<0x80 || z[k]>0xbf ) return 0;
+  }
+  return len;
+}
+
+/*
+** Prints z[0..n) as a JSON string: quote, backslash and control characters
+** escaped, well-formed UTF-8 copied, each other byte replaced by U+FFFD.
+*/
+static void jsonText(const unsigned char *z, int n){
+  int i = 0, len;
   putchar('"');
-  for(; *z; z++){
-    unsigned char c = (unsigned char)*z;
-    if( c=='"' || c=='\\' ) printf("\\%c", c);
-    else if( c<0x20 ) printf("\\u%04x", c);
-    else putchar(c);
+  while( i<n ){
+    unsigned char c = z[i];
+    if( c=='"' || c=='\\' ){
+      putchar('\\');
+      putchar(c);
+      i++;
+    }else if( c<0x20 || c==0x7f ){
+      switch( c ){
+        case '\b': fputs("\\b", stdout); break;
+        case '\f': fputs("\\f", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        case '\t': fputs("\\t", stdout); break;
+        default:   printf("\\u%04x", c); break;
+      }
+      i++;
+    }else if( (len = utf8SequenceLength(z+i, n-i))>0 ){
+      fwrite(z+i, 1, (size_t)len, stdout);
+      i += len;
+    }else{
+      fputs("\\ufffd", stdout);
+      i++;
+    }
   }
   putchar('"');
+}
+
+static void jsonString(const char *z){
+  jsonText((const unsigned char*)z, (int)strlen(z));
 }
 
 static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
@@ -486,14 +542,34 @@ static int cmdInfo(int argc, char **argv){
 ** sql
 */
 static const char zSqlHelp[] =
-"usage: tracestore sql [--csv] SESSION \"SQL\"\n"
+"usage: tracestore sql [-c|--csv|--json] SESSION \"SQL\"\n"
+"       tracestore sql [-c|--csv|--json] SESSION -f FILE\n"
+"       tracestore sql [-c|--csv|--json] SESSION [-] < FILE\n"
 "\n"
 "Runs SQL against SESSION with the tracestore extension loaded and the\n"
-"session attached (one table per store, plus store_info).  Prints each\n"
-"result as an aligned table, or with --csv as CSV with a header row.\n"
+"session attached (one table per store, plus store_info).  The SQL is the\n"
+"argument, the file given with -f/--file, or standard input when there is\n"
+"no SQL argument or it is \"-\".  It may hold several statements; they run\n"
+"in order and each one's rows are printed:\n"
+"\n"
+"  (default)     an aligned table with a header, a blank line between tables\n"
+"  -c, --csv     CSV (RFC 4180) with a header row; NULL is an empty field\n"
+"  --json        a JSON array of objects, one per row, the column names as\n"
+"                keys: INTEGER and REAL as numbers (NaN and infinities as\n"
+"                null), NULL as null, TEXT as a string (bytes that are not\n"
+"                UTF-8 become U+FFFD), BLOB as a string of hex digits.  One\n"
+"                array per statement that returns columns, so one SELECT\n"
+"                prints one JSON document (several print a stream of\n"
+"                arrays, as `jq` reads them).\n"
+"\n"
+"-c is short for --csv (it is not sqlite3's -cmd).  An SQL error stops at\n"
+"the statement, names it (number, line, text) and exits with status 1;\n"
+"what earlier statements printed stays printed.\n"
 "\n"
 "example: tracestore sql run.trace \\\n"
 "  \"SELECT name, count(*) FROM page_fault GROUP BY name\"\n";
+
+typedef enum SqlMode { SQL_MODE_TABLE, SQL_MODE_CSV, SQL_MODE_JSON } SqlMode;
 
 typedef struct ResultBuf {
   int nCol;
@@ -564,25 +640,96 @@ static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
   free(aRight);
 }
 
-static int runStatement(sqlite3 *db, sqlite3_stmt *pStmt, int bCsv){
+/*
+** Prints a REAL as a JSON number that reads back as the same double (the
+** shortest of %.15g, %.16g, %.17g that does), with ".0" added to whole
+** numbers so that they still read as REAL; NaN and infinities as null.
+*/
+static void jsonReal(double r){
+  char z[40];
+  int nDigit;
+  if( r!=r || r-r!=0.0 ){
+    fputs("null", stdout);
+    return;
+  }
+  for(nDigit=15; nDigit<17; nDigit++){
+    snprintf(z, sizeof(z), "%.*g", nDigit, r);
+    if( strtod(z, 0)==r ) break;
+  }
+  if( nDigit==17 ) snprintf(z, sizeof(z), "%.17g", r);
+  if( strpbrk(z, ".eE")==0 ) strcat(z, ".0");
+  fputs(z, stdout);
+}
+
+/* Prints column j of the current row of pStmt as a JSON value. */
+static void jsonValue(sqlite3_stmt *pStmt, int j){
+  static const char zHex[] = "0123456789abcdef";
+  switch( sqlite3_column_type(pStmt, j) ){
+    case SQLITE_INTEGER:
+      printf("%lld", (long long)sqlite3_column_int64(pStmt, j));
+      break;
+    case SQLITE_FLOAT:
+      jsonReal(sqlite3_column_double(pStmt, j));
+      break;
+    case SQLITE_TEXT: {
+      const unsigned char *z = sqlite3_column_text(pStmt, j);
+      jsonText(z, sqlite3_column_bytes(pStmt, j));
+      break;
+    }
+    case SQLITE_BLOB: {
+      const unsigned char *z = sqlite3_column_blob(pStmt, j);
+      int n = sqlite3_column_bytes(pStmt, j), k;
+      putchar('"');
+      for(k=0; k<n; k++){
+        putchar(zHex[z[k]>>4]);
+        putchar(zHex[z[k]&15]);
+      }
+      putchar('"');
+      break;
+    }
+    default:
+      fputs("null", stdout);
+      break;
+  }
+}
+
+/*
+** Steps pStmt to the end, printing its rows in mode eMode.  Returns the
+** last sqlite3_step() result (SQLITE_DONE on success).  *pbTable is set
+** once a table has been printed, so that the next one is set apart.
+*/
+static int runStatement(sqlite3_stmt *pStmt, SqlMode eMode, int *pbTable){
   ResultBuf res;
-  int rc, i, j;
+  int rc, i, j, nRow = 0;
   memset(&res, 0, sizeof(res));
   res.nCol = sqlite3_column_count(pStmt);
-  if( bCsv && res.nCol>0 ){
+  if( eMode==SQL_MODE_CSV && res.nCol>0 ){
     for(j=0; j<res.nCol; j++){
       if( j ) putchar(',');
       csvField(sqlite3_column_name(pStmt, j));
     }
     putchar('\n');
   }
+  if( eMode==SQL_MODE_JSON && res.nCol>0 ) putchar('[');
   while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    if( bCsv ){
+    if( eMode==SQL_MODE_CSV ){
       for(j=0; j<res.nCol; j++){
         if( j ) putchar(',');
         csvField((const char*)sqlite3_column_text(pStmt, j));
       }
       putchar('\n');
+      continue;
+    }
+    if( eMode==SQL_MODE_JSON ){
+      fputs(nRow ? ",\n{" : "\n{", stdout);
+      for(j=0; j<res.nCol; j++){
+        if( j ) putchar(',');
+        jsonString(sqlite3_column_name(pStmt, j));
+        putchar(':');
+        jsonValue(pStmt, j);
+      }
+      putchar('}');
+      nRow++;
       continue;
     }
     if( res.nRow>=res.nAlloc ){
@@ -596,86 +743,216 @@ static int runStatement(sqlite3 *db, sqlite3_stmt *pStmt, int bCsv){
     }
     res.nRow++;
   }
-  if( rc==SQLITE_DONE && !bCsv && res.nCol>0 ){
-    printTable(pStmt, &res);
+  if( rc==SQLITE_DONE && res.nCol>0 ){
+    if( eMode==SQL_MODE_JSON ){
+      fputs(nRow ? "\n]\n" : "]\n", stdout);
+    }else if( eMode==SQL_MODE_TABLE ){
+      if( *pbTable ) putchar('\n');
+      printTable(pStmt, &res);
+      *pbTable = 1;
+    }
   }
   for(i=0; i<res.nRow*res.nCol; i++) free(res.az[i]);
   free(res.az);
-  if( rc!=SQLITE_DONE ){
-    fail("%s", sqlite3_errmsg(db));
-    return 1;
+  return rc;
+}
+
+/*
+** Reads all of file zFile ("-": standard input) into a NUL-terminated
+** buffer from malloc().  Returns NULL, with errno set, on failure.
+*/
+static char *readAllText(const char *zFile){
+  FILE *in = strcmp(zFile, "-")==0 ? stdin : fopen(zFile, "rb");
+  char *z = 0, *zNew;
+  size_t n = 0, nAlloc = 0, nGot;
+  int e;
+  if( in==0 ) return 0;
+  for(;;){
+    if( nAlloc-n<4096 ){
+      nAlloc = nAlloc ? nAlloc*2 : 65536;
+      zNew = realloc(z, nAlloc);
+      if( zNew==0 ){ e = ENOMEM; goto error; }
+      z = zNew;
+    }
+    nGot = fread(z+n, 1, nAlloc-n-1, in);
+    n += nGot;
+    if( nGot==0 ) break;
   }
+  if( ferror(in) ){ e = errno ? errno : EIO; goto error; }
+  if( in!=stdin ) fclose(in);
+  z[n] = 0;
+  if( strlen(z)!=n ){ free(z); errno = EINVAL; return 0; }  /* a NUL byte */
+  return z;
+error:
+  if( in!=stdin ) fclose(in);
+  free(z);
+  errno = e;
   return 0;
 }
 
+/*
+** Reports an error of the statement that starts at zStmt (inside zSql,
+** the whole input, named zSource): its number, the line it starts on, and
+** its first 200 characters with white space folded.
+*/
+static void sqlStatementError(const char *zSource, const char *zSql,
+                              const char *zStmt, int iStmt,
+                              const char *zMsg){
+  const char *z;
+  int iLine = 1, n = 0, bSpace = 0;
+  char zText[208];
+  while( *zStmt==' ' || *zStmt=='\t' || *zStmt=='\n' || *zStmt=='\r'
+      || *zStmt=='\f' ){
+    zStmt++;
+  }
+  for(z=zSql; z<zStmt; z++) iLine += *z=='\n';
+  for(z=zStmt; *z && *z!=';' && n<200; z++){
+    if( *z==' ' || *z=='\t' || *z=='\n' || *z=='\r' || *z=='\f' ){
+      bSpace = 1;
+      continue;
+    }
+    if( bSpace && n>0 ) zText[n++] = ' ';
+    bSpace = 0;
+    zText[n++] = *z;
+  }
+  zText[n] = 0;
+  fail("statement %d (line %d of %s): %s\n    %s%s", iStmt, iLine, zSource,
+       zMsg, zText, (*z && *z!=';') ? " ..." : "");
+}
+
+/* True if argument z is SQL (or a path) rather than an option. */
+static int isOption(const char *z){
+  return z[0]=='-' && z[1]!=0 && strpbrk(z, " \t\n\r")==0;
+}
+
 static int cmdSql(int argc, char **argv){
-  int bCsv = 0, i, rc = 0;
-  const char *zSession = 0, *zSql = 0, *zTail;
+  SqlMode eMode = SQL_MODE_TABLE;
+  int i, rc = 0, iStmt = 0, bTable = 0, bOptions = 1;
+  const char *zSession = 0, *zArg = 0, *zFile = 0, *zTail, *zSource;
+  const char *zStmt;
+  char *zSql = 0;
   sqlite3 *db = 0;
   sqlite3_stmt *pStmt = 0;
   char *zErr = 0;
 
   for(i=0; i<argc; i++){
-    if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
-      fputs(zSqlHelp, stdout);
-      return 0;
-    }else if( strcmp(argv[i], "--csv")==0 ){
-      bCsv = 1;
-    }else if( argv[i][0]=='-' && argv[i][1]=='-' ){
-      fail("sql: unknown option '%s'", argv[i]);
-      return 2;
+    const char *z = argv[i];
+    if( bOptions && isOption(z) ){
+      if( strcmp(z, "--")==0 ){
+        bOptions = 0;
+      }else if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
+        fputs(zSqlHelp, stdout);
+        return 0;
+      }else if( strcmp(z, "--csv")==0 || strcmp(z, "-c")==0 ){
+        eMode = SQL_MODE_CSV;
+      }else if( strcmp(z, "--json")==0 ){
+        eMode = SQL_MODE_JSON;
+      }else if( strcmp(z, "-f")==0 || strcmp(z, "--file")==0 ){
+        if( i+1>=argc ){
+          fail("sql: %s needs a file name", z);
+          return 2;
+        }
+        zFile = argv[++i];
+      }else if( strncmp(z, "--file=", 7)==0 ){
+        zFile = z+7;
+      }else{
+        fail("sql: unknown option '%s'", z);
+        fputs(zSqlHelp, stderr);
+        return 2;
+      }
     }else if( zSession==0 ){
-      zSession = argv[i];
-    }else if( zSql==0 ){
-      zSql = argv[i];
+      zSession = z;
+    }else if( zArg==0 ){
+      zArg = z;
     }else{
       fputs(zSqlHelp, stderr);
       return 2;
     }
   }
-  if( zSession==0 || zSql==0 ){
+  if( zSession==0 ){
     fputs(zSqlHelp, stderr);
     return 2;
+  }
+  if( zFile && zArg ){
+    fail("sql: give the SQL either as an argument or with -f, not both");
+    return 2;
+  }
+
+  /* The SQL: argument, -f FILE, or standard input. */
+  if( zArg && strcmp(zArg, "-")!=0 ){
+    zSource = "the SQL argument";
+    zSql = strdup(zArg);
+  }else{
+    if( zFile==0 || strcmp(zFile, "-")==0 ){
+      zFile = "-";
+      zSource = "standard input";
+      if( isatty(0) ){
+        fprintf(stderr, "tracestore: reading SQL from standard input "
+                        "(end it with Ctrl-D)\n");
+      }
+    }else{
+      zSource = zFile;
+    }
+    zSql = readAllText(zFile);
+    if( zSql==0 ){
+      fail("cannot read SQL from %s: %s", strcmp(zFile, "-")==0 ?
+           "standard input" : zFile,
+           errno==EINVAL ? "it holds a NUL byte" : strerror(errno));
+      return 1;
+    }
   }
 
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ){
     fail("cannot open SQLite");
+    free(zSql);
     return 1;
   }
   if( sqlite3_tracestore_init(db, &zErr, 0)!=SQLITE_OK ){
     fail("cannot load the tracestore extension: %s", zErr ? zErr : "");
     sqlite3_free(zErr);
-    sqlite3_close(db);
-    return 1;
+    rc = 1;
+    goto done;
   }
   if( sqlite3_prepare_v2(db, "SELECT tracestore_attach(?1)", -1, &pStmt,
                          0)!=SQLITE_OK ){
     fail("%s", sqlite3_errmsg(db));
-    sqlite3_close(db);
-    return 1;
+    rc = 1;
+    goto done;
   }
   sqlite3_bind_text(pStmt, 1, zSession, -1, SQLITE_STATIC);
   if( sqlite3_step(pStmt)!=SQLITE_ROW ){
     fail("%s", sqlite3_errmsg(db));
     sqlite3_finalize(pStmt);
-    sqlite3_close(db);
-    return 1;
+    rc = 1;
+    goto done;
   }
   sqlite3_finalize(pStmt);
 
   zTail = zSql;
   while( rc==0 && zTail && *zTail ){
+    zStmt = zTail;
     pStmt = 0;
-    if( sqlite3_prepare_v2(db, zTail, -1, &pStmt, &zTail)!=SQLITE_OK ){
-      fail("%s", sqlite3_errmsg(db));
+    if( sqlite3_prepare_v2(db, zStmt, -1, &pStmt, &zTail)!=SQLITE_OK ){
+      sqlStatementError(zSource, zSql, zStmt, iStmt+1, sqlite3_errmsg(db));
       rc = 1;
       break;
     }
-    if( pStmt==0 ) break;   /* trailing whitespace or comment */
-    rc = runStatement(db, pStmt, bCsv);
+    if( pStmt==0 ){         /* only white space, a comment or ';' */
+      if( zTail==zStmt ) break;
+      continue;
+    }
+    iStmt++;
+    if( runStatement(pStmt, eMode, &bTable)!=SQLITE_DONE ){
+      fflush(stdout);
+      sqlStatementError(zSource, zSql, zStmt, iStmt, sqlite3_errmsg(db));
+      rc = 1;
+    }
     sqlite3_finalize(pStmt);
   }
+done:
+  fflush(stdout);
   sqlite3_close(db);
+  free(zSql);
   return rc;
 }
 
@@ -898,7 +1175,8 @@ static const char zMainHelp[] =
 "commands:\n"
 "  import -o SESSION FILE...   decode traces into a session\n"
 "  info [--json] SESSION       list a session's stores\n"
-"  sql [--csv] SESSION \"SQL\"   query a session in SQL\n"
+"  sql [--csv|--json] SESSION \"SQL\"\n"
+"                              query a session in SQL (or -f FILE, stdin)\n"
 "  kvmtrace-format FORMATS [-c MHZ] < BINARY\n"
 "                              print a kvmtrace stream as the seed's rules do\n"
 "\n"

@@ -20,3 +20,17 @@ foreach(verb import info sql)
   set_tests_properties(cli.help.${verb} PROPERTIES LABELS unit TIMEOUT 10
     PASS_REGULAR_EXPRESSION "usage: tracestore ${verb}")
 endforeach()
+
+#
+# tracestore sql: output modes (table, -c/--csv, --json), SQL from the
+# argument, -f FILE or stdin, and errors that name the statement.
+#
+if(TRACER_PYTHON3)
+  foreach(case json_values json_rows csv table input_sources errors)
+    add_test(NAME cli.sql.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/sql_cli_test.py
+              $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/sql-${case} ${case})
+    set_tests_properties(cli.sql.${case} PROPERTIES LABELS integration TIMEOUT 60)
+  endforeach()
+endif()
