@@ -268,6 +268,15 @@ def case_python_load_counts():
 def case_python_load_by_name():
     session = import_sample()
     conn = connect("tracestore")
+    # dlopen found a tracestore.so by name: the one under test when CTest
+    # put its directory on LD_LIBRARY_PATH (not an older installed copy).
+    with open("/proc/self/maps") as f:
+        loaded = {line.split()[-1] for line in f
+                  if line.rstrip().endswith("/tracestore.so")}
+    print("loaded %s" % ", ".join(sorted(loaded)))
+    check(loaded == {os.path.realpath(ARGS.ext)},
+          "load_extension('tracestore') loaded %r, not %s"
+          % (loaded, ARGS.ext))
     attach(conn, session)
     check_sample_counts(conn)
     conn.close()
