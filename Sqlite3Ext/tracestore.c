@@ -63,6 +63,18 @@
 **       repaired     records the reader completed from the trace bounds
 **                    (e.g. spans whose entry or exit was not recorded)
 **
+**   tracestore_rows_visited()
+**   tracestore_rows_indexed()
+**
+**     Counters of this connection (see "Rows visited" below): records its
+**     tracestore scans have visited, and records read to build ts block
+**     indexes.  The difference of two calls around a query shows how much
+**     of a store the query read:
+**
+**         SELECT tracestore_rows_visited();   -- 1000
+**         SELECT count(*) FROM span WHERE ts BETWEEN 5e9 AND 6e9;
+**         SELECT tracestore_rows_visited();   -- 1000 + about count(*)
+**
 ** How it works:
 **
 **   Each virtual table opens its own read-only TRACE_SESSION (which maps
@@ -84,19 +96,97 @@
 **   may remap the file.  Text is handed to SQLite with SQLITE_TRANSIENT for
 **   the same reason.
 **
-**   xBestIndex pushes down equality and range constraints on the rowid
-**   (or `id`), answered by narrowing the range of records visited, and on
-**   `ts` when the store is sorted by ts, answered by binary search.  It
-**   never sets `omit`: SQLite checks every row it receives again, so the
-**   bounds only need to be conservative, which is how values that are not
-**   integers (rowid > 2.5, ts < '100') are handled.  Everything else is
-**   left to SQLite; a query never fails because of its shape.
-**
 **   The core is reached only through TraceStore.h; it never sees SQLite.
+**
+** Push-down (xBestIndex, xFilter):
+**
+**   xBestIndex hands these constraints to xFilter, at most one per idxNum
+**   bit (a second `ts > ?` is left to SQLite), and answers each exactly,
+**   with SQLite's own comparison rules for an INTEGER column (a REAL bound
+**   is compared exactly, text that looks like a number is that number,
+**   other text and blobs are greater than every integer, NULL matches
+**   nothing), so it sets `omit` and SQLite does not test them again:
+**
+**     rowid (or id) =, <, <=, >, >=   the range of records visited
+**     rowid IN (...)                  all values at once (sqlite3_vtab_in),
+**                                     sorted and without duplicates
+**     ts =, <, <=, >, >=, BETWEEN     sorted store: binary search; other
+**                                     stores: the block index below, and
+**                                     each row of a visited block checked
+**     ORDER BY rowid/id [DESC]        always consumed
+**     ORDER BY ts [DESC] [, id]       consumed if the store is sorted
+**     LIMIT, OFFSET                   taken only when every other
+**                                     constraint is taken and the ORDER BY
+**                                     (if any) is consumed
+**
+**   Any other constraint, and any shape of query, is left to SQLite.
+**   EXPLAIN QUERY PLAN prints what was taken after the idxNum, e.g.
+**   "SCAN span VIRTUAL TABLE INDEX 384:ts>=? AND ts<?".
+**
+**   idxNum bits.  The argv[] of xFilter holds one value per bit that has
+**   one, lowest bit first: argv[0] belongs to the lowest such bit set.
+**
+**     bit     name            argv   meaning
+**     0x0001  TS_ROWID_EQ     yes    rowid = ?
+**     0x0002  TS_ROWID_GT     yes    rowid > ?
+**     0x0004  TS_ROWID_GE     yes    rowid >= ?
+**     0x0008  TS_ROWID_LT     yes    rowid < ?
+**     0x0010  TS_ROWID_LE     yes    rowid <= ?
+**     0x0020  TS_TS_EQ        yes    ts = ?  (also one value of ts IN (...),
+**                                            which SQLite loops over)
+**     0x0040  TS_TS_GT        yes    ts > ?
+**     0x0080  TS_TS_GE        yes    ts >= ?
+**     0x0100  TS_TS_LT        yes    ts < ?
+**     0x0200  TS_TS_LE        yes    ts <= ?
+**     0x0400  TS_ORDER_DESC   no     rows in descending order
+**     0x0800  TS_ORDER_TS     no     rows in (ts, rowid) order: ORDER BY ts
+**                                    was consumed (the store was sorted)
+**     0x1000  TS_ROWID_IN     yes    rowid IN (...): the IN list handle
+**     0x2000  TS_LIMIT        yes    LIMIT ?  (negative: no limit)
+**     0x4000  TS_OFFSET       yes    OFFSET ?
+**
+**   The block index.  On a store that is not sorted by ts, a table keeps
+**   the smallest and largest ts of each block of TS_BLOCK_SIZE (1024)
+**   records: 16 bytes per block, so 1/64 byte per record (1.6 MB for 100
+**   million records), allocated from the heap of the process that runs the
+**   query.  It is built the first time a scan with a ts bound (or a
+**   ts-ordered scan, below) meets the store unsorted, and each such scan
+**   extends it by the complete blocks committed since; records never
+**   change once committed, so the entries never go stale.  The last,
+**   incomplete block is not indexed: it is scanned row by row.  A scan
+**   skips every block whose [min, max] misses the ts range, hands the rows
+**   of a block that lies wholly inside it without reading their ts, and
+**   checks each row of the blocks in between; so a ts range visits the
+**   rows in it plus, at most, the rest of the block where it starts and of
+**   the one where it ends.  Building it reads every ts once (counted by
+**   tracestore_rows_indexed(), not by tracestore_rows_visited()).
+**
+**   A store that stops being sorted between xBestIndex (which looks at the
+**   last snapshot) and xFilter (which takes the statement's snapshot): a
+**   plan that consumed ORDER BY ts still gets its rows in (ts, rowid)
+**   order.  xFilter then selects them in windows: one pass over the
+**   candidate rows (the block index skipping blocks before the last row
+**   handed out or past the window) keeps the next W keys in a heap, which
+**   is sorted and handed out, and the next pass starts after its last key.
+**   W starts at 4096 (or LIMIT + OFFSET) and doubles up to 4 Mi keys (64
+**   MB), so memory stays bounded and a store that is a few sorted runs
+**   costs little more than one pass; a prepared statement re-run later is
+**   planned again by SQLite only if its schema changes, so it may take
+**   this path every time it runs.
+**
+**   Rows visited.  tracestore_rows_visited() returns the number of records
+**   the tracestore cursors of this connection have read or handed to
+**   SQLite since it was loaded: rows returned, rows read and rejected by a
+**   ts check, and binary-search probes.  Records skipped without being
+**   read (blocks the index rules out, rows an OFFSET jumps over) are not
+**   counted.  tracestore_rows_indexed() returns the records read to build
+**   block indexes.  Tests use them to show that push-down reads only what
+**   it should.
 */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../TraceStore/TraceStore.h"
@@ -113,45 +203,95 @@ static int tsRtlReady = 0;
 #define TS_INT64_MIN (-TS_INT64_MAX - 1)
 
 /*
-** idxNum bits of the tracestore module.  xBestIndex sets one bit for each
-** constraint it hands to xFilter (at most one constraint per bit).  The
-** values of those constraints are in xFilter's argv[] in the order of the
-** bits, lowest bit first: argv[0] belongs to the lowest bit set in idxNum,
-** argv[1] to the next one, and so on.  TS_ORDER_DESC has no argv entry.
+** idxNum bits of the tracestore module (see "Push-down" in the header
+** comment for the table).  Bits with an argv value hand it to xFilter in
+** bit order, lowest first.
 */
 #define TS_ROWID_EQ    0x0001   /* rowid = ?  (rowid and id alike)        */
 #define TS_ROWID_GT    0x0002   /* rowid > ?                              */
 #define TS_ROWID_GE    0x0004   /* rowid >= ?                             */
 #define TS_ROWID_LT    0x0008   /* rowid < ?                              */
 #define TS_ROWID_LE    0x0010   /* rowid <= ?                             */
-#define TS_TS_EQ       0x0020   /* ts = ?   (binary search; sorted stores) */
+#define TS_TS_EQ       0x0020   /* ts = ?                                 */
 #define TS_TS_GT       0x0040   /* ts > ?                                 */
 #define TS_TS_GE       0x0080   /* ts >= ?                                */
 #define TS_TS_LT       0x0100   /* ts < ?                                 */
 #define TS_TS_LE       0x0200   /* ts <= ?                                */
-#define TS_ORDER_DESC  0x0400   /* visit records in descending rowid order */
+#define TS_ORDER_DESC  0x0400   /* descending order (no argv)             */
+#define TS_ORDER_TS    0x0800   /* (ts, rowid) order (no argv)            */
+#define TS_ROWID_IN    0x1000   /* rowid IN (...), all values at once     */
+#define TS_LIMIT       0x2000   /* LIMIT ?                                */
+#define TS_OFFSET      0x4000   /* OFFSET ?                               */
+
+/* What an argv-carrying bit constrains. */
+#define TS_ARG_ROWID   0        /* the rowid, by op */
+#define TS_ARG_TS      1        /* ts, by op */
+#define TS_ARG_IN      2        /* the rowid, by an IN list */
+#define TS_ARG_LIMIT   3
+#define TS_ARG_OFFSET  4
 
 /*
-** The constraint bits above, in argv order, with what they mean.
+** The bits that carry an argv value, in argv order, with what they mean.
 */
 static const struct {
-  int mask;          /* TS_ROWID_* or TS_TS_* */
-  int bTs;           /* true: a constraint on ts; false: on the rowid */
+  int mask;          /* TS_* bit */
+  int eArg;          /* TS_ARG_* */
   unsigned char op;  /* SQLITE_INDEX_CONSTRAINT_* */
-} aTsConstraintBit[] = {
-  { TS_ROWID_EQ, 0, SQLITE_INDEX_CONSTRAINT_EQ },
-  { TS_ROWID_GT, 0, SQLITE_INDEX_CONSTRAINT_GT },
-  { TS_ROWID_GE, 0, SQLITE_INDEX_CONSTRAINT_GE },
-  { TS_ROWID_LT, 0, SQLITE_INDEX_CONSTRAINT_LT },
-  { TS_ROWID_LE, 0, SQLITE_INDEX_CONSTRAINT_LE },
-  { TS_TS_EQ,    1, SQLITE_INDEX_CONSTRAINT_EQ },
-  { TS_TS_GT,    1, SQLITE_INDEX_CONSTRAINT_GT },
-  { TS_TS_GE,    1, SQLITE_INDEX_CONSTRAINT_GE },
-  { TS_TS_LT,    1, SQLITE_INDEX_CONSTRAINT_LT },
-  { TS_TS_LE,    1, SQLITE_INDEX_CONSTRAINT_LE },
+  const char *zText; /* For idxStr (EXPLAIN QUERY PLAN) */
+} aTsArgBit[] = {
+  { TS_ROWID_EQ, TS_ARG_ROWID,  SQLITE_INDEX_CONSTRAINT_EQ, "rowid=?" },
+  { TS_ROWID_GT, TS_ARG_ROWID,  SQLITE_INDEX_CONSTRAINT_GT, "rowid>?" },
+  { TS_ROWID_GE, TS_ARG_ROWID,  SQLITE_INDEX_CONSTRAINT_GE, "rowid>=?" },
+  { TS_ROWID_LT, TS_ARG_ROWID,  SQLITE_INDEX_CONSTRAINT_LT, "rowid<?" },
+  { TS_ROWID_LE, TS_ARG_ROWID,  SQLITE_INDEX_CONSTRAINT_LE, "rowid<=?" },
+  { TS_TS_EQ,    TS_ARG_TS,     SQLITE_INDEX_CONSTRAINT_EQ, "ts=?" },
+  { TS_TS_GT,    TS_ARG_TS,     SQLITE_INDEX_CONSTRAINT_GT, "ts>?" },
+  { TS_TS_GE,    TS_ARG_TS,     SQLITE_INDEX_CONSTRAINT_GE, "ts>=?" },
+  { TS_TS_LT,    TS_ARG_TS,     SQLITE_INDEX_CONSTRAINT_LT, "ts<?" },
+  { TS_TS_LE,    TS_ARG_TS,     SQLITE_INDEX_CONSTRAINT_LE, "ts<=?" },
+  { TS_ROWID_IN, TS_ARG_IN,     SQLITE_INDEX_CONSTRAINT_EQ, "rowid IN(...)" },
+  { TS_LIMIT,    TS_ARG_LIMIT,  SQLITE_INDEX_CONSTRAINT_LIMIT, 0 },
+  { TS_OFFSET,   TS_ARG_OFFSET, SQLITE_INDEX_CONSTRAINT_OFFSET, 0 },
 };
-#define TS_N_CONSTRAINT_BIT \
-  ((int)(sizeof(aTsConstraintBit)/sizeof(aTsConstraintBit[0])))
+#define TS_N_ARG_BIT ((int)(sizeof(aTsArgBit)/sizeof(aTsArgBit[0])))
+
+/*
+** The block index of a store not sorted by ts: one entry per complete
+** block of TS_BLOCK_SIZE records.
+*/
+#define TS_BLOCK_SHIFT 10
+#define TS_BLOCK_SIZE  ((sqlite3_int64)1 << TS_BLOCK_SHIFT)
+
+typedef struct tracestore_block tracestore_block;
+struct tracestore_block {
+  sqlite3_int64 iMin;           /* Smallest ts in the block */
+  sqlite3_int64 iMax;           /* Largest ts in the block */
+};
+
+/*
+** Keys of the ts-ordered scan of a store that is not sorted (see the
+** header comment): windows of TS_SORT_FIRST keys at first, doubling up to
+** TS_SORT_MAX.
+*/
+#define TS_SORT_FIRST  4096
+#define TS_SORT_MAX    (4*1024*1024)
+
+typedef struct tracestore_key tracestore_key;
+struct tracestore_key {
+  sqlite3_int64 iTs;
+  sqlite3_int64 iRowid;
+};
+
+/*
+** Counters of one connection, shared by its tracestore tables and the
+** tracestore_rows_visited()/tracestore_rows_indexed() functions.
+*/
+typedef struct tracestore_stats tracestore_stats;
+struct tracestore_stats {
+  int nRef;                     /* Module, functions and tables holding it */
+  sqlite3_int64 nVisited;       /* Records read or handed to SQLite */
+  sqlite3_int64 nIndexed;       /* Records read to build block indexes */
+};
 
 /* Columns of tracestore_info, in declaration order. */
 #define TSI_COLUMN_NAME         0
@@ -181,21 +321,62 @@ struct tracestore_vtab {
   int iTsCol;                   /* aCol index of a usable ts column, or -1 */
   int nSharedSnapshot;          /* Cursors scanning sharedSnapshot */
   TRACE_STORE_SNAPSHOT sharedSnapshot;  /* Snapshot of the open scans */
+  tracestore_stats *pStats;     /* Counters of the connection */
+  tracestore_block *aBlock;     /* Block index (unsorted stores) */
+  sqlite3_int64 nBlock;         /* Complete blocks indexed */
+  sqlite3_int64 nBlockAlloc;    /* Entries allocated in aBlock */
+  sqlite3_int64 nIndexed;       /* Records covered: aBlock[nBlock] holds
+                                ** the incomplete block up to here, if
+                                ** this is past nBlock*TS_BLOCK_SIZE */
   TRACE_COLUMN_DESCRIPTOR aCol[TRACE_STORE_MAX_COLUMNS];  /* Private copy */
 };
 
 /*
-** A cursor over a tracestore table: records iFirst .. iLast (inclusive)
-** of one snapshot, empty if iFirst > iLast.
+** A cursor over a tracestore table.  It visits records iFirst .. iLast
+** (inclusive) of one snapshot, in one of three ways (eScan):
+**
+**   TS_SCAN_RANGE  every record of the range, up or down; with bTsFilter,
+**                  only those whose ts is in [iTsLo, iTsHi] (the block
+**                  index skips blocks).  Records iRowid .. iRunEnd (or
+**                  iRunEnd .. iRowid going down) are known to match.
+**   TS_SCAN_IN     the rowids aIn[0..nIn), sorted, distinct, in range.
+**   TS_SCAN_SORT   the matching records in (ts, rowid) order, a window of
+**                  aSort[0..nSort) at a time (a store that was sorted when
+**                  the plan consumed ORDER BY ts, and no longer is).
 */
+#define TS_SCAN_RANGE  0
+#define TS_SCAN_IN     1
+#define TS_SCAN_SORT   2
+
 typedef struct tracestore_cursor tracestore_cursor;
 struct tracestore_cursor {
   sqlite3_vtab_cursor base;     /* Base class.  Must be first */
   sqlite3_int64 iRowid;         /* Current record index */
-  sqlite3_int64 iFirst;         /* First record to visit */
-  sqlite3_int64 iLast;          /* Last record to visit */
-  int bDesc;                    /* Visit iLast down to iFirst */
+  sqlite3_int64 iFirst;         /* First record that may be visited */
+  sqlite3_int64 iLast;          /* Last record that may be visited */
+  sqlite3_int64 iRunEnd;        /* TS_SCAN_RANGE: end of the known run */
+  sqlite3_int64 iTsLo;          /* ts range of the rows wanted */
+  sqlite3_int64 iTsHi;
+  sqlite3_int64 nRemain;        /* Rows LIMIT still allows, current one
+                                ** included; negative: no limit */
+  int eScan;                    /* TS_SCAN_* */
+  int bEof;                     /* No current row */
+  int bDesc;                    /* Visit in descending order */
+  int bTsFilter;                /* Check each row's ts (TS_SCAN_RANGE/IN) */
+  int bInList;                  /* The rows wanted are those of aIn */
   int bShared;                  /* Counted in pVtab->nSharedSnapshot */
+  sqlite3_int64 *aIn;           /* TS_SCAN_IN: the rowids */
+  sqlite3_int64 nIn;            /* Entries in aIn */
+  sqlite3_int64 nInAlloc;       /* Entries allocated in aIn */
+  sqlite3_int64 iIn;            /* Current entry of aIn */
+  tracestore_key *aSort;        /* TS_SCAN_SORT: the current window */
+  int nSort;                    /* Keys in aSort */
+  int nSortAlloc;               /* Keys allocated in aSort */
+  int nSortCap;                 /* Keys the next window may hold */
+  int iSort;                    /* Current key of aSort */
+  int bSortFinal;               /* The window holds the last keys */
+  int bSortAfter;               /* sortAfter is set */
+  tracestore_key sortAfter;     /* Last key of the previous window */
 };
 
 /*
@@ -328,6 +509,15 @@ static void tsSessionClose(TRACE_SESSION *pSession){
 }
 
 /*
+** Drops a reference to a connection's counters (the destructor of the
+** module and function registrations that hold them, and of tables).
+*/
+static void tsStatsUnref(void *p){
+  tracestore_stats *pStats = (tracestore_stats*)p;
+  if( pStats && --pStats->nRef==0 ) sqlite3_free(pStats);
+}
+
+/*
 ** Returns the store named zName, including the string stores, which a
 ** session may keep apart from its other stores.
 */
@@ -403,35 +593,18 @@ static ULONG tsTypeWidth(ULONG eType){
 }
 
 /*
-** Converts a REAL to the nearest int64 at or below it (bCeil==0) or at
-** or above it (bCeil!=0), saturating.  Returns 0 for NaN.
-*/
-static int tsRealToInt(double r, int bCeil, sqlite3_int64 *piOut){
-  sqlite3_int64 i;
-  if( r!=r ) return 0;
-  if( r>=9223372036854775807.0 ){
-    *piOut = TS_INT64_MAX;
-  }else if( r<=-9223372036854775808.0 ){
-    *piOut = TS_INT64_MIN;
-  }else{
-    i = (sqlite3_int64)r;               /* Truncates toward zero */
-    if( bCeil ){
-      if( (double)i<r ) i++;
-    }else{
-      if( (double)i>r ) i--;
-    }
-    *piOut = i;
-  }
-  return 1;
-}
-
-/*
-** Narrows the inclusive range [*piLo, *piHi] of integer values x by the
-** constraint "x OP pVal".  The range after the call contains every x that
-** satisfies the constraint and is in the range before it, and maybe more:
-** SQLite checks each row again.  A NULL value satisfies no comparison, so
-** it empties the range.  Text that does not look like a number and blobs
-** compare greater than every integer; they narrow nothing.
+** Narrows the inclusive range [*piLo, *piHi] of integer values x to those
+** for which "x OP pVal" is true, exactly as SQLite compares a column of
+** INTEGER affinity with pVal:
+**
+**   - text that looks like a number is that number (the column's affinity
+**     is applied to it, which is what sqlite3_value_numeric_type() does);
+**   - a REAL is compared exactly: x > 2.5 is x >= 3, x = 2.5 is nothing,
+**     x < 1e30 is everything;
+**   - other text, and blobs, are greater than every integer;
+**   - NULL (and NaN, which SQLite turns into NULL) satisfies nothing.
+**
+** An empty result has *piLo > *piHi.
 */
 static void tsNarrow(
   sqlite3_value *pVal,
@@ -441,15 +614,11 @@ static void tsNarrow(
 ){
   sqlite3_int64 iLower = TS_INT64_MIN;    /* Bounds implied by the value */
   sqlite3_int64 iUpper = TS_INT64_MAX;
+  int bEmpty = 0;
   sqlite3_int64 v;
-  double r;
+  double r, f;
 
   switch( sqlite3_value_numeric_type(pVal) ){
-    case SQLITE_NULL: {
-      *piLo = TS_INT64_MAX;
-      *piHi = TS_INT64_MIN;
-      return;
-    }
     case SQLITE_INTEGER: {
       v = sqlite3_value_int64(pVal);
       switch( op ){
@@ -457,55 +626,118 @@ static void tsNarrow(
         case SQLITE_INDEX_CONSTRAINT_GE: iLower = v;           break;
         case SQLITE_INDEX_CONSTRAINT_LE: iUpper = v;           break;
         case SQLITE_INDEX_CONSTRAINT_GT:
-          if( v==TS_INT64_MAX ){ iLower = TS_INT64_MAX; iUpper = TS_INT64_MIN; }
-          else iLower = v+1;
+          if( v==TS_INT64_MAX ) bEmpty = 1; else iLower = v+1;
           break;
         case SQLITE_INDEX_CONSTRAINT_LT:
-          if( v==TS_INT64_MIN ){ iLower = TS_INT64_MAX; iUpper = TS_INT64_MIN; }
-          else iUpper = v-1;
+          if( v==TS_INT64_MIN ) bEmpty = 1; else iUpper = v-1;
           break;
       }
       break;
     }
     case SQLITE_FLOAT: {
+      /*
+      ** Doubles in [-2^63, 2^63) convert to int64 exactly once they are
+      ** whole (floor/ceil of such a double is still in that range, as
+      ** doubles that large are all whole).
+      */
       r = sqlite3_value_double(pVal);
-      if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_GT
-       || op==SQLITE_INDEX_CONSTRAINT_GE ){
-        if( !tsRealToInt(r, 0, &iLower) ) return;
+      if( r!=r ){
+        bEmpty = 1;
+        break;
       }
-      if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_LT
-       || op==SQLITE_INDEX_CONSTRAINT_LE ){
-        if( !tsRealToInt(r, 1, &iUpper) ) return;
+      if( r>=9223372036854775808.0 ){             /* above every int64 */
+        if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_GT
+         || op==SQLITE_INDEX_CONSTRAINT_GE ){
+          bEmpty = 1;
+        }
+        break;
+      }
+      if( r<-9223372036854775808.0 ){             /* below every int64 */
+        if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_LT
+         || op==SQLITE_INDEX_CONSTRAINT_LE ){
+          bEmpty = 1;
+        }
+        break;
+      }
+      f = (double)(sqlite3_int64)r;               /* r truncated */
+      if( f>r ) f -= 1.0;                         /* floor(r) */
+      switch( op ){
+        case SQLITE_INDEX_CONSTRAINT_EQ:
+          if( f!=r ) bEmpty = 1; else iLower = iUpper = (sqlite3_int64)f;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_GE:          /* x >= ceil(r) */
+          iLower = (sqlite3_int64)f + (f!=r);
+          break;
+        case SQLITE_INDEX_CONSTRAINT_GT:          /* x >= floor(r)+1 */
+          if( (sqlite3_int64)f==TS_INT64_MAX ) bEmpty = 1;
+          else iLower = (sqlite3_int64)f + 1;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_LE:          /* x <= floor(r) */
+          iUpper = (sqlite3_int64)f;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_LT:          /* x <= ceil(r)-1 */
+          if( f==r ){
+            if( (sqlite3_int64)f==TS_INT64_MIN ) bEmpty = 1;
+            else iUpper = (sqlite3_int64)f - 1;
+          }else{
+            iUpper = (sqlite3_int64)f;
+          }
+          break;
       }
       break;
     }
-    default: {
-      return;
+    case SQLITE_TEXT:
+    case SQLITE_BLOB: {
+      /* Greater than every integer. */
+      if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_GT
+       || op==SQLITE_INDEX_CONSTRAINT_GE ){
+        bEmpty = 1;
+      }
+      break;
     }
+    default: {                                    /* NULL */
+      bEmpty = 1;
+      break;
+    }
+  }
+  if( bEmpty ){
+    *piLo = TS_INT64_MAX;
+    *piHi = TS_INT64_MIN;
+    return;
   }
   if( iLower>*piLo ) *piLo = iLower;
   if( iUpper<*piHi ) *piHi = iUpper;
 }
 
 /*
+** Returns the ts of record i, which must be below the RecordCount of the
+** store's latest snapshot.  The ts column is a non-nullable int64.
+*/
+static sqlite3_int64 tsRecordTs(tracestore_vtab *pTab, sqlite3_int64 i){
+  sqlite3_int64 ts;
+  memcpy(&ts, pTab->pStore->Base + (size_t)i * pTab->pStore->RecordSize
+              + pTab->aCol[pTab->iTsCol].Offset, sizeof(ts));
+  return ts;
+}
+
+/*
 ** Returns the first record index in [0, nRecord) whose ts is greater than
 ** iTs (bAfter) or at least iTs (!bAfter), or nRecord if there is none.
-** The store must be sorted by ts over those records.
+** The store must be sorted by ts over those records.  Counts the records
+** it reads in *pnVisited.
 */
 static sqlite3_int64 tsSearchTs(
   tracestore_vtab *pTab,
   sqlite3_int64 nRecord,
   sqlite3_int64 iTs,
-  int bAfter
+  int bAfter,
+  sqlite3_int64 *pnVisited
 ){
-  sqlite3_int64 lo = 0, hi = nRecord, mid;
-  LONGLONG ts;
-  PCTRACE_COLUMN_DESCRIPTOR pCol = &pTab->aCol[pTab->iTsCol];
+  sqlite3_int64 lo = 0, hi = nRecord, mid, ts;
   while( lo<hi ){
     mid = lo + (hi-lo)/2;
-    if( !TraceStoreReadColumn(pTab->pStore, (ULONGLONG)mid, pCol, &ts) ){
-      ts = TS_INT64_MIN;
-    }
+    ts = tsRecordTs(pTab, mid);
+    (*pnVisited)++;
     if( bAfter ? ts<=iTs : ts<iTs ){
       lo = mid+1;
     }else{
@@ -513,6 +745,106 @@ static sqlite3_int64 tsSearchTs(
     }
   }
   return lo;
+}
+
+/*
+** Narrows the rowid range [*piLo, *piHi] of a store sorted by ts (over
+** its first nRecord records) to the records whose ts is in [iTsLo, iTsHi].
+*/
+static void tsNarrowSorted(
+  tracestore_vtab *pTab,
+  sqlite3_int64 nRecord,
+  sqlite3_int64 iTsLo,
+  sqlite3_int64 iTsHi,
+  sqlite3_int64 *piLo,
+  sqlite3_int64 *piHi,
+  sqlite3_int64 *pnVisited
+){
+  sqlite3_int64 iFrom, iTo;
+  if( iTsLo>iTsHi ){
+    *piHi = *piLo - 1;
+    return;
+  }
+  iFrom = iTsLo==TS_INT64_MIN ? 0
+        : tsSearchTs(pTab, nRecord, iTsLo, 0, pnVisited);
+  iTo = iTsHi==TS_INT64_MAX ? nRecord
+      : tsSearchTs(pTab, nRecord, iTsHi, 1, pnVisited);
+  if( iFrom>*piLo ) *piLo = iFrom;
+  if( iTo-1<*piHi ) *piHi = iTo-1;
+}
+
+/*
+** Extends the block index of pTab to the first nRecord records (a
+** snapshot's count): the complete blocks committed since the last call
+** are read, and the incomplete last block is summarized again if the count
+** changed (a store that no longer grows reads it once).
+*/
+static int tsIndexExtend(tracestore_vtab *pTab, sqlite3_int64 nRecord){
+  sqlite3_int64 nFull = nRecord >> TS_BLOCK_SHIFT;
+  sqlite3_int64 nAlloc, b, i, iEnd;
+  tracestore_block *aNew;
+  const unsigned char *p;
+  size_t nSize = pTab->pStore->RecordSize;
+  sqlite3_int64 ts, iMin, iMax;
+
+  if( nRecord<=pTab->nIndexed ) return SQLITE_OK;
+  if( nFull+1>pTab->nBlockAlloc ){
+    nAlloc = pTab->nBlockAlloc*2;
+    if( nAlloc<nFull+1 ) nAlloc = nFull+1;
+    if( nAlloc<64 ) nAlloc = 64;
+    aNew = sqlite3_realloc64(pTab->aBlock, sizeof(aNew[0])*(size_t)nAlloc);
+    if( aNew==0 ) return SQLITE_NOMEM;
+    pTab->aBlock = aNew;
+    pTab->nBlockAlloc = nAlloc;
+  }
+  for(b=pTab->nBlock; b<=nFull; b++){
+    i = b << TS_BLOCK_SHIFT;
+    iEnd = b<nFull ? i + TS_BLOCK_SIZE : nRecord;
+    if( b==pTab->nBlock && pTab->nIndexed>i ){
+      i = pTab->nIndexed;                 /* Extend the old last block */
+      iMin = pTab->aBlock[b].iMin;
+      iMax = pTab->aBlock[b].iMax;
+    }else if( i<iEnd ){
+      iMin = TS_INT64_MAX;
+      iMax = TS_INT64_MIN;
+    }else{
+      break;                              /* No incomplete block */
+    }
+    pTab->pStats->nIndexed += iEnd - i;
+    p = pTab->pStore->Base + (size_t)i * nSize
+      + pTab->aCol[pTab->iTsCol].Offset;
+    for(; i<iEnd; i++, p+=nSize){
+      memcpy(&ts, p, sizeof(ts));
+      if( ts<iMin ) iMin = ts;
+      if( ts>iMax ) iMax = ts;
+    }
+    pTab->aBlock[b].iMin = iMin;
+    pTab->aBlock[b].iMax = iMax;
+  }
+  pTab->nBlock = nFull;
+  pTab->nIndexed = nRecord;
+  return SQLITE_OK;
+}
+
+/*
+** If the block index covers record r, sets *ppBlk to the entry of its
+** block and *piStart, *piEnd to the block's first and last record that
+** the entry covers, and returns true.
+*/
+static int tsBlockOf(
+  tracestore_vtab *pTab,
+  sqlite3_int64 r,
+  const tracestore_block **ppBlk,
+  sqlite3_int64 *piStart,
+  sqlite3_int64 *piEnd
+){
+  sqlite3_int64 b = r >> TS_BLOCK_SHIFT;
+  if( r>=pTab->nIndexed ) return 0;
+  *ppBlk = &pTab->aBlock[b];
+  *piStart = b << TS_BLOCK_SHIFT;
+  *piEnd = ((b+1) << TS_BLOCK_SHIFT) - 1;
+  if( *piEnd>=pTab->nIndexed ) *piEnd = pTab->nIndexed - 1;
+  return 1;
 }
 
 /*
@@ -564,8 +896,8 @@ static int tracestoreConnect(
   PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
   int nStore, i, rc;
 
-  (void)pAux;
   *ppVtab = 0;
+  if( pAux==0 ) return SQLITE_MISUSE;   /* Registered without counters */
   if( argc<4 || argc>5 ){
     *pzErr = sqlite3_mprintf(
         "wrong number of arguments to tracestore: use "
@@ -576,6 +908,8 @@ static int tracestoreConnect(
   pNew = sqlite3_malloc64(sizeof(*pNew));
   if( pNew==0 ) return SQLITE_NOMEM;
   memset(pNew, 0, sizeof(*pNew));
+  pNew->pStats = (tracestore_stats*)pAux;
+  pNew->pStats->nRef++;
   pNew->zPath = sqlite3_mprintf("%s", argv[3]);
   pNew->zStore = sqlite3_mprintf("%s", argc>4 ? argv[4] : argv[2]);
   if( pNew->zPath==0 || pNew->zStore==0 ){
@@ -695,6 +1029,7 @@ connect_error:
   sqlite3_free(zDecl);
   if( pNew ){
     tsSessionClose(pNew->pSession);
+    tsStatsUnref(pNew->pStats);
     sqlite3_free(pNew->zPath);
     sqlite3_free(pNew->zStore);
     sqlite3_free(pNew);
@@ -703,87 +1038,259 @@ connect_error:
 }
 
 /*
-** xBestIndex: chooses at most one usable constraint per idxNum bit on the
-** rowid (column -1, or `id`) and on ts, and consumes ORDER BY rowid.
+** Returns the index in aTsArgBit of the bit mask.
+*/
+static int tsArgBitIndex(int mask){
+  int j;
+  for(j=0; j<TS_N_ARG_BIT && aTsArgBit[j].mask!=mask; j++){}
+  return j;
+}
+
+/*
+** Appends zText to the idxStr being built in z (nz bytes), with zSep
+** before it unless z is empty.
+*/
+static void tsAppendText(char *z, size_t nz, const char *zSep,
+                         const char *zText){
+  size_t n = strlen(z);
+  if( n>0 && n+strlen(zSep)<nz ){
+    memcpy(z+n, zSep, strlen(zSep)+1);
+    n += strlen(zSep);
+  }
+  if( n+strlen(zText)<nz ) memcpy(z+n, zText, strlen(zText)+1);
+}
+
+/*
+** Copies the value of constraint iCons if it is a literal in the SQL
+** (sqlite3_vtab_rhs_value, SQLite 3.38 and later), or returns 0.  Free
+** the copy with sqlite3_value_free().
+*/
+static sqlite3_value *tsLiteral(sqlite3_index_info *pIdxInfo, int iCons){
+  sqlite3_value *pVal = 0;
+  if( sqlite3_libversion_number()<3038000 ) return 0;
+  if( sqlite3_vtab_rhs_value(pIdxInfo, iCons, &pVal)!=SQLITE_OK ) return 0;
+  return pVal ? sqlite3_value_dup(pVal) : 0;
+}
+
+/*
+** xBestIndex: takes at most one usable constraint per idxNum bit on the
+** rowid (column -1, or `id`) and on ts, an IN list on the rowid, the ORDER
+** BY when the scan order answers it, and LIMIT/OFFSET when nothing is left
+** for SQLite to check (see "Push-down" in the header comment).
+**
+** Cost: one unit per record read.  Constraint values that are literals
+** in the SQL are applied exactly (binary search on a sorted store); other
+** bounds are guessed to keep a quarter of the rows each, an IN list 10
+** rows, ts = ? 4 rows.  A ts range on a store that is not sorted reads the
+** rows in range, the block index and up to two partial blocks.
 */
 static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   tracestore_vtab *pTab = (tracestore_vtab*)tab;
-  int aiConstraint[TS_N_CONSTRAINT_BIT];  /* aConstraint[] index per bit */
-  int iTsColumn = -2;                      /* SQL column index of ts */
-  int idxNum = 0;
-  int nArg = 0;
-  int i, j, bTs, op;
-  double nRow, nVisit;
-  int bSorted;
+  int aiCons[TS_N_ARG_BIT];          /* aConstraint[] index per arg bit */
+  int iTsColumn = -2;                /* SQL column index of ts */
+  int bApi338 = sqlite3_libversion_number()>=3038000;
+  int bAllTaken = 1;                 /* No constraint left to SQLite */
+  int bSorted;                       /* Store sorted by ts, last snapshot */
+  int bOrderOk, bDesc = -1, bOrderTs = 0;
+  int idxNum = 0, nArg = 0, i, j, k, eArg, op, iCol;
+  int jIn = tsArgBitIndex(TS_ROWID_IN);
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int jOffset = tsArgBitIndex(TS_OFFSET);
+  sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
+  sqlite3_int64 nProbe = 0;
+  int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
+  sqlite3_value *pVal;
+  double nOut, nVisit, rFraction, rSpan;
+  char zStr[256];
 
   if( pTab->iTsCol>=0 ) iTsColumn = pTab->iTsCol + pTab->iFirstStoreColumn;
-  for(j=0; j<TS_N_CONSTRAINT_BIT; j++) aiConstraint[j] = -1;
+  bSorted = pTab->iTsCol>=0
+         && (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
+  for(j=0; j<TS_N_ARG_BIT; j++) aiCons[j] = -1;
 
   for(i=0; i<pIdxInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *p = &pIdxInfo->aConstraint[i];
-    if( !p->usable ) continue;
-    if( p->iColumn==-1 || (pTab->iIdColumn>=0 && p->iColumn==pTab->iIdColumn) ){
-      bTs = 0;
+    op = p->op;
+    if( op==SQLITE_INDEX_CONSTRAINT_LIMIT ){
+      eArg = TS_ARG_LIMIT;
+    }else if( op==SQLITE_INDEX_CONSTRAINT_OFFSET ){
+      eArg = TS_ARG_OFFSET;
+    }else if( !p->usable ){
+      bAllTaken = 0;
+      continue;
+    }else if( p->iColumn==-1
+           || (pTab->iIdColumn>=0 && p->iColumn==pTab->iIdColumn) ){
+      eArg = TS_ARG_ROWID;
+      if( op==SQLITE_INDEX_CONSTRAINT_EQ && bApi338 && i<32
+       && sqlite3_vtab_in(pIdxInfo, i, -1) ){
+        eArg = TS_ARG_IN;
+      }
     }else if( p->iColumn==iTsColumn ){
-      bTs = 1;
+      eArg = TS_ARG_TS;
     }else{
+      bAllTaken = 0;
       continue;
     }
-    op = p->op;
-    for(j=0; j<TS_N_CONSTRAINT_BIT; j++){
-      if( aTsConstraintBit[j].bTs==bTs && aTsConstraintBit[j].op==op ){
-        if( aiConstraint[j]<0 ) aiConstraint[j] = i;
-        break;
-      }
+    for(j=0; j<TS_N_ARG_BIT; j++){
+      if( aTsArgBit[j].eArg==eArg && aTsArgBit[j].op==op ) break;
     }
-  }
-
-  /* Hand the chosen constraints to xFilter in bit order; SQLite rechecks. */
-  for(j=0; j<TS_N_CONSTRAINT_BIT; j++){
-    if( aiConstraint[j]<0 ) continue;
-    idxNum |= aTsConstraintBit[j].mask;
-    pIdxInfo->aConstraintUsage[aiConstraint[j]].argvIndex = ++nArg;
-    pIdxInfo->aConstraintUsage[aiConstraint[j]].omit = 0;
-  }
-
-  if( pIdxInfo->nOrderBy==1
-   && (pIdxInfo->aOrderBy[0].iColumn==-1
-       || (pTab->iIdColumn>=0
-           && pIdxInfo->aOrderBy[0].iColumn==pTab->iIdColumn)) ){
-    pIdxInfo->orderByConsumed = 1;
-    if( pIdxInfo->aOrderBy[0].desc ) idxNum |= TS_ORDER_DESC;
+    if( j<TS_N_ARG_BIT && aiCons[j]<0 && p->usable ){
+      aiCons[j] = i;
+    }else if( eArg!=TS_ARG_LIMIT && eArg!=TS_ARG_OFFSET ){
+      bAllTaken = 0;
+    }
   }
 
   /*
-  ** Cost: one unit per record visited, from the count of the last
-  ** snapshot.  A bound on either side is guessed to keep a quarter of the
-  ** records; ts bounds count only if the store is sorted now.
+  ** ORDER BY: rowid order answers terms on the rowid (after which nothing
+  ** matters: it is unique) and, on a sorted store, terms on ts, all in
+  ** one direction.
   */
-  nRow = (double)pTab->pStore->Snapshot.RecordCount;
-  if( nRow<1.0 ) nRow = 1.0;
-  bSorted = (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
-  nVisit = nRow;
-  if( idxNum & TS_ROWID_EQ ){
-    nVisit = 1.0;
-  }else{
-    if( idxNum & (TS_ROWID_GT|TS_ROWID_GE) ) nVisit /= 4.0;
-    if( idxNum & (TS_ROWID_LT|TS_ROWID_LE) ) nVisit /= 4.0;
-    if( bSorted ){
-      if( idxNum & TS_TS_EQ ){
-        nVisit = nVisit<4.0 ? nVisit : 4.0;
-      }else{
-        if( idxNum & (TS_TS_GT|TS_TS_GE) ) nVisit /= 4.0;
-        if( idxNum & (TS_TS_LT|TS_TS_LE) ) nVisit /= 4.0;
-      }
+  bOrderOk = pIdxInfo->nOrderBy>0;
+  for(k=0; k<pIdxInfo->nOrderBy && bOrderOk; k++){
+    int d = pIdxInfo->aOrderBy[k].desc!=0;
+    iCol = pIdxInfo->aOrderBy[k].iColumn;
+    if( bDesc>=0 && d!=bDesc ){
+      bOrderOk = 0;
+    }else if( iCol==-1 || (pTab->iIdColumn>=0 && iCol==pTab->iIdColumn) ){
+      bDesc = d;
+      break;
+    }else if( iCol==iTsColumn && bSorted ){
+      bDesc = d;
+      bOrderTs = 1;
+    }else{
+      bOrderOk = 0;
     }
   }
+  if( bOrderOk ){
+    pIdxInfo->orderByConsumed = 1;
+    if( bDesc>0 ) idxNum |= TS_ORDER_DESC;
+    if( bOrderTs ) idxNum |= TS_ORDER_TS;
+  }
+
+  /*
+  ** LIMIT and OFFSET count the rows SQLite returns: take them only if no
+  ** row this table hands out can be rejected or reordered afterwards.
+  ** SQLite passes a row-value comparison such as (ts, id) > (?, ?) as
+  ** ts >= ? and tests the whole comparison again whatever `omit` says,
+  ** yet still offers LIMIT (seen with SQLite 3.40); its right-hand side is
+  ** never a literal, so a >= or <= taken without a literal value keeps
+  ** LIMIT and OFFSET with SQLite.  SQLite stops the scan at its own LIMIT
+  ** anyway; OFFSET then steps over rows instead of jumping.
+  */
+  for(j=0; j<TS_N_ARG_BIT && bAllTaken; j++){
+    if( aiCons[j]>=0
+     && (aTsArgBit[j].op==SQLITE_INDEX_CONSTRAINT_GE
+         || aTsArgBit[j].op==SQLITE_INDEX_CONSTRAINT_LE) ){
+      pVal = tsLiteral(pIdxInfo, aiCons[j]);
+      if( pVal==0 ) bAllTaken = 0;
+      sqlite3_value_free(pVal);
+    }
+  }
+  if( aiCons[jLimit]<0 || !bAllTaken
+   || (pIdxInfo->nOrderBy>0 && !pIdxInfo->orderByConsumed) ){
+    aiCons[jLimit] = -1;
+    aiCons[jOffset] = -1;
+  }
+
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( aiCons[j]<0 ) continue;
+    idxNum |= aTsArgBit[j].mask;
+    pIdxInfo->aConstraintUsage[aiCons[j]].argvIndex = ++nArg;
+    pIdxInfo->aConstraintUsage[aiCons[j]].omit = 1;
+  }
+  if( aiCons[jIn]>=0 ) sqlite3_vtab_in(pIdxInfo, aiCons[jIn], 1);
+
+  /* Estimates. */
+  nRecord = (sqlite3_int64)pTab->pStore->Snapshot.RecordCount;
+  if( nRecord<0 ) nRecord = TS_INT64_MAX;
+  iLo = 0;
+  iHi = nRecord-1;
+  iTsLo = TS_INT64_MIN;
+  iTsHi = TS_INT64_MAX;
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( aiCons[j]<0 ) continue;
+    eArg = aTsArgBit[j].eArg;
+    op = aTsArgBit[j].op;
+    if( eArg==TS_ARG_TS ) bTs = 1;
+    if( eArg==TS_ARG_IN ) continue;
+    pVal = tsLiteral(pIdxInfo, aiCons[j]);
+    if( pVal ){
+      if( eArg==TS_ARG_ROWID ) tsNarrow(pVal, op, &iLo, &iHi);
+      if( eArg==TS_ARG_TS ) tsNarrow(pVal, op, &iTsLo, &iTsHi);
+      if( eArg==TS_ARG_LIMIT ) nLimit = sqlite3_value_int64(pVal);
+      if( eArg==TS_ARG_OFFSET ) nOffset = sqlite3_value_int64(pVal);
+      sqlite3_value_free(pVal);
+    }else if( eArg==TS_ARG_ROWID ){
+      if( op==SQLITE_INDEX_CONSTRAINT_EQ ) bEqGuess = 1; else nGuess++;
+    }else if( eArg==TS_ARG_TS ){
+      if( op==SQLITE_INDEX_CONSTRAINT_EQ ) bTsEqGuess = 1; else nGuess++;
+    }
+  }
+  nOut = iLo>iHi ? 0.0 : (double)iHi - (double)iLo + 1.0;
+  if( bEqGuess && nOut>1.0 ) nOut = 1.0;
+  if( aiCons[jIn]>=0 && nOut>10.0 ) nOut = 10.0;
+  if( iTsLo>iTsHi ){
+    nOut = 0.0;
+  }else if( iTsLo>TS_INT64_MIN || iTsHi<TS_INT64_MAX ){
+    if( bSorted ){
+      sqlite3_int64 iFrom = 0, iTo = nRecord-1;
+      tsNarrowSorted(pTab, nRecord, iTsLo, iTsHi, &iFrom, &iTo, &nProbe);
+      if( (double)(iTo-iFrom+1)<nOut ) nOut = iFrom>iTo ? 0.0 : (double)(iTo-iFrom+1);
+    }else if( nRecord>0 ){
+      const TRACE_STORE_SNAPSHOT *pSnap = &pTab->pStore->Snapshot;
+      rSpan = (double)pSnap->LastTs - (double)pSnap->FirstTs + 1.0;
+      rFraction = ((iTsHi<pSnap->LastTs ? (double)iTsHi : (double)pSnap->LastTs)
+                 - (iTsLo>pSnap->FirstTs ? (double)iTsLo : (double)pSnap->FirstTs)
+                 + 1.0) / (rSpan>1.0 ? rSpan : 1.0);
+      if( rFraction<0.0 ) rFraction = 0.0;
+      if( rFraction>1.0 ) rFraction = 1.0;
+      nOut *= rFraction;
+    }
+  }
+  if( bTsEqGuess && nOut>4.0 ) nOut = 4.0;
+  for(k=0; k<nGuess; k++) nOut /= 4.0;
+  nVisit = nOut;
+  if( bTs && bSorted ){
+    nVisit += 2.0 * 64.0;                     /* binary search probes */
+  }else if( bTs ){
+    nVisit += 2.0*(double)TS_BLOCK_SIZE + (double)nRecord/(double)TS_BLOCK_SIZE;
+    if( nVisit>(double)nRecord ) nVisit = (double)nRecord;
+  }
+  if( aiCons[jLimit]>=0 && nLimit>=0 ){
+    if( nOffset<0 ) nOffset = 0;
+    if( nOut>0.0 && (double)(nLimit+nOffset)<nOut ){
+      nVisit *= (double)(nLimit+nOffset)/nOut;
+    }
+    if( (double)nLimit<nOut ) nOut = (double)nLimit;
+  }
+  if( nOut<1.0 ) nOut = 1.0;
   if( nVisit<1.0 ) nVisit = 1.0;
-  pIdxInfo->estimatedRows = (sqlite3_int64)nVisit;
-  pIdxInfo->estimatedCost = nVisit + (nVisit<nRow ? 10.0 : 0.0);
-  if( idxNum & TS_ROWID_EQ ){
+  pIdxInfo->estimatedRows = (sqlite3_int64)nOut;
+  pIdxInfo->estimatedCost = nVisit + (nArg>0 ? 10.0 : 0.0);
+  if( aiCons[tsArgBitIndex(TS_ROWID_EQ)]>=0 ){
     pIdxInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
   pIdxInfo->idxNum = idxNum;
+
+  /* What was taken, for EXPLAIN QUERY PLAN. */
+  zStr[0] = 0;
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( aiCons[j]>=0 && aTsArgBit[j].zText ){
+      tsAppendText(zStr, sizeof(zStr), " AND ", aTsArgBit[j].zText);
+    }
+  }
+  if( pIdxInfo->orderByConsumed ){
+    tsAppendText(zStr, sizeof(zStr), " ", bOrderTs ? "ORDER BY ts" : "ORDER BY rowid");
+    if( bDesc>0 ) tsAppendText(zStr, sizeof(zStr), " ", "DESC");
+  }
+  if( aiCons[jLimit]>=0 ) tsAppendText(zStr, sizeof(zStr), " ", "LIMIT ?");
+  if( aiCons[jOffset]>=0 ) tsAppendText(zStr, sizeof(zStr), " ", "OFFSET ?");
+  if( zStr[0] ){
+    pIdxInfo->idxStr = sqlite3_mprintf("%s", zStr);
+    if( pIdxInfo->idxStr==0 ) return SQLITE_NOMEM;
+    pIdxInfo->needToFreeIdxStr = 1;
+  }
   return SQLITE_OK;
 }
 
@@ -795,7 +1302,7 @@ static int tracestoreOpen(sqlite3_vtab *p, sqlite3_vtab_cursor **ppCursor){
   memset(pCur, 0, sizeof(*pCur));
   pCur->iFirst = 0;
   pCur->iLast = -1;
-  pCur->iRowid = 0;
+  pCur->bEof = 1;
   *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
@@ -812,9 +1319,382 @@ static void tracestoreReleaseSnapshot(tracestore_cursor *pCur){
 }
 
 /*
-** xFilter: takes (or shares) a snapshot and sets the range of records to
-** visit from the constraints in argv, whose order idxNum tells (see the
-** TS_* bits).
+** TS_SCAN_RANGE: moves to the first matching record at or after r (at or
+** before r going down), or to EOF.  With bTsFilter the block index skips
+** blocks outside [iTsLo, iTsHi] and a block wholly inside becomes a run
+** of rows handed out without reading their ts.
+*/
+static void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
+  sqlite3_int64 lo = pCur->iTsLo, hi = pCur->iTsHi;
+  sqlite3_int64 iStart, iEnd, ts;
+  const tracestore_block *pBlk;
+
+  if( !pCur->bTsFilter ){
+    if( pCur->bDesc ? r<pCur->iFirst : r>pCur->iLast ){
+      pCur->bEof = 1;
+      return;
+    }
+    pCur->iRowid = r;
+    pCur->iRunEnd = pCur->bDesc ? pCur->iFirst : pCur->iLast;
+    (*pnVisited)++;
+    return;
+  }
+  if( !pCur->bDesc ){
+    while( r<=pCur->iLast ){
+      iEnd = pCur->iLast;                 /* Past the index: row by row */
+      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
+        if( iEnd>pCur->iLast ) iEnd = pCur->iLast;
+        if( pBlk->iMax<lo || pBlk->iMin>hi ){
+          r = iEnd+1;
+          continue;
+        }
+        if( pBlk->iMin>=lo && pBlk->iMax<=hi ){
+          pCur->iRowid = r;
+          pCur->iRunEnd = iEnd;
+          (*pnVisited)++;
+          return;
+        }
+      }
+      for(; r<=iEnd; r++){
+        ts = tsRecordTs(pTab, r);
+        (*pnVisited)++;
+        if( ts>=lo && ts<=hi ){
+          pCur->iRowid = r;
+          pCur->iRunEnd = r;
+          return;
+        }
+      }
+    }
+  }else{
+    while( r>=pCur->iFirst ){
+      iStart = pCur->iFirst;
+      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
+        if( iStart<pCur->iFirst ) iStart = pCur->iFirst;
+        if( pBlk->iMax<lo || pBlk->iMin>hi ){
+          r = iStart-1;
+          continue;
+        }
+        if( pBlk->iMin>=lo && pBlk->iMax<=hi ){
+          pCur->iRowid = r;
+          pCur->iRunEnd = iStart;
+          (*pnVisited)++;
+          return;
+        }
+      }else if( pTab->nIndexed>iStart ){
+        iStart = pTab->nIndexed;          /* Row by row down to the index */
+      }
+      for(; r>=iStart; r--){
+        ts = tsRecordTs(pTab, r);
+        (*pnVisited)++;
+        if( ts>=lo && ts<=hi ){
+          pCur->iRowid = r;
+          pCur->iRunEnd = r;
+          return;
+        }
+      }
+    }
+  }
+  pCur->bEof = 1;
+}
+
+/*
+** TS_SCAN_IN: moves to entry k of aIn, or the next one in the scan
+** direction whose ts matches, or to EOF.
+*/
+static void tsInSeek(tracestore_cursor *pCur, sqlite3_int64 k){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  sqlite3_int64 ts;
+  while( k>=0 && k<pCur->nIn ){
+    pTab->pStats->nVisited++;
+    if( pCur->bTsFilter ){
+      ts = tsRecordTs(pTab, pCur->aIn[k]);
+      if( ts<pCur->iTsLo || ts>pCur->iTsHi ){
+        k += pCur->bDesc ? -1 : 1;
+        continue;
+      }
+    }
+    pCur->iIn = k;
+    pCur->iRowid = pCur->aIn[k];
+    return;
+  }
+  pCur->bEof = 1;
+}
+
+/*
+** True if key a comes before key b in the scan order: (ts, rowid)
+** ascending, or descending if bDesc.
+*/
+static int tsKeyBefore(
+  const tracestore_key *a,
+  const tracestore_key *b,
+  int bDesc
+){
+  if( a->iTs!=b->iTs ) return bDesc ? a->iTs>b->iTs : a->iTs<b->iTs;
+  return bDesc ? a->iRowid>b->iRowid : a->iRowid<b->iRowid;
+}
+
+/*
+** The window of TS_SCAN_SORT is a heap whose top is the key that comes
+** last in the scan order.  These restore the heap below a[i] (a[0..n)) and
+** above it.
+*/
+static void tsHeapDown(tracestore_key *a, int n, int i, int bDesc){
+  tracestore_key x = a[i];
+  int c;
+  while( (c = 2*i+1)<n ){
+    if( c+1<n && tsKeyBefore(&a[c], &a[c+1], bDesc) ) c++;
+    if( !tsKeyBefore(&x, &a[c], bDesc) ) break;
+    a[i] = a[c];
+    i = c;
+  }
+  a[i] = x;
+}
+
+static void tsHeapUp(tracestore_key *a, int i, int bDesc){
+  tracestore_key x = a[i];
+  int p;
+  while( i>0 ){
+    p = (i-1)/2;
+    if( !tsKeyBefore(&a[p], &x, bDesc) ) break;
+    a[i] = a[p];
+    i = p;
+  }
+  a[i] = x;
+}
+
+/*
+** Offers record r, whose ts is ts, to the window being filled: the heap
+** aSort[0..*pn) of at most K keys.
+*/
+static void tsSortOffer(
+  tracestore_cursor *pCur,
+  int K,
+  sqlite3_int64 ts,
+  sqlite3_int64 r,
+  int *pn
+){
+  tracestore_key key, *a = pCur->aSort;
+  int bDesc = pCur->bDesc;
+  if( ts<pCur->iTsLo || ts>pCur->iTsHi ) return;
+  key.iTs = ts;
+  key.iRowid = r;
+  if( pCur->bSortAfter && !tsKeyBefore(&pCur->sortAfter, &key, bDesc) ) return;
+  if( *pn<K ){
+    a[*pn] = key;
+    tsHeapUp(a, *pn, bDesc);
+    (*pn)++;
+  }else if( tsKeyBefore(&key, &a[0], bDesc) ){
+    a[0] = key;
+    tsHeapDown(a, *pn, 0, bDesc);
+  }
+}
+
+/*
+** TS_SCAN_SORT: fills the next window with the first nSortCap keys, in
+** scan order, of the matching records that come after sortAfter (if
+** bSortAfter), sorts it and moves to its first key, or to EOF.  The
+** candidates are aIn (bInList) or iFirst..iLast, where the block index
+** skips blocks outside the ts range, before sortAfter, or past the
+** window once it is full.
+*/
+static int tsSortFill(tracestore_cursor *pCur){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
+  sqlite3_int64 r, k, iStart, iEnd;
+  const tracestore_block *pBlk;
+  tracestore_key *a, key;
+  int K = pCur->nSortCap, n = 0, m, bDesc = pCur->bDesc;
+
+  if( pCur->nSortAlloc<K ){
+    a = sqlite3_realloc64(pCur->aSort, sizeof(a[0])*(size_t)K);
+    if( a==0 ) return SQLITE_NOMEM;
+    pCur->aSort = a;
+    pCur->nSortAlloc = K;
+  }
+  a = pCur->aSort;
+  if( pCur->bInList ){
+    for(k=0; k<pCur->nIn; k++){
+      r = pCur->aIn[k];
+      (*pnVisited)++;
+      tsSortOffer(pCur, K, tsRecordTs(pTab, r), r, &n);
+    }
+  }else{
+    r = pCur->iFirst;
+    while( r<=pCur->iLast ){
+      iEnd = pCur->iLast;
+      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
+        if( iEnd>pCur->iLast ) iEnd = pCur->iLast;
+        if( pBlk->iMax<pCur->iTsLo || pBlk->iMin>pCur->iTsHi
+         || (pCur->bSortAfter && (bDesc ? pBlk->iMin>pCur->sortAfter.iTs
+                                        : pBlk->iMax<pCur->sortAfter.iTs))
+         || (n==K && (bDesc ? pBlk->iMax<a[0].iTs : pBlk->iMin>a[0].iTs)) ){
+          r = iEnd+1;
+          continue;
+        }
+      }
+      for(; r<=iEnd; r++){
+        (*pnVisited)++;
+        tsSortOffer(pCur, K, tsRecordTs(pTab, r), r, &n);
+      }
+    }
+  }
+  for(m=n; m>1; m--){
+    key = a[0];
+    a[0] = a[m-1];
+    a[m-1] = key;
+    tsHeapDown(a, m-1, 0, bDesc);
+  }
+  pCur->nSort = n;
+  pCur->iSort = 0;
+  pCur->bSortFinal = n<K;
+  if( n==0 ){
+    pCur->bEof = 1;
+    return SQLITE_OK;
+  }
+  pCur->iRowid = a[0].iRowid;
+  if( !pCur->bSortFinal && pCur->nSortCap<TS_SORT_MAX ){
+    pCur->nSortCap = pCur->nSortCap>TS_SORT_MAX/2 ? TS_SORT_MAX
+                                                  : pCur->nSortCap*2;
+  }
+  return SQLITE_OK;
+}
+
+static int tsCompareInt64(const void *a, const void *b){
+  sqlite3_int64 x = *(const sqlite3_int64*)a, y = *(const sqlite3_int64*)b;
+  return x<y ? -1 : x>y;
+}
+
+/*
+** Collects into aIn the rowids of the IN list pList that are in
+** [iFirst, iLast] (values compared as in tsNarrow), sorted and distinct.
+*/
+static int tsCollectIn(tracestore_cursor *pCur, sqlite3_value *pList){
+  sqlite3_value *pVal = 0;
+  sqlite3_int64 lo, hi, n = 0, i, *aNew;
+  int rc;
+
+  pCur->nIn = 0;
+  rc = sqlite3_vtab_in_first(pList, &pVal);
+  if( rc==SQLITE_ERROR ){
+    /* Not a list after all: one value, as for rowid = ?. */
+    lo = pCur->iFirst;
+    hi = pCur->iLast;
+    tsNarrow(pList, SQLITE_INDEX_CONSTRAINT_EQ, &lo, &hi);
+    pCur->iFirst = lo;
+    pCur->iLast = hi;
+    return SQLITE_OK;
+  }
+  for(; rc==SQLITE_OK && pVal; rc = sqlite3_vtab_in_next(pList, &pVal)){
+    lo = pCur->iFirst;
+    hi = pCur->iLast;
+    tsNarrow(pVal, SQLITE_INDEX_CONSTRAINT_EQ, &lo, &hi);
+    if( lo>hi ) continue;
+    if( pCur->nIn>=pCur->nInAlloc ){
+      n = pCur->nInAlloc ? pCur->nInAlloc*2 : 16;
+      aNew = sqlite3_realloc64(pCur->aIn, sizeof(aNew[0])*(size_t)n);
+      if( aNew==0 ) return SQLITE_NOMEM;
+      pCur->aIn = aNew;
+      pCur->nInAlloc = n;
+    }
+    pCur->aIn[pCur->nIn++] = lo;
+  }
+  if( rc!=SQLITE_OK && rc!=SQLITE_DONE ) return rc;
+  if( pCur->nIn>1 ){
+    qsort(pCur->aIn, (size_t)pCur->nIn, sizeof(pCur->aIn[0]), tsCompareInt64);
+    for(i=1, n=1; i<pCur->nIn; i++){
+      if( pCur->aIn[i]!=pCur->aIn[n-1] ) pCur->aIn[n++] = pCur->aIn[i];
+    }
+    pCur->nIn = n;
+  }
+  pCur->bInList = 1;
+  return SQLITE_OK;
+}
+
+/*
+** Moves to the next row in scan order (or EOF), without regard to LIMIT.
+*/
+static int tsAdvance(tracestore_cursor *pCur){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  sqlite3_int64 r;
+  switch( pCur->eScan ){
+    case TS_SCAN_RANGE: {
+      if( pCur->bDesc ){
+        r = pCur->iRowid-1;
+        if( r>=pCur->iRunEnd ){
+          pCur->iRowid = r;
+          pTab->pStats->nVisited++;
+        }else{
+          tsRangeSeek(pCur, r);
+        }
+      }else{
+        r = pCur->iRowid+1;
+        if( r<=pCur->iRunEnd ){
+          pCur->iRowid = r;
+          pTab->pStats->nVisited++;
+        }else{
+          tsRangeSeek(pCur, r);
+        }
+      }
+      break;
+    }
+    case TS_SCAN_IN: {
+      tsInSeek(pCur, pCur->iIn + (pCur->bDesc ? -1 : 1));
+      break;
+    }
+    case TS_SCAN_SORT: {
+      if( ++pCur->iSort<pCur->nSort ){
+        pCur->iRowid = pCur->aSort[pCur->iSort].iRowid;
+      }else if( pCur->bSortFinal ){
+        pCur->bEof = 1;
+      }else{
+        pCur->sortAfter = pCur->aSort[pCur->nSort-1];
+        pCur->bSortAfter = 1;
+        return tsSortFill(pCur);
+      }
+      break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Skips nSkip rows (OFFSET) from the current one.  Rows of a known run or
+** window are jumped over without reading them.
+*/
+static int tsSkip(tracestore_cursor *pCur, sqlite3_int64 nSkip){
+  sqlite3_int64 nAvail;
+  int rc = SQLITE_OK;
+  while( nSkip>0 && !pCur->bEof && rc==SQLITE_OK ){
+    nAvail = 0;
+    if( pCur->eScan==TS_SCAN_RANGE ){
+      nAvail = pCur->bDesc ? pCur->iRowid - pCur->iRunEnd
+                           : pCur->iRunEnd - pCur->iRowid;
+    }else if( pCur->eScan==TS_SCAN_SORT ){
+      nAvail = pCur->nSort - 1 - pCur->iSort;
+    }
+    if( nAvail>nSkip ) nAvail = nSkip;
+    if( nAvail>0 ){
+      if( pCur->eScan==TS_SCAN_RANGE ){
+        pCur->iRowid += pCur->bDesc ? -nAvail : nAvail;
+      }else{
+        pCur->iSort += (int)nAvail;
+        pCur->iRowid = pCur->aSort[pCur->iSort].iRowid;
+      }
+      nSkip -= nAvail;
+    }else{
+      rc = tsAdvance(pCur);
+      nSkip--;
+    }
+  }
+  return rc;
+}
+
+/*
+** xFilter: takes (or shares) a snapshot, reads the constraint values in
+** argv (their order is that of the idxNum bits, see the header comment)
+** and moves to the first row.
 */
 static int tracestoreFilter(
   sqlite3_vtab_cursor *cur,
@@ -826,21 +1706,27 @@ static int tracestoreFilter(
   TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
   sqlite3_int64 nRecord;
   sqlite3_int64 iLo, iHi;                       /* Range of rowids */
-  sqlite3_int64 iTsLo = TS_INT64_MIN;           /* Range of ts */
-  sqlite3_int64 iTsHi = TS_INT64_MAX;
-  sqlite3_int64 iFrom, iTo;
-  int bTsBound = 0;
-  int iArg = 0;
-  int j;
+  sqlite3_int64 nLimit = -1, nOffset = 0, v;
+  sqlite3_value *pList = 0;
+  int bTsBound = 0, bSorted, iArg = 0, j, rc;
   RTL_ERROR error;
   RTL_STATUS status;
   char *zReason;
 
   (void)idxStr;
-  pCur->iFirst = 0;
-  pCur->iLast = -1;
-  pCur->iRowid = 0;
+  pCur->bEof = 1;
+  pCur->eScan = TS_SCAN_RANGE;
   pCur->bDesc = (idxNum & TS_ORDER_DESC)!=0;
+  pCur->bTsFilter = 0;
+  pCur->bInList = 0;
+  pCur->nIn = 0;
+  pCur->nSort = 0;
+  pCur->iSort = 0;
+  pCur->bSortAfter = 0;
+  pCur->nRemain = -1;
+  pCur->iTsLo = TS_INT64_MIN;
+  pCur->iTsHi = TS_INT64_MAX;
+  pCur->iRowid = 0;
 
   /*
   ** A cursor lives as long as its statement runs: once it has a snapshot
@@ -870,57 +1756,120 @@ static int tracestoreFilter(
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
   iLo = 0;
   iHi = nRecord-1;
-  for(j=0; j<TS_N_CONSTRAINT_BIT; j++){
-    if( (idxNum & aTsConstraintBit[j].mask)==0 ) continue;
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( (idxNum & aTsArgBit[j].mask)==0 ) continue;
     if( iArg>=argc ) break;
-    if( aTsConstraintBit[j].bTs ){
-      tsNarrow(argv[iArg], aTsConstraintBit[j].op, &iTsLo, &iTsHi);
-      bTsBound = 1;
-    }else{
-      tsNarrow(argv[iArg], aTsConstraintBit[j].op, &iLo, &iHi);
+    switch( aTsArgBit[j].eArg ){
+      case TS_ARG_ROWID:
+        tsNarrow(argv[iArg], aTsArgBit[j].op, &iLo, &iHi);
+        break;
+      case TS_ARG_TS:
+        tsNarrow(argv[iArg], aTsArgBit[j].op, &pCur->iTsLo, &pCur->iTsHi);
+        bTsBound = 1;
+        break;
+      case TS_ARG_IN:
+        pList = argv[iArg];
+        break;
+      case TS_ARG_LIMIT:
+        v = sqlite3_value_int64(argv[iArg]);
+        if( v>=0 ) nLimit = v;
+        break;
+      case TS_ARG_OFFSET:
+        v = sqlite3_value_int64(argv[iArg]);
+        if( v>0 ) nOffset = v;
+        break;
     }
     iArg++;
   }
+  if( iLo<0 ) iLo = 0;
+  if( iHi>nRecord-1 ) iHi = nRecord-1;
+  if( pCur->iTsLo>pCur->iTsHi ) iHi = iLo-1;   /* No ts matches */
 
   /*
-  ** ts bounds narrow the range only if the records of this snapshot are
-  ** sorted by ts; otherwise every record is visited and SQLite filters.
-  ** An empty ts range (or a NULL value) is empty whatever the order.
+  ** ts bounds: binary search on a snapshot sorted by ts; otherwise a check
+  ** of each row, with the block index to skip blocks.
   */
-  if( bTsBound && iLo<=iHi ){
-    if( iTsLo>iTsHi ){
+  bSorted = pTab->iTsCol>=0 && (pSnap->Flags & TRACE_SLOT_SORTED)!=0;
+  if( bTsBound && nRecord>0 && pTab->iTsCol>=0 ){
+    /* The snapshot's first/last ts: a range outside them needs no search. */
+    if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
       iHi = iLo-1;
-    }else if( pTab->iTsCol>=0 && (pSnap->Flags & TRACE_SLOT_SORTED)!=0 ){
-      iFrom = iTsLo==TS_INT64_MIN ? 0 : tsSearchTs(pTab, nRecord, iTsLo, 0);
-      iTo = iTsHi==TS_INT64_MAX ? nRecord : tsSearchTs(pTab, nRecord, iTsHi, 1);
-      if( iFrom>iLo ) iLo = iFrom;
-      if( iTo-1<iHi ) iHi = iTo-1;
+    }else{
+      if( pCur->iTsLo<=pSnap->FirstTs ) pCur->iTsLo = TS_INT64_MIN;
+      if( pCur->iTsHi>=pSnap->LastTs ) pCur->iTsHi = TS_INT64_MAX;
+    }
+  }
+  if( iLo<=iHi && bTsBound && pTab->iTsCol>=0
+   && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX) ){
+    if( bSorted ){
+      tsNarrowSorted(pTab, nRecord, pCur->iTsLo, pCur->iTsHi, &iLo, &iHi,
+                     &pTab->pStats->nVisited);
+    }else{
+      pCur->bTsFilter = 1;
+    }
+  }
+  pCur->iFirst = iLo;
+  pCur->iLast = iHi;
+  if( iLo>iHi || nLimit==0 ) return SQLITE_OK;
+
+  if( pList ){
+    rc = tsCollectIn(pCur, pList);
+    if( rc!=SQLITE_OK ) return rc;
+    if( pCur->bInList ){
+      pCur->eScan = TS_SCAN_IN;
+      if( pCur->nIn==0 ) return SQLITE_OK;
+    }else if( pCur->iFirst>pCur->iLast ){
+      return SQLITE_OK;
     }
   }
 
-  if( iLo<0 ) iLo = 0;
-  if( iHi>nRecord-1 ) iHi = nRecord-1;
-  pCur->iFirst = iLo;
-  pCur->iLast = iHi;
-  pCur->iRowid = pCur->bDesc ? iHi : iLo;
-  return SQLITE_OK;
+  /*
+  ** The plan consumed ORDER BY ts because the store was sorted; if this
+  ** snapshot is not, hand the rows out in (ts, rowid) order by windows.
+  */
+  if( (idxNum & TS_ORDER_TS)!=0 && !bSorted && pTab->iTsCol>=0 ){
+    pCur->eScan = TS_SCAN_SORT;
+    pCur->nSortCap = TS_SORT_FIRST;
+    if( nLimit>=0 && nLimit+nOffset<TS_SORT_FIRST ){
+      pCur->nSortCap = (int)(nLimit+nOffset)<16 ? 16 : (int)(nLimit+nOffset);
+    }
+  }
+  if( pCur->bTsFilter || pCur->eScan==TS_SCAN_SORT ){
+    rc = tsIndexExtend(pTab, nRecord);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+
+  pCur->bEof = 0;
+  switch( pCur->eScan ){
+    case TS_SCAN_RANGE:
+      tsRangeSeek(pCur, pCur->bDesc ? pCur->iLast : pCur->iFirst);
+      break;
+    case TS_SCAN_IN:
+      tsInSeek(pCur, pCur->bDesc ? pCur->nIn-1 : 0);
+      break;
+    case TS_SCAN_SORT:
+      rc = tsSortFill(pCur);
+      if( rc!=SQLITE_OK ) return rc;
+      break;
+  }
+  rc = tsSkip(pCur, nOffset);
+  pCur->nRemain = nLimit;
+  return rc;
 }
 
 static int tracestoreNext(sqlite3_vtab_cursor *cur){
   tracestore_cursor *pCur = (tracestore_cursor*)cur;
-  if( pCur->bDesc ){
-    pCur->iRowid--;
-  }else{
-    pCur->iRowid++;
+  if( pCur->bEof ) return SQLITE_OK;
+  if( pCur->nRemain>0 && --pCur->nRemain==0 ){
+    pCur->bEof = 1;
+    return SQLITE_OK;
   }
-  return SQLITE_OK;
+  return tsAdvance(pCur);
 }
 
 static int tracestoreEof(sqlite3_vtab_cursor *cur){
   tracestore_cursor *pCur = (tracestore_cursor*)cur;
-  if( pCur->iFirst>pCur->iLast ) return 1;
-  if( pCur->bDesc ) return pCur->iRowid<pCur->iFirst;
-  return pCur->iRowid>pCur->iLast;
+  return pCur->bEof;
 }
 
 /*
@@ -993,6 +1942,8 @@ static int tracestoreRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
 static int tracestoreClose(sqlite3_vtab_cursor *cur){
   tracestore_cursor *pCur = (tracestore_cursor*)cur;
   tracestoreReleaseSnapshot(pCur);
+  sqlite3_free(pCur->aIn);
+  sqlite3_free(pCur->aSort);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -1000,6 +1951,8 @@ static int tracestoreClose(sqlite3_vtab_cursor *cur){
 static int tracestoreDisconnect(sqlite3_vtab *pVtab){
   tracestore_vtab *pTab = (tracestore_vtab*)pVtab;
   tsSessionClose(pTab->pSession);
+  tsStatsUnref(pTab->pStats);
+  sqlite3_free(pTab->aBlock);
   sqlite3_free(pTab->zPath);
   sqlite3_free(pTab->zStore);
   sqlite3_free(pTab);
@@ -1598,6 +2551,30 @@ attach_done:
 }
 
 /* -------------------------------------------------------------------------
+** tracestore_rows_visited(), tracestore_rows_indexed(): the connection's
+** counters (see "Rows visited" in the header comment).
+*/
+static void tracestoreRowsVisitedFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  tracestore_stats *pStats = (tracestore_stats*)sqlite3_user_data(ctx);
+  (void)argc; (void)argv;
+  sqlite3_result_int64(ctx, pStats->nVisited);
+}
+
+static void tracestoreRowsIndexedFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  tracestore_stats *pStats = (tracestore_stats*)sqlite3_user_data(ctx);
+  (void)argc; (void)argv;
+  sqlite3_result_int64(ctx, pStats->nIndexed);
+}
+
+/* -------------------------------------------------------------------------
 ** Entry point.
 */
 
@@ -1630,12 +2607,39 @@ int sqlite3_tracestore_init(
   char **pzErrMsg,
   const sqlite3_api_routines *pApi
 ){
+  tracestore_stats *pStats;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
   rc = tsInitializeRtl(pzErrMsg);
+  if( rc!=SQLITE_OK ) return rc;
+
+  /*
+  ** The connection's counters: each registration below holds a reference
+  ** (SQLite calls its destructor also when the registration fails), and
+  ** this function one until it returns.
+  */
+  pStats = sqlite3_malloc64(sizeof(*pStats));
+  if( pStats==0 ) return SQLITE_NOMEM;
+  memset(pStats, 0, sizeof(*pStats));
+  pStats->nRef = 1;
+  pStats->nRef++;
+  rc = sqlite3_create_module_v2(db, "tracestore", &tracestoreModule, pStats,
+                                tsStatsUnref);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_create_module_v2(db, "tracestore", &tracestoreModule, 0, 0);
+    pStats->nRef++;
+    rc = sqlite3_create_function_v2(db, "tracestore_rows_visited", 0,
+                                    SQLITE_UTF8, pStats,
+                                    tracestoreRowsVisitedFunc, 0, 0,
+                                    tsStatsUnref);
   }
+  if( rc==SQLITE_OK ){
+    pStats->nRef++;
+    rc = sqlite3_create_function_v2(db, "tracestore_rows_indexed", 0,
+                                    SQLITE_UTF8, pStats,
+                                    tracestoreRowsIndexedFunc, 0, 0,
+                                    tsStatsUnref);
+  }
+  tsStatsUnref(pStats);
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_module_v2(db, "tracestore_info",
                                   &tracestoreInfoModule, 0, 0);

@@ -29,6 +29,26 @@ foreach(Case scan_keeps_snapshot statement_one_snapshot two_tables_one_store
     TIMEOUT 120)
 endforeach()
 
+#
+# TestSqlPushdown (sql_pushdown_*) checks push-down: generated queries over
+# stores of every ts shape against plain SQLite copies, rows visited on
+# 10-million-record stores, join plans, and ORDER BY ts on a store that
+# turned unsorted after the statement was planned.
+#
+add_executable(TestSqlPushdown ${CMAKE_CURRENT_SOURCE_DIR}/Sql/TestSqlPushdown.c)
+target_link_libraries(TestSqlPushdown PRIVATE TracerSqlite3ExtStatic)
+target_compile_options(TestSqlPushdown PRIVATE ${TRACER_WARNINGS})
+
+foreach(Case equiv_sorted equiv_shuffled equiv_shuffled_dups equiv_two_runs
+             equiv_random equiv_descending equiv_all_equal equiv_one_row
+             equiv_empty order_ts_after_unsorted visited_sorted_10m
+             visited_unsorted_10m joins)
+  add_test(NAME sql_pushdown_${Case} COMMAND TestSqlPushdown ${Case})
+  set_tests_properties(sql_pushdown_${Case} PROPERTIES
+    LABELS integration
+    TIMEOUT 180)
+endforeach()
+
 find_program(TRACER_SQLITE3_SHELL sqlite3)
 if(NOT TRACER_SQLITE3_SHELL)
   message(WARNING "sqlite3 shell not found: the SQL tests are not run")
