@@ -41,7 +41,8 @@ target_compile_options(TestSqlPushdown PRIVATE ${TRACER_WARNINGS})
 
 foreach(Case equiv_sorted equiv_shuffled equiv_shuffled_dups equiv_two_runs
              equiv_random equiv_descending equiv_all_equal equiv_one_row
-             equiv_empty order_ts_after_unsorted visited_sorted_10m
+             equiv_empty order_ts_after_unsorted order_ts_ties_after_unsorted
+             visited_sorted_10m
              visited_unsorted_10m joins)
   add_test(NAME sql_pushdown_${Case} COMMAND TestSqlPushdown ${Case})
   set_tests_properties(sql_pushdown_${Case} PROPERTIES
