@@ -1259,8 +1259,8 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   }
   if( aiCons[jLimit]>=0 && nLimit>=0 ){
     if( nOffset<0 ) nOffset = 0;
-    if( nOut>0.0 && (double)(nLimit+nOffset)<nOut ){
-      nVisit *= (double)(nLimit+nOffset)/nOut;
+    if( nOut>0.0 && (double)nLimit+(double)nOffset<nOut ){
+      nVisit *= ((double)nLimit+(double)nOffset)/nOut;
     }
     if( (double)nLimit<nOut ) nOut = (double)nLimit;
   }
@@ -1830,7 +1830,8 @@ static int tracestoreFilter(
   if( (idxNum & TS_ORDER_TS)!=0 && !bSorted && pTab->iTsCol>=0 ){
     pCur->eScan = TS_SCAN_SORT;
     pCur->nSortCap = TS_SORT_FIRST;
-    if( nLimit>=0 && nLimit+nOffset<TS_SORT_FIRST ){
+    if( nLimit>=0 && nOffset<TS_SORT_FIRST
+     && nLimit<TS_SORT_FIRST-nOffset ){
       pCur->nSortCap = (int)(nLimit+nOffset)<16 ? 16 : (int)(nLimit+nOffset);
     }
   }

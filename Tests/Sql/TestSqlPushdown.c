@@ -437,6 +437,8 @@ static void equivOrders2(Equiv *p, const char *zWhere, int bOneScan){
   if( bOneScan ) equiv(p, zWhere, "LIMIT 7 OFFSET 3");
   equiv2(p, zWhere, "ORDER BY ts DESC, id DESC LIMIT 5 OFFSET 2", 0);
   equiv2(p, zWhere, "ORDER BY ts, rowid LIMIT 3", "ORDER BY ts, id LIMIT 3");
+  equiv(p, zWhere, "ORDER BY id LIMIT 9223372036854775807 OFFSET 9");
+  equiv(p, zWhere, "ORDER BY id DESC LIMIT 2 OFFSET 9223372036854775807");
 }
 
 /*
