@@ -151,15 +151,16 @@
 **   million records), allocated from the heap of the process that runs the
 **   query.  It is built the first time a scan with a ts bound (or a
 **   ts-ordered scan, below) meets the store unsorted, and each such scan
-**   extends it by the complete blocks committed since; records never
-**   change once committed, so the entries never go stale.  The last,
-**   incomplete block is not indexed: it is scanned row by row.  A scan
+**   extends it by the records committed since; records never change once
+**   committed, so the entries never go stale.  The last, incomplete block
+**   has an entry too, extended when the record count grows.  A scan
 **   skips every block whose [min, max] misses the ts range, hands the rows
 **   of a block that lies wholly inside it without reading their ts, and
 **   checks each row of the blocks in between; so a ts range visits the
 **   rows in it plus, at most, the rest of the block where it starts and of
 **   the one where it ends.  Building it reads every ts once (counted by
-**   tracestore_rows_indexed(), not by tracestore_rows_visited()).
+**   tracestore_rows_indexed(), not by tracestore_rows_visited()).  A ts
+**   range outside the snapshot's first/last ts reads nothing at all.
 **
 **   A store that stops being sorted between xBestIndex (which looks at the
 **   last snapshot) and xFilter (which takes the statement's snapshot): a
