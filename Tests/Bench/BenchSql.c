@@ -32,6 +32,7 @@
 **      mapping, never copied into the heap.
 **
 ** The stores are written through the store API (untimed) into DIR and
+** Each case runs in a child process of its own.  They are
 ** kept for the next run with --keep (a store of the right size already in
 ** DIR is reused).  Each case checks its answer against the rows it wrote.
 ** A hosted program: libc is fine here.
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -433,6 +435,30 @@ static void caseMemory(const char *zDir, double gb){
   }
 }
 
+/*
+** Runs one case in a child process, so that no case inherits the heap of
+** another (case m measures this process's anonymous memory).
+*/
+static void runCase(int eCase, const char *zDir, sqlite3_int64 nRow,
+                    double gb){
+  int status = 0;
+  pid_t pid;
+  fflush(stdout);
+  pid = fork();
+  if( pid<0 ) die("%s", "fork failed");
+  if( pid==0 ){
+    if( eCase=='w' ) caseWindow(zDir, nRow);
+    if( eCase=='s' ) caseScan(zDir, nRow);
+    if( eCase=='m' ) caseMemory(zDir, gb);
+    fflush(stdout);
+    _exit(0);
+  }
+  if( waitpid(pid, &status, 0)!=pid || !WIFEXITED(status)
+   || WEXITSTATUS(status)!=0 ){
+    exit(1);
+  }
+}
+
 int main(int argc, char **argv){
   sqlite3_int64 nWindow = 100000000, nScan = 10000000;
   double gb = 10.0;
@@ -466,9 +492,9 @@ int main(int argc, char **argv){
   mkdir(zDir, 0777);
   if( !RTL_SUCCESS(InitializeRtl(&gRtl)) ) die("%s", "InitializeRtl failed");
   printf("BenchSql: SQLite %s\n", sqlite3_libversion());
-  if( strchr(zOnly, 'w') ) caseWindow(zDir, nWindow);
-  if( strchr(zOnly, 's') ) caseScan(zDir, nScan);
-  if( strchr(zOnly, 'm') ) caseMemory(zDir, gb);
+  if( strchr(zOnly, 'w') ) runCase('w', zDir, nWindow, gb);
+  if( strchr(zOnly, 's') ) runCase('s', zDir, nScan, gb);
+  if( strchr(zOnly, 'm') ) runCase('m', zDir, 0, gb);
   if( !bKeep ){
     snprintf(zCmd, sizeof(zCmd), "rm -rf '%s'/window.trace '%s'/scan.trace "
              "'%s'/big.trace", zDir, zDir, zDir);
