@@ -30,11 +30,12 @@ Abstract:
     sched_wakeup, kvm_exit, kvm_entry, kvm_emulate_insn, the nested
     vmexits, hrtimer_start, hrtimer_expire_entry); their text here follows
     those plugins, so that `args` matches the report.  The kvm plugin names exit reasons from its own
-    table, kept below; the `reason` column uses the print fmt's.
+    table (KvmExitReason.c); the `reason` column uses the print fmt's.
 
 --*/
 
 #include "TraceEvent.h"
+#include "KvmExitReason.h"
 
 //
 // Field slots of TRACE_EVENT_FORMAT.Special, by kind.
@@ -76,83 +77,6 @@ Abstract:
 #define EI_LEN          2
 #define EI_FAILED       3
 #define EI_INSN         4
-
-//
-// The kvm plugin's exit reason names (libtraceevent plugin_kvm.c), by
-// ISA: 1 VMX, 2 SVM.
-//
-
-typedef struct _EXIT_REASON {
-    LONG Value;
-    PCSZ Name;
-} EXIT_REASON;
-
-static const EXIT_REASON VmxExitReasons[] = {
-    { 0, "EXCEPTION_NMI" }, { 1, "EXTERNAL_INTERRUPT" },
-    { 2, "TRIPLE_FAULT" }, { 7, "PENDING_INTERRUPT" }, { 8, "NMI_WINDOW" },
-    { 9, "TASK_SWITCH" }, { 10, "CPUID" }, { 12, "HLT" }, { 13, "INVD" },
-    { 14, "INVLPG" }, { 15, "RDPMC" }, { 16, "RDTSC" }, { 18, "VMCALL" },
-    { 19, "VMCLEAR" }, { 20, "VMLAUNCH" }, { 21, "VMPTRLD" },
-    { 22, "VMPTRST" }, { 23, "VMREAD" }, { 24, "VMRESUME" },
-    { 25, "VMWRITE" }, { 26, "VMOFF" }, { 27, "VMON" },
-    { 28, "CR_ACCESS" }, { 29, "DR_ACCESS" }, { 30, "IO_INSTRUCTION" },
-    { 31, "MSR_READ" }, { 32, "MSR_WRITE" }, { 36, "MWAIT_INSTRUCTION" },
-    { 39, "MONITOR_INSTRUCTION" }, { 40, "PAUSE_INSTRUCTION" },
-    { 41, "MCE_DURING_VMENTRY" }, { 43, "TPR_BELOW_THRESHOLD" },
-    { 44, "APIC_ACCESS" }, { 45, "EOI_INDUCED" }, { 48, "EPT_VIOLATION" },
-    { 49, "EPT_MISCONFIG" }, { 50, "INVEPT" }, { 52, "PREEMPTION_TIMER" },
-    { 54, "WBINVD" }, { 55, "XSETBV" }, { 56, "APIC_WRITE" },
-    { 58, "INVPCID" }, { 62, "PML_FULL" }, { 63, "XSAVES" },
-    { 64, "XRSTORS" },
-};
-
-static const EXIT_REASON SvmExitReasons[] = {
-    { 0x000, "EXIT_READ_CR0" }, { 0x003, "EXIT_READ_CR3" },
-    { 0x004, "EXIT_READ_CR4" }, { 0x008, "EXIT_READ_CR8" },
-    { 0x010, "EXIT_WRITE_CR0" }, { 0x013, "EXIT_WRITE_CR3" },
-    { 0x014, "EXIT_WRITE_CR4" }, { 0x018, "EXIT_WRITE_CR8" },
-    { 0x020, "EXIT_READ_DR0" }, { 0x021, "EXIT_READ_DR1" },
-    { 0x022, "EXIT_READ_DR2" }, { 0x023, "EXIT_READ_DR3" },
-    { 0x024, "EXIT_READ_DR4" }, { 0x025, "EXIT_READ_DR5" },
-    { 0x026, "EXIT_READ_DR6" }, { 0x027, "EXIT_READ_DR7" },
-    { 0x030, "EXIT_WRITE_DR0" }, { 0x031, "EXIT_WRITE_DR1" },
-    { 0x032, "EXIT_WRITE_DR2" }, { 0x033, "EXIT_WRITE_DR3" },
-    { 0x034, "EXIT_WRITE_DR4" }, { 0x035, "EXIT_WRITE_DR5" },
-    { 0x036, "EXIT_WRITE_DR6" }, { 0x037, "EXIT_WRITE_DR7" },
-    { 0x040, "EXIT_EXCP_DE" }, { 0x041, "EXIT_EXCP_DB" },
-    { 0x043, "EXIT_EXCP_BP" }, { 0x044, "EXIT_EXCP_OF" },
-    { 0x045, "EXIT_EXCP_BR" }, { 0x046, "EXIT_EXCP_UD" },
-    { 0x047, "EXIT_EXCP_NM" }, { 0x048, "EXIT_EXCP_DF" },
-    { 0x04a, "EXIT_EXCP_TS" }, { 0x04b, "EXIT_EXCP_NP" },
-    { 0x04c, "EXIT_EXCP_SS" }, { 0x04d, "EXIT_EXCP_GP" },
-    { 0x04e, "EXIT_EXCP_PF" }, { 0x050, "EXIT_EXCP_MF" },
-    { 0x051, "EXIT_EXCP_AC" }, { 0x052, "EXIT_EXCP_MC" },
-    { 0x053, "EXIT_EXCP_XF" }, { 0x060, "EXIT_INTR" },
-    { 0x061, "EXIT_NMI" }, { 0x062, "EXIT_SMI" }, { 0x063, "EXIT_INIT" },
-    { 0x064, "EXIT_VINTR" }, { 0x065, "EXIT_CR0_SEL_WRITE" },
-    { 0x066, "EXIT_IDTR_READ" }, { 0x067, "EXIT_GDTR_READ" },
-    { 0x068, "EXIT_LDTR_READ" }, { 0x069, "EXIT_TR_READ" },
-    { 0x06a, "EXIT_IDTR_WRITE" }, { 0x06b, "EXIT_GDTR_WRITE" },
-    { 0x06c, "EXIT_LDTR_WRITE" }, { 0x06d, "EXIT_TR_WRITE" },
-    { 0x06e, "EXIT_RDTSC" }, { 0x06f, "EXIT_RDPMC" },
-    { 0x070, "EXIT_PUSHF" }, { 0x071, "EXIT_POPF" },
-    { 0x072, "EXIT_CPUID" }, { 0x073, "EXIT_RSM" }, { 0x074, "EXIT_IRET" },
-    { 0x075, "EXIT_SWINT" }, { 0x076, "EXIT_INVD" },
-    { 0x077, "EXIT_PAUSE" }, { 0x078, "EXIT_HLT" },
-    { 0x079, "EXIT_INVLPG" }, { 0x07a, "EXIT_INVLPGA" },
-    { 0x07b, "EXIT_IOIO" }, { 0x07c, "EXIT_MSR" },
-    { 0x07d, "EXIT_TASK_SWITCH" }, { 0x07e, "EXIT_FERR_FREEZE" },
-    { 0x07f, "EXIT_SHUTDOWN" }, { 0x080, "EXIT_VMRUN" },
-    { 0x081, "EXIT_VMMCALL" }, { 0x082, "EXIT_VMLOAD" },
-    { 0x083, "EXIT_VMSAVE" }, { 0x084, "EXIT_STGI" },
-    { 0x085, "EXIT_CLGI" }, { 0x086, "EXIT_SKINIT" },
-    { 0x087, "EXIT_RDTSCP" }, { 0x088, "EXIT_ICEBP" },
-    { 0x089, "EXIT_WBINVD" }, { 0x08a, "EXIT_MONITOR" },
-    { 0x08b, "EXIT_MWAIT" }, { 0x08c, "EXIT_MWAIT_COND" },
-    { 0x08d, "EXIT_XSETBV" }, { 0x400, "EXIT_NPF" },
-    { 0x401, "EXIT_AVIC_INCOMPLETE_IPI" },
-    { 0x402, "EXIT_AVIC_UNACCELERATED_ACCESS" }, { -1, "EXIT_ERR" },
-};
 
 static
 VOID
@@ -530,32 +454,23 @@ PrintExitReason(
     )
 {
     ULONGLONG Reason = FieldValue(ReasonField, Data, Size);
-    ULONGLONG Isa = 1;
-    const EXIT_REASON *Table;
-    ULONG Count;
-    ULONG Index;
+    ULONGLONG Isa = KVM_EXIT_ISA_VMX;
+    PCSZ Name;
 
     if (IsaField != NULL) {
         TraceEventFieldNumber(IsaField, Data, Size, &Isa);
     }
 
-    if (Isa == 1) {
-        Table = VmxExitReasons;
-        Count = ARRAYSIZE(VmxExitReasons);
-    } else if (Isa == 2) {
-        Table = SvmExitReasons;
-        Count = ARRAYSIZE(SvmExitReasons);
-    } else {
+    if (Isa != KVM_EXIT_ISA_VMX && Isa != KVM_EXIT_ISA_SVM) {
         AppendText(Text, "reason UNKNOWN-ISA");
         return;
     }
 
-    for (Index = 0; Index < Count; Index++) {
-        if (Table[Index].Value == (LONG)(ULONG)Reason) {
-            AppendText(Text, "reason ");
-            AppendText(Text, Table[Index].Name);
-            return;
-        }
+    Name = KvmExitReasonName((ULONG)Isa, (ULONG)Reason, KvmExitNamesPlugin);
+    if (Name != NULL) {
+        AppendText(Text, "reason ");
+        AppendText(Text, Name);
+        return;
     }
 
     AppendText(Text, "reason UNKNOWN (");
