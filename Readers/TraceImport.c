@@ -682,6 +682,152 @@ TraceImportCounter(
     return AppendRecord(Import, Import->Counter, Record, NULL);
 }
 
+static
+PCSZ
+NextWord(
+    PCSZ Cursor,
+    PCSZ End,
+    PTEXT_SPAN Word
+    )
+{
+    Word->Start = TextSkipSpaces(Cursor, End);
+    Word->End = Word->Start;
+    while (Word->End < End && *Word->End != ' ' && *Word->End != '\t') {
+        Word->End++;
+    }
+    return Word->End;
+}
+
+RTL_STATUS
+TraceImportModuleLine(
+    PTRACE_IMPORT Import,
+    LONGLONG Timestamp,
+    ULONG Pid,
+    PCSZ Line,
+    PCSZ LineEnd,
+    PBOOL Parsed
+    )
+/*++
+
+Routine Description:
+
+    Parses one /proc/PID/maps line (see TraceImport.h) and appends it to
+    the module store, which is opened on first use.
+
+Arguments:
+
+    Timestamp - When the mapping was seen.
+
+    Pid - Its process, or TRACE_NULL_ULONG.
+
+    Line, LineEnd - The line, without its newline.
+
+    Parsed - Receives FALSE if the line is not a mapping line.
+
+Return Value:
+
+    RTL_STATUS_OK (also for a line that is not parsed), or a store error in
+    Import->Error.
+
+--*/
+{
+    MODULE_RECORD Record;
+    TEXT_SPAN Word;
+    TEXT_SPAN Path;
+    TEXT_SPAN BuildId;
+    PCSZ Cursor;
+    PCSZ Tail;
+    ULONG Field;
+    RTL_STATUS Status;
+
+    *Parsed = FALSE;
+    LineEnd = TextTrimEnd(Line, LineEnd);
+
+    //
+    // START-END: both hex, END not below START.
+    //
+
+    Cursor = TextParseUnsigned(Line, LineEnd, TRUE, &Record.Start);
+    if (Cursor == NULL || Cursor >= LineEnd || *Cursor != '-') {
+        return RTL_STATUS_OK;
+    }
+    Cursor = TextParseUnsigned(Cursor + 1, LineEnd, TRUE, &Record.End);
+    if (Cursor == NULL || Record.End < Record.Start ||
+        (Cursor < LineEnd && *Cursor != ' ' && *Cursor != '\t')) {
+        return RTL_STATUS_OK;
+    }
+
+    //
+    // PERMS (four characters), OFFSET (hex), DEV, INODE.
+    //
+
+    Cursor = NextWord(Cursor, LineEnd, &Word);
+    if (TEXT_SPAN_LENGTH(Word) != 4) {
+        return RTL_STATUS_OK;
+    }
+    Status = TraceImportIntern(Import, Word.Start, 4, &Record.PermsId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    Cursor = NextWord(Cursor, LineEnd, &Word);
+    if (Word.Start == Word.End ||
+        TextParseUnsigned(Word.Start, Word.End, TRUE, &Record.Offset) !=
+            Word.End) {
+        return RTL_STATUS_OK;
+    }
+    for (Field = 0; Field < 2; Field++) {
+        Cursor = NextWord(Cursor, LineEnd, &Word);
+        if (Word.Start == Word.End) {
+            return RTL_STATUS_OK;
+        }
+    }
+
+    //
+    // PATH: the rest, without uftrace's " build-id:HEX" at its end.
+    //
+
+    Path.Start = TextSkipSpaces(Cursor, LineEnd);
+    Path.End = LineEnd;
+    BuildId.Start = BuildId.End = NULL;
+    for (Tail = Path.End; Tail > Path.Start && Tail[-1] != ' ' &&
+                          Tail[-1] != '\t'; Tail--) {
+    }
+    if (TextStartsWith(Tail, Path.End, "build-id:")) {
+        BuildId.Start = Tail + 9;
+        BuildId.End = Path.End;
+        Path.End = TextTrimEnd(Path.Start, Tail);
+    }
+
+    Record.PathId = TRACE_NULL_ULONG;
+    if (Path.End > Path.Start) {
+        Status = TraceImportIntern(Import, Path.Start,
+                                   TEXT_SPAN_LENGTH(Path), &Record.PathId);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+    Record.BuildIdId = TRACE_NULL_ULONG;
+    if (BuildId.End > BuildId.Start) {
+        Status = TraceImportIntern(Import, BuildId.Start,
+                                   TEXT_SPAN_LENGTH(BuildId),
+                                   &Record.BuildIdId);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    Status = TraceImportOpenStore(Import, &TraceModuleSchema, &Import->Module);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Record.Timestamp = Timestamp;
+    Record.Pid = Pid;
+    *Parsed = TRUE;
+
+    return AppendRecord(Import, Import->Module, &Record, NULL);
+}
+
 //
 // ---------------------------------------------------------------------------
 // Spans

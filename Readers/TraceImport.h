@@ -216,6 +216,7 @@ typedef struct _TRACE_IMPORT {
     PTRACE_STORE Source;
     PTRACE_STORE Span;              // opened on first use
     PTRACE_STORE Counter;           // opened on first use
+    PTRACE_STORE Module;            // opened on first use
     TRACE_SPAN_BUILDER Spans;       // open spans per thread
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
@@ -440,6 +441,24 @@ RTL_STATUS TraceImportSpanScanDone(PTRACE_IMPORT Import);
 
 RTL_STATUS TraceImportProcessExec(PTRACE_IMPORT Import, LONGLONG Timestamp,
                                   ULONG Pid, ULONG NameId, ULONG FileNameId);
+
+//
+// Appends a `module` row from one line of /proc/PID/maps (or a uftrace
+// sid-SID.map file, which copies it):
+//
+//     START-END PERMS OFFSET DEV INODE [PATH] [build-id:HEX]
+//
+// START, END and OFFSET in hex; PATH is the rest of the line (it may hold
+// spaces, or end in " (deleted)"), absent for anonymous memory; uftrace's
+// trailing " build-id:HEX" becomes `build_id`.  *Parsed is FALSE, and
+// nothing is appended, for a line of another shape (the caller decides
+// whether that is an error).  Mappings are not events: the source's
+// first/last ts do not change.
+//
+
+RTL_STATUS TraceImportModuleLine(PTRACE_IMPORT Import, LONGLONG Timestamp,
+                                 ULONG Pid, PCSZ Line, PCSZ LineEnd,
+                                 PBOOL Parsed);
 
 //
 // Commits when CommitEvery events have accumulated, and reports progress.

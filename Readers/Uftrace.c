@@ -22,7 +22,8 @@ Abstract:
                         (arguments) or exit (return value) data whose size
                         only the record-time argument specs imply, padded
                         to 8 (see NextRecord)
-        sid-SID.map     the session's modules (/proc/PID/maps lines)
+        sid-SID.map     the session's modules (/proc/PID/maps lines), also
+                        imported into the `module` store
         NAME.sym        a module's symbols, "ADDRESS TYPE NAME" sorted by
                         address, relative to the module's start when the
                         SYM_REL_ADDR feature is set
@@ -861,6 +862,51 @@ Routine Description:
 
             Cursor = LineEnd + 1;
         }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ImportModules(
+    PUFTRACE_READER Reader,
+    PUFTRACE_SESSION Session
+    )
+/*++
+
+Routine Description:
+
+    Appends every line of the session's sid-SID.map to the `module` store,
+    seen at the session's start.
+
+--*/
+{
+    PCSZ Start = (PCSZ)Session->Map.Data;
+    PCSZ End = Start + Session->Map.Length;
+    PCSZ Cursor = Start;
+    RTL_STATUS Status;
+    BOOL Parsed;
+    CHAR Name[64];
+    ULONG NameLength;
+
+    while (Cursor < End) {
+        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
+
+        Status = TraceImportModuleLine(Reader->Import, Session->Timestamp,
+                                       Session->Pid, Cursor, LineEnd,
+                                       &Parsed);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        if (!Parsed && TextSkipSpaces(Cursor, LineEnd) < LineEnd) {
+            NameLength = (ULONG)RtlFormat(Name, sizeof(Name), "sid-%s.map",
+                                          Session->Sid);
+            return SymbolLineError(Reader, Name, NameLength,
+                                   (SIZE_T)(Cursor - Start),
+                                   "not a /proc/PID/maps line");
+        }
+        Cursor = LineEnd + 1;
     }
 
     return RTL_STATUS_OK;
@@ -1723,6 +1769,9 @@ Return Value:
         Status = TraceImportProcessExec(Import, Session->Timestamp,
                                         Session->Pid, Session->NameId,
                                         Session->FileNameId);
+        if (RTL_SUCCESS(Status)) {
+            Status = ImportModules(Reader, Session);
+        }
     }
     if (RTL_SUCCESS(Status)) {
         Status = MergeTasks(Reader);

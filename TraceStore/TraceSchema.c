@@ -249,6 +249,28 @@ static const TRACE_COLUMN_DESCRIPTOR CounterColumns[] = {
 SCHEMA(TraceCounterSchema, "counter", COUNTER_RECORD, CounterColumns,
        "counter samples (perf stat intervals, Chrome C events)");
 
+static const TRACE_COLUMN_DESCRIPTOR ModuleColumns[] = {
+    COLUMN("ts", I64, MODULE_RECORD, Timestamp, TS,
+           "time the mapping was seen (process start, or maps read), ns"),
+    COLUMN("pid", U32, MODULE_RECORD, Pid, NUL,
+           "process id, NULL when the source does not say"),
+    COLUMN("start", U64, MODULE_RECORD, Start, ADDR,
+           "first address of the mapping"),
+    COLUMN("end", U64, MODULE_RECORD, End, ADDR,
+           "first address after the mapping"),
+    COLUMN("offset", U64, MODULE_RECORD, Offset, 0,
+           "file offset mapped at start, bytes"),
+    COLUMN("path", U32, MODULE_RECORD, PathId, NSTR,
+           "mapped file, or [stack], [heap], ...; NULL for anonymous memory"),
+    COLUMN("perms", U32, MODULE_RECORD, PermsId, STR,
+           "permissions as in /proc/PID/maps: r-xp = read, exec, private"),
+    COLUMN("build_id", U32, MODULE_RECORD, BuildIdId, NSTR,
+           "GNU build id of the file in hex, when the source gives it"),
+};
+
+SCHEMA(TraceModuleSchema, "module", MODULE_RECORD, ModuleColumns,
+       "memory mappings of processes (/proc/PID/maps, uftrace *.map)");
+
 static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
     COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,
            "offset of the bytes in string_data"),
@@ -279,6 +301,7 @@ const PCTRACE_STORE_SCHEMA TraceAllSchemas[] = {
     &TraceSourceSchema,
     &TraceProcessSchema,
     &TraceThreadSchema,
+    &TraceModuleSchema,
     &TracePageFaultSchema,
     &TraceKvmExitSchema,
     &TraceSchedSwitchSchema,

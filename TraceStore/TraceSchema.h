@@ -230,6 +230,29 @@ C_ASSERT(sizeof(COUNTER_RECORD) == 40);
 C_ASSERT(FIELD_OFFSET(COUNTER_RECORD, NameId) == 24);
 
 //
+// module: one row per mapping of a process's address space, as
+// /proc/PID/maps lists it (uftrace's sid-SID.map files are copies), so that
+// an address can be attributed to the file mapped there.
+//
+
+typedef struct _MODULE_RECORD {
+    LONGLONG Timestamp;     // ts when the mapping was seen
+    ULONGLONG Start;        // first address of the mapping
+    ULONGLONG End;          // first address after it
+    ULONGLONG Offset;       // file offset mapped at Start
+    ULONG Pid;              // process, or NULL
+    ULONG PathId;           // mapped file or [stack]/[heap]/...; NULL if anonymous
+    ULONG PermsId;          // "r-xp": read, write, exec, private/shared
+    ULONG BuildIdId;        // GNU build id in hex, when the source gives it
+} MODULE_RECORD, *PMODULE_RECORD;
+
+C_ASSERT(sizeof(MODULE_RECORD) == 48);
+C_ASSERT(FIELD_OFFSET(MODULE_RECORD, Start) == 8);
+C_ASSERT(FIELD_OFFSET(MODULE_RECORD, Offset) == 24);
+C_ASSERT(FIELD_OFFSET(MODULE_RECORD, Pid) == 32);
+C_ASSERT(FIELD_OFFSET(MODULE_RECORD, BuildIdId) == 44);
+
+//
 // Schemas.
 //
 
@@ -242,6 +265,7 @@ extern const TRACE_STORE_SCHEMA TraceProcessSchema;
 extern const TRACE_STORE_SCHEMA TraceSourceSchema;
 extern const TRACE_STORE_SCHEMA TraceSpanSchema;
 extern const TRACE_STORE_SCHEMA TraceCounterSchema;
+extern const TRACE_STORE_SCHEMA TraceModuleSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
