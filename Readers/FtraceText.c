@@ -16,7 +16,9 @@ Abstract:
     latency-flags column ("d..2.") and pads "COMM-PID" to the left, while
     trace-cmd report has no flags column, starts with a `cpus=N` line,
     pads the event name, and prints some events (sched_switch, kvm_*) in
-    its own compact form.
+    its own compact form.  tracefs prints the syscalls events without
+    "EVENT:" ("sys_openat(dfd: 0x3, ...)", "sys_openat -> 0x4"); they are
+    read as sys_enter_openat and sys_exit_openat.
 
     Every event line becomes a record: page faults, KVM exits (paired with
     their entries) and context switches in their own stores, everything
@@ -36,7 +38,80 @@ typedef struct _FTRACE_LINE {
     TEXT_SPAN Flags;        // Start is NULL when there is no flags column
     TEXT_SPAN Name;
     TEXT_SPAN Args;
+    CHAR SyscallName[64];   // Name, for the syscalls events (see below)
 } FTRACE_LINE, *PFTRACE_LINE;
+
+static
+BOOL
+SplitSyscallEvent(
+    PFTRACE_LINE Line,
+    PCSZ Cursor,
+    PCSZ End
+    )
+/*++
+
+Routine Description:
+
+    tracefs prints the syscalls:sys_enter_NAME and sys_exit_NAME events
+    in a form of their own (kernel/trace/trace_syscalls.c), without
+    "EVENT:": "sys_NAME(ARG: VALUE, ...)" and "sys_NAME -> 0xRESULT".
+    They become events sys_enter_NAME with args "ARG: VALUE, ..." and
+    sys_exit_NAME with args "0xRESULT", as trace-cmd report and perf
+    script print them.
+
+Arguments:
+
+    Line - Supplies Name (the sys_NAME read so far); receives Name (in
+        SyscallName) and Args.
+
+    Cursor - Supplies the position after sys_NAME.
+
+    End - Supplies the end of the line.
+
+Return Value:
+
+    TRUE if the line is one of these events.
+
+--*/
+{
+    PCSZ Base = Line->Name.Start + 4;
+    ULONG BaseLength = (ULONG)(Line->Name.End - Base);
+    PCSZ Prefix;
+    ULONG PrefixLength;
+    ULONG Index;
+
+    End = TextTrimEnd(Cursor, End);
+    if (TEXT_SPAN_LENGTH(Line->Name) <= 4 ||
+        !TextStartsWith(Line->Name.Start, Line->Name.End, "sys_") ||
+        BaseLength + 10 >= sizeof(Line->SyscallName)) {
+        return FALSE;
+    }
+
+    if (Cursor < End && *Cursor == '(' && End[-1] == ')') {
+        Prefix = "sys_enter_";
+        PrefixLength = 10;
+        Line->Args.Start = Cursor + 1;
+        Line->Args.End = End - 1;
+    } else if (TextStartsWith(Cursor, End, " -> ")) {
+        Prefix = "sys_exit_";
+        PrefixLength = 9;
+        Line->Args.Start = Cursor + 4;
+        Line->Args.End = End;
+    } else {
+        return FALSE;
+    }
+
+    for (Index = 0; Index < PrefixLength; Index++) {
+        Line->SyscallName[Index] = Prefix[Index];
+    }
+    for (Index = 0; Index < BaseLength; Index++) {
+        Line->SyscallName[PrefixLength + Index] = Base[Index];
+    }
+    Line->Name.Start = Line->SyscallName;
+    Line->Name.End = Line->SyscallName + PrefixLength + BaseLength;
+
+    return TRUE;
+}
 
 static
 BOOL
@@ -224,6 +299,9 @@ Return Value:
 
     if (Line->Name.End == Line->Name.Start || Cursor >= End ||
         *Cursor != ':') {
+        if (SplitSyscallEvent(Line, Cursor, End)) {
+            return TRUE;
+        }
         *Reason = "not an ftrace event line (no EVENT: after the timestamp)";
         return FALSE;
     }
