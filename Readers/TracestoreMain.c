@@ -6,6 +6,7 @@
 **   tracestore info [--json] SESSION
 **   tracestore sql [-c|--csv|--json] SESSION ["SQL" | -f FILE | - < FILE]
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
+**   tracestore schema [--markdown]
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; this file parses arguments, prints, and provides the
@@ -29,6 +30,7 @@
 #include "TraceImport.h"
 #include "KvmtraceFormat.h"
 #include "../Sqlite3Ext/tracestore.h"
+#include "../Sqlite3Ext/tracestore_views.h"
 
 static RTL Rtl;
 
@@ -1179,6 +1181,7 @@ static const char zMainHelp[] =
 "                              query a session in SQL (or -f FILE, stdin)\n"
 "  kvmtrace-format FORMATS [-c MHZ] < BINARY\n"
 "                              print a kvmtrace stream as the seed's rules do\n"
+"  schema [--markdown]         the SQL tables, views and functions (SCHEMA.md)\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -1198,6 +1201,9 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "import")==0 ) return cmdImport(argc-2, argv+2);
   if( strcmp(argv[1], "info")==0 ) return cmdInfo(argc-2, argv+2);
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
+  if( strcmp(argv[1], "schema")==0 ){
+    return tracestoreSchemaCommand(argc-2, argv+2);
+  }
   if( strcmp(argv[1], "kvmtrace-format")==0 ){
     return cmdKvmtraceFormat(argc-2, argv+2);
   }

@@ -28,7 +28,9 @@
 **     Tracestore tables of the same names that show another session are
 **     replaced, so attaching another session switches to it; a table or
 **     view of the same name that is not a tracestore table is an error.  A
-**     call that fails leaves SCHEMA as it was.  To look at two sessions
+**     call that fails leaves SCHEMA as it was.  In temp, it also makes
+**     the views of tracestore_views.c (event, args, kvm_exit_reasons, ...),
+**     with the same rules for names.  To look at two sessions
 **     side by side, attach the second one into another schema:
 **
 **         ATTACH ':memory:' AS b;
@@ -192,6 +194,7 @@ SQLITE_EXTENSION_INIT1
 
 #include "../TraceStore/TraceStore.h"
 #include "tracestore.h"
+#include "tracestore_views.h"
 
 /*
 ** The RTL shared by every connection, filled in once by
@@ -2512,6 +2515,9 @@ static void tracestoreAttachFunc(
     if( rc!=SQLITE_OK ) goto attach_undo;
     pTarget->bCreated = 1;
   }
+  /* The views over these tables (tracestore_views.c). */
+  rc = tracestoreViewsAttach(db, zSchema, &zErr);
+  if( rc!=SQLITE_OK ) goto attach_undo;
   sqlite3_result_int(ctx, nTable);
   goto attach_done;
 
@@ -2656,5 +2662,7 @@ int sqlite3_tracestore_init(
                                     SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
                                     tracestoreAttachFunc, 0, 0, 0);
   }
+  if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);
+  if( rc==SQLITE_OK ) rc = tracestoreViewsInit(db);
   return rc;
 }

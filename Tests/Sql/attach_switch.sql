@@ -5,7 +5,8 @@
 SELECT tracestore_attach('@SESSION@');
 .output
 SELECT tracestore_attach('@WORK@/s2');
-SELECT name, instr(sql, '@WORK@/s2') > 0 FROM temp.sqlite_master ORDER BY name;
+SELECT name, instr(sql, '@WORK@/s2') > 0 FROM temp.sqlite_master
+WHERE type = 'table' ORDER BY name;
 SELECT tracestore_attach('@SESSION@');
 SELECT (SELECT count(*) FROM ftrace_event) > 0;
 SELECT count(*) FROM temp.sqlite_master WHERE instr(sql, '@WORK@/s2') > 0;

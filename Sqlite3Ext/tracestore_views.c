@@ -1,0 +1,884 @@
+/*
+** tracestore_views.c: the views tracestore_attach() creates over the store
+** tables, and the SQL functions they use.
+**
+** Usage:
+**
+**     SELECT tracestore_attach('run.trace');
+**     SELECT * FROM event ORDER BY ts LIMIT 20;      -- what happened
+**     SELECT * FROM kvm_exit_reasons;                -- exit histogram
+**     SELECT * FROM page_fault_summary;              -- faults per process
+**     SELECT * FROM span_self_time;                  -- flame-graph table
+**     SELECT * FROM syscall_counts;                  -- seeds/003's script
+**     SELECT * FROM args WHERE arg_set_id = 42;      -- an event's fields
+**     SELECT kvm_exit_reason_name(48, 'vmx');        -- EPT_VIOLATION
+**     SELECT syscall_name(59), syscall_nr('openat'); -- execve, 257
+**
+**   The views, their columns and the rules behind them are documented in
+**   aViewDoc below, from which SCHEMA.md is generated.
+**
+** How it works:
+**
+**   After tracestore_attach(PATH, SCHEMA) has made the store tables, it
+**   calls tracestoreViewsAttach(), which looks at the tracestore tables
+**   SCHEMA holds and makes each view whose stores are there, in that same
+**   schema, with the same rules as for the tables: a view of that name
+**   made by an earlier attach is kept when its text is the same and
+**   replaced when not, one whose stores are gone is dropped, and a name
+**   taken by anything else (a table or view of the user's) is an error
+**   before anything changes.  A failure undoes what the call did.  The
+**   views are recognized by the comment after AS in their text.
+**
+**   Views are only made in "temp" (the default schema of the attach): a
+**   view stored in another database may not read the store tables, which
+**   are SQLITE_VTAB_DIRECTONLY so that a database file cannot make the
+**   extension open files; in another schema, query the tables directly.
+**
+**   The views read the tables by their bare names, which a temp view
+**   resolves in temp first.  Aggregates are written so that memory does not
+**   grow with the number of rows beyond what SQLite's sorter uses (it spills
+**   to temporary files): one GROUP BY or window per pass, and joins of
+**   small grouped results or rowid look-ups, never a correlated subquery
+**   per row.
+*/
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include <string.h>
+
+#include "tracestore_views.h"
+#include "../Readers/KvmExitReason.h"
+#include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
+
+/* Marks the views this file makes (the text after "AS"). */
+#define TS_VIEW_MARK "/* tracestore view */"
+
+/* -------------------------------------------------------------------------
+** SQL functions.
+*/
+
+/*
+** Sets *piValue to the integer pVal holds (an INTEGER, a REAL without a
+** fraction, or text that reads as one of those).  False otherwise.
+*/
+static int tsIntegerArg(sqlite3_value *pVal, sqlite3_int64 *piValue){
+  double r;
+  switch( sqlite3_value_numeric_type(pVal) ){
+    case SQLITE_INTEGER:
+      *piValue = sqlite3_value_int64(pVal);
+      return 1;
+    case SQLITE_FLOAT:
+      r = sqlite3_value_double(pVal);
+      if( r>=-9.2e18 && r<=9.2e18 && r==(double)(sqlite3_int64)r ){
+        *piValue = (sqlite3_int64)r;
+        return 1;
+      }
+      return 0;
+  }
+  return 0;
+}
+
+/*
+** kvm_exit_reason_name(EXIT_CODE, ISA): the kernel's name of a VMX or SVM
+** exit code.  ISA is 'vmx' or 'svm' (any case) or the kvm_exit
+** tracepoint's isa number (1 VMX, 2 SVM).
+*/
+static void tsKvmExitReasonNameFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  sqlite3_int64 iCode;
+  unsigned int isa = 0;
+  const char *zName;
+  (void)argc;
+  if( sqlite3_value_type(argv[1])==SQLITE_INTEGER ){
+    sqlite3_int64 i = sqlite3_value_int64(argv[1]);
+    if( i==KVM_EXIT_ISA_VMX || i==KVM_EXIT_ISA_SVM ) isa = (unsigned)i;
+  }else if( sqlite3_value_type(argv[1])==SQLITE_TEXT ){
+    const char *z = (const char*)sqlite3_value_text(argv[1]);
+    if( z && sqlite3_stricmp(z, "vmx")==0 ) isa = KVM_EXIT_ISA_VMX;
+    if( z && sqlite3_stricmp(z, "svm")==0 ) isa = KVM_EXIT_ISA_SVM;
+  }else if( sqlite3_value_type(argv[1])==SQLITE_NULL ){
+    return;
+  }
+  if( isa==0 ){
+    sqlite3_result_error(ctx, "kvm_exit_reason_name(EXIT_CODE, ISA): ISA "
+                         "must be 'vmx' or 'svm' (or 1 or 2)", -1);
+    return;
+  }
+  if( !tsIntegerArg(argv[0], &iCode) ) return;
+  if( iCode<0 || iCode>0xffffffffLL ) return;
+  zName = KvmExitReasonName(isa, (unsigned)iCode, KvmExitNamesKernel);
+  if( zName==0 ) return;
+  if( isa==KVM_EXIT_ISA_VMX && (iCode & KVM_EXIT_VMX_FAILED_VMENTRY)!=0 ){
+    sqlite3_result_text(ctx, sqlite3_mprintf("%s FAILED_VMENTRY", zName),
+                        -1, sqlite3_free);
+  }else{
+    sqlite3_result_text(ctx, zName, -1, SQLITE_STATIC);
+  }
+}
+
+#define TS_N_SYSCALL ((int)(sizeof(aTsSyscall)/sizeof(aTsSyscall[0])))
+
+/* syscall_name(NR): the x86-64 name of system call NR, or NULL. */
+static void tsSyscallNameFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  sqlite3_int64 nr;
+  int i;
+  (void)argc;
+  if( !tsIntegerArg(argv[0], &nr) ) return;
+  for(i=0; i<TS_N_SYSCALL; i++){
+    if( aTsSyscall[i].nr==nr ){
+      sqlite3_result_text(ctx, aTsSyscall[i].zName, -1, SQLITE_STATIC);
+      return;
+    }
+  }
+}
+
+/* syscall_nr(NAME): the x86-64 number of system call NAME, or NULL. */
+static void tsSyscallNrFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  const char *z = (const char*)sqlite3_value_text(argv[0]);
+  int i;
+  (void)argc;
+  if( z==0 ) return;
+  for(i=0; i<TS_N_SYSCALL; i++){
+    if( strcmp(aTsSyscall[i].zName, z)==0 ){
+      sqlite3_result_int(ctx, aTsSyscall[i].nr);
+      return;
+    }
+  }
+}
+
+int tracestoreViewsInit(sqlite3 *db){
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int rc;
+  rc = sqlite3_create_function_v2(db, "kvm_exit_reason_name", 2, flags, 0,
+                                  tsKvmExitReasonNameFunc, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function_v2(db, "syscall_name", 1, flags, 0,
+                                    tsSyscallNameFunc, 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function_v2(db, "syscall_nr", 1, flags, 0,
+                                    tsSyscallNrFunc, 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function_v2(db, "tracestore_schema", 0, flags, 0,
+                                    tracestoreSchemaFunc, 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function_v2(db, "tracestore_schema", 1, flags, 0,
+                                    tracestoreSchemaFunc, 0, 0, 0);
+  }
+  return rc;
+}
+
+/* -------------------------------------------------------------------------
+** The views.
+*/
+
+/* Bits of the stores a schema has tables for. */
+#define TS_HAS_PAGE_FAULT    0x0001
+#define TS_HAS_KVM_EXIT      0x0002
+#define TS_HAS_SCHED_SWITCH  0x0004
+#define TS_HAS_FTRACE_EVENT  0x0008
+#define TS_HAS_SPAN          0x0010
+#define TS_HAS_COUNTER       0x0020
+
+static const struct {
+  const char *zStore;
+  int mask;
+} aTsViewStore[] = {
+  { "page_fault",   TS_HAS_PAGE_FAULT },
+  { "kvm_exit",     TS_HAS_KVM_EXIT },
+  { "sched_switch", TS_HAS_SCHED_SWITCH },
+  { "ftrace_event", TS_HAS_FTRACE_EVENT },
+  { "span",         TS_HAS_SPAN },
+  { "counter",      TS_HAS_COUNTER },
+};
+
+/*
+** event: one arm per event store, in this order, each the SELECT of
+** (ts, name, pid, tid, cpu, store, id) for that store.  Every column has
+** the same affinity in every arm (hence the CASTs of constants): SQLite
+** then flattens the view into the query, so that ORDER BY ts becomes a
+** merge of the arms and a ts range reaches each table.
+*/
+static const struct {
+  int mask;
+  const char *zSelect;
+} aTsEventArm[] = {
+  { TS_HAS_FTRACE_EVENT,
+    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, cpu AS cpu, "
+    "CAST('ftrace_event' AS TEXT) AS store, id AS id FROM ftrace_event" },
+  { TS_HAS_PAGE_FAULT,
+    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, cpu AS cpu, "
+    "CAST('page_fault' AS TEXT) AS store, id AS id FROM page_fault" },
+  { TS_HAS_KVM_EXIT,
+    "SELECT ts AS ts, CAST('kvm_exit' AS TEXT) AS name, pid AS pid, "
+    "tid AS tid, cpu AS cpu, CAST('kvm_exit' AS TEXT) AS store, id AS id "
+    "FROM kvm_exit" },
+  { TS_HAS_SCHED_SWITCH,
+    "SELECT ts AS ts, CAST('sched_switch' AS TEXT) AS name, "
+    "CAST(NULL AS INTEGER) AS pid, prev_pid AS tid, cpu AS cpu, "
+    "CAST('sched_switch' AS TEXT) AS store, id AS id FROM sched_switch" },
+  { TS_HAS_SPAN,
+    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, "
+    "CAST(NULL AS INTEGER) AS cpu, CAST('span' AS TEXT) AS store, id AS id "
+    "FROM span" },
+  { TS_HAS_COUNTER,
+    "SELECT ts AS ts, name AS name, pid AS pid, CAST(NULL AS INTEGER) AS tid, "
+    "cpu AS cpu, CAST('counter' AS TEXT) AS store, id AS id FROM counter" },
+};
+
+static const char zTsArgsView[] =
+  "SELECT e.id AS arg_set_id, a.key AS key, a.int_value AS int_value, "
+  "a.string_value AS string_value, a.value_type AS value_type, "
+  "a.display_value AS display_value "
+  "FROM ftrace_event AS e, tracestore_args(e.args) AS a";
+
+/*
+** Percentiles by nearest rank: pN is the smallest dur with at least N% of
+** the group's durs at or below it, i.e. the least dur whose cume_dist() is
+** >= N/100.  cume_dist() is k/n (k rows at or below, n rows) rounded once
+** to a double, and so is the literal N/100: rounding keeps k/n >= N/100
+** true, and k/n < N/100 cannot round up to it while n < 9e13 (the gap,
+** at least 1/(100n), is then wider than the doubles' spacing near 1).
+*/
+static const char zTsKvmExitReasonsView[] =
+  "WITH stats AS ("
+    "SELECT reason, exit_code, count(*) AS count, "
+    "count(*) - count(dur) AS unpaired, sum(dur) AS total_dur, "
+    "avg(dur) AS avg_dur, min(dur) AS min_dur, max(dur) AS max_dur "
+    "FROM kvm_exit GROUP BY reason, exit_code), "
+  "ranked AS ("
+    "SELECT reason, exit_code, dur, cume_dist() OVER "
+    "(PARTITION BY reason, exit_code ORDER BY dur) AS cd "
+    "FROM kvm_exit WHERE dur IS NOT NULL), "
+  "pct AS ("
+    "SELECT reason, exit_code, "
+    "min(CASE WHEN cd >= 0.50 THEN dur END) AS p50_dur, "
+    "min(CASE WHEN cd >= 0.90 THEN dur END) AS p90_dur, "
+    "min(CASE WHEN cd >= 0.99 THEN dur END) AS p99_dur "
+    "FROM ranked GROUP BY reason, exit_code) "
+  "SELECT s.reason AS reason, s.exit_code AS exit_code, "
+  "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
+    "OR s.reason = 'UNKNOWN' "
+    "THEN kvm_exit_reason_name(s.exit_code, 'vmx') END AS vmx_name, "
+  "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
+    "OR s.reason = 'UNKNOWN' "
+    "THEN kvm_exit_reason_name(s.exit_code, 'svm') END AS svm_name, "
+  "s.count AS count, s.unpaired AS unpaired, s.total_dur AS total_dur, "
+  "s.avg_dur AS avg_dur, s.min_dur AS min_dur, s.max_dur AS max_dur, "
+  "p.p50_dur AS p50_dur, p.p90_dur AS p90_dur, p.p99_dur AS p99_dur "
+  "FROM stats AS s LEFT JOIN pct AS p "
+  "ON p.reason = s.reason AND p.exit_code IS s.exit_code "
+  "ORDER BY s.count DESC, s.reason, s.exit_code";
+
+static const char zTsPageFaultSummaryView[] =
+  "SELECT pid, comm, module, count(*) AS faults, "
+  "count(CASE WHEN kind = 'code' THEN 1 END) AS code, "
+  "count(CASE WHEN kind = 'data' THEN 1 END) AS data, "
+  "count(CASE WHEN access = 'read' THEN 1 END) AS reads, "
+  "count(CASE WHEN access = 'write' THEN 1 END) AS writes, "
+  "count(CASE WHEN access = 'exec' THEN 1 END) AS execs, "
+  "count(CASE WHEN access IS NULL THEN 1 END) AS unknown_access "
+  "FROM (SELECT pid, comm, module, "
+    "CASE WHEN error_code IS NULL THEN NULL "
+    "WHEN error_code & 16 THEN 'exec' "
+    "WHEN error_code & 2 THEN 'write' ELSE 'read' END AS access, "
+    "CASE WHEN error_code IS NOT NULL THEN "
+    "(CASE WHEN error_code & 16 THEN 'code' ELSE 'data' END) "
+    "WHEN address IS NULL OR ip IS NULL THEN NULL "
+    "WHEN address = ip THEN 'code' ELSE 'data' END AS kind "
+    "FROM page_fault) "
+  "GROUP BY pid, comm, module "
+  "ORDER BY faults DESC, pid, comm, module";
+
+static const char zTsSpanSelfTimeView[] =
+  "WITH children AS ("
+    "SELECT parent_id, sum(dur) AS child_dur FROM span "
+    "WHERE parent_id IS NOT NULL GROUP BY parent_id), "
+  "by_parent AS ("
+    "SELECT p.name AS name, sum(c.child_dur) AS child_dur "
+    "FROM children AS c JOIN span AS p ON p.id = c.parent_id "
+    "GROUP BY p.name), "
+  "totals AS ("
+    "SELECT name, count(*) AS calls, sum(dur) AS total_dur, "
+    "avg(dur) AS avg_dur, max(dur) AS max_dur, min(depth) AS min_depth, "
+    "max(depth) AS max_depth FROM span GROUP BY name) "
+  "SELECT t.name AS name, t.calls AS calls, t.total_dur AS total_dur, "
+  "t.total_dur - coalesce(b.child_dur, 0) AS self_dur, "
+  "t.avg_dur AS avg_dur, t.max_dur AS max_dur, "
+  "t.min_depth AS min_depth, t.max_depth AS max_depth "
+  "FROM totals AS t LEFT JOIN by_parent AS b ON b.name = t.name "
+  "ORDER BY self_dur DESC, name";
+
+static const char zTsSyscallCountsView[] =
+  "SELECT CASE WHEN raw THEN k ELSE syscall_nr(k) END AS id, "
+  "CASE WHEN raw THEN syscall_name(k) ELSE k END AS name, "
+  "sum(n) AS count "
+  "FROM (SELECT name = 'sys_enter' AS raw, "
+    "CASE WHEN name = 'sys_enter' THEN CAST(substr(args, 4) AS INTEGER) "
+    "ELSE substr(name, 11) END AS k, count(*) AS n "
+    "FROM ftrace_event "
+    "WHERE (name = 'sys_enter' AND args GLOB 'NR [0-9-]*') "
+    "OR name GLOB 'sys_enter_?*' "
+    "GROUP BY 1, 2) "
+  "GROUP BY 1, 2 "
+  "ORDER BY count DESC, id, name";
+
+/* Views one call handles at most: the six it makes and stale ones. */
+#define TS_MAX_VIEWS 16
+
+/* A view tracestoreViewsAttach() may make. */
+typedef struct ts_view ts_view;
+struct ts_view {
+  char zName[32];       /* View name */
+  int eAction;          /* TS_VIEW_* */
+  char *zBody;          /* SELECT text (sqlite3_malloc) */
+  char *zOldSql;        /* Stored text of the view dropped */
+  int bDropped;         /* The old view has been dropped */
+  int bCreated;         /* The new view has been created */
+};
+
+#define TS_VIEW_CREATE   0    /* No such name: create it */
+#define TS_VIEW_KEEP     1    /* The very same view exists: keep it */
+#define TS_VIEW_REPLACE  2    /* A tracestore view with another text */
+#define TS_VIEW_DROP     3    /* A tracestore view that no longer applies */
+
+/* The text SQLite stores for the view: "CREATE VIEW "NAME" AS ..." */
+static char *tsViewStoredSql(const ts_view *pView){
+  return sqlite3_mprintf("CREATE VIEW \"%w\" AS " TS_VIEW_MARK " %s",
+                         pView->zName, pView->zBody);
+}
+
+/* True if zSql is the stored text of a view this file made. */
+static int tsIsTracestoreView(const char *zSql){
+  return zSql!=0 && sqlite3_strnicmp(zSql, "CREATE VIEW ", 12)==0
+      && strstr(zSql, " AS " TS_VIEW_MARK " ")!=0;
+}
+
+/* Returns the stores zSchema has tracestore tables for, as TS_HAS_* bits. */
+static int tsStoresOf(sqlite3 *db, const char *zSchema, int *pMask,
+                      char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc, i;
+  *pMask = 0;
+  zSql = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
+                         "WHERE type='table'", zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return rc;
+  }
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    const char *zName = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
+    if( zName==0 || zCreate==0
+     || sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
+                        zCreate)!=0 ){
+      continue;
+    }
+    for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
+      if( sqlite3_stricmp(zName, aTsViewStore[i].zStore)==0 ){
+        *pMask |= aTsViewStore[i].mask;
+      }
+    }
+  }
+  if( rc!=SQLITE_DONE ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  sqlite3_finalize(pStmt);
+  return rc==SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Adds a view to be made; zBody is copied.  Returns SQLITE_NOMEM or OK. */
+static int tsAddView(ts_view *aView, int *pnView, const char *zName,
+                     const char *zBody){
+  ts_view *p = &aView[(*pnView)++];
+  memset(p, 0, sizeof(*p));
+  memcpy(p->zName, zName, strlen(zName)+1);
+  p->zBody = sqlite3_mprintf("%s", zBody);
+  return p->zBody ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/* The views for the stores in mask, into aView (TS_MAX_VIEWS entries). */
+static int tsWantedViews(int mask, ts_view *aView, int *pnView){
+  sqlite3_str *pBody;
+  char *zBody;
+  int i, nArm = 0, rc;
+
+  /* event: always, empty without event stores. */
+  pBody = sqlite3_str_new(0);
+  for(i=0; i<(int)(sizeof(aTsEventArm)/sizeof(aTsEventArm[0])); i++){
+    if( (mask & aTsEventArm[i].mask)==0 ) continue;
+    sqlite3_str_appendf(pBody, "%s%s", nArm ? " UNION ALL " : "",
+                        aTsEventArm[i].zSelect);
+    nArm++;
+  }
+  if( nArm==0 ){
+    sqlite3_str_appendall(pBody, "SELECT NULL AS ts, NULL AS name, "
+                          "NULL AS pid, NULL AS tid, NULL AS cpu, "
+                          "NULL AS store, NULL AS id WHERE 0");
+  }
+  zBody = sqlite3_str_finish(pBody);
+  if( zBody==0 ) return SQLITE_NOMEM;
+  rc = tsAddView(aView, pnView, "event", zBody);
+  sqlite3_free(zBody);
+  if( rc!=SQLITE_OK ) return rc;
+
+  if( mask & TS_HAS_FTRACE_EVENT ){
+    rc = tsAddView(aView, pnView, "args", zTsArgsView);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "syscall_counts", zTsSyscallCountsView);
+    }
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( mask & TS_HAS_KVM_EXIT ){
+    rc = tsAddView(aView, pnView, "kvm_exit_reasons", zTsKvmExitReasonsView);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( mask & TS_HAS_PAGE_FAULT ){
+    rc = tsAddView(aView, pnView, "page_fault_summary",
+                   zTsPageFaultSummaryView);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( mask & TS_HAS_SPAN ){
+    rc = tsAddView(aView, pnView, "span_self_time", zTsSpanSelfTimeView);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Sets pView->eAction (and zOldSql) from what zSchema holds under its
+** name.  An error, with a message, if that name is taken by something
+** that is not a view this file made.
+*/
+static int tsCheckView(sqlite3 *db, const char *zSchema, ts_view *pView,
+                       char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql, *zWanted;
+  int rc;
+
+  pView->eAction = TS_VIEW_CREATE;
+  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
+                         "WHERE name=?1 COLLATE NOCASE", zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return rc;
+  }
+  sqlite3_bind_text(pStmt, 1, pView->zName, -1, SQLITE_STATIC);
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ){
+    const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
+    rc = SQLITE_OK;
+    if( zType==0 || strcmp(zType, "view")!=0 || !tsIsTracestoreView(zCreate) ){
+      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
+                               "tracestore view: drop it, or attach into "
+                               "another schema with tracestore_attach(PATH, "
+                               "SCHEMA)", zSchema, pView->zName);
+      rc = SQLITE_ERROR;
+    }else{
+      zWanted = tsViewStoredSql(pView);
+      if( zWanted==0 ){
+        rc = SQLITE_NOMEM;
+      }else if( strcmp(zWanted, zCreate)==0 ){
+        pView->eAction = TS_VIEW_KEEP;
+      }else{
+        pView->eAction = TS_VIEW_REPLACE;
+        pView->zOldSql = sqlite3_mprintf("%s", zCreate);
+        if( pView->zOldSql==0 ) rc = SQLITE_NOMEM;
+      }
+      sqlite3_free(zWanted);
+    }
+  }else if( rc==SQLITE_DONE ){
+    rc = SQLITE_OK;
+  }else{
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** Appends a TS_VIEW_DROP entry for every view of zSchema this file made
+** that is not among the first *pnView entries.  aView has room for
+** nRoom entries; more stale views than that are left for the next call.
+*/
+static int tsFindStaleViews(sqlite3 *db, const char *zSchema, ts_view *aView,
+                            int *pnView, int nRoom, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc, i, nWanted = *pnView;
+
+  zSql = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
+                         "WHERE type='view'", zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return rc;
+  }
+  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    const char *zName = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
+    ts_view *p;
+    if( zName==0 || !tsIsTracestoreView(zCreate)
+     || strlen(zName)>=sizeof(aView[0].zName) || *pnView>=nRoom ){
+      continue;
+    }
+    for(i=0; i<nWanted; i++){
+      if( sqlite3_stricmp(aView[i].zName, zName)==0 ) break;
+    }
+    if( i<nWanted ) continue;
+    p = &aView[(*pnView)++];
+    memset(p, 0, sizeof(*p));
+    memcpy(p->zName, zName, strlen(zName)+1);
+    p->eAction = TS_VIEW_DROP;
+    p->zOldSql = sqlite3_mprintf("%s", zCreate);
+    if( p->zOldSql==0 ){
+      rc = SQLITE_NOMEM;
+      break;
+    }
+  }
+  if( rc==SQLITE_DONE ){
+    rc = SQLITE_OK;
+  }else if( rc!=SQLITE_NOMEM ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* Runs one statement built with sqlite3_mprintf() (which may have failed). */
+static int tsViewExec(sqlite3 *db, char *zSql, char **pzErr){
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
+  sqlite3_free(zSql);
+  return rc;
+}
+
+/*
+** Checks that a view just made compiles (its tables and functions exist),
+** so that a mistake shows at attach time rather than at the first query.
+*/
+static int tsCheckCompiles(sqlite3 *db, const char *zSchema,
+                           const char *zName, char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w\" LIMIT 0",
+                               zSchema, zName);
+  int rc;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("cannot make the view %s.%s: %s", zSchema,
+                             zName, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr){
+  ts_view aView[TS_MAX_VIEWS];
+  ts_view *p;
+  int nView = 0, mask, rc, i;
+
+  memset(aView, 0, sizeof(aView));
+  *pzErr = 0;
+  if( sqlite3_stricmp(zSchema, "temp")!=0 ) return SQLITE_OK;
+
+  rc = tsStoresOf(db, zSchema, &mask, pzErr);
+  if( rc==SQLITE_OK ) rc = tsWantedViews(mask, aView, &nView);
+  for(i=0; rc==SQLITE_OK && i<nView; i++){
+    rc = tsCheckView(db, zSchema, &aView[i], pzErr);
+  }
+  if( rc==SQLITE_OK ){
+    rc = tsFindStaleViews(db, zSchema, aView, &nView, TS_MAX_VIEWS, pzErr);
+  }
+  if( rc!=SQLITE_OK ) goto views_done;
+
+  for(i=0; i<nView; i++){
+    p = &aView[i];
+    if( p->eAction!=TS_VIEW_REPLACE && p->eAction!=TS_VIEW_DROP ) continue;
+    rc = tsViewExec(db, sqlite3_mprintf("DROP VIEW \"%w\".\"%w\"", zSchema,
+                                        p->zName), pzErr);
+    if( rc!=SQLITE_OK ) goto views_undo;
+    p->bDropped = 1;
+  }
+  for(i=0; i<nView; i++){
+    p = &aView[i];
+    if( p->eAction==TS_VIEW_KEEP || p->eAction==TS_VIEW_DROP ) continue;
+    rc = tsViewExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".\"%w\" AS "
+                                        TS_VIEW_MARK " %s", zSchema,
+                                        p->zName, p->zBody), pzErr);
+    if( rc!=SQLITE_OK ) goto views_undo;
+    p->bCreated = 1;
+    rc = tsCheckCompiles(db, zSchema, p->zName, pzErr);
+    if( rc!=SQLITE_OK ) goto views_undo;
+  }
+  goto views_done;
+
+views_undo:
+  /* Best effort, keeping the first error: put back what was there. */
+  for(i=0; i<nView; i++){
+    p = &aView[i];
+    if( p->bCreated ){
+      tsViewExec(db, sqlite3_mprintf("DROP VIEW IF EXISTS \"%w\".\"%w\"",
+                                     zSchema, p->zName), 0);
+    }
+    if( p->bDropped && p->zOldSql ){
+      tsViewExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".%s", zSchema,
+                                     p->zOldSql + 12), 0);
+    }
+  }
+
+views_done:
+  for(i=0; i<TS_MAX_VIEWS; i++){
+    sqlite3_free(aView[i].zBody);
+    sqlite3_free(aView[i].zOldSql);
+  }
+  return rc;
+}
+
+/* -------------------------------------------------------------------------
+** Documentation (SCHEMA.md is generated from it: tracestore_schema.c).
+** The test sql_schema_columns checks every column list below against
+** pragma_table_info of the real view or table.
+*/
+
+static const tracestore_doc_column aEventDoc[] = {
+  { "ts", "INTEGER", "time of the event, ns" },
+  { "name", "TEXT", "event name: the store's name column (page_fault: "
+    "page_fault_user/kernel, ftrace_event: the event, span and counter: "
+    "their names); 'kvm_exit' and 'sched_switch' for those stores" },
+  { "pid", "INTEGER", "process id when the source says (NULL for "
+    "sched_switch)" },
+  { "tid", "INTEGER", "thread id (sched_switch: prev_pid, the task that "
+    "was running; NULL for counter)" },
+  { "cpu", "INTEGER", "CPU (NULL for span)" },
+  { "store", "TEXT", "the table the row comes from" },
+  { "id", "INTEGER", "the row's id in that table" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aArgsDoc[] = {
+  { "arg_set_id", "INTEGER", "id of the ftrace_event row the field belongs "
+    "to (WHERE arg_set_id = N reads that one row)" },
+  { "key", "TEXT", "field name" },
+  { "int_value", "INTEGER", "the value, if it is an integer (decimal, or "
+    "0x hex; above 2^63-1 as the int64 with the same bits), else NULL" },
+  { "string_value", "TEXT", "the value, if it is not an integer, without "
+    "the quotes of a quoted value; else NULL" },
+  { "value_type", "TEXT", "'int' or 'string'" },
+  { "display_value", "TEXT", "the value as printed" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aTracestoreArgsDoc[] = {
+  { "key", "TEXT", "field name" },
+  { "int_value", "INTEGER", "the value, if it is an integer, else NULL" },
+  { "string_value", "TEXT", "the value, if it is not an integer, else NULL" },
+  { "value_type", "TEXT", "'int' or 'string'" },
+  { "display_value", "TEXT", "the value as printed" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aKvmExitReasonsDoc[] = {
+  { "reason", "TEXT", "exit reason as recorded (kvm_exit.reason)" },
+  { "exit_code", "INTEGER", "numeric exit code, when the source gave one" },
+  { "vmx_name", "TEXT", "when reason is a number or UNKNOWN (kvmtrace, "
+    "codes the kernel could not name): the VMX name of exit_code" },
+  { "svm_name", "TEXT", "the same, the SVM name of exit_code" },
+  { "count", "INTEGER", "exits" },
+  { "unpaired", "INTEGER", "exits with no entry after them (dur NULL); the "
+    "dur columns cover the others" },
+  { "total_dur", "INTEGER", "sum of dur, ns" },
+  { "avg_dur", "REAL", "mean dur, ns" },
+  { "min_dur", "INTEGER", "shortest dur, ns" },
+  { "max_dur", "INTEGER", "longest dur, ns" },
+  { "p50_dur", "INTEGER", "median dur by nearest rank: the smallest dur "
+    "with at least 50% of the durs at or below it, ns" },
+  { "p90_dur", "INTEGER", "the same for 90%" },
+  { "p99_dur", "INTEGER", "the same for 99%" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aPageFaultSummaryDoc[] = {
+  { "pid", "INTEGER", "process id (NULL when the source does not say: "
+    "tracefs text without the tgid column)" },
+  { "comm", "TEXT", "command name" },
+  { "module", "TEXT", "mapping (dso) of the faulting address, when the "
+    "source names it (perf samples)" },
+  { "faults", "INTEGER", "page faults" },
+  { "code", "INTEGER", "faults on code: an instruction fetch (error_code "
+    "bit 4), or, with no error code, address = ip" },
+  { "data", "INTEGER", "faults on data: the others with an error code, or "
+    "address != ip without one (faults - code - data: neither is known)" },
+  { "reads", "INTEGER", "error_code with neither bit 1 (write) nor bit 4 "
+    "(fetch)" },
+  { "writes", "INTEGER", "error_code bit 1 set, bit 4 clear" },
+  { "execs", "INTEGER", "error_code bit 4 set (instruction fetch)" },
+  { "unknown_access", "INTEGER", "no error code (perf page-fault samples)" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aSpanSelfTimeDoc[] = {
+  { "name", "TEXT", "span (function) name" },
+  { "calls", "INTEGER", "spans of that name" },
+  { "total_dur", "INTEGER", "sum of their dur, ns (a recursive call is "
+    "counted in its caller's total too)" },
+  { "self_dur", "INTEGER", "sum over the spans of dur minus the dur of "
+    "their direct children (parent_id), ns" },
+  { "avg_dur", "REAL", "mean dur, ns" },
+  { "max_dur", "INTEGER", "longest dur, ns" },
+  { "min_depth", "INTEGER", "smallest nesting depth" },
+  { "max_depth", "INTEGER", "largest nesting depth" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aSyscallCountsDoc[] = {
+  { "id", "INTEGER", "system call number (x86-64); NULL for a "
+    "sys_enter_NAME event whose NAME is not in the table" },
+  { "name", "TEXT", "system call name (syscall_name(id)); NULL for a "
+    "number without one (e.g. 32-bit compat calls)" },
+  { "count", "INTEGER", "sys_enter events (raw_syscalls:sys_enter and "
+    "syscalls:sys_enter_NAME alike)" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aStoreInfoDoc[] = {
+  { "name", "TEXT", "store name" },
+  { "records", "INTEGER", "committed records" },
+  { "bytes", "INTEGER", "bytes of committed data in the file: the header "
+    "page plus records * record_size" },
+  { "record_size", "INTEGER", "bytes per record" },
+  { "generation", "INTEGER", "times a writer has opened the store" },
+  { "first_ts", "INTEGER", "smallest ts over the records, ns; NULL if the "
+    "store is empty or has no ts column" },
+  { "last_ts", "INTEGER", "largest ts, ns; likewise" },
+  { "sorted", "INTEGER", "1 if ts never decreases from one record to the "
+    "next, 0 if it does, NULL for stores without a ts column" },
+  { "dropped", "INTEGER", "events the source reported lost, or the reader "
+    "dropped" },
+  { "repaired", "INTEGER", "records the reader completed from the trace "
+    "bounds (e.g. spans whose entry or exit was not recorded)" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_object aDocObject[] = {
+  { "store_info", "table", "always",
+    "One row per store of the session, the string stores included.",
+    "SELECT name, records, first_ts, last_ts FROM store_info;",
+    aStoreInfoDoc },
+  { "event", "view", "always (no rows without event stores)",
+    "Every event of every event store (ftrace_event, page_fault, kvm_exit, "
+    "sched_switch, span, counter: those the session had when it was "
+    "attached), as one table: \"what happened, in order\".  A UNION ALL, "
+    "so a ts range or ORDER BY ts reaches each store's table.",
+    "SELECT * FROM event WHERE ts BETWEEN 697455000000 AND 697456000000 "
+    "ORDER BY ts;",
+    aEventDoc },
+  { "args", "view", "ftrace_event store",
+    "The fields of each ftrace_event row's args, one row per field, like "
+    "Perfetto's args table: ftrace_event joined with tracestore_args(args). "
+    "Parsing rules: see tracestore_args.",
+    "SELECT key, display_value FROM args WHERE arg_set_id = 42;",
+    aArgsDoc },
+  { "kvm_exit_reasons", "view", "kvm_exit store",
+    "The exit-reason histogram: per recorded reason and exit code, the "
+    "exits, their total time in the host and its distribution (dur: exit "
+    "to the next entry).  Percentiles are exact, by nearest rank.  "
+    "Ordered by count.",
+    "SELECT reason, count, total_dur, p50_dur, p99_dur FROM "
+    "kvm_exit_reasons;",
+    aKvmExitReasonsDoc },
+  { "page_fault_summary", "view", "page_fault store",
+    "Page faults per process (pid, comm) and module, split into code and "
+    "data and into read, write and exec by the x86 error code (bit 1 "
+    "write, bit 4 instruction fetch).  Faults without an error code (perf "
+    "page-fault samples) count as unknown access, and as code when the "
+    "faulting address is the instruction pointer.  (seeds/000 tells code "
+    "from data by the sections of the module; the stores have no section "
+    "information.)  Ordered by faults.",
+    "SELECT comm, faults, code, data, writes FROM page_fault_summary;",
+    aPageFaultSummaryDoc },
+  { "span_self_time", "view", "span store",
+    "The flame-graph table: per span name, the calls, the total time and "
+    "the self time (time not spent in child spans), like uftrace report.  "
+    "Ordered by self time.",
+    "SELECT name, calls, total_dur, self_dur FROM span_self_time LIMIT 10;",
+    aSpanSelfTimeDoc },
+  { "syscall_counts", "view", "ftrace_event store",
+    "System calls per number and name, from raw_syscalls:sys_enter events "
+    "(args \"NR n (...)\") and syscalls:sys_enter_NAME events: the "
+    "syscall-counts script of seeds/003, in SQL.  A capture with both "
+    "kinds of events counts each call twice.  Ordered by count.",
+    "SELECT name, count FROM syscall_counts LIMIT 10;",
+    aSyscallCountsDoc },
+  { "tracestore_args", "table-valued function", "always",
+    "tracestore_args(TEXT): one row per field of an event's text.  A field "
+    "is a word KEY=VALUE, or a word KEY: followed by its value (syscall "
+    "tracepoints); a KEY starts with a letter or '_' and continues with "
+    "letters, digits and _ . - [ ].  Words that are not fields are "
+    "skipped.  Brackets and quoted strings are one piece, blanks and all.  "
+    "A value runs on over the following words (a comm such as \"CPU 0/KVM\")"
+    " unless it is empty, a number or quoted, ends with ',', or the next "
+    "word is a field or has no letter or digit.  A ',' ending a value is "
+    "a separator.  Text that is not fields gives no rows; no text is an "
+    "error.",
+    "SELECT key, int_value, string_value FROM "
+    "tracestore_args('comm=bash pid=42 prio=120');",
+    aTracestoreArgsDoc },
+  { "tracestore_attach", "function", "always",
+    "tracestore_attach(PATH [, SCHEMA]): creates a table per store of the "
+    "session at PATH, store_info and (in temp, the default SCHEMA) the "
+    "views above; returns the number of tables.",
+    "SELECT tracestore_attach('run.trace');", 0 },
+  { "tracestore_arg", "function", "always",
+    "tracestore_arg(TEXT, KEY): the value of the first field KEY of TEXT "
+    "(as tracestore_args reads it): an integer when it is one, else text; "
+    "NULL if there is no such field.",
+    "SELECT tracestore_arg(args, 'filename') FROM ftrace_event "
+    "WHERE name = 'sched_process_exec';", 0 },
+  { "kvm_exit_reason_name", "function", "always",
+    "kvm_exit_reason_name(EXIT_CODE, ISA): the kernel's name of a VMX "
+    "('vmx' or 1) or SVM ('svm' or 2) exit code, as the kvm_exit "
+    "tracepoint prints it (VMX: of the basic reason, with FAILED_VMENTRY "
+    "after it when bit 31 is set); NULL for a code without a name.",
+    "SELECT kvm_exit_reason_name(48, 'vmx'), "
+    "kvm_exit_reason_name(0x7b, 'svm');", 0 },
+  { "syscall_name", "function", "always",
+    "syscall_name(NR): the name of x86-64 system call NR, or NULL.  The "
+    "table is generated at build time from the kernel's asm/unistd_64.h.",
+    "SELECT syscall_name(0);", 0 },
+  { "syscall_nr", "function", "always",
+    "syscall_nr(NAME): the number of x86-64 system call NAME, or NULL.",
+    "SELECT syscall_nr('openat');", 0 },
+  { "tracestore_schema", "function", "always",
+    "tracestore_schema(['markdown']): this document (`tracestore schema "
+    "[--markdown]` prints it too).",
+    "SELECT tracestore_schema();", 0 },
+};
+
+const tracestore_doc_object *tracestoreDocObjects(int *pnObject){
+  *pnObject = (int)(sizeof(aDocObject)/sizeof(aDocObject[0]));
+  return aDocObject;
+}
