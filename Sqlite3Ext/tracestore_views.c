@@ -842,8 +842,8 @@ static const tracestore_doc_object aDocObject[] = {
     "A value runs on over the following words (a comm such as \"CPU 0/KVM\")"
     " unless it is empty, a number or quoted, ends with ',', or the next "
     "word is a field or has no letter or digit.  A ',' ending a value is "
-    "a separator.  Text that is not fields gives no rows; no text is an "
-    "error.",
+    "a separator.  Any text is read without an error; text without "
+    "fields gives no rows.",
     "SELECT key, int_value, string_value FROM "
     "tracestore_args('comm=bash pid=42 prio=120');",
     aTracestoreArgsDoc },
