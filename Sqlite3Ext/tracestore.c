@@ -195,6 +195,7 @@ SQLITE_EXTENSION_INIT1
 #include "../TraceStore/TraceStore.h"
 #include "tracestore.h"
 #include "tracestore_views.h"
+#include "tracestore_int.h"
 
 /*
 ** The RTL shared by every connection, filled in once by
@@ -2210,17 +2211,11 @@ static sqlite3_module tracestoreInfoModule = {
 ** while a statement that reads it is still running.)
 */
 
-/* What tracestore_attach() does with one table. */
-#define TS_TARGET_CREATE   0    /* No such table: create it */
-#define TS_TARGET_KEEP     1    /* Exactly this table exists: keep it */
-#define TS_TARGET_REPLACE  2    /* Another tracestore table: replace it */
-#define TS_TARGET_DROP     3    /* Made for a store this session lacks */
-
 typedef struct tracestore_target tracestore_target;
 struct tracestore_target {
   char zName[TRACE_NAME_SIZE+1];  /* Table (and store) name */
   int bInfo;                      /* store_info: a tracestore_info table */
-  int eAction;                    /* TS_TARGET_* */
+  int eAction;                    /* TS_ACTION_* */
   char *zOldSql;                  /* CREATE text of the table replaced */
   int bDropped;                   /* The old table has been dropped */
   int bCreated;                   /* The new table has been created */
@@ -2242,6 +2237,65 @@ static char *tsTargetSql(tracestore_target *pTarget, const char *zPath){
 }
 
 /*
+** Sets *peAction from what zSchema holds under zName (see
+** tracestore_int.h).
+*/
+int tsCheckName(
+  sqlite3 *db,
+  const char *zSchema,
+  const char *zName,
+  const char *zType,
+  int (*xOurs)(const char*),
+  const char *zWanted,
+  int *peAction,
+  char **pzOldSql,
+  char **pzErr
+){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
+
+  *peAction = TS_ACTION_CREATE;
+  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
+                         "WHERE name=?1 COLLATE NOCASE", zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("there is no database named '%s' to create the "
+                             "tables in (ATTACH one first, e.g. "
+                             "ATTACH ':memory:' AS \"%w\")", zSchema, zSchema);
+    return rc;
+  }
+  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
+  rc = sqlite3_step(pStmt);
+  if( rc==SQLITE_ROW ){
+    const char *zFound = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
+    rc = SQLITE_OK;
+    if( zFound==0 || strcmp(zFound, zType)!=0 || !xOurs(zCreate) ){
+      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
+                               "tracestore %s: drop it, or attach into "
+                               "another schema with tracestore_attach(PATH, "
+                               "SCHEMA)", zSchema, zName, zType);
+      rc = SQLITE_ERROR;
+    }else if( strcmp(zWanted, zCreate)==0 ){
+      *peAction = TS_ACTION_KEEP;
+    }else{
+      *peAction = TS_ACTION_REPLACE;
+      *pzOldSql = sqlite3_mprintf("%s", zCreate);
+      if( *pzOldSql==0 ) rc = SQLITE_NOMEM;
+    }
+  }else if( rc==SQLITE_DONE ){
+    rc = SQLITE_OK;
+  }else{
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
 ** Sets pTarget->eAction (and zOldSql) from what zSchema holds under
 ** pTarget->zName.  Returns an error, with a message in *pzErr, if the name
 ** is taken by something that is not a tracestore table, or if there is no
@@ -2254,55 +2308,12 @@ static int tsCheckTarget(
   tracestore_target *pTarget,
   char **pzErr
 ){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  char *zWanted;
+  char *zWanted = tsTargetSql(pTarget, zPath);
   int rc;
-
-  pTarget->eAction = TS_TARGET_CREATE;
-  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
-                         "WHERE name=?1 COLLATE NOCASE", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("there is no database named '%s' to create the "
-                             "tables in (ATTACH one first, e.g. "
-                             "ATTACH ':memory:' AS \"%w\")", zSchema, zSchema);
-    return rc;
-  }
-  sqlite3_bind_text(pStmt, 1, pTarget->zName, -1, SQLITE_STATIC);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    rc = SQLITE_OK;
-    if( zType==0 || strcmp(zType, "table")!=0
-     || !tsIsTracestoreTable(zCreate) ){
-      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
-                               "tracestore table: drop it, or attach into "
-                               "another schema with tracestore_attach(PATH, "
-                               "SCHEMA)", zSchema, pTarget->zName);
-      rc = SQLITE_ERROR;
-    }else{
-      zWanted = tsTargetSql(pTarget, zPath);
-      if( zWanted==0 ){
-        rc = SQLITE_NOMEM;
-      }else if( strcmp(zWanted, zCreate)==0 ){
-        pTarget->eAction = TS_TARGET_KEEP;
-      }else{
-        pTarget->eAction = TS_TARGET_REPLACE;
-        pTarget->zOldSql = sqlite3_mprintf("%s", zCreate);
-        if( pTarget->zOldSql==0 ) rc = SQLITE_NOMEM;
-      }
-      sqlite3_free(zWanted);
-    }
-  }else if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
+  if( zWanted==0 ) return SQLITE_NOMEM;
+  rc = tsCheckName(db, zSchema, pTarget->zName, "table", tsIsTracestoreTable,
+                   zWanted, &pTarget->eAction, &pTarget->zOldSql, pzErr);
+  sqlite3_free(zWanted);
   return rc;
 }
 
@@ -2337,25 +2348,24 @@ static int tsMadeByAttach(const char *zName, const char *zSql){
 }
 
 /*
-** Appends to *paTarget (holding *pnTarget entries) a TS_TARGET_DROP entry
-** for every table of zSchema that an earlier tracestore_attach() made and
-** that is not already a target.
+** Calls xObject for each object of type zType in zSchema (see
+** tracestore_int.h).
 */
-static int tsFindStale(
+int tsForEachObject(
   sqlite3 *db,
   const char *zSchema,
-  tracestore_target **paTarget,
-  int *pnTarget,
+  const char *zType,
+  int (*xObject)(void*, const char*, const char*),
+  void *pArg,
   char **pzErr
 ){
   sqlite3_stmt *pStmt = 0;
-  tracestore_target *aNew;
   const char *zName, *zSql;
   char *zQuery;
-  int rc, i;
+  int rc;
 
   zQuery = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
-                           "WHERE type='table'", zSchema);
+                           "WHERE type=%Q", zSchema, zType);
   if( zQuery==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zQuery, -1, &pStmt, 0);
   sqlite3_free(zQuery);
@@ -2366,43 +2376,81 @@ static int tsFindStale(
   while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
     zName = (const char*)sqlite3_column_text(pStmt, 0);
     zSql = (const char*)sqlite3_column_text(pStmt, 1);
-    if( zName==0 || strlen(zName)>TRACE_NAME_SIZE
-     || !tsMadeByAttach(zName, zSql) ){
-      continue;
-    }
-    for(i=0; i<*pnTarget; i++){
-      if( sqlite3_stricmp((*paTarget)[i].zName, zName)==0 ) break;
-    }
-    if( i<*pnTarget ) continue;
-    aNew = sqlite3_realloc64(*paTarget, sizeof(aNew[0])*(size_t)(*pnTarget+1));
-    if( aNew==0 ){
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    *paTarget = aNew;
-    memset(&aNew[*pnTarget], 0, sizeof(aNew[0]));
-    memcpy(aNew[*pnTarget].zName, zName, strlen(zName)+1);
-    aNew[*pnTarget].eAction = TS_TARGET_DROP;
-    aNew[*pnTarget].zOldSql = sqlite3_mprintf("%s", zSql);
-    (*pnTarget)++;
-    if( aNew[*pnTarget-1].zOldSql==0 ){
-      rc = SQLITE_NOMEM;
-      break;
+    if( zName==0 || zSql==0 ) continue;
+    rc = xObject(pArg, zName, zSql);
+    if( rc!=SQLITE_OK ){
+      sqlite3_finalize(pStmt);
+      return rc;
     }
   }
   if( rc==SQLITE_DONE ){
     rc = SQLITE_OK;
-  }else if( rc!=SQLITE_NOMEM ){
+  }else{
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
   return rc;
 }
 
+/* The targets of tsFindStale(), and the number of them. */
+typedef struct tracestore_targets tracestore_targets;
+struct tracestore_targets {
+  tracestore_target *aTarget;
+  int nTarget;
+};
+
+/*
+** tsForEachObject() callback of tsFindStale(): adds table zName if an
+** earlier tracestore_attach() made it and it is not already a target.
+*/
+static int tsAddStale(void *pArg, const char *zName, const char *zSql){
+  tracestore_targets *p = (tracestore_targets*)pArg;
+  tracestore_target *aNew;
+  int i;
+  if( strlen(zName)>TRACE_NAME_SIZE || !tsMadeByAttach(zName, zSql) ){
+    return SQLITE_OK;
+  }
+  for(i=0; i<p->nTarget; i++){
+    if( sqlite3_stricmp(p->aTarget[i].zName, zName)==0 ) return SQLITE_OK;
+  }
+  aNew = sqlite3_realloc64(p->aTarget,
+                           sizeof(aNew[0])*(size_t)(p->nTarget+1));
+  if( aNew==0 ) return SQLITE_NOMEM;
+  p->aTarget = aNew;
+  aNew = &aNew[p->nTarget++];
+  memset(aNew, 0, sizeof(*aNew));
+  memcpy(aNew->zName, zName, strlen(zName)+1);
+  aNew->eAction = TS_ACTION_DROP;
+  aNew->zOldSql = sqlite3_mprintf("%s", zSql);
+  return aNew->zOldSql ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+/*
+** Appends to *paTarget (holding *pnTarget entries) a TS_ACTION_DROP entry
+** for every table of zSchema that an earlier tracestore_attach() made and
+** that is not already a target.
+*/
+static int tsFindStale(
+  sqlite3 *db,
+  const char *zSchema,
+  tracestore_target **paTarget,
+  int *pnTarget,
+  char **pzErr
+){
+  tracestore_targets t;
+  int rc;
+  t.aTarget = *paTarget;
+  t.nTarget = *pnTarget;
+  rc = tsForEachObject(db, zSchema, "table", tsAddStale, &t, pzErr);
+  *paTarget = t.aTarget;
+  *pnTarget = t.nTarget;
+  return rc;
+}
+
 /*
 ** Runs one statement built with sqlite3_mprintf() (which may have failed).
 */
-static int tsExec(sqlite3 *db, char *zSql, char **pzErr){
+int tsExec(sqlite3 *db, char *zSql, char **pzErr){
   int rc;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
@@ -2478,8 +2526,8 @@ static void tracestoreAttachFunc(
 
   for(i=0; i<nTarget; i++){
     pTarget = &aTarget[i];
-    if( pTarget->eAction!=TS_TARGET_REPLACE
-     && pTarget->eAction!=TS_TARGET_DROP ){
+    if( pTarget->eAction!=TS_ACTION_REPLACE
+     && pTarget->eAction!=TS_ACTION_DROP ){
       continue;
     }
     rc = tsExec(db, sqlite3_mprintf("DROP TABLE \"%w\".\"%w\"",
@@ -2498,8 +2546,8 @@ static void tracestoreAttachFunc(
   }
   for(i=0; i<nTarget; i++){
     pTarget = &aTarget[i];
-    if( pTarget->eAction==TS_TARGET_KEEP
-     || pTarget->eAction==TS_TARGET_DROP ){
+    if( pTarget->eAction==TS_ACTION_KEEP
+     || pTarget->eAction==TS_ACTION_DROP ){
       continue;
     }
     if( pTarget->bInfo ){

@@ -47,6 +47,7 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 #include "tracestore_views.h"
+#include "tracestore_int.h"
 #include "../Readers/KvmExitReason.h"
 #include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
 
@@ -343,17 +344,12 @@ static const char zTsSyscallCountsView[] =
 typedef struct ts_view ts_view;
 struct ts_view {
   char zName[32];       /* View name */
-  int eAction;          /* TS_VIEW_* */
+  int eAction;          /* TS_ACTION_* */
   char *zBody;          /* SELECT text (sqlite3_malloc) */
   char *zOldSql;        /* Stored text of the view dropped */
   int bDropped;         /* The old view has been dropped */
   int bCreated;         /* The new view has been created */
 };
-
-#define TS_VIEW_CREATE   0    /* No such name: create it */
-#define TS_VIEW_KEEP     1    /* The very same view exists: keep it */
-#define TS_VIEW_REPLACE  2    /* A tracestore view with another text */
-#define TS_VIEW_DROP     3    /* A tracestore view that no longer applies */
 
 /* The text SQLite stores for the view: "CREATE VIEW "NAME" AS ..." */
 static char *tsViewStoredSql(const ts_view *pView){
@@ -367,39 +363,26 @@ static int tsIsTracestoreView(const char *zSql){
       && strstr(zSql, " AS " TS_VIEW_MARK " ")!=0;
 }
 
+/* tsForEachObject() callback of tsStoresOf(): the TS_HAS_* bit of a table. */
+static int tsAddStore(void *pArg, const char *zName, const char *zCreate){
+  int i;
+  if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
+                      zCreate)!=0 ){
+    return SQLITE_OK;
+  }
+  for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
+    if( sqlite3_stricmp(zName, aTsViewStore[i].zStore)==0 ){
+      *(int*)pArg |= aTsViewStore[i].mask;
+    }
+  }
+  return SQLITE_OK;
+}
+
 /* Returns the stores zSchema has tracestore tables for, as TS_HAS_* bits. */
 static int tsStoresOf(sqlite3 *db, const char *zSchema, int *pMask,
                       char **pzErr){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  int rc, i;
   *pMask = 0;
-  zSql = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
-                         "WHERE type='table'", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    const char *zName = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    if( zName==0 || zCreate==0
-     || sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
-                        zCreate)!=0 ){
-      continue;
-    }
-    for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
-      if( sqlite3_stricmp(zName, aTsViewStore[i].zStore)==0 ){
-        *pMask |= aTsViewStore[i].mask;
-      }
-    }
-  }
-  if( rc!=SQLITE_DONE ) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  sqlite3_finalize(pStmt);
-  return rc==SQLITE_DONE ? SQLITE_OK : rc;
+  return tsForEachObject(db, zSchema, "table", tsAddStore, pMask, pzErr);
 }
 
 /* Adds a view to be made; zBody is copied.  Returns SQLITE_NOMEM or OK. */
@@ -460,119 +443,37 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
   return SQLITE_OK;
 }
 
-/*
-** Sets pView->eAction (and zOldSql) from what zSchema holds under its
-** name.  An error, with a message, if that name is taken by something
-** that is not a view this file made.
-*/
-static int tsCheckView(sqlite3 *db, const char *zSchema, ts_view *pView,
-                       char **pzErr){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql, *zWanted;
-  int rc;
-
-  pView->eAction = TS_VIEW_CREATE;
-  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
-                         "WHERE name=?1 COLLATE NOCASE", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  sqlite3_bind_text(pStmt, 1, pView->zName, -1, SQLITE_STATIC);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    const char *zType = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    rc = SQLITE_OK;
-    if( zType==0 || strcmp(zType, "view")!=0 || !tsIsTracestoreView(zCreate) ){
-      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
-                               "tracestore view: drop it, or attach into "
-                               "another schema with tracestore_attach(PATH, "
-                               "SCHEMA)", zSchema, pView->zName);
-      rc = SQLITE_ERROR;
-    }else{
-      zWanted = tsViewStoredSql(pView);
-      if( zWanted==0 ){
-        rc = SQLITE_NOMEM;
-      }else if( strcmp(zWanted, zCreate)==0 ){
-        pView->eAction = TS_VIEW_KEEP;
-      }else{
-        pView->eAction = TS_VIEW_REPLACE;
-        pView->zOldSql = sqlite3_mprintf("%s", zCreate);
-        if( pView->zOldSql==0 ) rc = SQLITE_NOMEM;
-      }
-      sqlite3_free(zWanted);
-    }
-  }else if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
-}
+/* The views of tracestoreViewsAttach(): those wanted, then stale ones. */
+typedef struct ts_views ts_views;
+struct ts_views {
+  ts_view *aView;       /* TS_MAX_VIEWS entries */
+  int nWanted;          /* The first nWanted are the views to make */
+  int nView;            /* Entries used */
+};
 
 /*
-** Appends a TS_VIEW_DROP entry for every view of zSchema this file made
-** that is not among the first *pnView entries.  aView has room for
-** nRoom entries; more stale views than that are left for the next call.
+** tsForEachObject() callback of tracestoreViewsAttach(): adds a
+** TS_ACTION_DROP entry for view zName if this file made it and it is not
+** wanted.  More stale views than there is room for are left for the next
+** call.
 */
-static int tsFindStaleViews(sqlite3 *db, const char *zSchema, ts_view *aView,
-                            int *pnView, int nRoom, char **pzErr){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  int rc, i, nWanted = *pnView;
-
-  zSql = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
-                         "WHERE type='view'", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
+static int tsAddStaleView(void *pArg, const char *zName, const char *zSql){
+  ts_views *p = (ts_views*)pArg;
+  ts_view *pView;
+  int i;
+  if( !tsIsTracestoreView(zSql) || strlen(zName)>=sizeof(pView->zName)
+   || p->nView>=TS_MAX_VIEWS ){
+    return SQLITE_OK;
   }
-  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    const char *zName = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    ts_view *p;
-    if( zName==0 || !tsIsTracestoreView(zCreate)
-     || strlen(zName)>=sizeof(aView[0].zName) || *pnView>=nRoom ){
-      continue;
-    }
-    for(i=0; i<nWanted; i++){
-      if( sqlite3_stricmp(aView[i].zName, zName)==0 ) break;
-    }
-    if( i<nWanted ) continue;
-    p = &aView[(*pnView)++];
-    memset(p, 0, sizeof(*p));
-    memcpy(p->zName, zName, strlen(zName)+1);
-    p->eAction = TS_VIEW_DROP;
-    p->zOldSql = sqlite3_mprintf("%s", zCreate);
-    if( p->zOldSql==0 ){
-      rc = SQLITE_NOMEM;
-      break;
-    }
+  for(i=0; i<p->nWanted; i++){
+    if( sqlite3_stricmp(p->aView[i].zName, zName)==0 ) return SQLITE_OK;
   }
-  if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else if( rc!=SQLITE_NOMEM ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
-}
-
-/* Runs one statement built with sqlite3_mprintf() (which may have failed). */
-static int tsViewExec(sqlite3 *db, char *zSql, char **pzErr){
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
-  sqlite3_free(zSql);
-  return rc;
+  pView = &p->aView[p->nView++];
+  memset(pView, 0, sizeof(*pView));
+  memcpy(pView->zName, zName, strlen(zName)+1);
+  pView->eAction = TS_ACTION_DROP;
+  pView->zOldSql = sqlite3_mprintf("%s", zSql);
+  return pView->zOldSql ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 /*
@@ -599,6 +500,8 @@ static int tsCheckCompiles(sqlite3 *db, const char *zSchema,
 int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr){
   ts_view aView[TS_MAX_VIEWS];
   ts_view *p;
+  ts_views views;
+  char *zWanted;
   int nView = 0, mask, rc, i;
 
   memset(aView, 0, sizeof(aView));
@@ -608,27 +511,37 @@ int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr){
   rc = tsStoresOf(db, zSchema, &mask, pzErr);
   if( rc==SQLITE_OK ) rc = tsWantedViews(mask, aView, &nView);
   for(i=0; rc==SQLITE_OK && i<nView; i++){
-    rc = tsCheckView(db, zSchema, &aView[i], pzErr);
+    p = &aView[i];
+    zWanted = tsViewStoredSql(p);
+    rc = zWanted==0 ? SQLITE_NOMEM :
+         tsCheckName(db, zSchema, p->zName, "view", tsIsTracestoreView,
+                     zWanted, &p->eAction, &p->zOldSql, pzErr);
+    sqlite3_free(zWanted);
   }
   if( rc==SQLITE_OK ){
-    rc = tsFindStaleViews(db, zSchema, aView, &nView, TS_MAX_VIEWS, pzErr);
+    views.aView = aView;
+    views.nWanted = views.nView = nView;
+    rc = tsForEachObject(db, zSchema, "view", tsAddStaleView, &views, pzErr);
+    nView = views.nView;
   }
   if( rc!=SQLITE_OK ) goto views_done;
 
   for(i=0; i<nView; i++){
     p = &aView[i];
-    if( p->eAction!=TS_VIEW_REPLACE && p->eAction!=TS_VIEW_DROP ) continue;
-    rc = tsViewExec(db, sqlite3_mprintf("DROP VIEW \"%w\".\"%w\"", zSchema,
-                                        p->zName), pzErr);
+    if( p->eAction!=TS_ACTION_REPLACE && p->eAction!=TS_ACTION_DROP ){
+      continue;
+    }
+    rc = tsExec(db, sqlite3_mprintf("DROP VIEW \"%w\".\"%w\"", zSchema,
+                                    p->zName), pzErr);
     if( rc!=SQLITE_OK ) goto views_undo;
     p->bDropped = 1;
   }
   for(i=0; i<nView; i++){
     p = &aView[i];
-    if( p->eAction==TS_VIEW_KEEP || p->eAction==TS_VIEW_DROP ) continue;
-    rc = tsViewExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".\"%w\" AS "
-                                        TS_VIEW_MARK " %s", zSchema,
-                                        p->zName, p->zBody), pzErr);
+    if( p->eAction==TS_ACTION_KEEP || p->eAction==TS_ACTION_DROP ) continue;
+    rc = tsExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".\"%w\" AS "
+                                    TS_VIEW_MARK " %s", zSchema,
+                                    p->zName, p->zBody), pzErr);
     if( rc!=SQLITE_OK ) goto views_undo;
     p->bCreated = 1;
     rc = tsCheckCompiles(db, zSchema, p->zName, pzErr);
@@ -641,12 +554,12 @@ views_undo:
   for(i=0; i<nView; i++){
     p = &aView[i];
     if( p->bCreated ){
-      tsViewExec(db, sqlite3_mprintf("DROP VIEW IF EXISTS \"%w\".\"%w\"",
-                                     zSchema, p->zName), 0);
+      tsExec(db, sqlite3_mprintf("DROP VIEW IF EXISTS \"%w\".\"%w\"",
+                                 zSchema, p->zName), 0);
     }
     if( p->bDropped && p->zOldSql ){
-      tsViewExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".%s", zSchema,
-                                     p->zOldSql + 12), 0);
+      tsExec(db, sqlite3_mprintf("CREATE VIEW \"%w\".%s", zSchema,
+                                 p->zOldSql + 12), 0);
     }
   }
 
