@@ -18,12 +18,10 @@
 */
 #define _GNU_SOURCE 1
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <ftw.h>
 
 #include <sqlite3.h>
 
@@ -31,34 +29,16 @@
 #include "TraceStore/TraceSchema.h"
 #include "Sqlite3Ext/tracestore.h"
 
-/*
-** Check a condition; on failure print where and why and exit non-zero.
-*/
-#define CHECK(X) \
-  do{ if( !(X) ) fail(__LINE__, "CHECK(%s) failed", #X); }while(0)
-
-static void fail(int iLine, const char *zFormat, ...)
-  __attribute__((noreturn, format(printf, 2, 3)));
-
-static void fail(int iLine, const char *zFormat, ...){
-  va_list ap;
-  fprintf(stderr, "TestSqlLive.c:%d: ", iLine);
-  va_start(ap, zFormat);
-  vfprintf(stderr, zFormat, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(1);
-}
+#define SQL_TEST_FILE "TestSqlLive.c"
+#include "SqlTestUtil.h"
 
 /* -------------------------------------------------------------------------
 ** The writer: a session with one page_fault store.
 */
 typedef struct Writer Writer;
 struct Writer {
-  RTL rtl;
-  TRACE_SESSION *pSession;
+  TestSession s;               /* The session, in a temporary directory */
   PTRACE_STORE pStore;
-  char zDir[256];
   sqlite3_int64 nRecord;       /* Records appended (and committed) so far */
 };
 
@@ -70,22 +50,13 @@ static void recordNames(sqlite3_int64 i, int iBatch, char *zName, char *zComm){
 
 static void writerOpen(Writer *p){
   RTL_ERROR error;
-  RTL_STATUS rc;
-  const char *zTmp = getenv("TMPDIR");
   memset(p, 0, sizeof(*p));
-  CHECK( RTL_SUCCESS(InitializeRtl(&p->rtl)) );
-  snprintf(p->zDir, sizeof(p->zDir), "%s/tracer-sql-live-XXXXXX",
-           zTmp ? zTmp : "/tmp");
-  CHECK( mkdtemp(p->zDir)!=0 );
-  strcat(p->zDir, "/live.trace");
-  p->pSession = calloc(1, sizeof(*p->pSession));
-  CHECK( p->pSession!=0 );
+  testSessionOpen(&p->s, "tracer-sql-live", "live.trace");
   memset(&error, 0, sizeof(error));
-  rc = TraceSessionOpenWriter(&p->rtl, p->zDir, p->pSession, &error);
-  if( !RTL_SUCCESS(rc) ) fail(__LINE__, "open writer: %s", error.Message);
-  rc = TraceSessionOpenStore(p->pSession, &TracePageFaultSchema, &p->pStore,
-                             &error);
-  if( !RTL_SUCCESS(rc) ) fail(__LINE__, "open store: %s", error.Message);
+  if( !RTL_SUCCESS(TraceSessionOpenStore(p->s.pSession, &TracePageFaultSchema,
+                                         &p->pStore, &error)) ){
+    fail(__LINE__, "open store: %s", error.Message);
+  }
 }
 
 /*
@@ -108,32 +79,19 @@ static void writerAppend(Writer *p, int n, int iBatch){
     r.Pid = TRACE_NULL_ULONG;
     r.Tid = (ULONG)iBatch;
     r.Cpu = (ULONG)(i % 2);
-    CHECK( RTL_SUCCESS(TraceStringIntern(&p->pSession->Strings, zName,
+    CHECK( RTL_SUCCESS(TraceStringIntern(&p->s.pSession->Strings, zName,
                                          (ULONG)strlen(zName), &r.NameId)) );
-    CHECK( RTL_SUCCESS(TraceStringIntern(&p->pSession->Strings, zComm,
+    CHECK( RTL_SUCCESS(TraceStringIntern(&p->s.pSession->Strings, zComm,
                                          (ULONG)strlen(zComm), &r.CommId)) );
     CHECK( RTL_SUCCESS(TraceStoreAppend(p->pStore, &r, &iIndex)) );
     CHECK( iIndex==(ULONGLONG)i );
   }
-  CHECK( RTL_SUCCESS(TraceSessionCommit(p->pSession)) );
+  CHECK( RTL_SUCCESS(TraceSessionCommit(p->s.pSession)) );
   p->nRecord += n;
 }
 
-static int removeEntry(const char *z, const struct stat *s, int f,
-                       struct FTW *w){
-  (void)s; (void)f; (void)w;
-  return remove(z);
-}
-
 static void writerClose(Writer *p){
-  char *zSlash;
-  TraceSessionClose(p->pSession);
-  free(p->pSession);
-  zSlash = strrchr(p->zDir, '/');
-  *zSlash = 0;
-  if( getenv("TRACER_TEST_KEEP")==0 ){
-    nftw(p->zDir, removeEntry, 16, FTW_DEPTH | FTW_PHYS);
-  }
+  testSessionClose(&p->s);
 }
 
 /* -------------------------------------------------------------------------
@@ -148,7 +106,7 @@ static sqlite3 *readerOpen(Writer *p){
   if( sqlite3_tracestore_init(db, &zErr, 0)!=SQLITE_OK ){
     fail(__LINE__, "init: %s", zErr);
   }
-  zSql = sqlite3_mprintf("SELECT tracestore_attach(%Q)", p->zDir);
+  zSql = sqlite3_mprintf("SELECT tracestore_attach(%Q)", p->s.zDir);
   if( sqlite3_exec(db, zSql, 0, 0, &zErr)!=SQLITE_OK ){
     fail(__LINE__, "attach: %s", zErr);
   }
@@ -294,7 +252,7 @@ static void caseTwoTablesOneStore(void){
     if( ++nRow==1 ){
       writerAppend(&w, 30000, 1);
       zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.pf2 USING "
-                             "tracestore(%Q, 'page_fault')", w.zDir);
+                             "tracestore(%Q, 'page_fault')", w.s.zDir);
       CHECK( sqlite3_exec(db, zSql, 0, 0, 0)==SQLITE_OK );
       sqlite3_free(zSql);
       CHECK( queryInt(db, "SELECT count(*) FROM pf2")==31000 );

@@ -24,13 +24,11 @@
 */
 #define _GNU_SOURCE 1
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <ftw.h>
 
 #include <sqlite3.h>
 
@@ -38,49 +36,18 @@
 #include "TraceStore/TraceSchema.h"
 #include "Sqlite3Ext/tracestore.h"
 
-#define CHECK(X) \
-  do{ if( !(X) ) fail(__LINE__, "CHECK(%s) failed", #X); }while(0)
-
-static void fail(int iLine, const char *zFormat, ...)
-  __attribute__((noreturn, format(printf, 2, 3)));
-
-static void fail(int iLine, const char *zFormat, ...){
-  va_list ap;
-  fprintf(stderr, "TestSqlPushdown.c:%d: ", iLine);
-  va_start(ap, zFormat);
-  vfprintf(stderr, zFormat, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(1);
-}
+#define SQL_TEST_FILE "TestSqlPushdown.c"
+#include "SqlTestUtil.h"
 
 #define BLOCK 1024          /* TS_BLOCK_SIZE of tracestore.c */
 
 /* -------------------------------------------------------------------------
 ** Writing sessions.
 */
-typedef struct Session Session;
-struct Session {
-  RTL rtl;
-  TRACE_SESSION *pSession;
-  char zDir[256];
-};
+typedef TestSession Session;
 
 static void sessionOpen(Session *p){
-  RTL_ERROR error;
-  RTL_STATUS rc;
-  const char *zTmp = getenv("TMPDIR");
-  memset(p, 0, sizeof(*p));
-  CHECK( RTL_SUCCESS(InitializeRtl(&p->rtl)) );
-  snprintf(p->zDir, sizeof(p->zDir), "%s/tracer-sql-pushdown-XXXXXX",
-           zTmp ? zTmp : "/tmp");
-  CHECK( mkdtemp(p->zDir)!=0 );
-  strcat(p->zDir, "/s.trace");
-  p->pSession = calloc(1, sizeof(*p->pSession));
-  CHECK( p->pSession!=0 );
-  memset(&error, 0, sizeof(error));
-  rc = TraceSessionOpenWriter(&p->rtl, p->zDir, p->pSession, &error);
-  if( !RTL_SUCCESS(rc) ) fail(__LINE__, "open writer: %s", error.Message);
+  testSessionOpen(p, "tracer-sql-pushdown", "s.trace");
 }
 
 static PTRACE_STORE sessionStore(Session *p, PCTRACE_STORE_SCHEMA pSchema){
@@ -141,23 +108,6 @@ static void appendRecords(
     }
   }
   CHECK( RTL_SUCCESS(TraceSessionCommit(p->pSession)) );
-}
-
-static int removeEntry(const char *z, const struct stat *s, int f,
-                       struct FTW *w){
-  (void)s; (void)f; (void)w;
-  return remove(z);
-}
-
-static void sessionClose(Session *p){
-  char *zSlash;
-  TraceSessionClose(p->pSession);
-  free(p->pSession);
-  zSlash = strrchr(p->zDir, '/');
-  *zSlash = 0;
-  if( getenv("TRACER_TEST_KEEP")==0 ){
-    nftw(p->zDir, removeEntry, 16, FTW_DEPTH | FTW_PHYS);
-  }
 }
 
 /* -------------------------------------------------------------------------
@@ -716,7 +666,7 @@ static void runEquivalence(
   checkPlans(db, pSchema->Name, bWantSorted);
   checkEquivalence(db, pSchema->Name, "cpu");
   sqlite3_close(db);
-  sessionClose(&s);
+  testSessionClose(&s);
 }
 
 static void caseEquivSorted(void){
@@ -839,7 +789,7 @@ static void runPlannedSorted(
   sqlite3_free(zPlan);
   sqlite3_close(dbOracle);
   sqlite3_close(db);
-  sessionClose(&s);
+  testSessionClose(&s);
 }
 
 /*
@@ -1002,7 +952,7 @@ static void caseVisitedSorted(void){
                       "BETWEEN 1100 AND 1199")==20 );
   CHECK( visited(db) - v0 == n );
   sqlite3_close(db);
-  sessionClose(&s);
+  testSessionClose(&s);
 }
 
 /*
@@ -1094,7 +1044,7 @@ static void caseVisitedUnsorted(void){
                       "BETWEEN 1100 AND 1199")==10 );
   CHECK( visited(db) - v0 == n + nMore );
   sqlite3_close(db);
-  sessionClose(&s);
+  testSessionClose(&s);
 }
 
 /*
@@ -1179,7 +1129,7 @@ static void caseJoins(void){
                       "ON p.id = s.parent_id")==n-1 );
   CHECK( visited(db) - v0 <= 2*n );
   sqlite3_close(db);
-  sessionClose(&s);
+  testSessionClose(&s);
 }
 static const struct {
   const char *zName;
