@@ -189,7 +189,6 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2609,25 +2608,26 @@ attach_done:
 
 /* -------------------------------------------------------------------------
 ** tracestore_rows_visited(), tracestore_rows_indexed(): the connection's
-** counters (see "Rows visited" in the header comment).  The user data
-** points at the counter, and holds a reference to the tracestore_stats
-** around it, which the destructors below let go.
+** counters (see "Rows visited" in the header comment).
 */
-static void tracestoreCounterFunc(
+static void tracestoreRowsVisitedFunc(
   sqlite3_context *ctx,
   int argc,
   sqlite3_value **argv
 ){
+  tracestore_stats *pStats = (tracestore_stats*)sqlite3_user_data(ctx);
   (void)argc; (void)argv;
-  sqlite3_result_int64(ctx, *(sqlite3_int64*)sqlite3_user_data(ctx));
+  sqlite3_result_int64(ctx, pStats->nVisited);
 }
 
-static void tsVisitedUnref(void *p){
-  tsStatsUnref((char*)p - offsetof(tracestore_stats, nVisited));
-}
-
-static void tsIndexedUnref(void *p){
-  tsStatsUnref((char*)p - offsetof(tracestore_stats, nIndexed));
+static void tracestoreRowsIndexedFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  tracestore_stats *pStats = (tracestore_stats*)sqlite3_user_data(ctx);
+  (void)argc; (void)argv;
+  sqlite3_result_int64(ctx, pStats->nIndexed);
 }
 
 /* -------------------------------------------------------------------------
@@ -2684,16 +2684,16 @@ int sqlite3_tracestore_init(
   if( rc==SQLITE_OK ){
     pStats->nRef++;
     rc = sqlite3_create_function_v2(db, "tracestore_rows_visited", 0,
-                                    SQLITE_UTF8, &pStats->nVisited,
-                                    tracestoreCounterFunc, 0, 0,
-                                    tsVisitedUnref);
+                                    SQLITE_UTF8, pStats,
+                                    tracestoreRowsVisitedFunc, 0, 0,
+                                    tsStatsUnref);
   }
   if( rc==SQLITE_OK ){
     pStats->nRef++;
     rc = sqlite3_create_function_v2(db, "tracestore_rows_indexed", 0,
-                                    SQLITE_UTF8, &pStats->nIndexed,
-                                    tracestoreCounterFunc, 0, 0,
-                                    tsIndexedUnref);
+                                    SQLITE_UTF8, pStats,
+                                    tracestoreRowsIndexedFunc, 0, 0,
+                                    tsStatsUnref);
   }
   tsStatsUnref(pStats);
   if( rc==SQLITE_OK ){
