@@ -1728,6 +1728,14 @@ TraceImportEventDone(
 }
 
 RTL_STATUS
+TraceImportCommit(
+    PTRACE_IMPORT Import
+    )
+{
+    return Commit(Import);
+}
+
+RTL_STATUS
 TraceImportEnd(
     PTRACE_IMPORT Import
     )

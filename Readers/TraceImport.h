@@ -470,6 +470,14 @@ RTL_STATUS TraceImportModuleLine(PTRACE_IMPORT Import, LONGLONG Timestamp,
 RTL_STATUS TraceImportEventDone(PTRACE_IMPORT Import, SIZE_T BytesDone);
 
 //
+// Commits now (a live recorder commits by time as well as by count):
+// the records held back for pairing stay uncommitted as in
+// TraceImportEventDone.
+//
+
+RTL_STATUS TraceImportCommit(PTRACE_IMPORT Import);
+
+//
 // Text inputs.  TraceImportForEachLine calls Line for every line of
 // Import->Buffer (without its newline), counting Import->Lines, and stops
 // with an error naming the file and line for a line longer than

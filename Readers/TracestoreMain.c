@@ -3,6 +3,7 @@
 **
 ** Usage:
 **   tracestore import [--format F] -o SESSION FILE...
+**   tracestore record [-e SYSTEM[:EVENT]]... -o SESSION [-- COMMAND...]
 **   tracestore info [--json] SESSION
 **   tracestore sql [-c|--csv|--json] SESSION ["SQL" | -f FILE | - < FILE]
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
@@ -29,6 +30,7 @@
 
 #include "TraceImport.h"
 #include "KvmtraceFormat.h"
+#include "Record.h"
 #include "../Sqlite3Ext/tracestore.h"
 #include "../Sqlite3Ext/tracestore_views.h"
 
@@ -1176,6 +1178,8 @@ static const char zMainHelp[] =
 "\n"
 "commands:\n"
 "  import -o SESSION FILE...   decode traces into a session\n"
+"  record [-e EVENT]... -o SESSION [-- COMMAND...]\n"
+"                              record tracefs events live into a session\n"
 "  info [--json] SESSION       list a session's stores\n"
 "  sql [--csv|--json] SESSION \"SQL\"\n"
 "                              query a session in SQL (or -f FILE, stdin)\n"
@@ -1201,6 +1205,10 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "import")==0 ) return cmdImport(argc-2, argv+2);
   if( strcmp(argv[1], "info")==0 ) return cmdInfo(argc-2, argv+2);
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
+  if( strcmp(argv[1], "record")==0 ){
+    startPrefaultWorker();
+    return tracestoreRecord(&Rtl, argc-2, argv+2);
+  }
   if( strcmp(argv[1], "schema")==0 ){
     return tracestoreSchemaCommand(argc-2, argv+2);
   }

@@ -1,0 +1,945 @@
+/*
+** tracestore record: live capture from a tracefs instance into a session
+** (a hosted edge: libc, threads, the kernel's tracefs files).
+**
+**   tracestore record [-e SYSTEM[:EVENT]]... [-f FILTER] [-p PID]
+**                     [--duration SEC] [--max-size BYTES] [-b KB]
+**                     -o SESSION [-- COMMAND ARGS...]
+**
+** How it works:
+**
+**   - A private tracefs instance, instances/tracestore-PID, so that other
+**     tracing on the machine (the top-level buffer, trace-cmd, other
+**     recorders) neither disturbs it nor is disturbed.  Instances left by
+**     recorders that died (SIGKILL) are removed when the next one starts;
+**     ours is removed on exit, SIGINT and SIGTERM.  Its trace_clock is
+**     "mono", so event times compare with CLOCK_MONOTONIC.
+**
+**   - Event formats come from the instance's events/SYS/EVENT/format files
+**     and events/header_page: the same decoders (TraceEvent.c) and sink
+**     (TraceEventImport.c) the trace.dat reader uses turn ring-buffer
+**     pages into records.
+**
+**   - One reader thread per CPU reads per_cpu/cpuN/trace_pipe_raw (whole
+**     ring-buffer pages, non-blocking, polling every millisecond) into a
+**     queue.  The main thread alone touches the session: it decodes the
+**     queued pages and merges the CPUs in time order, but only up to a
+**     watermark WINDOW_NS behind the present, so that a CPU whose pages
+**     are not read yet cannot be overtaken (events later than that arrive
+**     out of order and are counted as "late").  It commits at least every
+**     COMMIT_NS, so SQL readers see new records within about
+**     WINDOW_NS + COMMIT_NS.
+**
+**   - With -- COMMAND the child is forked first and waits on a pipe; its
+**     pid is written to set_event_pid (once: replacing the list while
+**     events are enabled lets other tasks' events through on 6.x kernels)
+**     with options/event-fork, so its children follow; then the events are
+**     enabled and the child execs.  Its events before the write (fork to
+**     pipe wait) are not recorded.
+**
+**   - On stop (the command exits, Ctrl-C, --duration, --max-size) tracing
+**     is switched off, the readers drain the buffers, everything is
+**     appended and committed, and per_cpu/cpuN/stats (overrun, commit
+**     overrun, dropped events) gives the lost events, kept as the
+**     ftrace_event store's dropped count.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "TraceEvent.h"
+#include "Record.h"
+
+#define WINDOW_NS   5000000LL     /* merge watermark behind the present */
+#define COMMIT_NS   5000000LL     /* commit at least this often */
+#define POLL_US     1000          /* reader sleep when a CPU is empty */
+#define MAX_CPUS    1024
+
+/* A ring-buffer page read from trace_pipe_raw. */
+typedef struct RecPage RecPage;
+struct RecPage {
+  RecPage *pNext;
+  size_t n;
+  unsigned char a[];
+};
+
+typedef struct Recorder Recorder;
+
+/* One CPU: the reader thread's queue and the main thread's decoder. */
+typedef struct RecCpu {
+  Recorder *pRec;
+  int iCpu;
+  int fd;
+  int bThread;
+  int iErrno;                   /* read error of the reader thread */
+  pthread_t thread;
+  pthread_mutex_t mutex;
+  RecPage *pHead, *pTail;       /* filled by the reader thread */
+  unsigned long long nBytes;    /* read by the reader thread */
+  /* Main thread only. */
+  RecPage *pQHead, *pQTail;     /* taken from the reader, not decoded */
+  RecPage *pCur;                /* page being decoded */
+  TRACE_RING_PAGE page;
+  TRACE_RING_EVENT ev;
+  int bHasEvent;
+} RecCpu;
+
+struct Recorder {
+  PRTL pRtl;
+  char zTracefs[256];           /* tracefs mount point */
+  char zInst[512];              /* our instance directory, or "" */
+  size_t szPage;                /* ring-buffer page: header + data */
+  TRACE_PAGE_LAYOUT layout;
+  int nCpu;
+  RecCpu *aCpu;
+  volatile int bDrain;          /* readers: stop at the first empty read */
+  TRACE_EVENT_TABLE table;
+  int bTable;
+  TRACE_EVENT_SINK *pSink;
+  TRACE_IMPORT imp;
+  char *zKallsyms;
+  char *zPrintk;
+  long long lastTs;
+  unsigned long long nLate;     /* events older than one already appended */
+  unsigned long long nBad;      /* records the decoder refused */
+  unsigned long long nPageLost; /* missed events flagged in page headers */
+  unsigned long long nStatsLost;/* from per_cpu/cpuN/stats */
+  int nEvent;                   /* event directories enabled */
+  char **azEventDir;
+};
+
+static volatile sig_atomic_t recStop = 0;
+static void recOnSignal(int sig){ (void)sig; recStop = 1; }
+
+static void recFail(const char *zFormat, ...){
+  va_list ap;
+  fprintf(stderr, "tracestore record: ");
+  va_start(ap, zFormat);
+  vfprintf(stderr, zFormat, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+}
+
+static long long monoNs(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec*1000000000LL + ts.tv_nsec;
+}
+
+/* snprintf for paths (a path that does not fit is cut, and then not found). */
+static void pathf(char *zBuf, size_t nBuf, const char *zFormat, ...){
+  va_list ap;
+  va_start(ap, zFormat);
+  vsnprintf(zBuf, nBuf, zFormat, ap);
+  va_end(ap);
+}
+
+/* Reads a whole (pseudo) file into a NUL-terminated buffer, or NULL. */
+static char *readText(const char *zPath, size_t *pn){
+  int fd = open(zPath, O_RDONLY);
+  size_t n = 0, nAlloc = 65536;
+  char *z;
+  if( fd<0 ) return 0;
+  z = malloc(nAlloc);
+  while( z ){
+    ssize_t got;
+    if( n+1>=nAlloc ){
+      char *zNew = realloc(z, nAlloc*2);
+      if( zNew==0 ){ free(z); z = 0; break; }
+      z = zNew;
+      nAlloc *= 2;
+    }
+    got = read(fd, z+n, nAlloc-n-1);
+    if( got<0 && errno==EINTR ) continue;
+    if( got<0 ){ free(z); z = 0; break; }
+    if( got==0 ) break;
+    n += got;
+  }
+  close(fd);
+  if( z ){ z[n] = 0; if( pn ) *pn = n; }
+  return z;
+}
+
+/* Writes z to DIR/NAME; returns 0 or an errno. */
+static int writeFile(const char *zDir, const char *zName, const char *z){
+  char zPath[1024];
+  int fd, rc = 0;
+  pathf(zPath, sizeof(zPath), "%s/%s", zDir, zName);
+  fd = open(zPath, O_WRONLY|O_TRUNC);
+  if( fd<0 ) return errno;
+  if( write(fd, z, strlen(z))<0 ) rc = errno;
+  close(fd);
+  return rc;
+}
+
+/*
+** Finds tracefs, mounting it at /sys/kernel/tracing if nothing is there.
+*/
+static int findTracefs(Recorder *p){
+  static const char *azTry[] = {
+    "/sys/kernel/tracing", "/sys/kernel/debug/tracing"
+  };
+  struct stat st;
+  char zPath[300];
+  int i;
+  for(i=0; i<2; i++){
+    pathf(zPath, sizeof(zPath), "%s/instances", azTry[i]);
+    if( stat(zPath, &st)==0 ){
+      pathf(p->zTracefs, sizeof(p->zTracefs), "%s", azTry[i]);
+      return 0;
+    }
+  }
+  if( mount("nodev", azTry[0], "tracefs", 0, 0)!=0 ){
+    recFail("tracefs is not mounted and mounting it at %s failed: %s "
+            "(recording needs root)", azTry[0], strerror(errno));
+    return 1;
+  }
+  pathf(p->zTracefs, sizeof(p->zTracefs), "%s", azTry[0]);
+  return 0;
+}
+
+/*
+** Removes the instances of recorders that are no longer running.
+*/
+static void removeStaleInstances(Recorder *p){
+  char zDir[512];
+  DIR *pDir;
+  struct dirent *pEnt;
+  pathf(zDir, sizeof(zDir), "%s/instances", p->zTracefs);
+  pDir = opendir(zDir);
+  if( pDir==0 ) return;
+  while( (pEnt = readdir(pDir))!=0 ){
+    char *zEnd;
+    long pid;
+    if( strncmp(pEnt->d_name, "tracestore-", 11)!=0 ) continue;
+    pid = strtol(pEnt->d_name+11, &zEnd, 10);
+    if( *zEnd!=0 || pid<=0 ) continue;
+    if( kill((pid_t)pid, 0)==0 || errno!=ESRCH ) continue;
+    {
+      char zInst[800];
+      pathf(zInst, sizeof(zInst), "%s/%s", zDir, pEnt->d_name);
+      writeFile(zInst, "tracing_on", "0");
+      writeFile(zInst, "events/enable", "0");
+      if( rmdir(zInst)==0 ){
+        fprintf(stderr, "tracestore record: removed the instance of "
+                "recorder %ld, which is no longer running\n", pid);
+      }else{
+        recFail("cannot remove the stale instance %s: %s", zInst,
+                strerror(errno));
+      }
+    }
+  }
+  closedir(pDir);
+}
+
+/* Switches our instance off and removes it. */
+static void removeInstance(Recorder *p){
+  if( p->zInst[0]==0 ) return;
+  writeFile(p->zInst, "tracing_on", "0");
+  writeFile(p->zInst, "events/enable", "0");
+  writeFile(p->zInst, "set_event_pid", "");
+  if( rmdir(p->zInst)!=0 ){
+    recFail("cannot remove the instance %s: %s", p->zInst, strerror(errno));
+  }
+  p->zInst[0] = 0;
+}
+
+/*
+** Selects the event directories of one -e argument: SYSTEM, SYSTEM:EVENT
+** (EVENT may be a glob) or a bare EVENT name found in any system.  Loads
+** each one's format; the filter, if any, and "1" are written later.
+*/
+static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
+  char zPattern[1024];
+  const char *zColon = strchr(zSpec, ':');
+  struct stat st;
+  glob_t g;
+  size_t i;
+  int rc;
+
+  if( zColon ){
+    pathf(zPattern, sizeof(zPattern), "%s/events/%.*s/%s", p->zInst,
+             (int)(zColon-zSpec), zSpec, zColon[1] ? zColon+1 : "*");
+  }else{
+    pathf(zPattern, sizeof(zPattern), "%s/events/%s", p->zInst, zSpec);
+    if( stat(zPattern, &st)==0 && S_ISDIR(st.st_mode) ){
+      pathf(zPattern, sizeof(zPattern), "%s/events/%s/*", p->zInst,
+               zSpec);
+    }else{
+      pathf(zPattern, sizeof(zPattern), "%s/events/*/%s", p->zInst,
+               zSpec);
+    }
+  }
+  rc = glob(zPattern, 0, 0, &g);
+  *pnFirst = p->nEvent;
+  if( rc!=0 ){
+    recFail("no event matches '%s' (see %s/available_events)", zSpec,
+            p->zTracefs);
+    return 1;
+  }
+  for(i=0; i<g.gl_pathc; i++){
+    const char *zDir = g.gl_pathv[i];
+    char zFmt[1100];
+    const char *zEvent, *zSystem;
+    char *zText;
+    size_t n;
+    PCSZ zReason = 0;
+    RTL_STATUS s;
+    char **azNew;
+
+    pathf(zFmt, sizeof(zFmt), "%s/format", zDir);
+    zText = readText(zFmt, &n);
+    if( zText==0 ) continue;        /* "enable", "filter" of a system */
+    zEvent = strrchr(zDir, '/');
+    zSystem = zEvent-1;
+    while( zSystem>zDir && zSystem[-1]!='/' ) zSystem--;
+    s = TraceEventTableAddFormat(&p->table, zSystem,
+                                 (ULONG)(zEvent-zSystem), zText, n,
+                                 &zReason);
+    free(zText);
+    if( !RTL_SUCCESS(s) ){
+      recFail("%s: %s", zFmt, zReason ? zReason : RtlStatusText(s));
+      globfree(&g);
+      return 1;
+    }
+    azNew = realloc(p->azEventDir, (p->nEvent+1)*sizeof(char*));
+    if( azNew==0 ){ globfree(&g); return 1; }
+    p->azEventDir = azNew;
+    p->azEventDir[p->nEvent++] = strdup(zDir);
+  }
+  globfree(&g);
+  if( p->nEvent==*pnFirst ){
+    recFail("no event matches '%s'", zSpec);
+    return 1;
+  }
+  return 0;
+}
+
+/*
+** Reader thread: whole pages from trace_pipe_raw into the CPU's queue.
+*/
+static void *readerMain(void *pArg){
+  RecCpu *c = (RecCpu*)pArg;
+  Recorder *p = c->pRec;
+  RecPage *pg = 0;
+  for(;;){
+    ssize_t n;
+    if( pg==0 ){
+      pg = malloc(sizeof(RecPage) + p->szPage);
+      if( pg==0 ){ c->iErrno = ENOMEM; break; }
+    }
+    n = read(c->fd, pg->a, p->szPage);
+    if( n>0 ){
+      pg->n = (size_t)n;
+      pg->pNext = 0;
+      pthread_mutex_lock(&c->mutex);
+      if( c->pTail ) c->pTail->pNext = pg; else c->pHead = pg;
+      c->pTail = pg;
+      c->nBytes += (size_t)n;
+      pthread_mutex_unlock(&c->mutex);
+      pg = 0;
+      continue;
+    }
+    if( n<0 && errno==EINTR ) continue;
+    if( n<0 && errno!=EAGAIN ){ c->iErrno = errno; break; }
+    if( __atomic_load_n(&p->bDrain, __ATOMIC_ACQUIRE) ) break;
+    usleep(POLL_US);
+  }
+  free(pg);
+  return 0;
+}
+
+/* Moves the pages the reader has queued to the main thread's list. */
+static void takePages(RecCpu *c){
+  RecPage *pHead, *pTail;
+  pthread_mutex_lock(&c->mutex);
+  pHead = c->pHead;
+  pTail = c->pTail;
+  c->pHead = c->pTail = 0;
+  pthread_mutex_unlock(&c->mutex);
+  if( pHead==0 ) return;
+  if( c->pQTail ) c->pQTail->pNext = pHead; else c->pQHead = pHead;
+  c->pQTail = pTail;
+}
+
+/* Makes c->ev the CPU's next event, if it has one queued. */
+static void cpuAdvance(Recorder *p, RecCpu *c){
+  for(;;){
+    PCSZ zReason = 0;
+    RTL_STATUS s;
+    if( c->pCur ){
+      BOOL bFound = FALSE;
+      s = TraceRingPageNext(&c->page, &c->ev, &bFound, &zReason);
+      if( RTL_SUCCESS(s) && bFound ){
+        c->bHasEvent = 1;
+        return;
+      }
+      if( !RTL_SUCCESS(s) ){
+        if( p->nBad++==0 ){
+          recFail("CPU %d: bad ring-buffer page, rest skipped: %s",
+                  c->iCpu, zReason ? zReason : RtlStatusText(s));
+        }
+      }
+      free(c->pCur);
+      c->pCur = 0;
+    }
+    if( c->pQHead==0 ){
+      c->bHasEvent = 0;
+      return;
+    }
+    c->pCur = c->pQHead;
+    c->pQHead = c->pCur->pNext;
+    if( c->pQHead==0 ) c->pQTail = 0;
+    s = TraceRingPageBegin(&c->page, &p->layout, c->pCur->a, c->pCur->n,
+                           &zReason);
+    if( !RTL_SUCCESS(s) ){
+      if( p->nBad++==0 ){
+        recFail("CPU %d: bad ring-buffer page, skipped: %s", c->iCpu,
+                zReason ? zReason : RtlStatusText(s));
+      }
+      free(c->pCur);
+      c->pCur = 0;
+      continue;
+    }
+    if( c->page.LostEvents!=0 ){
+      p->nPageLost += c->page.LostEvents>0 ?
+                      (unsigned long long)c->page.LostEvents : 1;
+    }
+  }
+}
+
+/*
+** Appends, in time order, every decoded event up to iWatermark.  Returns
+** the number appended, or -1 if the session failed.
+*/
+static long long mergeUpTo(Recorder *p, long long iWatermark){
+  long long n = 0;
+  int i;
+  for(i=0; i<p->nCpu; i++){
+    takePages(&p->aCpu[i]);
+    if( !p->aCpu[i].bHasEvent ) cpuAdvance(p, &p->aCpu[i]);
+  }
+  for(;;){
+    RecCpu *pBest = 0;
+    PCSZ zReason = 0;
+    RTL_STATUS s;
+    for(i=0; i<p->nCpu; i++){
+      RecCpu *c = &p->aCpu[i];
+      if( c->bHasEvent
+       && (pBest==0 || c->ev.Timestamp<pBest->ev.Timestamp) ){
+        pBest = c;
+      }
+    }
+    if( pBest==0 || (long long)pBest->ev.Timestamp>iWatermark ) break;
+    if( (long long)pBest->ev.Timestamp<p->lastTs ) p->nLate++;
+    else p->lastTs = (long long)pBest->ev.Timestamp;
+    s = TraceEventSinkRecord(p->pSink, (ULONG)pBest->iCpu,
+                             pBest->ev.Timestamp, pBest->ev.Data,
+                             pBest->ev.Size, 0, &zReason);
+    if( !RTL_SUCCESS(s) ){
+      if( p->imp.Error.Status!=RTL_STATUS_OK || zReason==0 ) return -1;
+      if( p->nBad++==0 ){
+        recFail("CPU %d: event record skipped: %s", pBest->iCpu, zReason);
+      }
+    }
+    n++;
+    cpuAdvance(p, pBest);
+  }
+  return n;
+}
+
+/* Sums overrun, commit overrun and dropped events of every CPU. */
+static void readStats(Recorder *p){
+  int i;
+  p->nStatsLost = 0;
+  for(i=0; i<p->nCpu; i++){
+    char zPath[700];
+    char *z, *zLine;
+    pathf(zPath, sizeof(zPath), "%s/per_cpu/cpu%d/stats", p->zInst,
+             p->aCpu[i].iCpu);
+    z = readText(zPath, 0);
+    if( z==0 ) continue;
+    for(zLine=z; zLine && *zLine; ){
+      char *zNext = strchr(zLine, '\n');
+      if( zNext ) *zNext++ = 0;
+      if( strncmp(zLine, "overrun:", 8)==0 ){
+        p->nStatsLost += strtoull(zLine+8, 0, 10);
+      }else if( strncmp(zLine, "commit overrun:", 15)==0 ){
+        p->nStatsLost += strtoull(zLine+15, 0, 10);
+      }else if( strncmp(zLine, "dropped events:", 15)==0 ){
+        p->nStatsLost += strtoull(zLine+15, 0, 10);
+      }
+      zLine = zNext;
+    }
+    free(z);
+  }
+}
+
+/* Reads header_page and header_event, kallsyms and printk formats. */
+static int loadHeaders(Recorder *p){
+  char zPath[700];
+  char *z;
+  size_t n;
+  PCSZ zReason = 0;
+  RTL_STATUS s;
+
+  pathf(zPath, sizeof(zPath), "%s/events/header_page", p->zInst);
+  z = readText(zPath, &n);
+  if( z==0 ){ recFail("%s: %s", zPath, strerror(errno)); return 1; }
+  s = TraceEventParseHeaderPage(z, n, &p->layout, &zReason);
+  free(z);
+  if( !RTL_SUCCESS(s) ){
+    recFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
+    return 1;
+  }
+  pathf(zPath, sizeof(zPath), "%s/events/header_event", p->zInst);
+  z = readText(zPath, &n);
+  if( z ){
+    s = TraceEventParseHeaderEvent(z, n, &zReason);
+    free(z);
+    if( !RTL_SUCCESS(s) ){
+      recFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
+      return 1;
+    }
+  }
+  p->szPage = p->layout.DataOffset + p->layout.DataSize;
+  if( TraceEventTableInitialize(p->pRtl, p->layout.CommitSize==4 ? 4 : 8,
+                                &p->table)!=RTL_STATUS_OK ){
+    recFail("out of memory");
+    return 1;
+  }
+  p->bTable = 1;
+  p->zKallsyms = readText("/proc/kallsyms", &n);
+  if( p->zKallsyms ){
+    TraceEventTableSetSymbols(&p->table, p->zKallsyms, n, 0, 0);
+  }
+  pathf(zPath, sizeof(zPath), "%s/printk_formats", p->zTracefs);
+  p->zPrintk = readText(zPath, &n);
+  if( p->zPrintk ) TraceEventTableSetPrintk(&p->table, p->zPrintk, n);
+  return 0;
+}
+
+static const char zRecordHelp[] =
+"usage: tracestore record [-e SYSTEM[:EVENT]]... [-f FILTER] [-p PID]\n"
+"                         [--duration SEC] [--max-size BYTES] [-b KB]\n"
+"                         -o SESSION [-- COMMAND ARGS...]\n"
+"\n"
+"Records kernel trace events live from a private tracefs instance\n"
+"(instances/tracestore-PID) into SESSION, committing every few ms so\n"
+"that `tracestore sql` and sqlite3 see the stores grow while it runs.\n"
+"\n"
+"  -e SYSTEM[:EVENT]  events to record, as in trace-cmd (repeatable;\n"
+"                     EVENT may be a glob; default: sched:sched_switch)\n"
+"  -f FILTER          ftrace filter for the events of the preceding -e\n"
+"  -p PID             only events of PID (default: the whole system)\n"
+"  -- COMMAND ARGS    run COMMAND; record it and its children; stop when\n"
+"                     it exits\n"
+"  --duration SEC     stop after SEC seconds\n"
+"  --max-size BYTES   stop after BYTES of ring-buffer data (K, M, G)\n"
+"  -b KB              ring buffer per CPU (default 4096)\n"
+"\n"
+"Ctrl-C stops too.  On stop the buffers are drained and a summary is\n"
+"printed: events per store, events lost (overruns in\n"
+"per_cpu/cpuN/stats, also kept as the ftrace_event store's dropped\n"
+"count), bytes and rate.  Needs root (tracefs).\n";
+
+int tracestoreRecord(PRTL pRtl, int argc, char **argv){
+  Recorder rec, *p = &rec;
+  const char *azSpec[256];
+  const char *azFilter[256];
+  int nSpec = 0;
+  const char *zOut = 0;
+  long iPid = 0;
+  double rDuration = 0;
+  unsigned long long mxBytes = 0;
+  long nBufferKb = 4096;
+  char **azCmd = 0;
+  pid_t child = 0;
+  int aPipe[2] = {-1, -1};
+  PTRACE_SESSION pSession = 0;
+  RTL_ERROR err;
+  int rc = 1, i, iChildStatus = -1, bImport = 0;
+  long long t0, tLastCommit, nSinceCommit = 0;
+  const char *zWhy = "stopped";
+  char zBuf[64];
+  struct sigaction sa;
+
+  memset(p, 0, sizeof(*p));
+  p->pRtl = pRtl;
+  t0 = monoNs();
+  p->lastTs = -0x7fffffffffffffffLL;
+  for(i=0; i<argc; i++){
+    const char *z = argv[i];
+    if( strcmp(z, "--")==0 ){
+      azCmd = &argv[i+1];
+      if( azCmd[0]==0 ){ recFail("-- needs a COMMAND"); return 2; }
+      break;
+    }else if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
+      fputs(zRecordHelp, stdout);
+      return 0;
+    }else if( i+1>=argc ){
+      recFail("unknown option or missing value: '%s'", z);
+      fputs(zRecordHelp, stderr);
+      return 2;
+    }else if( strcmp(z, "-e")==0 ){
+      if( nSpec>=256 ){ recFail("too many -e"); return 2; }
+      azFilter[nSpec] = 0;
+      azSpec[nSpec++] = argv[++i];
+    }else if( strcmp(z, "-f")==0 ){
+      if( nSpec==0 ){ recFail("-f FILTER must follow an -e"); return 2; }
+      azFilter[nSpec-1] = argv[++i];
+    }else if( strcmp(z, "-o")==0 ){
+      zOut = argv[++i];
+    }else if( strcmp(z, "-p")==0 ){
+      char *zEnd;
+      iPid = strtol(argv[++i], &zEnd, 10);
+      if( *zEnd || iPid<=0 ){ recFail("-p: '%s' is not a pid", argv[i]);
+        return 2; }
+    }else if( strcmp(z, "-b")==0 ){
+      char *zEnd;
+      nBufferKb = strtol(argv[++i], &zEnd, 10);
+      if( *zEnd || nBufferKb<=0 ){ recFail("-b: '%s' is not a size in KB",
+        argv[i]); return 2; }
+    }else if( strcmp(z, "--duration")==0 ){
+      char *zEnd;
+      rDuration = strtod(argv[++i], &zEnd);
+      if( *zEnd || !(rDuration>0) ){ recFail("--duration: '%s' is not a "
+        "number of seconds", argv[i]); return 2; }
+    }else if( strcmp(z, "--max-size")==0 ){
+      char *zEnd;
+      mxBytes = strtoull(argv[++i], &zEnd, 10);
+      if( *zEnd=='K' || *zEnd=='k' ){ mxBytes <<= 10; zEnd++; }
+      else if( *zEnd=='M' || *zEnd=='m' ){ mxBytes <<= 20; zEnd++; }
+      else if( *zEnd=='G' || *zEnd=='g' ){ mxBytes <<= 30; zEnd++; }
+      if( *zEnd || mxBytes==0 ){ recFail("--max-size: '%s' is not a size",
+        argv[i]); return 2; }
+    }else{
+      recFail("unknown option '%s'", z);
+      fputs(zRecordHelp, stderr);
+      return 2;
+    }
+  }
+  if( zOut==0 ){
+    fputs(zRecordHelp, stderr);
+    return 2;
+  }
+  if( iPid && azCmd ){ recFail("-p and -- COMMAND exclude each other");
+    return 2; }
+  if( nSpec==0 ){ azFilter[0] = 0; azSpec[nSpec++] = "sched:sched_switch"; }
+
+  if( findTracefs(p) ) return 1;
+
+  /* Signals first, so that an early Ctrl-C still removes the instance. */
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = recOnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, 0);
+  sigaction(SIGTERM, &sa, 0);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, 0);
+
+  removeStaleInstances(p);
+  pathf(p->zInst, sizeof(p->zInst), "%s/instances/tracestore-%ld",
+           p->zTracefs, (long)getpid());
+  if( mkdir(p->zInst, 0700)!=0 ){
+    recFail("cannot create the tracefs instance %s: %s", p->zInst,
+            strerror(errno));
+    p->zInst[0] = 0;
+    return 1;
+  }
+  writeFile(p->zInst, "tracing_on", "0");
+  if( writeFile(p->zInst, "trace_clock", "mono") ){
+    recFail("%s: the kernel has no mono trace_clock", p->zInst);
+    goto done;
+  }
+  snprintf(zBuf, sizeof(zBuf), "%ld", nBufferKb);
+  if( writeFile(p->zInst, "buffer_size_kb", zBuf) ){
+    recFail("cannot set a ring buffer of %ld KB per CPU", nBufferKb);
+    goto done;
+  }
+  if( loadHeaders(p) ) goto done;
+  for(i=0; i<nSpec; i++){
+    int iFirst, j;
+    if( addEvents(p, azSpec[i], &iFirst) ) goto done;
+    for(j=iFirst; azFilter[i] && j<p->nEvent; j++){
+      int e = writeFile(p->azEventDir[j], "filter", azFilter[i]);
+      if( e ){
+        recFail("-f '%s' for %s: %s", azFilter[i], azSpec[i],
+                e==EINVAL ? "the kernel refused the filter" : strerror(e));
+        goto done;
+      }
+    }
+  }
+
+  /* The session. */
+  pSession = calloc(1, sizeof(*pSession));
+  p->pSink = calloc(1, sizeof(*p->pSink));
+  if( pSession==0 || p->pSink==0 ){ recFail("out of memory"); goto done; }
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(pRtl, zOut, pSession, &err)) ){
+    recFail("%s", err.Message);
+    free(pSession);
+    pSession = 0;
+    goto done;
+  }
+  p->imp.Rtl = pRtl;
+  p->imp.Session = pSession;
+  p->imp.Path = p->zInst;
+  p->imp.FormatName = "tracefs";
+  p->imp.CommitEvery = 4096;
+  if( !RTL_SUCCESS(TraceImportBegin(&p->imp)) ){
+    recFail("%s", p->imp.Error.Message);
+    goto done;
+  }
+  bImport = 1;
+  if( !RTL_SUCCESS(TraceEventSinkInitialize(p->pSink, &p->imp, &p->table))
+   || !RTL_SUCCESS(TraceImportSetClock(&p->imp, "mono", 4)) ){
+    recFail("%s", p->imp.Error.Message);
+    goto done;
+  }
+  {
+    char zPath[300];
+    size_t n;
+    char *z;
+    pathf(zPath, sizeof(zPath), "%s/saved_cmdlines", p->zTracefs);
+    z = readText(zPath, &n);
+    if( z ){ TraceEventSinkAddCmdlines(p->pSink, z, n); free(z); }
+  }
+
+  if( azCmd ){
+    if( pipe(aPipe)!=0 ){ recFail("pipe: %s", strerror(errno)); goto done; }
+    fflush(0);
+    child = fork();
+    if( child<0 ){ recFail("fork: %s", strerror(errno)); goto done; }
+    if( child==0 ){
+      char c;
+      close(aPipe[1]);
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGPIPE, SIG_DFL);
+      if( read(aPipe[0], &c, 1)!=1 ) _exit(127);
+      close(aPipe[0]);
+      execvp(azCmd[0], azCmd);
+      fprintf(stderr, "tracestore record: %s: %s\n", azCmd[0],
+              strerror(errno));
+      _exit(127);
+    }
+    close(aPipe[0]);
+    aPipe[0] = -1;
+    snprintf(zBuf, sizeof(zBuf), "%ld\n", (long)child);
+    if( writeFile(p->zInst, "set_event_pid", zBuf) ){
+      recFail("cannot set set_event_pid to the command");
+      goto done;
+    }
+    {
+      const char *zBase = strrchr(azCmd[0], '/');
+      char zLine[64];
+      zBase = zBase ? zBase+1 : azCmd[0];
+      snprintf(zLine, sizeof(zLine), "%ld %.15s\n", (long)child, zBase);
+      TraceEventSinkAddCmdlines(p->pSink, zLine, strlen(zLine));
+    }
+  }
+
+  /* Who is traced. */
+  if( iPid ){
+    snprintf(zBuf, sizeof(zBuf), "%ld\n", iPid);
+    if( writeFile(p->zInst, "set_event_pid", zBuf) ){
+      recFail("-p %ld: cannot set set_event_pid", iPid);
+      goto done;
+    }
+  }else if( azCmd ){
+    if( writeFile(p->zInst, "options/event-fork", "1") ){
+      recFail("cannot follow the command's children (options/event-fork)");
+      goto done;
+    }
+  }
+  for(i=0; i<p->nEvent; i++){
+    if( writeFile(p->azEventDir[i], "enable", "1") ){
+      recFail("cannot enable %s", p->azEventDir[i]);
+      goto done;
+    }
+  }
+  writeFile(p->zInst, "tracing_on", "1");
+
+  /* Readers. */
+  p->nCpu = 0;
+  p->aCpu = calloc(MAX_CPUS, sizeof(RecCpu));
+  if( p->aCpu==0 ){ recFail("out of memory"); goto done; }
+  for(i=0; i<MAX_CPUS; i++){
+    char zPath[700];
+    RecCpu *c = &p->aCpu[p->nCpu];
+    pathf(zPath, sizeof(zPath), "%s/per_cpu/cpu%d/trace_pipe_raw",
+             p->zInst, i);
+    c->fd = open(zPath, O_RDONLY|O_NONBLOCK);
+    if( c->fd<0 ){
+      if( errno==ENOENT ) continue;
+      recFail("%s: %s", zPath, strerror(errno));
+      goto done;
+    }
+    c->pRec = p;
+    c->iCpu = i;
+    pthread_mutex_init(&c->mutex, 0);
+    p->nCpu++;
+    if( pthread_create(&c->thread, 0, readerMain, c)!=0 ){
+      recFail("cannot start a reader thread");
+      goto done;
+    }
+    c->bThread = 1;
+  }
+  if( p->nCpu==0 ){ recFail("no per_cpu/cpuN/trace_pipe_raw"); goto done; }
+
+  t0 = monoNs();
+  tLastCommit = t0;
+  if( child>0 ){
+    if( write(aPipe[1], "g", 1)!=1 ){ recFail("cannot start the command");
+      goto done; }
+    close(aPipe[1]);
+    aPipe[1] = -1;
+  }
+  fprintf(stderr, "tracestore record: %d events on %d CPUs into %s%s\n",
+          p->nEvent, p->nCpu, zOut,
+          azCmd ? "" : iPid ? "" : " (Ctrl-C stops)");
+
+  /* Record. */
+  for(;;){
+    long long tNow, n;
+    unsigned long long nBytes = 0;
+    usleep(2000);
+    tNow = monoNs();
+    n = mergeUpTo(p, tNow - WINDOW_NS);
+    if( n<0 ) goto done;
+    nSinceCommit += n;
+    if( nSinceCommit>0 && tNow - tLastCommit>=COMMIT_NS ){
+      if( !RTL_SUCCESS(TraceImportCommit(&p->imp)) ){
+        recFail("%s", p->imp.Error.Message);
+        goto done;
+      }
+      nSinceCommit = 0;
+      tLastCommit = tNow;
+    }
+    for(i=0; i<p->nCpu; i++){
+      if( p->aCpu[i].iErrno ){
+        recFail("CPU %d: reading trace_pipe_raw: %s", p->aCpu[i].iCpu,
+                strerror(p->aCpu[i].iErrno));
+        goto done;
+      }
+      pthread_mutex_lock(&p->aCpu[i].mutex);
+      nBytes += p->aCpu[i].nBytes;
+      pthread_mutex_unlock(&p->aCpu[i].mutex);
+    }
+    if( recStop ){ zWhy = "interrupted"; break; }
+    if( child>0 && waitpid(child, &iChildStatus, WNOHANG)==child ){
+      child = 0;
+      zWhy = "the command exited";
+      break;
+    }
+    if( iPid && kill((pid_t)iPid, 0)!=0 && errno==ESRCH ){
+      zWhy = "the process exited";
+      break;
+    }
+    if( rDuration>0 && (tNow-t0)/1e9>=rDuration ){
+      zWhy = "--duration reached";
+      break;
+    }
+    if( mxBytes && nBytes>=mxBytes ){ zWhy = "--max-size reached"; break; }
+  }
+
+  /* Drain. */
+  writeFile(p->zInst, "tracing_on", "0");
+  __atomic_store_n(&p->bDrain, 1, __ATOMIC_RELEASE);
+  for(i=0; i<p->nCpu; i++){
+    if( p->aCpu[i].bThread ){
+      pthread_join(p->aCpu[i].thread, 0);
+      p->aCpu[i].bThread = 0;
+    }
+  }
+  if( mergeUpTo(p, 0x7fffffffffffffffLL)<0 ) goto done;
+  readStats(p);
+  p->imp.LostEvents = p->nStatsLost>p->nPageLost ? p->nStatsLost
+                                                 : p->nPageLost;
+  rc = 0;
+
+done:
+  /* Stop and join the readers on every path. */
+  if( p->aCpu ){
+    __atomic_store_n(&p->bDrain, 1, __ATOMIC_RELEASE);
+    for(i=0; i<p->nCpu; i++){
+      RecCpu *c = &p->aCpu[i];
+      RecPage *pg;
+      if( c->bThread ) pthread_join(c->thread, 0);
+      while( (pg = c->pHead)!=0 ){ c->pHead = pg->pNext; free(pg); }
+      while( (pg = c->pQHead)!=0 ){ c->pQHead = pg->pNext; free(pg); }
+      free(c->pCur);
+      if( c->fd>=0 ) close(c->fd);
+      pthread_mutex_destroy(&c->mutex);
+    }
+  }
+  if( aPipe[0]>=0 ) close(aPipe[0]);
+  if( aPipe[1]>=0 ) close(aPipe[1]);
+  removeInstance(p);
+  if( bImport ){
+    unsigned long long nBytes = 0;
+    double t;
+    for(i=0; i<p->nCpu; i++) nBytes += p->aCpu[i].nBytes;
+    p->imp.Length = nBytes;
+    if( !RTL_SUCCESS(TraceImportEnd(&p->imp)) ){
+      recFail("%s", p->imp.Error.Message);
+      rc = 1;
+    }
+    t = (monoNs() - t0)/1e9;
+    if( rc==0 ){
+      fprintf(stderr, "tracestore record: %s after %.2f s: %llu events "
+              "(%.0f/s), %llu bytes read, %llu lost%s\n", zWhy, t,
+              (unsigned long long)p->imp.Events,
+              t>0 ? p->imp.Events/t : 0.0, nBytes,
+              (unsigned long long)p->imp.LostEvents,
+              p->imp.LostEvents ? " (ring buffer overrun: try a larger -b)"
+                                : "");
+      for(i=0; i<(int)pSession->NumberOfStores; i++){
+        PTRACE_STORE s = &pSession->Stores[i];
+        if( s->Name[0]=='_' || s->CommittedCount==0 ) continue;
+        fprintf(stderr, "  %-14s %10llu records\n", s->Name,
+                (unsigned long long)s->CommittedCount);
+      }
+      if( p->nLate ){
+        fprintf(stderr, "  %llu events arrived after later ones (stored "
+                "out of order)\n", p->nLate);
+      }
+      if( p->nBad ){
+        fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
+      }
+    }
+  }
+  if( p->pSink && bImport ) TraceEventSinkRelease(p->pSink);
+  if( pSession ){ TraceSessionClose(pSession); free(pSession); }
+  free(p->pSink);
+  if( p->bTable ) TraceEventTableRelease(&p->table);
+  free(p->zKallsyms);
+  free(p->zPrintk);
+  for(i=0; i<p->nEvent; i++) free(p->azEventDir[i]);
+  free(p->azEventDir);
+  free(p->aCpu);
+  if( child>0 ){
+    /* Ctrl-C reached the command too; wait for it so no zombie remains. */
+    if( rc!=0 ) kill(child, SIGTERM);
+    waitpid(child, &iChildStatus, 0);
+  }
+  if( rc==0 && iChildStatus!=-1 && WIFEXITED(iChildStatus)
+   && WEXITSTATUS(iChildStatus)!=0 ){
+    fprintf(stderr, "tracestore record: the command exited with status %d\n",
+            WEXITSTATUS(iChildStatus));
+  }
+  return rc;
+}
