@@ -1,0 +1,103 @@
+#!/bin/sh
+#
+# record_vs_toplevel.sh TRACESTORE TOUCHPAGES WORKDIR
+#
+# Records the page-toucher with `tracestore record` (its own tracefs
+# instance) while the same events are enabled in the top-level buffer; the
+# top-level capture, read by `trace-cmd extract` + `trace-cmd report`, is
+# the oracle.  Counted on both sides: the workload's page_fault_user
+# events and the sched_switch events in or out of it, after its
+# sched_process_exec (the recorder starts following the command just
+# before the exec, the top-level buffer sees it from its fork).  Both
+# sides must report zero lost events.  Exit 77 (CTest skip) without root,
+# tracefs or trace-cmd.
+#
+set -u
+TS=$1; TP=$2; W=$3
+T=/sys/kernel/tracing
+skip(){ echo "SKIP: $*"; exit 77; }
+fail(){ echo "FAIL: $*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "needs root for tracefs"
+[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
+[ -d $T/instances ] || skip "no tracefs"
+command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
+
+rm -rf "$W"; mkdir -p "$W"
+EVENTS="exceptions:page_fault_user sched:sched_switch sched:sched_process_exec"
+
+# Top level: save, clear, enable the same events on the mono clock.
+old_on=$(cat $T/tracing_on); old_kb=$(cat $T/buffer_size_kb)
+old_clock=$(sed 's/.*\[\(.*\)\].*/\1/' $T/trace_clock)
+restore(){
+  echo 0 > $T/tracing_on
+  for e in $EVENTS; do
+    echo 0 > $T/events/$(echo $e | tr : /)/enable
+  done
+  echo > $T/trace
+  echo "$old_kb" > $T/buffer_size_kb
+  echo "$old_clock" > $T/trace_clock
+  echo "$old_on" > $T/tracing_on
+}
+trap restore EXIT
+echo 0 > $T/tracing_on
+echo 8192 > $T/buffer_size_kb
+echo > $T/trace
+for e in $EVENTS; do echo 1 > $T/events/$(echo $e | tr : /)/enable; done
+echo 1 > $T/tracing_on
+
+"$TS" record -e exceptions:page_fault_user -e sched:sched_switch \
+     -e sched:sched_process_exec -o "$W/session" \
+     -- "$TP" 300 20 5 > "$W/workload.out" 2> "$W/record.err" \
+  || { cat "$W/record.err"; fail "tracestore record failed"; }
+echo 0 > $T/tracing_on
+cat "$W/record.err"
+
+PID=$(head -1 "$W/workload.out")
+case "$PID" in ''|*[!0-9]*) fail "no pid from the workload";; esac
+
+lost_top=0
+for s in $T/per_cpu/cpu*/stats; do
+  n=$(awk -F: '/^overrun|^commit overrun|^dropped events/ {s+=$2} END {print s+0}' $s)
+  lost_top=$((lost_top + n))
+done
+(cd "$W" && trace-cmd extract -o top.dat > extract.log 2>&1) \
+  || { cat "$W/extract.log"; fail "trace-cmd extract failed"; }
+trace-cmd report -i "$W/top.dat" > "$W/top.txt" 2> "$W/report.err" \
+  || fail "trace-cmd report failed"
+
+# Oracle: events of PID after its exec, from the top-level report.
+# A line is "COMM-PID [CPU] TS: EVENT: ..."; sched_switch names its tasks
+# as COMM:PID or prev_pid=PID / next_pid=PID depending on the plugin.
+awk -v pid="$PID" '
+  { if (match($0, /-[0-9]+ +\[[0-9]+\]/) == 0) next
+    p = substr($0, RSTART + 1, RLENGTH - 1); sub(/ .*/, "", p) }
+  / sched_process_exec: / && p == pid { exec = 1 }
+  !exec { next }
+  / page_fault_user: / && p == pid { pf++ }
+  / sched_switch: / {
+    if ($0 ~ (":" pid " \\[") || $0 ~ ("prev_pid=" pid " ") ||
+        $0 ~ ("next_pid=" pid "( |$)")) sw++ }
+  END { printf "%d %d %d\n", exec, pf, sw }' "$W/top.txt" > "$W/oracle.txt"
+read o_exec o_pf o_sw < "$W/oracle.txt"
+[ "$o_exec" = 1 ] || fail "the top-level capture has no exec of $PID"
+
+q(){ "$TS" sql --csv "$W/session" "$1" | tail -1; }
+EXEC_TS="(SELECT min(ts) FROM ftrace_event WHERE name='sched_process_exec' AND tid=$PID)"
+s_pf=$(q "SELECT count(*) FROM page_fault WHERE tid=$PID AND ts>=$EXEC_TS")
+s_sw=$(q "SELECT count(*) FROM sched_switch WHERE (prev_pid=$PID OR next_pid=$PID) AND ts>=$EXEC_TS")
+s_lost=$("$TS" info --json "$W/session" | tr -d ' \n' | grep -o '"dropped":[0-9]*' | awk -F: '{s+=$2} END {print s+0}')
+
+echo "page_fault_user: session $s_pf, top-level $o_pf"
+echo "sched_switch:    session $s_sw, top-level $o_sw"
+echo "lost:            session $s_lost, top-level $lost_top"
+[ "$lost_top" = 0 ] || fail "the top-level buffer lost events"
+[ "$s_lost" = 0 ] || fail "the session lost events"
+[ "$o_pf" -ge 6000 ] || fail "the workload made too few faults ($o_pf)"
+[ "$s_pf" = "$o_pf" ] || fail "page_fault_user counts differ"
+[ "$s_sw" = "$o_sw" ] || fail "sched_switch counts differ"
+for i in $(ls $T/instances); do
+  case "$i" in tracestore-*) [ -d /proc/${i#tracestore-} ] ||
+    fail "instance $i left behind";; esac
+done
+echo PASS

@@ -1,0 +1,16 @@
+#
+# tracestore record: live capture from tracefs (needs root and tracefs;
+# the tests exit 77, a CTest skip, without them).
+#
+#   TouchPages    the page-toucher workload (Tests/Workloads)
+#
+add_executable(TouchPages ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/TouchPages.c)
+target_compile_options(TouchPages PRIVATE ${TRACER_WARNINGS})
+
+add_test(NAME record_vs_toplevel
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_vs_toplevel.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/record_vs_toplevel)
+set_tests_properties(record_vs_toplevel PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
