@@ -14,3 +14,14 @@ add_test(NAME record_vs_toplevel
 set_tests_properties(record_vs_toplevel PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+if(TRACER_SQLITE3)
+  add_test(NAME record_live_count
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_live_count.sh
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+            ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>
+            ${CMAKE_CURRENT_BINARY_DIR}/record_live_count)
+  set_tests_properties(record_live_count PROPERTIES
+    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+endif()
