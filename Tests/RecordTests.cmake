@@ -25,3 +25,11 @@ if(TRACER_SQLITE3)
     LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
     RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
 endif()
+
+add_test(NAME record_sigkill
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_sigkill.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/record_sigkill)
+set_tests_properties(record_sigkill PROPERTIES
+  LABELS "integration;crash" TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
