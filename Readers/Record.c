@@ -37,6 +37,13 @@
 **     enabled and the child execs.  Its events before the write (fork to
 **     pipe wait) are not recorded.
 **
+**   - The memory maps of each process, /proc/PID/maps, go to the module
+**     store when its first event is appended and again at its
+**     sched_process_exec (if that event is recorded), so that page faults
+**     can be matched to the mapping that holds their address.  They are
+**     read when the event is merged, up to WINDOW_NS after it happened: a
+**     mapping made and removed in between is missed.
+**
 **   - On stop (the command exits, Ctrl-C, --duration, --max-size) tracing
 **     is switched off, the readers drain the buffers, everything is
 **     appended and committed, and per_cpu/cpuN/stats (overrun, commit
@@ -116,6 +123,9 @@ struct Recorder {
   unsigned long long nBad;      /* records the decoder refused */
   unsigned long long nPageLost; /* missed events flagged in page headers */
   unsigned long long nStatsLost;/* from per_cpu/cpuN/stats */
+  int *aPid;                    /* pids whose maps are recorded (hash) */
+  int nPidAlloc, nPid;
+  int iExecType;                /* common_type of sched_process_exec, or -1 */
   int nEvent;                   /* event directories enabled */
   char **azEventDir;
 };
@@ -308,12 +318,18 @@ static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
     s = TraceEventTableAddFormat(&p->table, zSystem,
                                  (ULONG)(zEvent-zSystem), zText, n,
                                  &zReason);
-    free(zText);
     if( !RTL_SUCCESS(s) ){
+      free(zText);
       recFail("%s: %s", zFmt, zReason ? zReason : RtlStatusText(s));
       globfree(&g);
       return 1;
     }
+    if( strcmp(zEvent+1, "sched_process_exec")==0
+     && strncmp(zSystem, "sched/", 6)==0 ){
+      char *zId = strstr(zText, "\nID:");
+      if( zId ) p->iExecType = atoi(zId+4);
+    }
+    free(zText);
     azNew = realloc(p->azEventDir, (p->nEvent+1)*sizeof(char*));
     if( azNew==0 ){ globfree(&g); return 1; }
     p->azEventDir = azNew;
@@ -421,6 +437,63 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
 }
 
 /*
+** Adds pid to the set of pids whose maps are recorded.  Returns 1 if it
+** is new, 0 if it was there, -1 when out of memory.
+*/
+static int pidFirstSeen(Recorder *p, int pid){
+  unsigned h;
+  if( (p->nPid+1)*2>p->nPidAlloc ){
+    int nNew = p->nPidAlloc ? p->nPidAlloc*2 : 1024, i;
+    int *aNew = calloc(nNew, sizeof(int));
+    if( aNew==0 ) return -1;
+    for(i=0; i<p->nPidAlloc; i++){
+      if( p->aPid[i]==0 ) continue;
+      h = (unsigned)p->aPid[i]*2654435761u % (unsigned)nNew;
+      while( aNew[h] ) h = (h+1)%(unsigned)nNew;
+      aNew[h] = p->aPid[i];
+    }
+    free(p->aPid);
+    p->aPid = aNew;
+    p->nPidAlloc = nNew;
+  }
+  h = (unsigned)pid*2654435761u % (unsigned)p->nPidAlloc;
+  while( p->aPid[h] ){
+    if( p->aPid[h]==pid ) return 0;
+    h = (h+1)%(unsigned)p->nPidAlloc;
+  }
+  p->aPid[h] = pid;
+  p->nPid++;
+  return 1;
+}
+
+/*
+** Appends the lines of /proc/PID/maps to the module store.  A process
+** that is gone, or whose maps cannot be read, has none.  Returns 0, or 1
+** if the session failed.
+*/
+static int recordMaps(Recorder *p, int pid, long long ts){
+  char zPath[64];
+  char *z, *zLine, *zEnd;
+  size_t n = 0;
+  snprintf(zPath, sizeof(zPath), "/proc/%d/maps", pid);
+  z = readText(zPath, &n);
+  if( z==0 ) return 0;
+  for(zLine=z; zLine<z+n; zLine=zEnd+1){
+    BOOL bParsed;
+    zEnd = memchr(zLine, '\n', (size_t)(z+n-zLine));
+    if( zEnd==0 ) zEnd = z+n;
+    if( !RTL_SUCCESS(TraceImportModuleLine(&p->imp, ts, (ULONG)pid, zLine,
+                                           zEnd, &bParsed)) ){
+      recFail("%s", p->imp.Error.Message);
+      free(z);
+      return 1;
+    }
+  }
+  free(z);
+  return 0;
+}
+
+/*
 ** Appends, in time order, every decoded event up to iWatermark.  Returns
 ** the number appended, or -1 if the session failed.
 */
@@ -445,6 +518,19 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     if( pBest==0 || (long long)pBest->ev.Timestamp>iWatermark ) break;
     if( (long long)pBest->ev.Timestamp<p->lastTs ) p->nLate++;
     else p->lastTs = (long long)pBest->ev.Timestamp;
+    if( pBest->ev.Size>=8 ){
+      /* common_type (u16) at 0, common_pid (s32) at 4 */
+      unsigned short iType;
+      int pid, bNew = 0;
+      memcpy(&iType, pBest->ev.Data, 2);
+      memcpy(&pid, pBest->ev.Data+4, 4);
+      if( pid>0 ) bNew = pidFirstSeen(p, pid);
+      if( bNew<0 ){ recFail("out of memory"); return -1; }
+      if( pid>0 && (bNew || iType==p->iExecType)
+       && recordMaps(p, pid, (long long)pBest->ev.Timestamp) ){
+        return -1;
+      }
+    }
     s = TraceEventSinkRecord(p->pSink, (ULONG)pBest->iCpu,
                              pBest->ev.Timestamp, pBest->ev.Data,
                              pBest->ev.Size, 0, &zReason);
@@ -580,6 +666,7 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
   p->pRtl = pRtl;
   t0 = monoNs();
   p->lastTs = -0x7fffffffffffffffLL;
+  p->iExecType = -1;
   for(i=0; i<argc; i++){
     const char *z = argv[i];
     if( strcmp(z, "--")==0 ){
@@ -930,6 +1017,7 @@ done:
   free(p->zPrintk);
   for(i=0; i<p->nEvent; i++) free(p->azEventDir[i]);
   free(p->azEventDir);
+  free(p->aPid);
   free(p->aCpu);
   if( child>0 ){
     /* Ctrl-C reached the command too; wait for it so no zombie remains. */

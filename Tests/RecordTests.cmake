@@ -33,3 +33,11 @@ add_test(NAME record_sigkill
 set_tests_properties(record_sigkill PROPERTIES
   LABELS "integration;crash" TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+add_test(NAME record_maps
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_maps.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/record_maps)
+set_tests_properties(record_maps PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
