@@ -13,16 +13,8 @@
 #
 set -u
 TS=$1; TP=$2; SQLITE3=$3; EXT=$4; W=$5
-T=/sys/kernel/tracing
-skip(){ echo "SKIP: $*"; exit 77; }
-fail(){ echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/record_lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root for tracefs"
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
-[ -d $T/instances ] || skip "no tracefs"
-
-rm -rf "$W"; mkdir -p "$W"
-S=$W/session
 EXT=${EXT%.so}
 sq(){ printf '%s' "$1" | sed "s/'/''/g"; }
 

@@ -14,17 +14,9 @@
 #
 set -u
 TS=$1; TP=$2; W=$3
-T=/sys/kernel/tracing
-skip(){ echo "SKIP: $*"; exit 77; }
-fail(){ echo "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || skip "needs root for tracefs"
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
-[ -d $T/instances ] || skip "no tracefs"
+. "$(dirname "$0")/record_lib.sh"
 command -v ldd >/dev/null || skip "no ldd"
 
-rm -rf "$W"; mkdir -p "$W"
-S=$W/session
 "$TS" record -e exceptions:page_fault_user -e sched:sched_process_exec \
      -o "$S" -- "$TP" 300 20 5 > "$W/workload.out" 2> "$W/record.err" \
   || { cat "$W/record.err"; fail "tracestore record failed"; }

@@ -16,16 +16,8 @@
 #
 set -u
 TS=$1; TP=$2; W=$3
-T=/sys/kernel/tracing
-skip(){ echo "SKIP: $*"; exit 77; }
-fail(){ echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/record_lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root for tracefs"
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
-[ -d $T/instances ] || skip "no tracefs"
-
-rm -rf "$W"; mkdir -p "$W"
-S=$W/session
 q(){ "$TS" sql --csv "$S" "$1" 2>> "$W/sql.err" | tail -1; }
 
 "$TS" record -e exceptions:page_fault_user -o "$S" \

@@ -14,16 +14,9 @@
 #
 set -u
 TS=$1; TP=$2; W=$3
-T=/sys/kernel/tracing
-skip(){ echo "SKIP: $*"; exit 77; }
-fail(){ echo "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || skip "needs root for tracefs"
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
-[ -d $T/instances ] || skip "no tracefs"
+. "$(dirname "$0")/record_lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 
-rm -rf "$W"; mkdir -p "$W"
 EVENTS="exceptions:page_fault_user sched:sched_switch sched:sched_process_exec"
 
 # Top level: save, clear, enable the same events on the mono clock.
