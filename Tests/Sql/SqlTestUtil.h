@@ -90,4 +90,36 @@ static void testSessionClose(TestSession *p){
   }
 }
 
+/*
+** One test case: a name (one CTest entry each) and the routine that runs
+** it, failing through CHECK/fail.
+*/
+typedef struct TestCase TestCase;
+struct TestCase {
+  const char *zName;
+  void (*xCase)(void);
+};
+
+/*
+** The main() of a test program: "list" prints the case names, "CASE" runs
+** that case.
+*/
+static int testMain(int argc, char **argv, const char *zProgram,
+                    const TestCase *aCase, size_t nCase){
+  size_t i;
+  if( argc==2 && strcmp(argv[1], "list")==0 ){
+    for(i=0; i<nCase; i++) puts(aCase[i].zName);
+    return 0;
+  }
+  for(i=0; argc==2 && i<nCase; i++){
+    if( strcmp(argv[1], aCase[i].zName)==0 ){
+      aCase[i].xCase();
+      printf("PASS: %s\n", aCase[i].zName);
+      return 0;
+    }
+  }
+  fprintf(stderr, "usage: %s list | CASE\n", zProgram);
+  return 2;
+}
+
 #endif /* TRACER_TESTS_SQL_SQLTESTUTIL_H */

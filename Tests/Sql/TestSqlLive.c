@@ -302,10 +302,7 @@ static void caseTsRangesWhileGrowing(void){
   writerClose(&w);
 }
 
-static const struct {
-  const char *zName;
-  void (*xCase)(void);
-} aCase[] = {
+static const TestCase aCase[] = {
   { "scan_keeps_snapshot",      caseScanKeepsSnapshot },
   { "statement_one_snapshot",   caseStatementOneSnapshot },
   { "two_tables_one_store",     caseTwoTablesOneStore },
@@ -313,18 +310,6 @@ static const struct {
 };
 
 int main(int argc, char **argv){
-  size_t i;
-  if( argc==2 && strcmp(argv[1], "list")==0 ){
-    for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++) puts(aCase[i].zName);
-    return 0;
-  }
-  for(i=0; argc==2 && i<sizeof(aCase)/sizeof(aCase[0]); i++){
-    if( strcmp(argv[1], aCase[i].zName)==0 ){
-      aCase[i].xCase();
-      printf("PASS: %s\n", aCase[i].zName);
-      return 0;
-    }
-  }
-  fprintf(stderr, "usage: TestSqlLive list | CASE\n");
-  return 2;
+  return testMain(argc, argv, "TestSqlLive", aCase,
+                  sizeof(aCase)/sizeof(aCase[0]));
 }

@@ -1131,10 +1131,7 @@ static void caseJoins(void){
   sqlite3_close(db);
   testSessionClose(&s);
 }
-static const struct {
-  const char *zName;
-  void (*xCase)(void);
-} aCase[] = {
+static const TestCase aCase[] = {
   { "equiv_sorted",            caseEquivSorted },
   { "equiv_shuffled",          caseEquivShuffled },
   { "equiv_shuffled_dups",     caseEquivShuffledDups },
@@ -1152,18 +1149,6 @@ static const struct {
 };
 
 int main(int argc, char **argv){
-  size_t i;
-  if( argc==2 && strcmp(argv[1], "list")==0 ){
-    for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++) puts(aCase[i].zName);
-    return 0;
-  }
-  for(i=0; argc==2 && i<sizeof(aCase)/sizeof(aCase[0]); i++){
-    if( strcmp(argv[1], aCase[i].zName)==0 ){
-      aCase[i].xCase();
-      printf("PASS: %s\n", aCase[i].zName);
-      return 0;
-    }
-  }
-  fprintf(stderr, "usage: TestSqlPushdown list | CASE\n");
-  return 2;
+  return testMain(argc, argv, "TestSqlPushdown", aCase,
+                  sizeof(aCase)/sizeof(aCase[0]));
 }
