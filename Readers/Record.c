@@ -37,12 +37,12 @@
 **     enabled and the child execs.  Its events before the write (fork to
 **     pipe wait) are not recorded.
 **
-**   - The memory maps of each process, /proc/PID/maps, go to the module
-**     store when its first event is appended and again at its
-**     sched_process_exec (if that event is recorded), so that page faults
-**     can be matched to the mapping that holds their address.  They are
-**     read when the event is merged, up to WINDOW_NS after it happened: a
-**     mapping made and removed in between is missed.
+**   - Processes and their mappings (RecordTasks.c): a thread's process
+**     and that process's /proc/PID/maps when the thread is first seen,
+**     then perf side-band records (mmap, fork, exec) applied in event time
+**     before the events that follow them.  The maps go to the module
+**     store; page faults get their process (pid) and the mapping of their
+**     address and ip (module, ip_module), "//anon" for anonymous memory.
 **
 **   - On stop (the command exits, Ctrl-C, --duration, --max-size) tracing
 **     is switched off, the readers drain the buffers, everything is
@@ -68,6 +68,7 @@
 
 #include "TraceEvent.h"
 #include "Record.h"
+#include "RecordTasks.h"
 
 #define WINDOW_NS   5000000LL     /* merge watermark behind the present */
 #define COMMIT_NS   5000000LL     /* commit at least this often */
@@ -123,8 +124,7 @@ struct Recorder {
   unsigned long long nBad;      /* records the decoder refused */
   unsigned long long nPageLost; /* missed events flagged in page headers */
   unsigned long long nStatsLost;/* from per_cpu/cpuN/stats */
-  int *aPid;                    /* pids whose maps are recorded (hash) */
-  int nPidAlloc, nPid;
+  RecTasks *pTasks;             /* processes and their mappings */
   int iExecType;                /* common_type of sched_process_exec, or -1 */
   int nEvent;                   /* event directories enabled */
   char **azEventDir;
@@ -437,69 +437,13 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
 }
 
 /*
-** Adds pid to the set of pids whose maps are recorded.  Returns 1 if it
-** is new, 0 if it was there, -1 when out of memory.
-*/
-static int pidFirstSeen(Recorder *p, int pid){
-  unsigned h;
-  if( (p->nPid+1)*2>p->nPidAlloc ){
-    int nNew = p->nPidAlloc ? p->nPidAlloc*2 : 1024, i;
-    int *aNew = calloc(nNew, sizeof(int));
-    if( aNew==0 ) return -1;
-    for(i=0; i<p->nPidAlloc; i++){
-      if( p->aPid[i]==0 ) continue;
-      h = (unsigned)p->aPid[i]*2654435761u % (unsigned)nNew;
-      while( aNew[h] ) h = (h+1)%(unsigned)nNew;
-      aNew[h] = p->aPid[i];
-    }
-    free(p->aPid);
-    p->aPid = aNew;
-    p->nPidAlloc = nNew;
-  }
-  h = (unsigned)pid*2654435761u % (unsigned)p->nPidAlloc;
-  while( p->aPid[h] ){
-    if( p->aPid[h]==pid ) return 0;
-    h = (h+1)%(unsigned)p->nPidAlloc;
-  }
-  p->aPid[h] = pid;
-  p->nPid++;
-  return 1;
-}
-
-/*
-** Appends the lines of /proc/PID/maps to the module store.  A process
-** that is gone, or whose maps cannot be read, has none.  Returns 0, or 1
-** if the session failed.
-*/
-static int recordMaps(Recorder *p, int pid, long long ts){
-  char zPath[64];
-  char *z, *zLine, *zEnd;
-  size_t n = 0;
-  snprintf(zPath, sizeof(zPath), "/proc/%d/maps", pid);
-  z = readText(zPath, &n);
-  if( z==0 ) return 0;
-  for(zLine=z; zLine<z+n; zLine=zEnd+1){
-    BOOL bParsed;
-    zEnd = memchr(zLine, '\n', (size_t)(z+n-zLine));
-    if( zEnd==0 ) zEnd = z+n;
-    if( !RTL_SUCCESS(TraceImportModuleLine(&p->imp, ts, (ULONG)pid, zLine,
-                                           zEnd, &bParsed)) ){
-      recFail("%s", p->imp.Error.Message);
-      free(z);
-      return 1;
-    }
-  }
-  free(z);
-  return 0;
-}
-
-/*
 ** Appends, in time order, every decoded event up to iWatermark.  Returns
 ** the number appended, or -1 if the session failed.
 */
 static long long mergeUpTo(Recorder *p, long long iWatermark){
   long long n = 0;
   int i;
+  if( recTasksPoll(p->pTasks) ) goto fail;
   for(i=0; i<p->nCpu; i++){
     takePages(&p->aCpu[i]);
     if( !p->aCpu[i].bHasEvent ) cpuAdvance(p, &p->aCpu[i]);
@@ -508,6 +452,7 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     RecCpu *pBest = 0;
     PCSZ zReason = 0;
     RTL_STATUS s;
+    long long ts;
     for(i=0; i<p->nCpu; i++){
       RecCpu *c = &p->aCpu[i];
       if( c->bHasEvent
@@ -516,26 +461,28 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
       }
     }
     if( pBest==0 || (long long)pBest->ev.Timestamp>iWatermark ) break;
-    if( (long long)pBest->ev.Timestamp<p->lastTs ) p->nLate++;
-    else p->lastTs = (long long)pBest->ev.Timestamp;
+    ts = (long long)pBest->ev.Timestamp;
+    if( ts<p->lastTs ) p->nLate++;
+    else p->lastTs = ts;
+    /* The mmaps, forks and execs before it, then its task. */
+    if( recTasksApply(p->pTasks, ts) ) goto fail;
     if( pBest->ev.Size>=8 ){
-      /* common_type (u16) at 0, common_pid (s32) at 4 */
+      /* common_type (u16) at 0, common_pid (s32: the tid) at 4 */
       unsigned short iType;
-      int pid, bNew = 0;
+      int tid;
       memcpy(&iType, pBest->ev.Data, 2);
-      memcpy(&pid, pBest->ev.Data+4, 4);
-      if( pid>0 ) bNew = pidFirstSeen(p, pid);
-      if( bNew<0 ){ recFail("out of memory"); return -1; }
-      if( pid>0 && (bNew || iType==p->iExecType)
-       && recordMaps(p, pid, (long long)pBest->ev.Timestamp) ){
-        return -1;
+      memcpy(&tid, pBest->ev.Data+4, 4);
+      if( recTasksSeen(p->pTasks, tid, ts) ) goto fail;
+      if( iType==p->iExecType && !recTasksHasPerf(p->pTasks)
+       && recTasksExec(p->pTasks, tid, ts) ){
+        goto fail;
       }
     }
     s = TraceEventSinkRecord(p->pSink, (ULONG)pBest->iCpu,
                              pBest->ev.Timestamp, pBest->ev.Data,
                              pBest->ev.Size, 0, &zReason);
     if( !RTL_SUCCESS(s) ){
-      if( p->imp.Error.Status!=RTL_STATUS_OK || zReason==0 ) return -1;
+      if( p->imp.Error.Status!=RTL_STATUS_OK || zReason==0 ) goto fail;
       if( p->nBad++==0 ){
         recFail("CPU %d: event record skipped: %s", pBest->iCpu, zReason);
       }
@@ -543,7 +490,12 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     n++;
     cpuAdvance(p, pBest);
   }
+  if( recTasksApply(p->pTasks, iWatermark) ) goto fail;
   return n;
+fail:
+  recFail("%s", p->imp.Error.Message[0] ? p->imp.Error.Message
+                                        : "cannot append to the session");
+  return -1;
 }
 
 /* Sums overrun, commit overrun and dropped events of every CPU. */
@@ -796,6 +748,9 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     recFail("%s", p->imp.Error.Message);
     goto done;
   }
+  p->pTasks = recTasksNew(&p->imp);
+  if( p->pTasks==0 ){ recFail("out of memory"); goto done; }
+  p->pSink->Resolver = recTasksResolver(p->pTasks);
   {
     char zPath[300];
     size_t n;
@@ -825,6 +780,11 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     }
     close(aPipe[0]);
     aPipe[0] = -1;
+    /* Until it execs, the child runs in a copy of our address space. */
+    if( recTasksSeen(p->pTasks, (int)child, monoNs()) ){
+      recFail("%s", p->imp.Error.Message);
+      goto done;
+    }
     snprintf(zBuf, sizeof(zBuf), "%ld\n", (long)child);
     if( writeFile(p->zInst, "set_event_pid", zBuf) ){
       recFail("cannot set set_event_pid to the command");
@@ -886,6 +846,21 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     c->bThread = 1;
   }
   if( p->nCpu==0 ){ recFail("no per_cpu/cpuN/trace_pipe_raw"); goto done; }
+
+  /* Mmaps, forks and execs, for the module store and fault attribution. */
+  {
+    int aCpuId[MAX_CPUS];
+    char zErr[200];
+    zErr[0] = 0;
+    for(i=0; i<p->nCpu; i++) aCpuId[i] = p->aCpu[i].iCpu;
+    if( recTasksOpenPerf(p->pTasks, p->nCpu, aCpuId,
+                         child>0 ? (int)child : iPid ? (int)iPid : -1,
+                         zErr, sizeof(zErr)) ){
+      fprintf(stderr, "tracestore record: memory maps come from /proc "
+              "only, so mappings that come and go quickly are missed (%s)\n",
+              zErr);
+    }
+  }
 
   t0 = monoNs();
   tLastCommit = t0;
@@ -1007,6 +982,10 @@ done:
       if( p->nBad ){
         fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
       }
+      if( recTasksLost(p->pTasks) ){
+        fprintf(stderr, "  %llu memory-map records lost: some faults may "
+                "have no module\n", recTasksLost(p->pTasks));
+      }
     }
   }
   if( p->pSink && bImport ) TraceEventSinkRelease(p->pSink);
@@ -1017,7 +996,7 @@ done:
   free(p->zPrintk);
   for(i=0; i<p->nEvent; i++) free(p->azEventDir[i]);
   free(p->azEventDir);
-  free(p->aPid);
+  recTasksFree(p->pTasks);
   free(p->aCpu);
   if( child>0 ){
     /* Ctrl-C reached the command too; wait for it so no zombie remains. */

@@ -480,9 +480,36 @@ typedef struct _TRACE_ARGS_CACHE_ENTRY {
     BYTE Record[TRACE_ARGS_CACHE_BYTES];
 } TRACE_ARGS_CACHE_ENTRY, *PTRACE_ARGS_CACHE_ENTRY;
 
+//
+// What a live recorder knows about the tasks it watches and that the
+// event records do not say: the process (thread group) of a thread, and
+// the mapping that holds an address of a process.  Optional; a reader of
+// files leaves Sink->Resolver NULL.
+//
+
+typedef struct _TRACE_EVENT_RESOLVER {
+
+    //
+    // The process of thread Tid, or TRACE_NULL_ULONG if unknown.
+    //
+
+    ULONG (*PidOfTid)(PVOID Context, ULONG Tid);
+
+    //
+    // The string id of the mapping (path, "[stack]", "//anon") that held
+    // Address in process Pid at the time of the event being decoded, or
+    // TRACE_NULL_ULONG if none is known.
+    //
+
+    ULONG (*ModuleOf)(PVOID Context, ULONG Pid, ULONGLONG Address);
+
+    PVOID Context;
+} TRACE_EVENT_RESOLVER, *PTRACE_EVENT_RESOLVER;
+
 typedef struct _TRACE_EVENT_SINK {
     PTRACE_IMPORT Import;
     PTRACE_EVENT_TABLE Table;
+    PTRACE_EVENT_RESOLVER Resolver; // NULL, or set by the caller
     TRACE_HASH_TABLE Comms;         // pid + 1 -> comm string id
     ULONG IdleCommId;               // "<idle>"
     ULONG UnknownCommId;            // "<...>"

@@ -139,6 +139,7 @@ TraceEventSinkInitialize(
     Sink->Import = Import;
     Sink->CachedPid = 0;
     Sink->Table = Table;
+    Sink->Resolver = NULL;
 
     Sink->ArgsCacheBytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_ARGS_CACHE_ENTRY) *
                                             TRACE_ARGS_CACHE_ENTRIES,
@@ -888,6 +889,13 @@ ImportPageFault(
     Record.IpSymbolId = TRACE_NULL_ULONG;
     Record.ModuleId = TRACE_NULL_ULONG;
     Record.IpModuleId = TRACE_NULL_ULONG;
+    if (Sink->Resolver != NULL && Event->Pid != TRACE_NULL_ULONG) {
+        Record.ModuleId = Sink->Resolver->ModuleOf(Sink->Resolver->Context,
+                                                   Event->Pid,
+                                                   Record.Address);
+        Record.IpModuleId = Sink->Resolver->ModuleOf(Sink->Resolver->Context,
+                                                     Event->Pid, Record.Ip);
+    }
 
     //
     // The ip is printed with %ps: the function, when kallsyms has one.
@@ -1162,6 +1170,10 @@ TraceEventSinkRecord(
     Event.Tid = (ULONG)TraceEventReadNumber(Data + Table->PidOffset,
                                             Table->PidSize);
     Event.Pid = TRACE_NULL_ULONG;
+    if (Sink->Resolver != NULL && Event.Tid != 0) {
+        Event.Pid = Sink->Resolver->PidOfTid(Sink->Resolver->Context,
+                                             Event.Tid);
+    }
     Event.Cpu = Cpu;
     Event.CommId = CommOf(Sink, Event.Tid);
     Event.FlagsId = TRACE_NULL_ULONG;

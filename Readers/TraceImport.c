@@ -705,7 +705,8 @@ TraceImportModuleLine(
     ULONG Pid,
     PCSZ Line,
     PCSZ LineEnd,
-    PBOOL Parsed
+    PBOOL Parsed,
+    PMODULE_RECORD Appended
     )
 /*++
 
@@ -723,6 +724,8 @@ Arguments:
     Line, LineEnd - The line, without its newline.
 
     Parsed - Receives FALSE if the line is not a mapping line.
+
+    Appended - Optional; receives the row appended.
 
 Return Value:
 
@@ -816,16 +819,37 @@ Return Value:
         }
     }
 
+    Record.Timestamp = Timestamp;
+    Record.Pid = Pid;
+    *Parsed = TRUE;
+    if (Appended != NULL) {
+        *Appended = Record;
+    }
+
+    return TraceImportModule(Import, &Record);
+}
+
+RTL_STATUS
+TraceImportModule(
+    PTRACE_IMPORT Import,
+    PMODULE_RECORD Record
+    )
+/*++
+
+Routine Description:
+
+    Appends a `module` row, opening the store on first use.
+
+--*/
+{
+    RTL_STATUS Status;
+
     Status = TraceImportOpenStore(Import, &TraceModuleSchema, &Import->Module);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    Record.Timestamp = Timestamp;
-    Record.Pid = Pid;
-    *Parsed = TRUE;
-
-    return AppendRecord(Import, Import->Module, &Record, NULL);
+    return AppendRecord(Import, Import->Module, Record, NULL);
 }
 
 //

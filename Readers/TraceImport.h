@@ -453,12 +453,19 @@ RTL_STATUS TraceImportProcessExec(PTRACE_IMPORT Import, LONGLONG Timestamp,
 // trailing " build-id:HEX" becomes `build_id`.  *Parsed is FALSE, and
 // nothing is appended, for a line of another shape (the caller decides
 // whether that is an error).  Mappings are not events: the source's
-// first/last ts do not change.
+// first/last ts do not change.  Record, if not NULL, receives the row
+// appended.
 //
 
 RTL_STATUS TraceImportModuleLine(PTRACE_IMPORT Import, LONGLONG Timestamp,
                                  ULONG Pid, PCSZ Line, PCSZ LineEnd,
-                                 PBOOL Parsed);
+                                 PBOOL Parsed, PMODULE_RECORD Record);
+
+//
+// Appends a `module` row the caller has filled (a live recorder's mmap).
+//
+
+RTL_STATUS TraceImportModule(PTRACE_IMPORT Import, PMODULE_RECORD Record);
 
 //
 // Commits when CommitEvery events have accumulated, and reports progress.

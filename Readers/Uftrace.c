@@ -895,7 +895,7 @@ Routine Description:
 
         Status = TraceImportModuleLine(Reader->Import, Session->Timestamp,
                                        Session->Pid, Cursor, LineEnd,
-                                       &Parsed);
+                                       &Parsed, NULL);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }

@@ -64,9 +64,10 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
     COLUMN("cpu", U32, PAGE_FAULT_RECORD, Cpu, NUL,
            "CPU that recorded the event, NULL when the source does not say"),
     COLUMN("module", U32, PAGE_FAULT_RECORD, ModuleId, NSTR,
-           "mapping (dso) that holds the address, when the source says"),
+           "mapping of the address if known: a file, [stack], //anon..."),
     COLUMN("ip_module", U32, PAGE_FAULT_RECORD, IpModuleId, NSTR,
-           "mapping (dso) that holds the ip, when the source says"),
+           "mapping (dso) that holds the ip, when the source says "
+           "(as for module)"),
 };
 
 SCHEMA(TracePageFaultSchema, "page_fault", PAGE_FAULT_RECORD,
@@ -269,7 +270,8 @@ static const TRACE_COLUMN_DESCRIPTOR ModuleColumns[] = {
 };
 
 SCHEMA(TraceModuleSchema, "module", MODULE_RECORD, ModuleColumns,
-       "memory mappings of processes (/proc/PID/maps, uftrace *.map)");
+       "memory mappings of processes (/proc/PID/maps, uftrace *.map, "
+       "tracestore record's mmap records)");
 
 static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
     COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,

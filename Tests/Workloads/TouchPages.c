@@ -7,7 +7,15 @@
 ** (demand-zero faults), then maps FILE (default: this program) and reads
 ** one byte per page (file-backed faults), unmaps both and sleeps
 ** PAUSE_MS.  The first line of output is the process id, so that a test
-** can pick this process's events out of a system-wide capture.
+** can pick this process's events out of a system-wide capture.  Then one
+** line per round, all numbers in decimal:
+**
+**   round R T0 T1 ANON_START ANON_END FILE_START FILE_END
+**
+** T0 and T1 are CLOCK_MONOTONIC ns before the first mmap and after the
+** last munmap of the round; the ranges are what mmap returned, so a test
+** can tell which mapping each fault of the round hit without asking the
+** recorder.
 */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +23,12 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+static unsigned long long monoNs(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec*1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
 
 int main(int argc, char **argv){
   long nPage = argc>1 ? strtol(argv[1], 0, 0) : 256;
@@ -28,6 +42,7 @@ int main(int argc, char **argv){
   printf("%ld\n", (long)getpid());
   fflush(stdout);
   for(r=0; r<nRound; r++){
+    unsigned long long t0 = monoNs(), t1;
     char *a = mmap(0, nPage*szPage, PROT_READ|PROT_WRITE,
                    MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
     int fd = open(zFile, O_RDONLY);
@@ -42,6 +57,10 @@ int main(int argc, char **argv){
     munmap((void*)f, len);
     munmap(a, nPage*szPage);
     close(fd);
+    t1 = monoNs();
+    printf("round %ld %llu %llu %lu %lu %lu %lu\n", r, t0, t1,
+           (unsigned long)a, (unsigned long)(a + nPage*szPage),
+           (unsigned long)f, (unsigned long)(f + len));
     if( msPause>0 ){
       struct timespec ts;
       ts.tv_sec = msPause/1000;

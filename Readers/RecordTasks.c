@@ -1,0 +1,632 @@
+/*
+** The tasks and address spaces of a live recording (see RecordTasks.h).
+**
+** One open-addressing table, keyed by tid, holds every thread seen: its
+** process (thread group) and, for a process's own entry (tid == pid), its
+** mappings as an array sorted by start address and kept disjoint: a new
+** mapping replaces whatever it overlaps, as mmap(MAP_FIXED) does, so the
+** array always says what the process had mapped at the time of the last
+** record applied.  Unmaps are not reported by perf; a stale mapping only
+** matters for a fault on an address that is not mapped (a segfault).
+**
+** Perf records arrive per CPU, each CPU in time order.  recTasksPoll moves
+** them into one queue sorted by time; the recorder applies the queue up
+** to the time of each event before it decodes the event.  The records up
+** to a merge watermark are all in the perf buffers by the time the
+** recorder merges up to it, since mmap, fork and exec write them
+** synchronously.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "RecordTasks.h"
+
+#define PERF_DATA_PAGES 64      /* per CPU buffer, a power of two */
+
+typedef struct RecTask {
+  int tid;                      /* 0: an empty slot */
+  int pid;                      /* its process; 0 when unknown */
+  int bMaps;                    /* process entry: its mappings are known */
+  int nMap, nMapAlloc;
+  MODULE_RECORD *aMap;          /* sorted by Start, disjoint */
+} RecTask;
+
+/* A perf record waiting for the events of its time. */
+typedef struct RecSide {
+  long long ts;
+  unsigned long long iSeq;      /* arrival order: equal times stay in it */
+  unsigned type;                /* PERF_RECORD_MMAP2, _FORK or _COMM */
+  int pid, tid, ppid;
+  unsigned long long start, len, pgoff;
+  unsigned prot, flags;
+  char *zPath;                  /* MMAP2: the file, or "//anon", ... */
+} RecSide;
+
+typedef struct RecPerfBuf {
+  unsigned char *pMap;          /* metadata page + PERF_DATA_PAGES */
+  size_t nMap;
+} RecPerfBuf;
+
+struct RecTasks {
+  PTRACE_IMPORT pImp;
+  TRACE_EVENT_RESOLVER resolver;
+  RecTask *aTask;
+  int nTask, nTaskAlloc;
+  RecSide *aSide;               /* queue: [iSide, nSide) not yet applied */
+  int iSide, nSide, nSideAlloc;
+  RecPerfBuf *aBuf;
+  int nBuf;
+  int *aFd;                     /* every perf event, to close */
+  int nFd;
+  int bScoped;                  /* perf follows given processes only */
+  int iSelf;                    /* the recorder's own pid */
+  ULONG anonId;                 /* "//anon" */
+  size_t szPage;
+  unsigned long long nLost, nApplied, iSeq;
+  unsigned char aRec[65536];    /* one perf record, unwrapped */
+};
+
+/* ---------------------------------------------------------------- tasks */
+
+static RecTask *taskFind(RecTasks *T, int tid){
+  unsigned h;
+  if( T->nTaskAlloc==0 || tid<=0 ) return 0;
+  h = (unsigned)tid*2654435761u % (unsigned)T->nTaskAlloc;
+  while( T->aTask[h].tid ){
+    if( T->aTask[h].tid==tid ) return &T->aTask[h];
+    h = (h+1) % (unsigned)T->nTaskAlloc;
+  }
+  return 0;
+}
+
+/* The entry of tid, made if new (entries move: re-find after a call). */
+static RecTask *taskAdd(RecTasks *T, int tid){
+  RecTask *t = taskFind(T, tid);
+  unsigned h;
+  if( t ) return t;
+  if( (T->nTask+1)*2>T->nTaskAlloc ){
+    int nNew = T->nTaskAlloc ? T->nTaskAlloc*2 : 1024, i;
+    RecTask *aNew = calloc(nNew, sizeof(RecTask));
+    if( aNew==0 ) return 0;
+    for(i=0; i<T->nTaskAlloc; i++){
+      if( T->aTask[i].tid==0 ) continue;
+      h = (unsigned)T->aTask[i].tid*2654435761u % (unsigned)nNew;
+      while( aNew[h].tid ) h = (h+1) % (unsigned)nNew;
+      aNew[h] = T->aTask[i];
+    }
+    free(T->aTask);
+    T->aTask = aNew;
+    T->nTaskAlloc = nNew;
+  }
+  h = (unsigned)tid*2654435761u % (unsigned)T->nTaskAlloc;
+  while( T->aTask[h].tid ) h = (h+1) % (unsigned)T->nTaskAlloc;
+  T->aTask[h].tid = tid;
+  T->nTask++;
+  return &T->aTask[h];
+}
+
+/* The process of tid from /proc/TID/status, or 0. */
+static int readTgid(int tid){
+  char zPath[64], zBuf[4096];
+  const char *z;
+  ssize_t n;
+  int fd;
+  snprintf(zPath, sizeof(zPath), "/proc/%d/status", tid);
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return 0;
+  n = read(fd, zBuf, sizeof(zBuf)-1);
+  close(fd);
+  if( n<=0 ) return 0;
+  zBuf[n] = 0;
+  z = strstr(zBuf, "\nTgid:");
+  return z ? atoi(z+6) : 0;
+}
+
+/* ------------------------------------------------------------- mappings */
+
+/* Index of the first mapping of t that ends above addr. */
+static int mapLowerBound(const RecTask *t, unsigned long long addr){
+  int lo = 0, hi = t->nMap;
+  while( lo<hi ){
+    int mid = (lo+hi)/2;
+    if( t->aMap[mid].End<=addr ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+/* Puts r into t's mappings in place of what it overlaps.  0 or -1. */
+static int mapInsert(RecTask *t, const MODULE_RECORD *r){
+  MODULE_RECORD aKeep[3];      /* left of r, r, right of r */
+  int i, j, nKeep = 0;
+  if( r->End<=r->Start ) return 0;
+  if( t->nMap+2>t->nMapAlloc ){
+    int nNew = t->nMapAlloc ? t->nMapAlloc*2 : 64;
+    MODULE_RECORD *aNew = realloc(t->aMap, nNew*sizeof(MODULE_RECORD));
+    if( aNew==0 ) return -1;
+    t->aMap = aNew;
+    t->nMapAlloc = nNew;
+  }
+  i = mapLowerBound(t, r->Start);
+  for(j=i; j<t->nMap && t->aMap[j].Start<r->End; j++){}
+  if( i<j && t->aMap[i].Start<r->Start ){
+    aKeep[nKeep] = t->aMap[i];
+    aKeep[nKeep++].End = r->Start;
+  }
+  aKeep[nKeep] = *r;
+  nKeep++;
+  if( i<j && t->aMap[j-1].End>r->End ){
+    MODULE_RECORD *pRight = &aKeep[nKeep];
+    *pRight = t->aMap[j-1];
+    pRight->Offset += r->End - pRight->Start;
+    pRight->Start = r->End;
+    nKeep++;
+  }
+  memmove(&t->aMap[i+nKeep], &t->aMap[j],
+          (t->nMap-j)*sizeof(MODULE_RECORD));
+  memcpy(&t->aMap[i], aKeep, nKeep*sizeof(MODULE_RECORD));
+  t->nMap += nKeep - (j-i);
+  return 0;
+}
+
+/* Appends r to the module store and to process pid's model.  0 or -1. */
+static int mapAdd(RecTasks *T, int pid, const MODULE_RECORD *r){
+  MODULE_RECORD row = *r;
+  RecTask *t;
+  if( !RTL_SUCCESS(TraceImportModule(T->pImp, &row)) ) return -1;
+  t = taskFind(T, pid);
+  if( t && mapInsert(t, r) ){
+    RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/*
+** Learns process pid's mappings from /proc/PID/maps, as of now, recorded
+** at ts, unless they are known.  A process that is gone has none.
+*/
+static int procLoad(RecTasks *T, int pid, long long ts){
+  RecTask *t = taskAdd(T, pid);
+  char zPath[64];
+  char *z = 0, *zLine, *zEnd;
+  size_t n = 0, nAlloc = 0;
+  int fd;
+  if( t==0 ) goto no_mem;
+  if( t->bMaps ) return 0;
+  t->bMaps = 1;
+  t->pid = pid;
+  snprintf(zPath, sizeof(zPath), "/proc/%d/maps", pid);
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return 0;
+  for(;;){
+    ssize_t got;
+    if( n+1>=nAlloc ){
+      char *zNew = realloc(z, nAlloc ? nAlloc*2 : 65536);
+      if( zNew==0 ){ close(fd); goto no_mem; }
+      z = zNew;
+      nAlloc = nAlloc ? nAlloc*2 : 65536;
+    }
+    got = read(fd, z+n, nAlloc-n-1);
+    if( got<0 && errno==EINTR ) continue;
+    if( got<=0 ) break;
+    n += (size_t)got;
+  }
+  close(fd);
+  for(zLine=z; zLine && zLine<z+n; zLine=zEnd+1){
+    MODULE_RECORD r;
+    BOOL bParsed;
+    zEnd = memchr(zLine, '\n', (size_t)(z+n-zLine));
+    if( zEnd==0 ) zEnd = z+n;
+    if( !RTL_SUCCESS(TraceImportModuleLine(T->pImp, ts, (ULONG)pid, zLine,
+                                           zEnd, &bParsed, &r)) ){
+      free(z);
+      return -1;
+    }
+    if( bParsed && mapInsert(taskFind(T, pid), &r) ){ free(z); goto no_mem; }
+  }
+  free(z);
+  return 0;
+no_mem:
+  RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+  return -1;
+}
+
+/* Forgets pid's mappings (an exec replaced them) and reads them again. */
+static int procExec(RecTasks *T, int pid, long long ts){
+  RecTask *t = taskFind(T, pid);
+  if( t ){
+    t->nMap = 0;
+    t->bMaps = 0;
+  }
+  return procLoad(T, pid, ts);
+}
+
+int recTasksSeen(RecTasks *T, int tid, long long ts){
+  RecTask *t;
+  int pid;
+  if( tid<=0 || taskFind(T, tid) ) return 0;
+  pid = readTgid(tid);
+  t = taskAdd(T, tid);
+  if( t==0 ){
+    RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+    return -1;
+  }
+  t->pid = pid;
+  return pid>0 ? procLoad(T, pid, ts) : 0;
+}
+
+int recTasksExec(RecTasks *T, int tid, long long ts){
+  RecTask *t = taskFind(T, tid);
+  int pid = t && t->pid>0 ? t->pid : tid;
+  return procExec(T, pid, ts);
+}
+
+/* -------------------------------------------------------- perf records */
+
+/* Applies one queued record. */
+static int sideApply(RecTasks *T, RecSide *s){
+  RecTask *t;
+  if( s->pid==T->iSelf ) return 0;
+  T->nApplied++;
+  switch( s->type ){
+    case PERF_RECORD_MMAP2: {
+      MODULE_RECORD r;
+      char zPerms[4];
+      t = taskFind(T, s->pid);
+      if( !(t && t->bMaps) ){
+        /* A process with no event yet: system-wide, wait for its first
+        ** event (it reads /proc); followed processes: read it now. */
+        if( !T->bScoped ) return 0;
+        if( procLoad(T, s->pid, s->ts) ) return -1;
+      }
+      if( s->len==0 || s->start+s->len<s->start ) return 0;
+      r.Timestamp = s->ts;
+      r.Start = s->start;
+      r.End = s->start + s->len;
+      r.Offset = s->pgoff;
+      r.Pid = (ULONG)s->pid;
+      r.PathId = TRACE_NULL_ULONG;
+      r.BuildIdId = TRACE_NULL_ULONG;
+      if( strcmp(s->zPath, "//anon")!=0 && s->zPath[0] ){
+        if( !RTL_SUCCESS(TraceImportIntern(T->pImp, s->zPath,
+                                           (ULONG)strlen(s->zPath),
+                                           &r.PathId)) ){
+          return -1;
+        }
+      }
+      zPerms[0] = (s->prot & PROT_READ) ? 'r' : '-';
+      zPerms[1] = (s->prot & PROT_WRITE) ? 'w' : '-';
+      zPerms[2] = (s->prot & PROT_EXEC) ? 'x' : '-';
+      zPerms[3] = (s->flags & MAP_SHARED) ? 's' : 'p';
+      if( !RTL_SUCCESS(TraceImportIntern(T->pImp, zPerms, 4, &r.PermsId)) ){
+        return -1;
+      }
+      return mapAdd(T, s->pid, &r);
+    }
+    case PERF_RECORD_FORK: {
+      RecTask *pParent;
+      int i;
+      t = taskAdd(T, s->tid);
+      if( t==0 ) goto no_mem;
+      t->pid = s->pid;
+      if( s->pid!=s->tid || t->bMaps ) return 0;       /* a thread */
+      pParent = taskFind(T, s->ppid);
+      if( !(pParent && pParent->bMaps) ){
+        return T->bScoped ? procLoad(T, s->pid, s->ts) : 0;
+      }
+      /* A new process: a copy of its parent's address space. */
+      taskFind(T, s->pid)->bMaps = 1;
+      for(i=0; (pParent = taskFind(T, s->ppid))!=0 && i<pParent->nMap; i++){
+        MODULE_RECORD r = pParent->aMap[i];
+        r.Timestamp = s->ts;
+        r.Pid = (ULONG)s->pid;
+        if( mapAdd(T, s->pid, &r) ) return -1;
+      }
+      return 0;
+    }
+    case PERF_RECORD_COMM:
+      t = taskFind(T, s->pid);
+      if( !(t && t->bMaps) && !T->bScoped ) return 0;
+      return procExec(T, s->pid, s->ts);
+  }
+  return 0;
+no_mem:
+  RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+  return -1;
+}
+
+static int sideCompare(const void *a, const void *b){
+  const RecSide *x = a, *y = b;
+  if( x->ts!=y->ts ) return x->ts<y->ts ? -1 : 1;
+  return x->iSeq<y->iSeq ? -1 : x->iSeq>y->iSeq;
+}
+
+static unsigned rd32(const unsigned char *a){
+  unsigned v; memcpy(&v, a, 4); return v;
+}
+static unsigned long long rd64(const unsigned char *a){
+  unsigned long long v; memcpy(&v, a, 8); return v;
+}
+
+/* Queues one perf record of n bytes (header included).  0 or -1. */
+static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
+  struct perf_event_header h;
+  RecSide s;
+  memcpy(&h, a, sizeof(h));
+  if( h.type==PERF_RECORD_LOST ){
+    if( n>=24 ) T->nLost += rd64(a+16);
+    return 0;
+  }
+  /* sample_id_all with TID|TIME: pid, tid, time at the end */
+  if( n<8+16 ) return 0;
+  memset(&s, 0, sizeof(s));
+  s.type = h.type;
+  s.ts = (long long)rd64(a+n-8);
+  switch( h.type ){
+    case PERF_RECORD_MMAP2: {
+      const unsigned char *zName = a+72, *zStop = a+n-16;
+      if( n<72+16 ) return 0;
+      s.pid = (int)rd32(a+8);
+      s.tid = (int)rd32(a+12);
+      s.start = rd64(a+16);
+      s.len = rd64(a+24);
+      s.pgoff = rd64(a+32);
+      s.prot = rd32(a+64);
+      s.flags = rd32(a+68);
+      s.zPath = malloc((size_t)(zStop-zName)+1);
+      if( s.zPath==0 ) return -1;
+      memcpy(s.zPath, zName, (size_t)(zStop-zName));
+      s.zPath[zStop-zName] = 0;   /* the name is NUL-padded; cut anyway */
+      break;
+    }
+    case PERF_RECORD_FORK:
+      if( n<8+24+16 ) return 0;
+      s.pid = (int)rd32(a+8);
+      s.ppid = (int)rd32(a+12);
+      s.tid = (int)rd32(a+16);
+      break;
+    case PERF_RECORD_COMM:
+      if( !(h.misc & PERF_RECORD_MISC_COMM_EXEC) ) return 0;
+      s.pid = (int)rd32(a+8);
+      s.tid = (int)rd32(a+12);
+      break;
+    default:
+      return 0;
+  }
+  if( T->nSide>=T->nSideAlloc ){
+    int nNew = T->nSideAlloc ? T->nSideAlloc*2 : 256;
+    RecSide *aNew = realloc(T->aSide, nNew*sizeof(RecSide));
+    if( aNew==0 ){ free(s.zPath); return -1; }
+    T->aSide = aNew;
+    T->nSideAlloc = nNew;
+  }
+  s.iSeq = T->iSeq++;
+  T->aSide[T->nSide++] = s;
+  return 0;
+}
+
+/* Copies n bytes at ring position pos (wrapping) to pOut. */
+static void ringCopy(const unsigned char *aData, unsigned long long nData,
+                     unsigned long long pos, void *pOut, size_t n){
+  size_t iOff = (size_t)(pos & (nData-1));
+  size_t n1 = n<nData-iOff ? n : (size_t)(nData-iOff);
+  memcpy(pOut, aData+iOff, n1);
+  memcpy((unsigned char*)pOut+n1, aData, n-n1);
+}
+
+int recTasksPoll(RecTasks *T){
+  int i, iFirst = T->nSide;
+  for(i=0; i<T->nBuf; i++){
+    struct perf_event_mmap_page *m = (void*)T->aBuf[i].pMap;
+    const unsigned char *aData = T->aBuf[i].pMap + T->szPage;
+    unsigned long long nData = (unsigned long long)PERF_DATA_PAGES*T->szPage;
+    unsigned long long head = __atomic_load_n(&m->data_head,
+                                              __ATOMIC_ACQUIRE);
+    unsigned long long tail = m->data_tail;
+    while( head-tail>=sizeof(struct perf_event_header) ){
+      struct perf_event_header h;
+      ringCopy(aData, nData, tail, &h, sizeof(h));
+      if( h.size<sizeof(h) || h.size>head-tail ){ tail = head; break; }
+      ringCopy(aData, nData, tail, T->aRec, h.size);
+      if( sideParse(T, T->aRec, h.size) ){
+        RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0,
+                    "out of memory");
+        return -1;
+      }
+      tail += h.size;
+    }
+    __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+  }
+  if( T->nSide>iFirst ){
+    qsort(&T->aSide[T->iSide], (size_t)(T->nSide-T->iSide), sizeof(RecSide),
+          sideCompare);
+  }
+  return 0;
+}
+
+int recTasksApply(RecTasks *T, long long ts){
+  while( T->iSide<T->nSide && T->aSide[T->iSide].ts<=ts ){
+    RecSide *s = &T->aSide[T->iSide++];
+    int rc = sideApply(T, s);
+    free(s->zPath);
+    s->zPath = 0;
+    if( rc ) return -1;
+  }
+  if( T->iSide==T->nSide ) T->iSide = T->nSide = 0;
+  return 0;
+}
+
+/* --------------------------------------------------------------- perf */
+
+static int perfOpen(struct perf_event_attr *pAttr, int pid, int cpu){
+  return (int)syscall(__NR_perf_event_open, pAttr, pid, cpu, -1,
+                      PERF_FLAG_FD_CLOEXEC);
+}
+
+static int pushFd(RecTasks *T, int fd){
+  int *aNew = realloc(T->aFd, (T->nFd+1)*sizeof(int));
+  if( aNew==0 ){ close(fd); return -1; }
+  T->aFd = aNew;
+  T->aFd[T->nFd++] = fd;
+  return 0;
+}
+
+static void perfClose(RecTasks *T){
+  int i;
+  for(i=0; i<T->nBuf; i++) munmap(T->aBuf[i].pMap, T->aBuf[i].nMap);
+  for(i=0; i<T->nFd; i++) close(T->aFd[i]);
+  free(T->aBuf);
+  free(T->aFd);
+  T->aBuf = 0;
+  T->aFd = 0;
+  T->nBuf = T->nFd = 0;
+}
+
+int recTasksOpenPerf(RecTasks *T, int nCpu, const int *aCpu, int pid,
+                     char *zErr, int nErr){
+  struct perf_event_attr attr;
+  int aOne[1], *aTid = aOne, nTid = 1, i, j;
+  memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  attr.sample_id_all = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.mmap_data = 1;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  aOne[0] = pid;
+  if( pid>0 ){
+    /* Every thread of pid, and (inherit) what they start. */
+    char zDir[64];
+    DIR *pDir;
+    struct dirent *pEnt;
+    attr.inherit = 1;
+    T->bScoped = 1;
+    snprintf(zDir, sizeof(zDir), "/proc/%d/task", pid);
+    pDir = opendir(zDir);
+    if( pDir ){
+      aTid = 0;
+      nTid = 0;
+      while( (pEnt = readdir(pDir))!=0 ){
+        int tid = atoi(pEnt->d_name), *aNew;
+        if( tid<=0 ) continue;
+        aNew = realloc(aTid, (nTid+1)*sizeof(int));
+        if( aNew==0 ){ closedir(pDir); free(aTid); return -1; }
+        aTid = aNew;
+        aTid[nTid++] = tid;
+      }
+      closedir(pDir);
+      if( nTid==0 ){ free(aTid); aTid = aOne; nTid = 1; }
+    }
+  }
+  for(i=0; i<nCpu; i++){
+    int iOut = -1;
+    for(j=0; j<nTid; j++){
+      int fd = perfOpen(&attr, aTid[j], aCpu[i]);
+      if( fd<0 ){
+        if( errno==ESRCH && nTid>1 ) continue;     /* the thread ended */
+        snprintf(zErr, nErr, "perf_event_open (cpu %d): %s", aCpu[i],
+                 strerror(errno));
+        goto fail;
+      }
+      if( pushFd(T, fd) ) goto fail;
+      if( iOut<0 ){
+        size_t nMap = (1+PERF_DATA_PAGES)*T->szPage;
+        RecPerfBuf *aNew;
+        void *pMap = mmap(0, nMap, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0);
+        if( pMap==MAP_FAILED ){
+          snprintf(zErr, nErr, "mmap of a perf buffer: %s", strerror(errno));
+          goto fail;
+        }
+        aNew = realloc(T->aBuf, (T->nBuf+1)*sizeof(RecPerfBuf));
+        if( aNew==0 ){ munmap(pMap, nMap); goto fail; }
+        T->aBuf = aNew;
+        T->aBuf[T->nBuf].pMap = pMap;
+        T->aBuf[T->nBuf++].nMap = nMap;
+        iOut = fd;
+      }else if( ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, iOut)!=0 ){
+        snprintf(zErr, nErr, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+                 strerror(errno));
+        goto fail;
+      }
+    }
+  }
+  if( aTid!=aOne ) free(aTid);
+  return 0;
+fail:
+  if( zErr[0]==0 ) snprintf(zErr, nErr, "out of memory");
+  if( aTid!=aOne ) free(aTid);
+  perfClose(T);
+  T->bScoped = 0;
+  return -1;
+}
+
+int recTasksHasPerf(RecTasks *T){ return T->nBuf>0; }
+
+/* ------------------------------------------------------------ resolver */
+
+static ULONG resolvePid(PVOID pCtx, ULONG tid){
+  RecTask *t = taskFind((RecTasks*)pCtx, (int)tid);
+  return t && t->pid>0 ? (ULONG)t->pid : TRACE_NULL_ULONG;
+}
+
+static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr){
+  RecTasks *T = (RecTasks*)pCtx;
+  RecTask *t = taskFind(T, (int)pid);
+  int i;
+  if( t==0 ) return TRACE_NULL_ULONG;
+  i = mapLowerBound(t, addr);
+  if( i>=t->nMap || t->aMap[i].Start>addr ) return TRACE_NULL_ULONG;
+  return t->aMap[i].PathId!=TRACE_NULL_ULONG ? t->aMap[i].PathId
+                                             : T->anonId;
+}
+
+PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks *T){ return &T->resolver; }
+
+unsigned long long recTasksLost(RecTasks *T){ return T->nLost; }
+unsigned long long recTasksSideRecords(RecTasks *T){ return T->nApplied; }
+
+RecTasks *recTasksNew(PTRACE_IMPORT pImport){
+  RecTasks *T = calloc(1, sizeof(RecTasks));
+  if( T==0 ) return 0;
+  T->pImp = pImport;
+  T->iSelf = (int)getpid();
+  T->szPage = (size_t)sysconf(_SC_PAGESIZE);
+  T->resolver.PidOfTid = resolvePid;
+  T->resolver.ModuleOf = resolveModule;
+  T->resolver.Context = T;
+  if( !RTL_SUCCESS(TraceImportIntern(pImport, "//anon", 6, &T->anonId)) ){
+    free(T);
+    return 0;
+  }
+  return T;
+}
+
+void recTasksFree(RecTasks *T){
+  int i;
+  if( T==0 ) return;
+  perfClose(T);
+  for(i=0; i<T->nTaskAlloc; i++) free(T->aTask[i].aMap);
+  free(T->aTask);
+  for(i=T->iSide; i<T->nSide; i++) free(T->aSide[i].zPath);
+  free(T->aSide);
+  free(T);
+}

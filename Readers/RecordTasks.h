@@ -1,0 +1,66 @@
+/*
+** The tasks and address spaces a live recording watches (RecordTasks.c).
+** Hosted: libc, perf_event_open.
+**
+** Tracefs events name a thread (common_pid is the tid) and, for page
+** faults, an address.  To say which process a thread belongs to and which
+** mapping holds an address, the recorder keeps a model of each process:
+**
+**   - when a thread is first seen, /proc/TID/status gives its process,
+**     and /proc/PID/maps that process's mappings (also appended to the
+**     module store);
+**
+**   - perf side-band records (a dummy software event with mmap, mmap_data,
+**     comm_exec and task, on the CLOCK_MONOTONIC clock of the "mono"
+**     trace clock) then keep it current in event time: every mmap (file
+**     or anonymous), fork and exec.  They are applied in time order before
+**     the events that follow them, so a fault is attributed to the mapping
+**     that was there when it happened, even one made and removed before
+**     /proc could be read.
+**
+** Without perf (perf_event_open refused) the model comes from /proc alone,
+** re-read at each sched_process_exec the recording holds.
+*/
+#ifndef TRACER_RECORD_TASKS_H
+#define TRACER_RECORD_TASKS_H
+
+#include "TraceEvent.h"
+
+typedef struct RecTasks RecTasks;
+
+/* A model that appends its module rows through pImport.  NULL: no memory. */
+RecTasks *recTasksNew(PTRACE_IMPORT pImport);
+void recTasksFree(RecTasks*);
+
+/*
+** Opens the perf side-band on each of the nCpu CPUs in aCpu, for process
+** pid and its descendants (threads of pid: all of them), or the whole
+** system if pid is -1.  Returns 0, or -1 with a reason in zErr (the model
+** then relies on /proc).
+*/
+int recTasksOpenPerf(RecTasks*, int nCpu, const int *aCpu, int pid,
+                     char *zErr, int nErr);
+int recTasksHasPerf(RecTasks*);
+
+/*
+** Moves the perf records written so far into the model's queue, and
+** applies the queued ones up to time ts.  Returns 0, or -1 if the session
+** failed (the reason is in the import's Error).
+*/
+int recTasksPoll(RecTasks*);
+int recTasksApply(RecTasks*, long long ts);
+
+/* Thread tid has an event at ts: learns its process the first time. */
+int recTasksSeen(RecTasks*, int tid, long long ts);
+
+/* Thread tid exec'd at ts (sched_process_exec, when there is no perf). */
+int recTasksExec(RecTasks*, int tid, long long ts);
+
+/* Perf records the kernel dropped (its buffer was full), and applied. */
+unsigned long long recTasksLost(RecTasks*);
+unsigned long long recTasksSideRecords(RecTasks*);
+
+/* The resolver for the event sink: PidOfTid and ModuleOf. */
+PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks*);
+
+#endif
