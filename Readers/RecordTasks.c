@@ -36,6 +36,7 @@
 typedef struct RecTask {
   int tid;                      /* 0: an empty slot */
   int pid;                      /* its process; 0 when unknown */
+  ULONG commId;                 /* its name, or TRACE_NULL_ULONG */
   int bMaps;                    /* process entry: its mappings are known */
   int nMap, nMapAlloc;
   MODULE_RECORD *aMap;          /* sorted by Start, disjoint */
@@ -49,7 +50,10 @@ typedef struct RecSide {
   int pid, tid, ppid;
   unsigned long long start, len, pgoff;
   unsigned prot, flags;
-  char *zPath;                  /* MMAP2: the file, or "//anon", ... */
+  int bExec;                    /* COMM: the name changed by an exec */
+  int ptid;                     /* FORK: the thread that forked */
+  char *zPath;                  /* MMAP2: the file, or "//anon", ...;
+                                ** COMM: the new name */
 } RecSide;
 
 typedef struct RecPerfBuf {
@@ -111,16 +115,30 @@ static RecTask *taskAdd(RecTasks *T, int tid){
   h = (unsigned)tid*2654435761u % (unsigned)T->nTaskAlloc;
   while( T->aTask[h].tid ) h = (h+1) % (unsigned)T->nTaskAlloc;
   T->aTask[h].tid = tid;
+  T->aTask[h].commId = TRACE_NULL_ULONG;
   T->nTask++;
   return &T->aTask[h];
 }
 
-/* The process of tid from /proc/TID/status, or 0. */
-static int readTgid(int tid){
+/*
+** The process of tid from /proc/TID/status, or 0, and its name from
+** /proc/TID/comm into zComm (empty if gone).
+*/
+static int readTask(int tid, char *zComm, size_t nComm){
   char zPath[64], zBuf[4096];
   const char *z;
   ssize_t n;
   int fd;
+  zComm[0] = 0;
+  snprintf(zPath, sizeof(zPath), "/proc/%d/comm", tid);
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd>=0 ){
+    n = read(fd, zComm, nComm-1);
+    close(fd);
+    if( n<0 ) n = 0;
+    while( n>0 && zComm[n-1]=='\n' ) n--;
+    zComm[n] = 0;
+  }
   snprintf(zPath, sizeof(zPath), "/proc/%d/status", tid);
   fd = open(zPath, O_RDONLY|O_CLOEXEC);
   if( fd<0 ) return 0;
@@ -253,15 +271,23 @@ static int procExec(RecTasks *T, int pid, long long ts){
 
 int recTasksSeen(RecTasks *T, int tid, long long ts){
   RecTask *t;
+  char zComm[64];
+  ULONG commId = TRACE_NULL_ULONG;
   int pid;
   if( tid<=0 || taskFind(T, tid) ) return 0;
-  pid = readTgid(tid);
+  pid = readTask(tid, zComm, sizeof(zComm));
+  if( zComm[0]
+   && !RTL_SUCCESS(TraceImportIntern(T->pImp, zComm, (ULONG)strlen(zComm),
+                                     &commId)) ){
+    return -1;
+  }
   t = taskAdd(T, tid);
   if( t==0 ){
     RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
     return -1;
   }
   t->pid = pid;
+  t->commId = commId;
   return pid>0 ? procLoad(T, pid, ts) : 0;
 }
 
@@ -319,7 +345,12 @@ static int sideApply(RecTasks *T, RecSide *s){
       t = taskAdd(T, s->tid);
       if( t==0 ) goto no_mem;
       t->pid = s->pid;
-      if( s->pid!=s->tid || t->bMaps ) return 0;       /* a thread */
+      pParent = taskFind(T, s->ptid);
+      if( pParent ){
+        ULONG commId = pParent->commId;
+        taskFind(T, s->tid)->commId = commId;
+      }
+      if( s->pid!=s->tid || taskFind(T, s->tid)->bMaps ) return 0; /* thread */
       pParent = taskFind(T, s->ppid);
       if( !(pParent && pParent->bMaps) ){
         return T->bScoped ? procLoad(T, s->pid, s->ts) : 0;
@@ -335,6 +366,16 @@ static int sideApply(RecTasks *T, RecSide *s){
       return 0;
     }
     case PERF_RECORD_COMM:
+      t = taskFind(T, s->tid);
+      if( t==0 && !T->bScoped ) return 0;
+      if( (t = taskAdd(T, s->tid))==0 ) goto no_mem;
+      t->pid = s->pid;
+      if( !RTL_SUCCESS(TraceImportIntern(T->pImp, s->zPath,
+                                         (ULONG)strlen(s->zPath),
+                                         &t->commId)) ){
+        return -1;
+      }
+      if( !s->bExec ) return 0;
       t = taskFind(T, s->pid);
       if( !(t && t->bMaps) && !T->bScoped ) return 0;
       return procExec(T, s->pid, s->ts);
@@ -386,7 +427,7 @@ static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
       s.zPath = malloc((size_t)(zStop-zName)+1);
       if( s.zPath==0 ) return -1;
       memcpy(s.zPath, zName, (size_t)(zStop-zName));
-      s.zPath[zStop-zName] = 0;   /* the name is NUL-padded; cut anyway */
+      s.zPath[zStop-zName] = 0;   /* NUL-padded: strlen ends it */
       break;
     }
     case PERF_RECORD_FORK:
@@ -394,12 +435,22 @@ static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
       s.pid = (int)rd32(a+8);
       s.ppid = (int)rd32(a+12);
       s.tid = (int)rd32(a+16);
+      s.ptid = (int)rd32(a+20);
       break;
-    case PERF_RECORD_COMM:
-      if( !(h.misc & PERF_RECORD_MISC_COMM_EXEC) ) return 0;
+    case PERF_RECORD_COMM: {
+      const unsigned char *zName = a+16, *zStop = a+n-16;
+      size_t nName;
+      if( n<16+16 ) return 0;
       s.pid = (int)rd32(a+8);
       s.tid = (int)rd32(a+12);
+      s.bExec = (h.misc & PERF_RECORD_MISC_COMM_EXEC)!=0;
+      nName = strnlen((const char*)zName, (size_t)(zStop-zName));
+      s.zPath = malloc(nName+1);
+      if( s.zPath==0 ) return -1;
+      memcpy(s.zPath, zName, nName);
+      s.zPath[nName] = 0;
       break;
+    }
     default:
       return 0;
   }
@@ -599,6 +650,11 @@ static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr){
                                              : T->anonId;
 }
 
+static ULONG resolveComm(PVOID pCtx, ULONG tid){
+  RecTask *t = taskFind((RecTasks*)pCtx, (int)tid);
+  return t ? t->commId : TRACE_NULL_ULONG;
+}
+
 PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks *T){ return &T->resolver; }
 
 unsigned long long recTasksLost(RecTasks *T){ return T->nLost; }
@@ -612,6 +668,7 @@ RecTasks *recTasksNew(PTRACE_IMPORT pImport){
   T->szPage = (size_t)sysconf(_SC_PAGESIZE);
   T->resolver.PidOfTid = resolvePid;
   T->resolver.ModuleOf = resolveModule;
+  T->resolver.CommOf = resolveComm;
   T->resolver.Context = T;
   if( !RTL_SUCCESS(TraceImportIntern(pImport, "//anon", 6, &T->anonId)) ){
     free(T);

@@ -482,8 +482,8 @@ typedef struct _TRACE_ARGS_CACHE_ENTRY {
 
 //
 // What a live recorder knows about the tasks it watches and that the
-// event records do not say: the process (thread group) of a thread, and
-// the mapping that holds an address of a process.  Optional; a reader of
+// event records do not say: the process (thread group) and name of a
+// thread, and the mapping that holds an address of a process.  Optional; a reader of
 // files leaves Sink->Resolver NULL.
 //
 
@@ -502,6 +502,13 @@ typedef struct _TRACE_EVENT_RESOLVER {
     //
 
     ULONG (*ModuleOf)(PVOID Context, ULONG Pid, ULONGLONG Address);
+
+    //
+    // The string id of thread Tid's command name at the time of the event
+    // being decoded, or TRACE_NULL_ULONG to use saved_cmdlines.
+    //
+
+    ULONG (*CommOf)(PVOID Context, ULONG Tid);
 
     PVOID Context;
 } TRACE_EVENT_RESOLVER, *PTRACE_EVENT_RESOLVER;

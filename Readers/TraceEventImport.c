@@ -1170,12 +1170,17 @@ TraceEventSinkRecord(
     Event.Tid = (ULONG)TraceEventReadNumber(Data + Table->PidOffset,
                                             Table->PidSize);
     Event.Pid = TRACE_NULL_ULONG;
-    if (Sink->Resolver != NULL && Event.Tid != 0) {
-        Event.Pid = Sink->Resolver->PidOfTid(Sink->Resolver->Context,
-                                             Event.Tid);
-    }
     Event.Cpu = Cpu;
     Event.CommId = CommOf(Sink, Event.Tid);
+    if (Sink->Resolver != NULL && Event.Tid != 0) {
+        PTRACE_EVENT_RESOLVER Resolver = Sink->Resolver;
+        ULONG CommId = Resolver->CommOf(Resolver->Context, Event.Tid);
+
+        Event.Pid = Resolver->PidOfTid(Resolver->Context, Event.Tid);
+        if (CommId != TRACE_NULL_ULONG) {
+            Event.CommId = CommId;
+        }
+    }
     Event.FlagsId = TRACE_NULL_ULONG;
     Event.Padding = 0;
 

@@ -17,7 +17,8 @@
 # at least 99% of each, and 300 x 20 faults in the anonymous ranges (one
 # per page written).  Each round maps and unmaps both within a few
 # hundred microseconds and the next round gets the same addresses back, so
-# only mmap records applied in event time get this right.  Exit 77 (CTest
+# only mmap records applied in event time get this right.  Those faults
+# must also carry the workload's pid and command name.  Exit 77 (CTest
 # skip) without root or tracefs.
 #
 set -u
@@ -74,8 +75,8 @@ echo "pid $PID: $n_prog text mappings of $prog, $n_libc of $libc," \
 
 # Faults by address: the workload's rounds against the module column.
 data=$(realpath "$DATA")
-"$TS" sql --csv "$S" "SELECT ts, address, ifnull(module, '') FROM page_fault
-                      WHERE tid=$PID ORDER BY ts" > "$W/faults.csv"
+"$TS" sql --csv "$S" "SELECT ts, address, ifnull(module, ''), comm, pid
+                      FROM page_fault WHERE tid=$PID ORDER BY ts" > "$W/faults.csv"
 set -- $(awk -F, -v data="$data" '
   FNR == NR { if ($1 == "round") { n++; t0[n] = $3; t1[n] = $4;
                 a0[n] = $5; a1[n] = $6; f0[n] = $7; f1[n] = $8 }
@@ -84,11 +85,13 @@ set -- $(awk -F, -v data="$data" '
   { ts = $1 + 0; ad = $2 + 0; m = $3
     for (r = 1; r <= n; r++) if (ts >= t0[r] && ts <= t1[r]) break
     if (r > n) next
+    nt++; if ($4 == comm && $5 == pid) okt++
     if (ad >= a0[r] && ad < a1[r]) { na++; if (m == "//anon") oka++ }
     else if (ad >= f0[r] && ad < f1[r]) { nf++; if (m == data) okf++ } }
-  END { print n + 0, na + 0, oka + 0, nf + 0, okf + 0 }
-' FS=' ' "$W/workload.out" FS=, "$W/faults.csv")
-rounds=$1 n_anon=$2 ok_anon=$3 n_file=$4 ok_file=$5
+  END { print n + 0, na + 0, oka + 0, nf + 0, okf + 0, nt + 0, okt + 0 }
+' comm="$(basename "$TP" | cut -c1-15)" pid="$PID" \
+  FS=' ' "$W/workload.out" FS=, "$W/faults.csv")
+rounds=$1 n_anon=$2 ok_anon=$3 n_file=$4 ok_file=$5 n_round=$6 ok_task=$7
 echo "by address: $n_anon faults in the $rounds rounds' anonymous ranges," \
      "$ok_anon of them with module //anon; $n_file in the data file's," \
      "$ok_file with module $data"
@@ -99,4 +102,8 @@ echo "by address: $n_anon faults in the $rounds rounds' anonymous ranges," \
   fail "fewer than 99% of the anonymous faults have module //anon"
 [ $((ok_file * 100)) -ge $((n_file * 99)) ] ||
   fail "fewer than 99% of the data file's faults have module $data"
+# The rounds run after the exec: the program's name (as the kernel cuts
+# it, 15 bytes) and the process id, which tracefs events do not carry.
+echo "$ok_task of the rounds' $n_round faults name $PID and $(basename "$TP")"
+[ "$ok_task" = "$n_round" ] || fail "faults in the rounds with another comm or pid"
 echo PASS
