@@ -498,6 +498,16 @@ fail:
   return -1;
 }
 
+/* Bytes of records and strings committed to the session's stores. */
+static unsigned long long sessionBytes(PTRACE_SESSION pSession){
+  unsigned long long n = 0;
+  ULONG i;
+  for(i=0; i<pSession->NumberOfStores; i++){
+    n += pSession->Stores[i].CommittedCount * pSession->Stores[i].RecordSize;
+  }
+  return n;
+}
+
 /* Sums overrun, commit overrun and dropped events of every CPU. */
 static void readStats(Recorder *p){
   int i;
@@ -585,7 +595,8 @@ static const char zRecordHelp[] =
 "  -- COMMAND ARGS    run COMMAND; record it and its children; stop when\n"
 "                     it exits\n"
 "  --duration SEC     stop after SEC seconds\n"
-"  --max-size BYTES   stop after BYTES of ring-buffer data (K, M, G)\n"
+"  --max-size BYTES   stop when the session holds BYTES of records and\n"
+"                     strings (K, M, G)\n"
 "  -b KB              ring buffer per CPU (default 4096)\n"
 "\n"
 "Ctrl-C stops too.  On stop the buffers are drained and a summary is\n"
@@ -877,7 +888,6 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
   /* Record. */
   for(;;){
     long long tNow, n;
-    unsigned long long nBytes = 0;
     usleep(2000);
     tNow = monoNs();
     n = mergeUpTo(p, tNow - WINDOW_NS);
@@ -897,9 +907,6 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
                 strerror(p->aCpu[i].iErrno));
         goto done;
       }
-      pthread_mutex_lock(&p->aCpu[i].mutex);
-      nBytes += p->aCpu[i].nBytes;
-      pthread_mutex_unlock(&p->aCpu[i].mutex);
     }
     if( recStop ){ zWhy = "interrupted"; break; }
     if( child>0 && waitpid(child, &iChildStatus, WNOHANG)==child ){
@@ -915,7 +922,10 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
       zWhy = "--duration reached";
       break;
     }
-    if( mxBytes && nBytes>=mxBytes ){ zWhy = "--max-size reached"; break; }
+    if( mxBytes && sessionBytes(pSession)>=mxBytes ){
+      zWhy = "--max-size reached";
+      break;
+    }
   }
 
   /* Drain. */
@@ -963,9 +973,9 @@ done:
     t = (monoNs() - t0)/1e9;
     if( rc==0 ){
       fprintf(stderr, "tracestore record: %s after %.2f s: %llu events "
-              "(%.0f/s), %llu bytes read, %llu lost%s\n", zWhy, t,
-              (unsigned long long)p->imp.Events,
-              t>0 ? p->imp.Events/t : 0.0, nBytes,
+              "(%.0f/s), %llu bytes read, %llu stored, %llu lost%s\n", zWhy,
+              t, (unsigned long long)p->imp.Events,
+              t>0 ? p->imp.Events/t : 0.0, nBytes, sessionBytes(pSession),
               (unsigned long long)p->imp.LostEvents,
               p->imp.LostEvents ? " (ring buffer overrun: try a larger -b)"
                                 : "");
