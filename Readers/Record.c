@@ -599,7 +599,8 @@ static const char zRecordHelp[] =
 "                     strings (K, M, G)\n"
 "  -b KB              ring buffer per CPU (default 4096)\n"
 "\n"
-"Ctrl-C stops too.  On stop the buffers are drained and a summary is\n"
+"Ctrl-C stops too.  A COMMAND still running at the stop gets SIGTERM.\n"
+"On stop the buffers are drained and a summary is\n"
 "printed: events per store, events lost (overruns in\n"
 "per_cpu/cpuN/stats, also kept as the ftrace_event store's dropped\n"
 "count), bytes and rate.  Needs root (tracefs).\n";
@@ -1009,8 +1010,10 @@ done:
   recTasksFree(p->pTasks);
   free(p->aCpu);
   if( child>0 ){
-    /* Ctrl-C reached the command too; wait for it so no zombie remains. */
-    if( rc!=0 ) kill(child, SIGTERM);
+    /* Stopped before the command ended (--duration, --max-size, an error,
+    ** a signal that reached only us): end it as timeout(1) would, and
+    ** wait for it so that no zombie remains. */
+    kill(child, SIGTERM);
     waitpid(child, &iChildStatus, 0);
   }
   if( rc==0 && iChildStatus!=-1 && WIFEXITED(iChildStatus)

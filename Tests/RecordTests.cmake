@@ -41,3 +41,11 @@ add_test(NAME record_maps
 set_tests_properties(record_maps PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+add_test(NAME record_stops
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_stops.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/record_stops)
+set_tests_properties(record_stops PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
