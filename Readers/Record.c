@@ -22,7 +22,10 @@
 **
 **   - One reader thread per CPU reads per_cpu/cpuN/trace_pipe_raw (whole
 **     ring-buffer pages, non-blocking, polling every millisecond) into a
-**     queue.  The main thread alone touches the session: it decodes the
+**     queue, up to 4 ring buffers' worth (at least 16 MB) ahead of the
+**     decoder; beyond that it leaves the pages in the ring buffer, where
+**     the kernel counts what it overwrites as lost.  The main thread alone
+**     touches the session: it decodes the
 **     queued pages and merges the CPUs in time order, but only up to a
 **     watermark WINDOW_NS behind the present, so that a CPU whose pages
 **     are not read yet cannot be overtaken (events later than that arrive
@@ -96,6 +99,7 @@ typedef struct RecCpu {
   pthread_mutex_t mutex;
   RecPage *pHead, *pTail;       /* filled by the reader thread */
   unsigned long long nBytes;    /* read by the reader thread */
+  unsigned long long nQueued;   /* bytes read and not yet decoded (atomic) */
   /* Main thread only. */
   RecPage *pQHead, *pQTail;     /* taken from the reader, not decoded */
   RecPage *pCur;                /* page being decoded */
@@ -113,6 +117,7 @@ struct Recorder {
   int nCpu;
   RecCpu *aCpu;
   volatile int bDrain;          /* readers: stop at the first empty read */
+  unsigned long long mxQueued;  /* a reader waits above this, unless draining */
   TRACE_EVENT_TABLE table;
   int bTable;
   TRACE_EVENT_SINK *pSink;
@@ -356,8 +361,16 @@ static void *readerMain(void *pArg){
       pg = malloc(sizeof(RecPage) + p->szPage);
       if( pg==0 ){ c->iErrno = ENOMEM; break; }
     }
+    if( __atomic_load_n(&c->nQueued, __ATOMIC_RELAXED)>p->mxQueued
+     && !__atomic_load_n(&p->bDrain, __ATOMIC_ACQUIRE) ){
+      /* The decoder is behind: let the ring buffer hold the rest (and
+      ** count what it overwrites as lost) rather than grow without end. */
+      usleep(POLL_US);
+      continue;
+    }
     n = read(c->fd, pg->a, p->szPage);
     if( n>0 ){
+      __atomic_add_fetch(&c->nQueued, (unsigned long long)n, __ATOMIC_RELAXED);
       pg->n = (size_t)n;
       pg->pNext = 0;
       pthread_mutex_lock(&c->mutex);
@@ -390,6 +403,14 @@ static void takePages(RecCpu *c){
   c->pQTail = pTail;
 }
 
+/* Frees the page just decoded (or refused). */
+static void pageDone(RecCpu *c){
+  __atomic_sub_fetch(&c->nQueued, (unsigned long long)c->pCur->n,
+                     __ATOMIC_RELAXED);
+  free(c->pCur);
+  c->pCur = 0;
+}
+
 /* Makes c->ev the CPU's next event, if it has one queued. */
 static void cpuAdvance(Recorder *p, RecCpu *c){
   for(;;){
@@ -408,8 +429,7 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
                   c->iCpu, zReason ? zReason : RtlStatusText(s));
         }
       }
-      free(c->pCur);
-      c->pCur = 0;
+      pageDone(c);
     }
     if( c->pQHead==0 ){
       c->bHasEvent = 0;
@@ -425,8 +445,7 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
         recFail("CPU %d: bad ring-buffer page, skipped: %s", c->iCpu,
                 zReason ? zReason : RtlStatusText(s));
       }
-      free(c->pCur);
-      c->pCur = 0;
+      pageDone(c);
       continue;
     }
     if( c->page.LostEvents!=0 ){
@@ -715,6 +734,9 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     recFail("%s: the kernel has no mono trace_clock", p->zInst);
     goto done;
   }
+  /* Read ahead of the decoder: 4 ring buffers' worth, at least 16 MB. */
+  p->mxQueued = (unsigned long long)nBufferKb*1024*4;
+  if( p->mxQueued<(16ULL<<20) ) p->mxQueued = 16ULL<<20;
   snprintf(zBuf, sizeof(zBuf), "%ld", nBufferKb);
   if( writeFile(p->zInst, "buffer_size_kb", zBuf) ){
     recFail("cannot set a ring buffer of %ld KB per CPU", nBufferKb);
