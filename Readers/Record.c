@@ -100,6 +100,7 @@ typedef struct RecCpu {
   RecPage *pHead, *pTail;       /* filled by the reader thread */
   unsigned long long nBytes;    /* read by the reader thread */
   unsigned long long nQueued;   /* bytes read and not yet decoded (atomic) */
+  unsigned long long nLost;     /* overruns and drops in its stats */
   /* Main thread only. */
   RecPage *pQHead, *pQTail;     /* taken from the reader, not decoded */
   RecPage *pCur;                /* page being decoded */
@@ -538,19 +539,21 @@ static void readStats(Recorder *p){
              p->aCpu[i].iCpu);
     z = readText(zPath, 0);
     if( z==0 ) continue;
+    p->aCpu[i].nLost = 0;
     for(zLine=z; zLine && *zLine; ){
       char *zNext = strchr(zLine, '\n');
       if( zNext ) *zNext++ = 0;
       if( strncmp(zLine, "overrun:", 8)==0 ){
-        p->nStatsLost += strtoull(zLine+8, 0, 10);
+        p->aCpu[i].nLost += strtoull(zLine+8, 0, 10);
       }else if( strncmp(zLine, "commit overrun:", 15)==0 ){
-        p->nStatsLost += strtoull(zLine+15, 0, 10);
+        p->aCpu[i].nLost += strtoull(zLine+15, 0, 10);
       }else if( strncmp(zLine, "dropped events:", 15)==0 ){
-        p->nStatsLost += strtoull(zLine+15, 0, 10);
+        p->aCpu[i].nLost += strtoull(zLine+15, 0, 10);
       }
       zLine = zNext;
     }
     free(z);
+    p->nStatsLost += p->aCpu[i].nLost;
   }
 }
 
@@ -1007,6 +1010,15 @@ done:
         if( s->Name[0]=='_' || s->CommittedCount==0 ) continue;
         fprintf(stderr, "  %-14s %10llu records\n", s->Name,
                 (unsigned long long)s->CommittedCount);
+      }
+      if( p->nStatsLost ){
+        fprintf(stderr, "  lost per CPU:");
+        for(i=0; i<p->nCpu; i++){
+          if( p->aCpu[i].nLost ){
+            fprintf(stderr, " cpu%d %llu", p->aCpu[i].iCpu, p->aCpu[i].nLost);
+          }
+        }
+        fprintf(stderr, "\n");
       }
       if( p->nLate ){
         fprintf(stderr, "  %llu events arrived after later ones (stored "

@@ -49,3 +49,10 @@ add_test(NAME record_stops
 set_tests_properties(record_stops PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+add_test(NAME record_lost
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_lost.sh
+          $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/record_lost)
+set_tests_properties(record_lost PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
