@@ -849,13 +849,6 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
       goto done;
     }
   }
-  for(i=0; i<p->nEvent; i++){
-    if( writeFile(p->azEventDir[i], "enable", "1") ){
-      recFail("cannot enable %s", p->azEventDir[i]);
-      goto done;
-    }
-  }
-  writeFile(p->zInst, "tracing_on", "1");
 
   /* Readers. */
   p->nCpu = 0;
@@ -897,7 +890,23 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
               "only, so mappings that come and go quickly are missed (%s)\n",
               zErr);
     }
+    /* What the processes had mapped before (the command's child was read
+    ** when it was forked). */
+    if( child==0 && recTasksSnapshot(p->pTasks, iPid ? (int)iPid : -1,
+                                      monoNs()) ){
+      recFail("%s", p->imp.Error.Message);
+      goto done;
+    }
   }
+
+  /* Only now, with the model of the processes complete, the events. */
+  for(i=0; i<p->nEvent; i++){
+    if( writeFile(p->azEventDir[i], "enable", "1") ){
+      recFail("cannot enable %s", p->azEventDir[i]);
+      goto done;
+    }
+  }
+  writeFile(p->zInst, "tracing_on", "1");
 
   t0 = monoNs();
   tLastCommit = t0;

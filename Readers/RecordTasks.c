@@ -291,6 +291,26 @@ int recTasksSeen(RecTasks *T, int tid, long long ts){
   return pid>0 ? procLoad(T, pid, ts) : 0;
 }
 
+int recTasksSnapshot(RecTasks *T, int pid, long long ts){
+  char zDir[64];
+  DIR *pDir;
+  struct dirent *pEnt;
+  int rc = 0;
+  if( pid>0 ){
+    snprintf(zDir, sizeof(zDir), "/proc/%d/task", pid);
+  }else{
+    snprintf(zDir, sizeof(zDir), "/proc");
+  }
+  pDir = opendir(zDir);
+  if( pDir==0 ) return 0;
+  while( rc==0 && (pEnt = readdir(pDir))!=0 ){
+    int id = atoi(pEnt->d_name);
+    if( id>0 && id!=T->iSelf ) rc = recTasksSeen(T, id, ts);
+  }
+  closedir(pDir);
+  return rc;
+}
+
 int recTasksExec(RecTasks *T, int tid, long long ts){
   RecTask *t = taskFind(T, tid);
   int pid = t && t->pid>0 ? t->pid : tid;

@@ -53,6 +53,12 @@ int recTasksApply(RecTasks*, long long ts);
 /* Thread tid has an event at ts: learns its process the first time. */
 int recTasksSeen(RecTasks*, int tid, long long ts);
 
+/*
+** Reads, as of ts, the threads of pid, or every process if pid is -1:
+** what was mapped before the perf side-band started.
+*/
+int recTasksSnapshot(RecTasks*, int pid, long long ts);
+
 /* Thread tid exec'd at ts (sched_process_exec, when there is no perf). */
 int recTasksExec(RecTasks*, int tid, long long ts);
 
