@@ -3,9 +3,12 @@
 # the tests exit 77, a CTest skip, without them).
 #
 #   TouchPages    the page-toucher workload (Tests/Workloads)
+#   KvmGuest      a one-vCPU KVM guest making a known number of exits
 #
 add_executable(TouchPages ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/TouchPages.c)
 target_compile_options(TouchPages PRIVATE ${TRACER_WARNINGS})
+add_executable(KvmGuest ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/KvmGuest.c)
+target_compile_options(KvmGuest PRIVATE ${TRACER_WARNINGS})
 
 add_test(NAME record_vs_toplevel
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_vs_toplevel.sh
