@@ -916,7 +916,7 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     close(aPipe[1]);
     aPipe[1] = -1;
   }
-  fprintf(stderr, "tracestore record: %d events on %d CPUs into %s%s\n",
+  fprintf(stderr, "tracestore record: %d event types on %d CPUs into %s%s\n",
           p->nEvent, p->nCpu, zOut,
           azCmd ? "" : iPid ? "" : " (Ctrl-C stops)");
 
