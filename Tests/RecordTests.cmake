@@ -27,6 +27,15 @@ if(TRACER_SQLITE3)
   set_tests_properties(record_live_count PROPERTIES
     LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
     RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+  add_test(NAME record_kvm_live
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_kvm_live.sh
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:KvmGuest>
+            ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>
+            ${CMAKE_CURRENT_BINARY_DIR}/record_kvm_live)
+  set_tests_properties(record_kvm_live PROPERTIES
+    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
 endif()
 
 add_test(NAME record_sigkill
