@@ -13,7 +13,7 @@ target_compile_options(KvmGuest PRIVATE ${TRACER_WARNINGS})
 add_test(NAME record_vs_toplevel
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_vs_toplevel.sh
           $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          ${CMAKE_CURRENT_BINARY_DIR}/record_vs_toplevel)
+          $<TARGET_FILE:KvmGuest> ${CMAKE_CURRENT_BINARY_DIR}/record_vs_toplevel)
 set_tests_properties(record_vs_toplevel PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)

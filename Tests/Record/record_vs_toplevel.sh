@@ -1,23 +1,31 @@
 #!/bin/sh
 #
-# record_vs_toplevel.sh TRACESTORE TOUCHPAGES WORKDIR
+# record_vs_toplevel.sh TRACESTORE TOUCHPAGES KVMGUEST WORKDIR
 #
-# Records the page-toucher with `tracestore record` (its own tracefs
-# instance) while the same events are enabled in the top-level buffer; the
-# top-level capture, read by `trace-cmd extract` + `trace-cmd report`, is
-# the oracle.  Counted on both sides: the workload's page_fault_user
-# events and the sched_switch events in or out of it, after its
-# sched_process_exec (the recorder starts following the command just
-# before the exec, the top-level buffer sees it from its fork).  Both
-# sides must report zero lost events.  Exit 77 (CTest skip) without root,
-# tracefs or trace-cmd.
+# Records one run of the page-toucher and then the KVM guest (an sh -c
+# wrapper runs both) with `tracestore record` (its own tracefs instance)
+# while the same events are enabled in the top-level buffer; the top-level
+# capture, read by `trace-cmd extract` + `trace-cmd report`, is the oracle.
+# Counted on both sides: the page-toucher's page_fault_user events and the
+# sched_switch events in or out of it, after its sched_process_exec (the
+# recorder starts following the command just before the exec, the
+# top-level buffer sees it from its fork); and every kvm event of the
+# guest, per event name, and its text: the args column against what
+# trace-cmd report prints (with its default plugins).  Both sides must
+# report zero lost events.  Exit 77 (CTest skip) without root, tracefs or
+# trace-cmd; without /dev/kvm only the kvm part is left out.
 #
 set -u
-TS=$1; TP=$2; W=$3
+TS=$1; TP=$2; KG=$3; W=$4
 . "$(dirname "$0")/record_lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 
 EVENTS="exceptions:page_fault_user sched:sched_switch sched:sched_process_exec"
+if [ -c /dev/kvm ]; then
+  EVENTS="$EVENTS kvm"
+else
+  echo "no /dev/kvm: the kvm events are not compared"; KG=
+fi
 
 # Top level: save, clear, enable the same events on the mono clock.
 old_on=$(cat $T/tracing_on); old_kb=$(cat $T/buffer_size_kb)
@@ -35,13 +43,14 @@ restore(){
 trap restore EXIT
 echo 0 > $T/tracing_on
 echo 8192 > $T/buffer_size_kb
+echo mono > $T/trace_clock
 echo > $T/trace
 for e in $EVENTS; do echo 1 > $T/events/$(echo $e | tr : /)/enable; done
 echo 1 > $T/tracing_on
 
-"$TS" record -e exceptions:page_fault_user -e sched:sched_switch \
-     -e sched:sched_process_exec -o "$W/session" \
-     -- "$TP" 300 20 5 > "$W/workload.out" 2> "$W/record.err" \
+"$TS" record $(for e in $EVENTS; do printf -- '-e %s ' $e; done) -o "$W/session" \
+     -- sh -c '"$0" 300 20 5 && { [ -z "$1" ] || "$1" 2000 100 10; }' \
+        "$TP" "$KG" > "$W/workload.out" 2> "$W/record.err" \
   || { cat "$W/record.err"; fail "tracestore record failed"; }
 echo 0 > $T/tracing_on
 cat "$W/record.err"
@@ -89,8 +98,35 @@ echo "lost:            session $s_lost, top-level $lost_top"
 [ "$o_pf" -ge 6000 ] || fail "the workload made too few faults ($o_pf)"
 [ "$s_pf" = "$o_pf" ] || fail "page_fault_user counts differ"
 [ "$s_sw" = "$o_sw" ] || fail "sched_switch counts differ"
-for i in $(ls $T/instances); do
-  case "$i" in tracestore-*) [ -d /proc/${i#tracestore-} ] ||
-    fail "instance $i left behind";; esac
-done
+
+# kvm: every event of the guest's pid (the second line of output), in
+# order, as "NAME<tab>ARGS" with the args' outer blanks trimmed (trace-cmd
+# pads them), from the report and from the session.
+if [ -n "$KG" ]; then
+  KPID=$(sed -n 2p "$W/workload.out")
+  case "$KPID" in ''|*[!0-9]*) fail "no pid from the KVM guest";; esac
+  tail -1 "$W/workload.out" | grep -q "^exits: io 2000 " ||
+    fail "the KVM guest did not finish: $(tail -1 "$W/workload.out")"
+  TAB=$(printf '\t')
+  sed -n -E "s/^.*-$KPID +\[[0-9]+\] +[0-9]+\.[0-9]+: +(kvm[a-z0-9_]*): ?(.*)\$/\1$TAB\2/p" \
+      "$W/top.txt" | sed -E "s/[ $TAB]+\$//; s/$TAB[ $TAB]+/$TAB/" > "$W/kvm_top.txt"
+  # One CSV column: a field with a comma or quote is quoted, "" inside.
+  "$TS" sql --csv "$W/session" "SELECT name || char(9) || coalesce(args, '')
+      FROM ftrace_event WHERE tid=$KPID AND name LIKE 'kvm%' ORDER BY id" |
+    sed 1d | sed -E '/^"/{s/^"//; s/"$//; s/""/"/g}' |
+    sed -E "s/[ $TAB]+\$//; s/$TAB[ $TAB]+/$TAB/" > "$W/kvm_session.txt"
+  cut -f1 "$W/kvm_top.txt" | sort | uniq -c > "$W/kvm_top_counts.txt"
+  cut -f1 "$W/kvm_session.txt" | sort | uniq -c > "$W/kvm_session_counts.txt"
+  echo "kvm events of the guest (top-level counts):"
+  cat "$W/kvm_top_counts.txt"
+  grep -q " kvm_pio$" "$W/kvm_top_counts.txt" ||
+    fail "the top-level capture has no kvm_pio of $KPID"
+  diff "$W/kvm_top_counts.txt" "$W/kvm_session_counts.txt" ||
+    fail "kvm event counts differ (< top-level, > session)"
+  diff "$W/kvm_top.txt" "$W/kvm_session.txt" | head -20
+  cmp -s "$W/kvm_top.txt" "$W/kvm_session.txt" ||
+    fail "kvm event texts differ (< trace-cmd report, > session)"
+  echo "kvm args: $(wc -l < "$W/kvm_top.txt") events print as trace-cmd report prints them"
+fi
+check_instances
 echo PASS
