@@ -49,8 +49,8 @@ for e in $EVENTS; do echo 1 > $T/events/$(echo $e | tr : /)/enable; done
 echo 1 > $T/tracing_on
 
 "$TS" record $(for e in $EVENTS; do printf -- '-e %s ' $e; done) -o "$W/session" \
-     -- sh -c '"$0" 300 20 5 && { [ -z "$1" ] || "$1" 2000 100 10; }' \
-        "$TP" "$KG" > "$W/workload.out" 2> "$W/record.err" \
+     -- sh -c '"$0" 300 20 5 && { [ -z "$1" ] || "$1" 2000 100 10 > "$2"; }' \
+        "$TP" "$KG" "$W/kvm.out" > "$W/workload.out" 2> "$W/record.err" \
   || { cat "$W/record.err"; fail "tracestore record failed"; }
 echo 0 > $T/tracing_on
 cat "$W/record.err"
@@ -99,14 +99,14 @@ echo "lost:            session $s_lost, top-level $lost_top"
 [ "$s_pf" = "$o_pf" ] || fail "page_fault_user counts differ"
 [ "$s_sw" = "$o_sw" ] || fail "sched_switch counts differ"
 
-# kvm: every event of the guest's pid (the second line of output), in
+# kvm: every event of the guest's pid (the first line of its output), in
 # order, as "NAME<tab>ARGS" with the args' outer blanks trimmed (trace-cmd
 # pads them), from the report and from the session.
 if [ -n "$KG" ]; then
-  KPID=$(sed -n 2p "$W/workload.out")
+  KPID=$(head -1 "$W/kvm.out")
   case "$KPID" in ''|*[!0-9]*) fail "no pid from the KVM guest";; esac
-  tail -1 "$W/workload.out" | grep -q "^exits: io 2000 " ||
-    fail "the KVM guest did not finish: $(tail -1 "$W/workload.out")"
+  tail -1 "$W/kvm.out" | grep -q "^exits: io 2000 " ||
+    fail "the KVM guest did not finish: $(tail -1 "$W/kvm.out")"
   TAB=$(printf '\t')
   sed -n -E "s/^.*-$KPID +\[[0-9]+\] +[0-9]+\.[0-9]+: +(kvm[a-z0-9_]*): ?(.*)\$/\1$TAB\2/p" \
       "$W/top.txt" | sed -E "s/[ $TAB]+\$//; s/$TAB[ $TAB]+/$TAB/" > "$W/kvm_top.txt"
