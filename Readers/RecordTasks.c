@@ -46,7 +46,7 @@ typedef struct RecTask {
 typedef struct RecSide {
   long long ts;
   unsigned long long iSeq;      /* arrival order: equal times stay in it */
-  unsigned type;                /* PERF_RECORD_MMAP2, _FORK or _COMM */
+  unsigned type;                /* PERF_RECORD_MMAP2, _FORK, _EXIT, _COMM */
   int pid, tid, ppid;
   unsigned long long start, len, pgoff;
   unsigned prot, flags;
@@ -362,22 +362,23 @@ static int sideApply(RecTasks *T, RecSide *s){
     case PERF_RECORD_FORK: {
       RecTask *pParent;
       int i;
+      /* (t stays valid: nothing below adds an entry.) */
       t = taskAdd(T, s->tid);
       if( t==0 ) goto no_mem;
       t->pid = s->pid;
       pParent = taskFind(T, s->ptid);
-      if( pParent ){
-        ULONG commId = pParent->commId;
-        taskFind(T, s->tid)->commId = commId;
-      }
-      if( s->pid!=s->tid || taskFind(T, s->tid)->bMaps ) return 0; /* thread */
+      if( pParent ) t->commId = pParent->commId;
+      if( s->pid!=s->tid ) return 0;                    /* a thread */
+      /* A new process (its pid may be an old one's): a copy of its
+      ** parent's address space. */
+      t->nMap = 0;
+      t->bMaps = 0;
       pParent = taskFind(T, s->ppid);
       if( !(pParent && pParent->bMaps) ){
         return T->bScoped ? procLoad(T, s->pid, s->ts) : 0;
       }
-      /* A new process: a copy of its parent's address space. */
-      taskFind(T, s->pid)->bMaps = 1;
-      for(i=0; (pParent = taskFind(T, s->ppid))!=0 && i<pParent->nMap; i++){
+      t->bMaps = 1;
+      for(i=0; i<pParent->nMap; i++){
         MODULE_RECORD r = pParent->aMap[i];
         r.Timestamp = s->ts;
         r.Pid = (ULONG)s->pid;
@@ -385,6 +386,16 @@ static int sideApply(RecTasks *T, RecSide *s){
       }
       return 0;
     }
+    case PERF_RECORD_EXIT:
+      /* A process ended: no fault of it can follow, so its model goes
+      ** (the entry stays, to name late events of its threads). */
+      t = taskFind(T, s->tid);
+      if( t && s->pid==s->tid ){
+        free(t->aMap);
+        t->aMap = 0;
+        t->nMap = t->nMapAlloc = 0;
+      }
+      return 0;
     case PERF_RECORD_COMM:
       t = taskFind(T, s->tid);
       if( t==0 && !T->bScoped ) return 0;
@@ -450,6 +461,7 @@ static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
       s.zPath[zStop-zName] = 0;   /* NUL-padded: strlen ends it */
       break;
     }
+    case PERF_RECORD_EXIT:
     case PERF_RECORD_FORK:
       if( n<8+24+16 ) return 0;
       s.pid = (int)rd32(a+8);

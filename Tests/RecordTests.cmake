@@ -68,3 +68,11 @@ add_test(NAME record_lost
 set_tests_properties(record_lost PROPERTIES
   LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+
+add_test(NAME record_tasks
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_tasks.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/record_tasks)
+set_tests_properties(record_tasks PROPERTIES
+  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
