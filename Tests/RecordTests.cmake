@@ -10,69 +10,30 @@ target_compile_options(TouchPages PRIVATE ${TRACER_WARNINGS})
 add_executable(KvmGuest ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/KvmGuest.c)
 target_compile_options(KvmGuest PRIVATE ${TRACER_WARNINGS})
 
-add_test(NAME record_vs_toplevel
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_vs_toplevel.sh
-          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          $<TARGET_FILE:KvmGuest> ${CMAKE_CURRENT_BINARY_DIR}/record_vs_toplevel)
-set_tests_properties(record_vs_toplevel PROPERTIES
-  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+# record_test(NAME [LABELS] ARGS...): Tests/Record/NAME.sh run as
+# `sh NAME.sh ARGS... WORKDIR`.  They share the tracefs top-level buffer
+# (record_vs_toplevel) or at least the machine's event rate, so one at a
+# time.
+function(record_test name labels)
+  add_test(NAME ${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/${name}.sh ${ARGN}
+            ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${labels}" TIMEOUT 120 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+endfunction()
 
+set(TS $<TARGET_FILE:tracestore>)
+set(TP $<TARGET_FILE:TouchPages>)
+set(KG $<TARGET_FILE:KvmGuest>)
+record_test(record_vs_toplevel integration ${TS} ${TP} ${KG})
 if(TRACER_SQLITE3)
-  add_test(NAME record_live_count
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_live_count.sh
-            $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-            ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>
-            ${CMAKE_CURRENT_BINARY_DIR}/record_live_count)
-  set_tests_properties(record_live_count PROPERTIES
-    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
-
-  add_test(NAME record_kvm_live
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_kvm_live.sh
-            $<TARGET_FILE:tracestore> $<TARGET_FILE:KvmGuest>
-            ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>
-            ${CMAKE_CURRENT_BINARY_DIR}/record_kvm_live)
-  set_tests_properties(record_kvm_live PROPERTIES
-    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+  set(EXT ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>)
+  record_test(record_live_count integration ${TS} ${TP} ${EXT})
+  record_test(record_kvm_live integration ${TS} ${KG} ${EXT})
 endif()
-
-add_test(NAME record_sigkill
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_sigkill.sh
-          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          ${CMAKE_CURRENT_BINARY_DIR}/record_sigkill)
-set_tests_properties(record_sigkill PROPERTIES
-  LABELS "integration;crash" TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
-
-add_test(NAME record_maps
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_maps.sh
-          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          ${CMAKE_CURRENT_BINARY_DIR}/record_maps)
-set_tests_properties(record_maps PROPERTIES
-  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
-
-add_test(NAME record_stops
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_stops.sh
-          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          ${CMAKE_CURRENT_BINARY_DIR}/record_stops)
-set_tests_properties(record_stops PROPERTIES
-  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
-
-add_test(NAME record_lost
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_lost.sh
-          $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/record_lost)
-set_tests_properties(record_lost PROPERTIES
-  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
-
-add_test(NAME record_tasks
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_tasks.sh
-          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
-          ${CMAKE_CURRENT_BINARY_DIR}/record_tasks)
-set_tests_properties(record_tasks PROPERTIES
-  LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
-  RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+record_test(record_sigkill "integration;crash" ${TS} ${TP})
+record_test(record_maps integration ${TS} ${TP})
+record_test(record_stops integration ${TS} ${TP})
+record_test(record_lost integration ${TS})
+record_test(record_tasks integration ${TS} ${TP})

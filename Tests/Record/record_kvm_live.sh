@@ -22,36 +22,8 @@ TS=$1; KG=$2; SQLITE3=$3; EXT=$4; W=$5
 [ -c /dev/kvm ] || skip "no /dev/kvm (KVM is not available here)"
 
 EXITS=1500
-EXT=${EXT%.so}
-sq(){ printf '%s' "$1" | sed "s/'/''/g"; }
-
-( "$TS" record -e kvm -o "$S" -- "$KG" $EXITS 1000 \
-     > "$W/workload.out" 2> "$W/record.err"
-  echo $? > "$W/record.rc" ) &
-
-# The reader starts once the session can be read.
-i=0
-until "$TS" sql --csv "$S" "SELECT count(*) FROM ftrace_event" \
-        > /dev/null 2>&1; do
-  [ -f "$W/record.rc" ] && { cat "$W/record.err"; fail "the recording "\
-"ended before the session could be read"; }
-  i=$((i + 1)); [ $i -le 200 ] || fail "no readable session after 10 s"
-  sleep 0.05
-done
-
-{ echo ".load '$(sq "$EXT")'"
-  echo ".output /dev/null"
-  echo "SELECT tracestore_attach('$(sq "$S")');"
-  echo ".output stdout"
-  while [ ! -f "$W/record.rc" ]; do
-    echo "SELECT count(*) FROM ftrace_event;"
-    sleep 0.05
-  done
-} | "$SQLITE3" -batch -bail :memory: > "$W/counts.txt" 2> "$W/sqlite3.err" \
-  || { cat "$W/sqlite3.err"; fail "the sqlite3 shell failed"; }
-wait
-cat "$W/record.err"
-[ "$(cat "$W/record.rc")" = 0 ] || fail "tracestore record failed"
+record_watched "$SQLITE3" "$EXT" "SELECT count(*) FROM ftrace_event" \
+  -e kvm -o "$S" -- "$KG" $EXITS 1000
 grep -q "no /dev/kvm" "$W/record.err" && skip "KvmGuest found no /dev/kvm"
 
 # The workload's own count: "exits: io N hlt N intr N total N".
@@ -72,15 +44,7 @@ tr '\n' ' ' < "$W/counts.txt"; echo
 echo "kvm_userspace_exit: session $s_exits, workload $g_exits"
 echo "kvm_pio:            session $s_pio, outs $EXITS"
 echo "lost:               session $s_lost"
-awk -v final="$final" '
-  $0 !~ /^[0-9]+$/ { print "not a count: " $0; bad = 1; exit }
-  NR > 1 && $1 + 0 < prev { print "decrease: " prev " -> " $1; bad = 1 }
-  { prev = $1 + 0 }
-  $1 > 0 && $1 < final && !seen[$1]++ { n++ }
-  END { if (bad) exit 1
-        if (n < 3) { print n " distinct values while recording"; exit 1 }
-        print n " distinct values while recording" }' "$W/counts.txt" \
-  || fail "the counts did not grow as required"
+check_growing "$final"
 [ "$s_exits" = "$g_exits" ] || fail "kvm_userspace_exit count differs"
 [ "$s_pio" = $EXITS ] || fail "kvm_pio count differs"
 [ "$s_lost" = 0 ] || fail "the session lost events"

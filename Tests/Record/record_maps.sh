@@ -44,11 +44,10 @@ libc=$(ldd "$TP" | awk '$1 ~ /^libc\.so/ { print $3 }')
 libc=$(realpath "$libc")
 
 q(){ "$TS" sql --csv "$S" "$1" | tail -1; }
-sqs(){ printf '%s' "$1" | sed "s/'/''/g"; }
 n_prog=$(q "SELECT count(*) FROM module WHERE pid=$PID AND perms LIKE '__x_'
-            AND path='$(sqs "$prog")'")
+            AND path='$(sqlq "$prog")'")
 n_libc=$(q "SELECT count(*) FROM module WHERE pid=$PID AND perms LIKE '__x_'
-            AND path='$(sqs "$libc")'")
+            AND path='$(sqlq "$libc")'")
 n_stack=$(q "SELECT count(*) FROM module WHERE pid=$PID AND path='[stack]'")
 n_bad=$(q "SELECT count(*) FROM module WHERE \"end\"<=start")
 # Faults whose ip lies in the program's text, in the mapping set recorded
@@ -56,7 +55,7 @@ n_bad=$(q "SELECT count(*) FROM module WHERE \"end\"<=start")
 n_pf=$(q "SELECT count(*) FROM page_fault WHERE tid=$PID")
 n_in=$(q "SELECT count(DISTINCT f.id) FROM page_fault f JOIN module m
           ON m.pid=f.tid AND f.ip>=m.start AND f.ip<m.\"end\"
-          AND m.path='$(sqs "$prog")' AND m.perms LIKE '__x_'
+          AND m.path='$(sqlq "$prog")' AND m.perms LIKE '__x_'
           WHERE f.tid=$PID")
 n_any=$(q "SELECT count(DISTINCT f.id) FROM page_fault f JOIN module m
           ON m.pid=f.tid AND f.ip>=m.start AND f.ip<m.\"end\"
