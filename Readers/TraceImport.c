@@ -236,7 +236,10 @@ TraceImportIntern(
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines, ~0ULL,
                            "%s: line %llu: cannot store a string of %u "
-                           "bytes: %s", Import->Path, Import->Lines, Length,
+                           "bytes (%s, %s): %s", Import->Path,
+                           Import->Lines, Length,
+                           Import->Session->Strings.Data.Path,
+                           Import->Session->Strings.Index.Path,
                            RtlStatusText(Status));
     }
 

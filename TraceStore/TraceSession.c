@@ -340,8 +340,9 @@ Return Value:
         Status = TraceStringCommit(&Session->Strings);
     }
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    RtlStatusText(Status));
+        RtlSetError(Error, Status, 0, 0, "%s: cannot add the empty string "
+                    "(%s, %s): %s", Path, Session->Strings.Data.Path,
+                    Session->Strings.Index.Path, RtlStatusText(Status));
         goto Error;
     }
 

@@ -1,0 +1,33 @@
+#
+# Disk full and I/O errors (Tests/DiskFull): imports onto small tmpfs and
+# ext4 (loop) file systems that fill up, read-only file systems, and a
+# sqlite3 shell whose session files are deleted or truncated underneath
+# it.  The scripts mount what they need (root) and exit 77, a CTest skip,
+# where they cannot.
+#
+set(DISKFULL_DIR ${CMAKE_CURRENT_SOURCE_DIR}/DiskFull)
+set(DISKFULL_SRC ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt)
+
+# diskfull_test(NAME SCRIPT ARGS...): `sh SCRIPT.sh ARGS... WORKDIR`.
+function(diskfull_test name script)
+  add_test(NAME ${name}
+    COMMAND sh ${DISKFULL_DIR}/${script}.sh ${ARGN}
+            ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  set_tests_properties(${name} PROPERTIES
+    LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77)
+endfunction()
+
+if(TRACER_SQLITE3)
+  set(TS $<TARGET_FILE:tracestore>)
+  set(EXT ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>)
+  diskfull_test(diskfull_import_tmpfs_256k import_full tmpfs 256 ${TS} ${EXT}
+                ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_tmpfs_1m import_full tmpfs 1024 ${TS} ${EXT}
+                ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_tmpfs_3m import_full tmpfs 3072 ${TS} ${EXT}
+                ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_ext4_4m import_full ext4 4096 ${TS} ${EXT}
+                ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_repeat import_repeat ${TS} ${EXT}
+                ${DISKFULL_SRC})
+endif()
