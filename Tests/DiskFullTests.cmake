@@ -30,4 +30,5 @@ if(TRACER_SQLITE3)
                 ${DISKFULL_SRC})
   diskfull_test(diskfull_import_repeat import_repeat ${TS} ${EXT}
                 ${DISKFULL_SRC})
+  diskfull_test(diskfull_readonly readonly ${TS} ${EXT} ${DISKFULL_SRC})
 endif()
