@@ -1752,6 +1752,20 @@ static int tracestoreFilter(
         sqlite3_free(zReason);
         return SQLITE_ERROR;
       }
+      /*
+      ** The strings too: text columns read string_data up to the last
+      ** snapshot of it, and the file must still hold that much.
+      */
+      status = TraceStringRefresh(&pTab->pSession->Strings, &error);
+      if( !RTL_SUCCESS(status) ){
+        zReason = tsErrorText(status, &error);
+        sqlite3_free(pTab->base.zErrMsg);
+        pTab->base.zErrMsg = sqlite3_mprintf("cannot read the strings of "
+                                             "trace session '%s': %s",
+                                             pTab->zPath, zReason);
+        sqlite3_free(zReason);
+        return SQLITE_ERROR;
+      }
     }
     pTab->nSharedSnapshot++;
     pCur->bShared = 1;

@@ -31,4 +31,8 @@ if(TRACER_SQLITE3)
   diskfull_test(diskfull_import_repeat import_repeat ${TS} ${EXT}
                 ${DISKFULL_SRC})
   diskfull_test(diskfull_readonly readonly ${TS} ${EXT} ${DISKFULL_SRC})
+  foreach(Case unlinked truncated truncated_header truncated_strings)
+    diskfull_test(diskfull_reader_${Case} reader_live ${Case} ${TS} ${EXT}
+                  ${DISKFULL_SRC})
+  endforeach()
 endif()

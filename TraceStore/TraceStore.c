@@ -1471,7 +1471,9 @@ TraceStoreTakeSnapshot(
 Routine Description:
 
     Reads the latest valid commit and makes sure the committed records are
-    mapped.  For the writer, returns what it last published.
+    mapped and inside the file (a reader is refused, with an error, a file
+    that another program cut shorter than its committed records).  For the
+    writer, returns what it last published.
 
 Arguments:
 
@@ -1499,6 +1501,27 @@ Return Value:
         return RTL_STATUS_OK;
     }
 
+    //
+    // Our mapping may reach past the end of the file: another program can
+    // cut the file (truncate, a copy written over it), and reading a
+    // mapped page beyond the end raises SIGBUS.  So the size is checked
+    // before the header is read, and again (below) against the committed
+    // records before any of them is.
+    //
+
+    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Store->Path,
+                           RtlStatusText(Status));
+    }
+
+    if (FileSize < TRACE_STORE_HEADER_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                           "%s: the file is now %llu bytes, shorter than its "
+                           "header page: cut by another program?",
+                           Store->Path, FileSize);
+    }
+
     if (!ReadLatestSlot(Rtl, Store->Header, &Latest)) {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
                            "%s: no valid commit slot", Store->Path);
@@ -1514,10 +1537,12 @@ Return Value:
 
     Needed = TRACE_STORE_HEADER_SIZE + Latest.RecordCount * Store->RecordSize;
 
-    if (Needed > Store->MappedFileBytes) {
+    if (Needed > FileSize) {
 
         //
-        // The writer grew the file past our mapping: remap it whole.
+        // The writer may have grown the file and committed into it after
+        // our look at the size: it grows the file before it commits, so a
+        // second look, after the slot, sees the growth.
         //
 
         Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
@@ -1525,6 +1550,21 @@ Return Value:
             return RtlSetError(Error, Status, 0, 0, "%s: %s", Store->Path,
                                RtlStatusText(Status));
         }
+
+        if (Needed > FileSize) {
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                               "%s: record count %llu needs %llu bytes, "
+                               "beyond the end of the file (now %llu bytes: "
+                               "cut by another program?)", Store->Path,
+                               Latest.RecordCount, Needed, FileSize);
+        }
+    }
+
+    if (Needed > Store->MappedFileBytes) {
+
+        //
+        // The writer grew the file past our mapping: remap it whole.
+        //
 
         Status = ValidateSlot(Store->Path, Store->Header, &Latest, FileSize,
                               Error);

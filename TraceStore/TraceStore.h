@@ -621,7 +621,9 @@ TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
 // Reads the latest valid commit slot into Snapshot (and Store->Snapshot),
 // remapping when the committed records pass the current mapping.  Fails
 // with RTL_STATUS_CORRUPT if no slot is valid or the count exceeds the
-// file.
+// file.  A reader checks the file's size on every call, so that a file
+// another program cut shorter (reading its mapping past the end would
+// raise SIGBUS) is refused until the next call rather than read.
 //
 
 typedef RTL_STATUS (TRACE_STORE_TAKE_SNAPSHOT)(
@@ -878,6 +880,15 @@ RTL_STATUS TraceStringAppendReserved(
 VOID TraceStringCancelReserved(PTRACE_STRING_TABLE Strings, PCHAR Text);
 
 RTL_STATUS TraceStringCommit(PTRACE_STRING_TABLE Strings);
+
+//
+// A reader's fresh snapshot of both string stores, as TraceStringLookup
+// takes when it meets a newer id; also the check that another program
+// has not cut their files (see TraceStoreTakeSnapshot).  A reader calls
+// it before a pass that resolves ids it already knew.
+//
+
+RTL_STATUS TraceStringRefresh(PTRACE_STRING_TABLE Strings, PRTL_ERROR Error);
 
 //
 // Resolves Id to its bytes (NUL-terminated) for a reader or the writer.

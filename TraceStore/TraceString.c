@@ -71,6 +71,33 @@ Resolve(
 }
 
 RTL_STATUS
+TraceStringRefresh(
+    PTRACE_STRING_TABLE Strings,
+    PRTL_ERROR Error
+    )
+{
+    RTL_STATUS Status;
+    TRACE_STORE_SNAPSHOT Snapshot;
+
+    if (Strings->Writable || Strings->Index.Header == NULL ||
+        Strings->Data.Header == NULL) {
+        return RTL_STATUS_OK;
+    }
+
+    //
+    // The index first: every string it holds has its bytes committed in
+    // string_data before it.
+    //
+
+    Status = TraceStoreTakeSnapshot(&Strings->Index, &Snapshot, Error);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceStoreTakeSnapshot(&Strings->Data, &Snapshot, Error);
+    }
+
+    return Status;
+}
+
+RTL_STATUS
 TraceStringLookup(
     PTRACE_STRING_TABLE Strings,
     ULONG Id,
@@ -79,7 +106,6 @@ TraceStringLookup(
     )
 {
     RTL_STATUS Status;
-    TRACE_STORE_SNAPSHOT Snapshot;
     RTL_ERROR Error;
 
     if (!Strings->Writable &&
@@ -89,11 +115,7 @@ TraceStringLookup(
         // A record committed after our last look refers to a newer string.
         //
 
-        Status = TraceStoreTakeSnapshot(&Strings->Index, &Snapshot, &Error);
-        if (RTL_SUCCESS(Status)) {
-            Status = TraceStoreTakeSnapshot(&Strings->Data, &Snapshot,
-                                            &Error);
-        }
+        Status = TraceStringRefresh(Strings, &Error);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
