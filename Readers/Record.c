@@ -999,11 +999,18 @@ done:
   if( bImport ){
     unsigned long long nBytes = 0;
     double t;
+    /* An import error that stopped the recording was printed then; the
+    ** end returns it again. */
+    int bShown = rc!=0 && p->imp.Error.Status!=RTL_STATUS_OK;
     for(i=0; i<p->nCpu; i++) nBytes += p->aCpu[i].nBytes;
     p->imp.Length = nBytes;
     if( !RTL_SUCCESS(TraceImportEnd(&p->imp)) ){
-      recFail("%s", p->imp.Error.Message);
+      if( !bShown ) recFail("%s", p->imp.Error.Message);
       rc = 1;
+    }
+    if( rc!=0 ){
+      recFail("kept %llu events recorded before the error",
+              (unsigned long long)p->imp.Events);
     }
     t = (monoNs() - t0)/1e9;
     if( rc==0 ){

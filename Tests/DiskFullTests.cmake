@@ -31,6 +31,11 @@ if(TRACER_SQLITE3)
   diskfull_test(diskfull_import_repeat import_repeat ${TS} ${EXT}
                 ${DISKFULL_SRC})
   diskfull_test(diskfull_readonly readonly ${TS} ${EXT} ${DISKFULL_SRC})
+  # tracefs: one recorder at a time, as in RecordTests.cmake.
+  diskfull_test(diskfull_record_full record_full ${TS}
+                $<TARGET_FILE:TouchPages> ${EXT})
+  set_tests_properties(diskfull_record_full PROPERTIES
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
   foreach(Case unlinked truncated truncated_header truncated_strings)
     diskfull_test(diskfull_reader_${Case} reader_live ${Case} ${TS} ${EXT}
                   ${DISKFULL_SRC})
