@@ -8,6 +8,18 @@
 set(DISKFULL_DIR ${CMAKE_CURRENT_SOURCE_DIR}/DiskFull)
 set(DISKFULL_SRC ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt)
 
+# The store writer on a simulated disk (GrowFile fails past a budget).
+add_executable(TestGrowFailure ${DISKFULL_DIR}/TestGrowFailure.c)
+target_link_libraries(TestGrowFailure PRIVATE TracerStore)
+target_include_directories(TestGrowFailure PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/Store)
+target_compile_options(TestGrowFailure PRIVATE ${TRACER_WARNINGS})
+foreach(Case fill_one fill_batch)
+  add_test(NAME diskfull_grow_${Case} COMMAND TestGrowFailure ${Case})
+  set_tests_properties(diskfull_grow_${Case} PROPERTIES
+    LABELS unit TIMEOUT 30)
+endforeach()
+
 # diskfull_test(NAME SCRIPT ARGS...): `sh SCRIPT.sh ARGS... WORKDIR`.
 function(diskfull_test name script)
   add_test(NAME ${name}

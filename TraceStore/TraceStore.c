@@ -823,7 +823,8 @@ Routine Description:
     Extends the file so that it holds at least NeededRecords plus one
     chunk, reserves the disk blocks, maps the new part, and pre-faults it
     (asynchronously when the hosted edge provides a worker).  Chunks double
-    from 64 KB up to 64 MB.
+    from 64 KB up to 64 MB.  If the disk has no room for the growth, half
+    as much is tried, down to only the pages NeededRecords need.
 
 Arguments:
 
@@ -844,6 +845,8 @@ Return Value:
     ULONGLONG NewSize = OldSize;
     ULONGLONG Chunk;
     ULONGLONG Needed;
+    ULONGLONG Minimum;
+    ULONGLONG Smaller;
     PVOID Address;
 
     if (NeededRecords > MAX_RECORD_COUNT) {
@@ -908,6 +911,30 @@ Return Value:
     }
 
     Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
+
+    //
+    // The disk has no room for that: try half the growth, and half again,
+    // down to the pages the records asked for need, so that a disk fills
+    // to its last page before the writer reports it full.  Growth found
+    // this way is all used before the next try (Chunk 0: no growing
+    // ahead), so a nearly full disk costs a few calls per halving of its
+    // free space, never one per reservation.
+    //
+
+    Minimum = ALIGN_UP(Needed, RTL_PAGE_SIZE);
+    while (Status == RTL_STATUS_NO_SPACE) {
+        Smaller = OldSize + (((NewSize - OldSize) / 2) &
+                             ~(ULONGLONG)(RTL_PAGE_SIZE - 1));
+        if (Smaller < Minimum) {
+            Smaller = Minimum;
+        }
+        if (Smaller >= NewSize || Smaller <= OldSize) {
+            break;
+        }
+        NewSize = Smaller;
+        Chunk = 0;
+        Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
+    }
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -975,14 +1002,20 @@ Return Value:
 
     if (Needed > Store->GrowAtRecords) {
         Status = GrowStore(Store, Needed);
-        if (!RTL_SUCCESS(Status) && Needed > Store->Capacity) {
-            return Status;
-        }
+        if (!RTL_SUCCESS(Status)) {
+            if (Needed > Store->Capacity) {
+                return Status;
+            }
 
-        //
-        // Failing to grow *ahead* is not yet an error: the records asked
-        // for fit.  The next reservation will try again and report it.
-        //
+            //
+            // Failing to grow *ahead* is not yet an error: the records
+            // asked for fit.  Try again when they no longer do (not at
+            // every reservation: a full disk would cost a system call per
+            // record), and report it then.
+            //
+
+            Store->GrowAtRecords = Store->Capacity;
+        }
     }
 
     *Index = Store->ReservedCount;
