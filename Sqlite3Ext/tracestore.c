@@ -98,6 +98,11 @@
 **   may remap the file.  Text is handed to SQLite with SQLITE_TRANSIENT for
 **   the same reason.
 **
+**   A statement refuses a store file that another program cut shorter
+**   than its committed records (the snapshot checks the size), and one cut
+**   while the statement reads it fails the statement instead of killing
+**   the process with SIGBUS (tracestore_guard.c).
+**
 **   The core is reached only through TraceStore.h; it never sees SQLite.
 **
 ** Push-down (xBestIndex, xFilter):
@@ -196,6 +201,7 @@ SQLITE_EXTENSION_INIT1
 #include "tracestore.h"
 #include "tracestore_views.h"
 #include "tracestore_int.h"
+#include "tracestore_guard.h"
 
 /*
 ** The RTL shared by every connection, filled in once by
@@ -382,6 +388,7 @@ struct tracestore_cursor {
   int bSortFinal;               /* The window holds the last keys */
   int bSortAfter;               /* sortAfter is set */
   tracestore_key sortAfter;     /* Last key of the previous window */
+  unsigned int nGuard;          /* tsGuardFaults() when it was filtered */
 };
 
 /*
@@ -1697,6 +1704,79 @@ static int tsSkip(tracestore_cursor *pCur, sqlite3_int64 nSkip){
 }
 
 /*
+** The files a table reads: its store and the session's strings.
+*/
+static void tsGuardStores(tracestore_vtab *pTab, PTRACE_STORE *apStore){
+  apStore[0] = pTab->pStore;
+  apStore[1] = &pTab->pSession->Strings.Index;
+  apStore[2] = &pTab->pSession->Strings.Data;
+}
+
+/*
+** SQLITE_ERROR, with a message, if the SIGBUS guard (tracestore_guard.c)
+** replaced pages of the table's store or of the session's strings by
+** zeros: their file was cut, or could not be read, while a statement read
+** it.  What was read from them is not the file's.
+*/
+static int tsGuardError(tracestore_vtab *pTab){
+  PTRACE_STORE apStore[3];
+  int i;
+  tsGuardStores(pTab, apStore);
+  for(i=0; i<3; i++){
+    if( tsGuardDamaged(apStore[i]) ){
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of trace "
+          "session '%s': %s was cut short (or could not be read) while the "
+          "statement read it", pTab->zStore, pTab->zPath, apStore[i]->Path);
+      return SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Before a statement reads: a mapping the guard patched with zeros (in an
+** earlier statement) is replaced by a fresh one, so that the file is read
+** again as it is now (the snapshot then checks it).
+*/
+static int tsGuardRemap(tracestore_vtab *pTab){
+  PTRACE_STORE apStore[3];
+  RTL_ERROR error;
+  RTL_STATUS status;
+  char *zReason;
+  int i;
+  tsGuardStores(pTab, apStore);
+  for(i=0; i<3; i++){
+    if( !tsGuardDamaged(apStore[i]) ) continue;
+    memset(&error, 0, sizeof(error));
+    status = TraceStoreRemap(apStore[i], &error);
+    if( !RTL_SUCCESS(status) ){
+      zReason = tsErrorText(status, &error);
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of trace "
+          "session '%s': %s", pTab->zStore, pTab->zPath, zReason);
+      sqlite3_free(zReason);
+      return SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*
+** After a read: a fault caught since the cursor's statement started may
+** have been in this table's files.  tsGuardCheck() is the test inline (a
+** load and a comparison, on every xColumn), tsGuardCheckSlow() the rest.
+*/
+static int tsGuardCheckSlow(tracestore_cursor *pCur){
+  unsigned int n = tsGuardFaults();
+  int rc = tsGuardError((tracestore_vtab*)pCur->base.pVtab);
+  if( rc==SQLITE_OK ) pCur->nGuard = n;
+  return rc;
+}
+#define tsGuardCheck(pCur) \
+  (tsGuardFaults()==(pCur)->nGuard ? SQLITE_OK : tsGuardCheckSlow(pCur))
+
+/*
 ** xFilter: takes (or shares) a snapshot, reads the constraint values in
 ** argv (their order is that of the idxNum bits, see the header comment)
 ** and moves to the first row.
@@ -1732,6 +1812,11 @@ static int tracestoreFilter(
   pCur->iTsLo = TS_INT64_MIN;
   pCur->iTsHi = TS_INT64_MAX;
   pCur->iRowid = 0;
+  pCur->nGuard = tsGuardFaults();
+  if( pCur->nGuard!=0 ){
+    rc = tsGuardRemap(pTab);              /* Cut under an earlier statement */
+    if( rc!=SQLITE_OK ) return rc;
+  }
 
   /*
   ** A cursor lives as long as its statement runs: once it has a snapshot
@@ -1829,16 +1914,16 @@ static int tracestoreFilter(
   }
   pCur->iFirst = iLo;
   pCur->iLast = iHi;
-  if( iLo>iHi || nLimit==0 ) return SQLITE_OK;
+  if( iLo>iHi || nLimit==0 ) return tsGuardCheck(pCur);
 
   if( pList ){
     rc = tsCollectIn(pCur, pList);
     if( rc!=SQLITE_OK ) return rc;
     if( pCur->bInList ){
       pCur->eScan = TS_SCAN_IN;
-      if( pCur->nIn==0 ) return SQLITE_OK;
+      if( pCur->nIn==0 ) return tsGuardCheck(pCur);
     }else if( pCur->iFirst>pCur->iLast ){
-      return SQLITE_OK;
+      return tsGuardCheck(pCur);
     }
   }
 
@@ -1874,17 +1959,21 @@ static int tracestoreFilter(
   }
   rc = tsSkip(pCur, nOffset);
   pCur->nRemain = nLimit;
+  if( rc==SQLITE_OK ) rc = tsGuardCheck(pCur);
   return rc;
 }
 
 static int tracestoreNext(sqlite3_vtab_cursor *cur){
   tracestore_cursor *pCur = (tracestore_cursor*)cur;
+  int rc;
   if( pCur->bEof ) return SQLITE_OK;
   if( pCur->nRemain>0 && --pCur->nRemain==0 ){
     pCur->bEof = 1;
     return SQLITE_OK;
   }
-  return tsAdvance(pCur);
+  rc = tsAdvance(pCur);
+  if( rc==SQLITE_OK ) rc = tsGuardCheck(pCur);
+  return rc;
 }
 
 static int tracestoreEof(sqlite3_vtab_cursor *cur){
@@ -1893,10 +1982,11 @@ static int tracestoreEof(sqlite3_vtab_cursor *cur){
 }
 
 /*
-** xColumn: column 0 is `id` (unless the store has its own id column);
-** the others are read from the record at the time of the call.
+** Column i of the current row: column 0 is `id` (unless the store has its
+** own id column); the others are read from the record at the time of the
+** call.
 */
-static int tracestoreColumn(
+static int tsColumn(
   sqlite3_vtab_cursor *cur,
   sqlite3_context *ctx,
   int i
@@ -1951,6 +2041,19 @@ static int tracestoreColumn(
   }
   sqlite3_result_int64(ctx, (sqlite3_int64)value);
   return SQLITE_OK;
+}
+
+/*
+** xColumn: the value, unless it was read from a file cut underneath us.
+*/
+static int tracestoreColumn(
+  sqlite3_vtab_cursor *cur,
+  sqlite3_context *ctx,
+  int i
+){
+  int rc = tsColumn(cur, ctx, i);
+  if( rc==SQLITE_OK ) rc = tsGuardCheck((tracestore_cursor*)cur);
+  return rc;
 }
 
 static int tracestoreRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
@@ -2658,7 +2761,10 @@ static int tsInitializeRtl(char **pzErrMsg){
   if( !tsRtlReady ){
     memset(&tsRtl, 0, sizeof(tsRtl));
     status = InitializeRtl(&tsRtl);
-    if( RTL_SUCCESS(status) ) tsRtlReady = 1;
+    if( RTL_SUCCESS(status) ){
+      tsGuardInstall(&tsRtl);
+      tsRtlReady = 1;
+    }
   }
   sqlite3_mutex_leave(pMutex);
   if( !RTL_SUCCESS(status) ){

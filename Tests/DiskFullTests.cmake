@@ -48,6 +48,19 @@ if(TRACER_SQLITE3)
                 $<TARGET_FILE:TouchPages> ${EXT})
   set_tests_properties(diskfull_record_full PROPERTIES
     RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+  # A file cut while a statement reads it (the extension's SIGBUS guard).
+  add_executable(TestCutWhileReading ${DISKFULL_DIR}/TestCutWhileReading.c)
+  target_link_libraries(TestCutWhileReading PRIVATE TracerSqlite3ExtStatic)
+  target_include_directories(TestCutWhileReading PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/Sql)
+  target_compile_options(TestCutWhileReading PRIVATE ${TRACER_WARNINGS})
+  foreach(Case records header strings foreign chained)
+    add_test(NAME diskfull_cut_${Case}
+      COMMAND TestCutWhileReading ${Case} ${TS} ${DISKFULL_SRC}
+              ${CMAKE_CURRENT_BINARY_DIR}/diskfull_cut_${Case})
+    set_tests_properties(diskfull_cut_${Case} PROPERTIES
+      LABELS integration TIMEOUT 60)
+  endforeach()
   foreach(Case unlinked truncated truncated_header truncated_strings)
     diskfull_test(diskfull_reader_${Case} reader_live ${Case} ${TS} ${EXT}
                   ${DISKFULL_SRC})

@@ -1494,6 +1494,59 @@ Error:
 }
 
 RTL_STATUS
+TraceStoreRemap(
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Maps a reader's file anew, whole, in place of its current mapping
+    (which a hosted edge may have had to patch with zero pages after the
+    file was cut underneath it).  The next snapshot checks the file as
+    usual.
+
+Arguments:
+
+    Store - Supplies a store open for reading.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, or the error; on failure the old mapping stays.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    ULONGLONG FileSize;
+
+    if (Store->Writable || Store->Header == NULL) {
+        return RtlSetError(Error, RTL_STATUS_INVALID_PARAMETER, 0, 0,
+                           "%s: not open for reading", Store->Path);
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    if (RTL_SUCCESS(Status) && FileSize < TRACE_STORE_HEADER_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
+                           "%s: the file is now %llu bytes, shorter than its "
+                           "header page: cut by another program?",
+                           Store->Path, FileSize);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = MapForReader(Store, FileSize);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s",
+                           Store->Path, RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
 TraceStoreTakeSnapshot(
     PTRACE_STORE Store,
     PTRACE_STORE_SNAPSHOT Snapshot,

@@ -635,6 +635,18 @@ typedef TRACE_STORE_TAKE_SNAPSHOT *PTRACE_STORE_TAKE_SNAPSHOT;
 TRACE_STORE_TAKE_SNAPSHOT TraceStoreTakeSnapshot;
 
 //
+// A reader's file mapped anew, whole, in place of its mapping: for a
+// hosted edge whose mapping was damaged (see Sqlite3Ext/tracestore_guard.c).
+//
+
+typedef RTL_STATUS (TRACE_STORE_REMAP)(
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    );
+typedef TRACE_STORE_REMAP *PTRACE_STORE_REMAP;
+TRACE_STORE_REMAP TraceStoreRemap;
+
+//
 // Writes mapped records and then the header to the device.
 //
 
