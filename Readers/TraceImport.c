@@ -432,6 +432,14 @@ SetKvmCommitLimit(
     ULONGLONG Index;
 
     //
+    // An import whose begin failed (a full disk) has no kvm_exit store.
+    //
+
+    if (Import->KvmExit == NULL) {
+        return;
+    }
+
+    //
     // NO_PENDING_EXIT is TRACE_COMMIT_ALL: it never lowers the limit.
     //
 

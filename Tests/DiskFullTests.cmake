@@ -32,6 +32,11 @@ endfunction()
 if(TRACER_SQLITE3)
   set(TS $<TARGET_FILE:tracestore>)
   set(EXT ${TRACER_SQLITE3} $<TARGET_FILE:tracestore_ext>)
+  # 16 KB: the session cannot open; 64 KB: its stores cannot all be made.
+  diskfull_test(diskfull_import_tmpfs_16k import_full tmpfs 16 ${TS} ${EXT}
+                ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_tmpfs_64k import_full tmpfs 64 ${TS} ${EXT}
+                ${DISKFULL_SRC})
   diskfull_test(diskfull_import_tmpfs_256k import_full tmpfs 256 ${TS} ${EXT}
                 ${DISKFULL_SRC})
   diskfull_test(diskfull_import_tmpfs_1m import_full tmpfs 1024 ${TS} ${EXT}

@@ -61,7 +61,7 @@ check_rows
 [ "$KIND" = tmpfs ] || exit 0
 
 # Room again: a new writer continues the session after the last commit.
-mount -o remount,size=$((SIZE * 30))k "$M" || fail "cannot enlarge $M"
+mount -o remount,size=$((SIZE * 30 + 8192))k "$M" || fail "cannot enlarge $M"
 "$TS" import -o "$S" "$W/big.txt" > "$W/import2.out" 2> "$W/import2.err" || {
   cat "$W/import2.err"; fail "the import after the disk-full one failed"; }
 cat "$W/kept.txt" "$W/big.txt" > "$W/both.txt"
