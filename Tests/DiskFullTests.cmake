@@ -47,6 +47,8 @@ if(TRACER_SQLITE3)
                 ${DISKFULL_SRC})
   diskfull_test(diskfull_import_repeat import_repeat ${TS} ${EXT}
                 ${DISKFULL_SRC})
+  diskfull_test(diskfull_import_sweep import_sweep ${TS}
+                ${TRACER_SHARED_DIR}/data)
   diskfull_test(diskfull_readonly readonly ${TS} ${EXT} ${DISKFULL_SRC})
   # tracefs: one recorder at a time, as in RecordTests.cmake.
   diskfull_test(diskfull_record_full record_full ${TS}
