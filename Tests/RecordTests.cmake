@@ -37,3 +37,23 @@ record_test(record_maps integration ${TS} ${TP})
 record_test(record_stops integration ${TS} ${TP})
 record_test(record_lost integration ${TS})
 record_test(record_tasks integration ${TS} ${TP})
+
+#
+# Benchmark (ctest -L bench; not in the default run): sustained recording
+# of raw_syscalls:sys_enter without loss next to perf record and trace-cmd
+# record, and event-to-SQL latency.  Private tracefs instances only; about
+# 5 minutes.  Directly:
+#   Tests/Bench/bench_record.sh build/tracestore build/Tests/SyscallLoop \
+#     build/Tests/BenchRecordLatency [WORKDIR]
+#
+add_executable(SyscallLoop ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/SyscallLoop.c)
+target_compile_options(SyscallLoop PRIVATE ${TRACER_WARNINGS})
+add_executable(BenchRecordLatency ${CMAKE_CURRENT_SOURCE_DIR}/Bench/BenchRecordLatency.c)
+target_link_libraries(BenchRecordLatency PRIVATE TracerSqlite3ExtStatic)
+target_compile_options(BenchRecordLatency PRIVATE ${TRACER_WARNINGS})
+add_test(NAME bench.record
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_record.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:SyscallLoop>
+          $<TARGET_FILE:BenchRecordLatency> ${CMAKE_CURRENT_BINARY_DIR}/bench-record)
+set_tests_properties(bench.record PROPERTIES
+  LABELS bench TIMEOUT 1800 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
