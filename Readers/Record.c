@@ -973,6 +973,11 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     }
   }
   if( mergeUpTo(p, 0x7fffffffffffffffLL)<0 ) goto done;
+  /* Visible now, not after removing the instance (tens of ms). */
+  if( !RTL_SUCCESS(TraceImportCommit(&p->imp)) ){
+    recFail("%s", p->imp.Error.Message);
+    goto done;
+  }
   readStats(p);
   p->imp.LostEvents = p->nStatsLost>p->nPageLost ? p->nStatsLost
                                                  : p->nPageLost;
