@@ -379,6 +379,17 @@ static void *readerMain(void *pArg){
       c->pTail = pg;
       c->nBytes += (size_t)n;
       pthread_mutex_unlock(&c->mutex);
+      if( (size_t)n>=p->layout.DataOffset && p->layout.DataSize>0
+       && (TraceEventReadNumber(pg->a + p->layout.CommitOffset,
+                                p->layout.CommitSize)
+           & TRACE_RING_COMMIT_MASK) < p->layout.DataSize/2 ){
+        /* Less than half a page: the buffer is drained and this was the
+        ** page being written.  Reading again at once would take a page
+        ** for every few events (the CPU cost of a busy recorder). */
+        pg = 0;
+        if( __atomic_load_n(&p->bDrain, __ATOMIC_ACQUIRE)==0 ) usleep(POLL_US);
+        continue;
+      }
       pg = 0;
       continue;
     }
