@@ -39,12 +39,14 @@
 # B. Latency from event to SQL.  The workload calls getppid every 2 ms
 #    (LAT_RATE=500/s for LAT_SECONDS=4 s); `tracestore record` records it;
 #    BenchRecordLatency polls SELECT id, ts FROM ftrace_event WHERE id > ?
-#    and takes CLOCK_MONOTONIC - ts for each new row (the recorder's
-#    trace clock is mono).
+#    (in a tight loop, then sleeping 1 ms between polls) and takes
+#    CLOCK_MONOTONIC - ts for each new row (the recorder's trace clock is
+#    mono).
 #
 # Environment: RATES (default "50000 100000 200000 400000 800000 0"),
 # SECONDS_PER_RUN (5), BUFKB (4096), REPS (1), TOOLS ("tracestore perf trace-cmd"),
-# LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (3), LAT_POLL_US (0), PARTS
+# LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (3), LAT_POLL_US (reader's
+# sleep between polls, a list: "0 1000"), PARTS
 # ("A B").  Exit 77 (skip) without root or tracefs.
 #
 set -u
@@ -55,7 +57,7 @@ BUFKB=${BUFKB:-4096}
 REPS=${REPS:-1}
 TOOLS=${TOOLS:-tracestore perf trace-cmd}
 LAT_RATE=${LAT_RATE:-500}; LAT_SECONDS=${LAT_SECONDS:-4}
-LAT_REPS=${LAT_REPS:-3}; LAT_POLL_US=${LAT_POLL_US:-0}
+LAT_REPS=${LAT_REPS:-3}; LAT_POLL_US=${LAT_POLL_US:-0 1000}
 PARTS=${PARTS:-A B}
 T=/sys/kernel/tracing
 
@@ -65,10 +67,11 @@ skip(){ echo "SKIP: $*"; exit 77; }
 [ -x /usr/bin/time ] || skip "needs /usr/bin/time (Debian package time)"
 rm -rf "$W"; mkdir -p "$W"
 
-# wait_for SECONDS COMMAND...: until COMMAND succeeds (0) or time is up (1).
+# wait_for SECONDS COMMAND...: until COMMAND succeeds (0) or time is up (1);
+# COMMAND's stderr is dropped (files it looks at may not exist yet).
 wait_for(){
   n=$(($1 * 100)); shift
-  while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.01; n=$((n - 1)); done
+  while [ $n -gt 0 ]; do "$@" 2>/dev/null && return 0; sleep 0.01; n=$((n - 1)); done
   return 1
 }
 has_line(){ [ -s "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]; }
@@ -104,7 +107,7 @@ run_one(){
       -e raw_syscalls:sys_enter -f "id==$NR" -p "$WPID" -b "$BUFKB" \
       -o "$W/session" > /dev/null 2> "$W/rec.err" &
     RJOB=$!
-    wait_for 10 grep -q "events on" "$W/rec.err" || { cat "$W/rec.err"; exit 1; }
+    wait_for 10 grep -q " on [0-9]* CPUs" "$W/rec.err" || { cat "$W/rec.err"; exit 1; }
     kill -CONT "$WPID"; finish_workload; wait "$RJOB"
     "$TS" sql --csv "$W/session" "SELECT count(DISTINCT ts), count(*)
       FROM ftrace_event WHERE tid=$WPID AND name='sys_enter'" | tail -1 |
@@ -187,19 +190,23 @@ case " $PARTS " in *" A "*)
 
 case " $PARTS " in *" B "*)
   echo
-  echo "B. Event to SQL: getppid every $((1000 / LAT_RATE)) ms for $LAT_SECONDS s, polled by BenchRecordLatency (poll sleep $LAT_POLL_US us)"
+  echo "B. Event to SQL: getppid every $((1000 / LAT_RATE)) ms for $LAT_SECONDS s, polled by BenchRecordLatency"
+  for poll in $LAT_POLL_US; do
+  echo "  sleeping $poll us between polls:"
   for rep in $(seq "$LAT_REPS"); do
     rm -rf "$W/session" "$W/lat.out"
     start_workload "$LAT_RATE" "$LAT_SECONDS"
     "$TS" record -e raw_syscalls:sys_enter -f "id==$NR" -p "$WPID" \
       -o "$W/session" > /dev/null 2> "$W/rec.err" &
     RJOB=$!
-    wait_for 10 grep -q "events on" "$W/rec.err" || { cat "$W/rec.err"; exit 1; }
-    "$LAT" --poll-us "$LAT_POLL_US" --idle 1 --dump "$W/latency-$rep.txt" "$W/session" > "$W/lat.out" &
+    wait_for 10 grep -q " on [0-9]* CPUs" "$W/rec.err" || { cat "$W/rec.err"; exit 1; }
+    "$LAT" --poll-us "$poll" --idle 1 --dump "$W/latency-$poll-$rep.txt" \
+      "$W/session" > "$W/lat.out" &
     LJOB=$!
     wait_for 10 grep -q attached "$W/lat.out" || { echo "the reader did not attach"; exit 1; }
     kill -CONT "$WPID"; finish_workload; wait "$RJOB"; wait "$LJOB"
-    echo "  $(tail -1 "$W/lat.out")   (workload: $EXPECTED events)"
+    echo "    $(tail -1 "$W/lat.out")   (workload: $EXPECTED events)"
+  done
   done
 ;; esac
 rm -rf "$W/session" "$W/perf.data" "$W"/trace.dat* "$W/events.txt"
