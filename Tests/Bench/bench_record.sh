@@ -8,13 +8,14 @@
 #    calls getppid() at RATE calls/s for SECONDS s (RATE 0: full speed),
 #    stopped (SIGSTOP) until the recorder is attached to its pid.  Each
 #    recorder records raw_syscalls:sys_enter of that pid, filtered in the
-#    kernel to getppid's number, into a ring buffer of BUFKB KB per CPU:
+#    kernel to getppid's number, into a ring buffer of BUF KB per CPU (for
+#    each BUF in BUFKB):
 #
 #      tracestore  tracestore record -e raw_syscalls:sys_enter -f 'id==NR'
-#                    -p PID -b BUFKB -o SESSION   (stops when PID exits)
+#                    -p PID -b BUF -o SESSION   (stops when PID exits)
 #      perf        perf record -e raw_syscalls:sys_enter --filter 'id == NR'
-#                    -p PID -m BUFKB K -o perf.data (stops when PID exits)
-#      trace-cmd   trace-cmd record -d --no-filter -B INSTANCE -b BUFKB
+#                    -p PID -m BUF K -o perf.data (stops when PID exits)
+#      trace-cmd   trace-cmd record -d --no-filter -B INSTANCE -b BUF
 #                    -e raw_syscalls:sys_enter -f 'common_pid==PID && id==NR'
 #                    -o trace.dat   (Ctrl-C after PID exits)
 #
@@ -44,7 +45,7 @@
 #    mono).
 #
 # Environment: RATES (default "50000 100000 200000 400000 800000 0"),
-# SECONDS_PER_RUN (5), BUFKB (4096), REPS (1), TOOLS ("tracestore perf trace-cmd"),
+# SECONDS_PER_RUN (5), BUFKB (a list: "4096 256"), REPS (1), TOOLS ("tracestore perf trace-cmd"),
 # LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (3), LAT_POLL_US (reader's
 # sleep between polls, a list: "0 1000"), PARTS
 # ("A B").  Exit 77 (skip) without root or tracefs.
@@ -53,7 +54,7 @@ set -u
 TS=$1; LOOP=$2; LAT=$3; W=${4:-${TMPDIR:-/tmp}/tracer-bench-record}
 RATES=${RATES:-50000 100000 200000 400000 800000 0}
 SECS=${SECONDS_PER_RUN:-5}
-BUFKB=${BUFKB:-4096}
+BUFKB=${BUFKB:-4096 256}
 REPS=${REPS:-1}
 TOOLS=${TOOLS:-tracestore perf trace-cmd}
 LAT_RATE=${LAT_RATE:-500}; LAT_SECONDS=${LAT_SECONDS:-4}
@@ -104,7 +105,7 @@ run_one(){
   case $tool in
   tracestore)
     /usr/bin/time -f "cpu %U %S" -o "$W/cpu" "$TS" record \
-      -e raw_syscalls:sys_enter -f "id==$NR" -p "$WPID" -b "$BUFKB" \
+      -e raw_syscalls:sys_enter -f "id==$NR" -p "$WPID" -b "$BUF" \
       -o "$W/session" > /dev/null 2> "$W/rec.err" &
     RJOB=$!
     wait_for 10 grep -q " on [0-9]* CPUs" "$W/rec.err" || { cat "$W/rec.err"; exit 1; }
@@ -119,7 +120,7 @@ run_one(){
   perf)
     /usr/bin/time -f "cpu %U %S" -o "$W/cpu" perf record \
       -e raw_syscalls:sys_enter --filter "id == $NR" -p "$WPID" \
-      -m "${BUFKB}K" -o "$W/perf.data" > /dev/null 2> "$W/rec.err" &
+      -m "${BUF}K" -o "$W/perf.data" > /dev/null 2> "$W/rec.err" &
     RJOB=$!
     sleep 1    # perf says nothing when it is attached
     kill -CONT "$WPID"; finish_workload; wait "$RJOB"
@@ -133,7 +134,7 @@ run_one(){
   trace-cmd)
     inst=tracer-bench-$$
     (cd "$W" && exec /usr/bin/time -f "cpu %U %S" -o "$W/cpu" trace-cmd record \
-      -d --no-filter -B "$inst" -b "$BUFKB" -e raw_syscalls:sys_enter \
+      -d --no-filter -B "$inst" -b "$BUF" -e raw_syscalls:sys_enter \
       -f "common_pid==$WPID && id==$NR" -o "$W/trace.dat") \
       > "$W/rec.out" 2> "$W/rec.err" &
     RJOB=$!
@@ -149,7 +150,10 @@ run_one(){
       rmdir $T/instances/$inst
     fi
     trace-cmd report -t -i "$W/trace.dat" 2>/dev/null |
-      awk -v p="$WPID" 'index($0, "-" p " [") && sub(/ sys_enter: .*/, "")' \
+      awk -v p="$WPID" '
+        match($0, /-[0-9]+ +\[[0-9]+\]/) {   # COMM-PID [CPU], PID padded
+          q = substr($0, RSTART + 1, RLENGTH - 1); sub(/ .*/, "", q)
+          if (q == p && sub(/ sys_enter: .*/, "")) print }' \
       > "$W/events.txt"
     got=$(sort -u "$W/events.txt" | wc -l); dup=$(($(wc -l < "$W/events.txt") - got))
     lost=$(trace-cmd report --stat -i "$W/trace.dat" 2>/dev/null |
@@ -158,34 +162,46 @@ run_one(){
   esac
   ok=no; [ "$got" = "$EXPECTED" ] && [ "$lost" = 0 ] && ok=yes
   if [ $ok = no ]; then   # kept for a look: the recorder's messages
-    cat "$W/rec.err" "$W/rec.out" > "$W/failed-$tool-$rate.txt" 2>/dev/null
+    cat "$W/rec.err" "$W/rec.out" > "$W/failed-$tool-$BUF-$rate.txt" 2>/dev/null
   fi
-  printf 'run %s rate %s expected %s achieved %s recorded %s dup %s lost %s cpu %s all %s\n' \
-    "$tool" "$rate" "$EXPECTED" "$ACHIEVED" "$got" "$dup" "$lost" "$(cpu_of "$W/cpu")" "$ok"
+  printf 'run tool %s buf %s rate %s expected %s achieved %s recorded %s dup %s lost %s cpu %s all %s\n' \
+    "$tool" "$BUF" "$rate" "$EXPECTED" "$ACHIEVED" "$got" "$dup" "$lost" \
+    "$(cpu_of "$W/cpu")" "$ok"
 }
 
 case " $PARTS " in *" A "*)
-  echo "A. raw_syscalls:sys_enter of one pid, $SECS s per run, ring buffer $BUFKB KB per CPU"
+  echo "A. raw_syscalls:sys_enter of one pid, $SECS s per run, ring buffer of $BUFKB KB per CPU"
   echo "   ($(nproc) CPUs, $(uname -r), $(perf --version), trace-cmd $(trace-cmd --version 2>&1 | sed -n 's/.*trace-cmd version \([^ ]*\).*/\1/p' | head -1))"
   for rep in $(seq "$REPS"); do
-    for rate in $RATES; do
-      for tool in $TOOLS; do run_one "$tool" "$rate" | tee -a "$W/runs.txt"; done
+    for BUF in $BUFKB; do
+      for rate in $RATES; do
+        for tool in $TOOLS; do run_one "$tool" "$rate" | tee -a "$W/runs.txt"; done
+      done
     done
   done
+  # Each run line is "run" and then KEY VALUE pairs.
+  kv='{ for (i = 2; i < NF; i += 2) v[$i] = $(i + 1) }'
   echo
-  echo "| target rate | tool | events recorded / made | events/s | all recorded | lost | duplicates | recorder CPU s |"
-  echo "| ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |"
-  awk '{ r = $4 == 0 ? "full speed" : $4
-         printf "| %s | %s | %s / %s | %s | %s | %s | %s | %s |\n", r, $2, $10, $6, $8, $18, $14, $12, $16 }' "$W/runs.txt"
+  echo "| buffer KB/CPU | target rate | tool | events recorded / made | events/s | all recorded | lost | duplicates | recorder CPU s |"
+  echo "| ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |"
+  awk "$kv"'{ r = v["rate"] == 0 ? "full speed" : v["rate"]
+         printf "| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |\n", v["buf"], r,
+           v["tool"], v["recorded"], v["expected"], v["achieved"], v["all"],
+           v["lost"], v["dup"], v["cpu"] }' "$W/runs.txt"
   echo
-  echo "Highest events/s recorded with nothing lost (every run at that step):"
-  awk '{ k = $2 " " $4; n[k]++; if ($18 != "yes") bad[k] = 1
-         if (!(k in lo) || $8 < lo[k]) lo[k] = $8; tools[$2] = 1 }
-       END { for (k in n) if (!(k in bad)) { split(k, a, " ")
-               if (lo[k] > best[a[1]]) best[a[1]] = lo[k] }
-             base = best["tracestore"]
-             for (t in tools) printf "  %-10s %9d events/s  %s\n", t, best[t],
-               (base > 0 ? sprintf("%.2fx tracestore", best[t] / base) : "") }' "$W/runs.txt"
+  echo "Highest events/s recorded with nothing lost (every run at that step"
+  echo "and below; 0: none), as a ratio to tracestore's:"
+  awk "$kv"'{ k = v["buf"] " " v["tool"]; bufs[v["buf"]] = 1; tools[v["tool"]] = 1
+         r = v["rate"] == 0 ? 1e12 : v["rate"]; s = k " " r
+         if (v["all"] != "yes" && (!(k in fail) || r < fail[k])) fail[k] = r
+         if (!(s in lo) || v["achieved"] < lo[s]) lo[s] = v["achieved"]; rates[s] = r }
+       END { for (s in lo) { split(s, a, " "); k = a[1] " " a[2]
+               if ((k in fail) && rates[s] >= fail[k]) continue
+               if (lo[s] > best[k]) best[k] = lo[s] }
+             for (b in bufs) for (t in tools) {
+               base = best[b " tracestore"]; x = best[b " " t] + 0
+               printf "  %5s KB  %-10s %9d events/s  %s\n", b, t, x,
+                 (base > 0 ? sprintf("%.2fx", x / base) : "") } }' "$W/runs.txt" | sort
 ;; esac
 
 case " $PARTS " in *" B "*)
@@ -209,4 +225,4 @@ case " $PARTS " in *" B "*)
   done
   done
 ;; esac
-rm -rf "$W/session" "$W/perf.data" "$W"/trace.dat* "$W/events.txt"
+[ -n "${KEEP:-}" ] || rm -rf "$W/session" "$W/perf.data" "$W"/trace.dat* "$W/events.txt"
