@@ -45,7 +45,7 @@
 #    mono).
 #
 # Environment: RATES (default "50000 100000 200000 400000 800000 0"),
-# SECONDS_PER_RUN (5), BUFKB (a list: "4096 256"), REPS (1), TOOLS ("tracestore perf trace-cmd"),
+# SECONDS_PER_RUN (5), BUFKB (a list: "4096 256"), REPS (3), TOOLS ("tracestore perf trace-cmd"),
 # LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (3), LAT_POLL_US (reader's
 # sleep between polls, a list: "0 1000"), PARTS
 # ("A B").  Exit 77 (skip) without root or tracefs.
@@ -55,7 +55,7 @@ TS=$1; LOOP=$2; LAT=$3; W=${4:-${TMPDIR:-/tmp}/tracer-bench-record}
 RATES=${RATES:-50000 100000 200000 400000 800000 0}
 SECS=${SECONDS_PER_RUN:-5}
 BUFKB=${BUFKB:-4096 256}
-REPS=${REPS:-1}
+REPS=${REPS:-3}
 TOOLS=${TOOLS:-tracestore perf trace-cmd}
 LAT_RATE=${LAT_RATE:-500}; LAT_SECONDS=${LAT_SECONDS:-4}
 LAT_REPS=${LAT_REPS:-3}; LAT_POLL_US=${LAT_POLL_US:-0 1000}
@@ -182,12 +182,22 @@ case " $PARTS " in *" A "*)
   # Each run line is "run" and then KEY VALUE pairs.
   kv='{ for (i = 2; i < NF; i += 2) v[$i] = $(i + 1) }'
   echo
-  echo "| buffer KB/CPU | target rate | tool | events recorded / made | events/s | all recorded | lost | duplicates | recorder CPU s |"
-  echo "| ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |"
-  awk "$kv"'{ r = v["rate"] == 0 ? "full speed" : v["rate"]
-         printf "| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |\n", v["buf"], r,
-           v["tool"], v["recorded"], v["expected"], v["achieved"], v["all"],
-           v["lost"], v["dup"], v["cpu"] }' "$W/runs.txt"
+  echo "| buffer KB/CPU | target rate | tool | runs with all recorded | events/s (min-max) | lost (max) | duplicates (max) | recorder CPU s (min-max) |"
+  echo "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+  awk "$kv"'{ k = v["buf"] " " (v["rate"] == 0 ? 1e12 : v["rate"]) " " v["tool"]
+         if (!(k in n)) { order[++m] = k; amin[k] = amax[k] = v["achieved"]
+                          cmin[k] = cmax[k] = v["cpu"] }
+         n[k]++; if (v["all"] == "yes") ok[k]++
+         if (v["achieved"] < amin[k]) amin[k] = v["achieved"]
+         if (v["achieved"] > amax[k]) amax[k] = v["achieved"]
+         if (v["cpu"] < cmin[k]) cmin[k] = v["cpu"]
+         if (v["cpu"] > cmax[k]) cmax[k] = v["cpu"]
+         if (v["lost"] > lost[k]) lost[k] = v["lost"]
+         if (v["dup"] > dup[k]) dup[k] = v["dup"] }
+       END { for (i = 1; i <= m; i++) { k = order[i]; split(k, a, " ")
+               printf "| %s | %s | %s | %d/%d | %d-%d | %d | %d | %.2f-%.2f |\n",
+                 a[1], a[2] == 1e12 ? "full speed" : a[2], a[3], ok[k], n[k],
+                 amin[k], amax[k], lost[k], dup[k], cmin[k], cmax[k] } }' "$W/runs.txt"
   echo
   echo "Highest events/s recorded with nothing lost (every run at that step"
   echo "and below; 0: none), as a ratio to tracestore's:"
