@@ -1,0 +1,85 @@
+#
+# Fuzzing (Tests/Fuzz): one libFuzzer target per reader, all built from
+# Tests/Fuzz/FuzzImport.c with the format as a compile definition.
+#
+#   fuzz build (-DTRACER_FUZZ=ON, CC=clang):  fuzz_NAME, and the ctest test
+#       fuzz_NAME (label fuzz) that runs it for FUZZ_SECONDS (default 15) on
+#       a corpus seeded from Tests/Data and shared/data.
+#   regular build:  fuzz_replay_NAME, the same import path with a main()
+#       that runs each input once, and the test fuzz_regressions_NAME
+#       (label integration) that replays the seeds and every input under
+#       Tests/Data/fuzz-regressions/NAME/ (the crashes found, once fixed).
+#
+set(FUZZ_DIR ${CMAKE_SOURCE_DIR}/Tests/Fuzz)
+set(FUZZ_SAMPLES ${TRACER_SHARED_DIR}/data)
+set(FUZZ_DATA ${CMAKE_SOURCE_DIR}/Tests/Data)
+set(FUZZ_REGRESSIONS ${FUZZ_DATA}/fuzz-regressions)
+find_library(FUZZ_ZSTD_LIBRARY zstd REQUIRED)
+if(NOT DEFINED ENV{FUZZ_SECONDS})
+  set(FUZZ_SECONDS 15)
+else()
+  set(FUZZ_SECONDS $ENV{FUZZ_SECONDS})
+endif()
+
+# fuzz_target(NAME FORMAT [DIR TEMPLATE FILE] SEEDS seed...)
+function(fuzz_target name format)
+  cmake_parse_arguments(F "" "DIR;FILE" "SEEDS" ${ARGN})
+  set(defs FUZZ_FORMAT="${format}")
+  if(F_DIR)
+    list(APPEND defs FUZZ_DIR_TEMPLATE="${F_DIR}" FUZZ_DIR_FILE="${F_FILE}")
+  endif()
+  if(TRACER_FUZZ)
+    add_executable(fuzz_${name} ${FUZZ_DIR}/FuzzImport.c)
+    target_compile_definitions(fuzz_${name} PRIVATE ${defs})
+    target_link_libraries(fuzz_${name} PRIVATE TracerReaders ${FUZZ_ZSTD_LIBRARY})
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    add_test(NAME fuzz_${name}
+      COMMAND sh ${FUZZ_DIR}/run-fuzz.sh $<TARGET_FILE:fuzz_${name}>
+              ${CMAKE_BINARY_DIR}/fuzz/${name} ${FUZZ_SECONDS} ${F_SEEDS})
+    math(EXPR limit "${FUZZ_SECONDS} + 120")
+    set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz TIMEOUT ${limit})
+  else()
+    add_executable(fuzz_replay_${name} ${FUZZ_DIR}/FuzzImport.c)
+    target_compile_definitions(fuzz_replay_${name} PRIVATE ${defs} FUZZ_REPLAY_MAIN)
+    target_link_libraries(fuzz_replay_${name} PRIVATE TracerReaders ${FUZZ_ZSTD_LIBRARY})
+    target_compile_options(fuzz_replay_${name} PRIVATE ${TRACER_WARNINGS})
+    set(inputs)
+    foreach(s ${F_SEEDS})
+      file(SIZE ${s} size)
+      if(size LESS 300000)      # the large samples are imported elsewhere
+        list(APPEND inputs ${s})
+      endif()
+    endforeach()
+    if(EXISTS ${FUZZ_REGRESSIONS}/${name})
+      list(APPEND inputs ${FUZZ_REGRESSIONS}/${name})
+    endif()
+    add_test(NAME fuzz_regressions_${name}
+      COMMAND fuzz_replay_${name} ${inputs})
+    set_tests_properties(fuzz_regressions_${name} PROPERTIES
+      LABELS integration TIMEOUT 60)
+  endif()
+endfunction()
+
+set(CAP ${FUZZ_SAMPLES}/capture-1)
+fuzz_target(ftrace ftrace SEEDS
+  ${FUZZ_DATA}/ftrace-syscalls.txt ${FUZZ_DATA}/ftrace-capture-1.txt
+  ${FUZZ_DATA}/kvm-exit-entry.txt ${FUZZ_DATA}/kvm-exit-codes.txt
+  ${CAP}/ftrace.txt ${CAP}/trace-cmd-report.txt)
+fuzz_target(trace_dat trace-dat SEEDS ${CAP}/trace.dat)
+fuzz_target(perf_script perf-script SEEDS
+  ${FUZZ_DATA}/perf-callchain.txt ${FUZZ_DATA}/perf-kvm-exits.txt
+  ${FUZZ_DATA}/perf-raw-syscalls.txt ${FUZZ_DATA}/perf-sched-faults.txt
+  ${CAP}/perf-pagefaults.txt ${CAP}/perf-kvm-time-event.txt)
+fuzz_target(perf_stat perf-stat SEEDS
+  ${FUZZ_DATA}/perf-stat-percore.txt ${FUZZ_DATA}/perf-stat-percpu.txt
+  ${CAP}/perf-stat.txt)
+set(UFT ${FUZZ_DATA}/uftrace-mt.data)
+fuzz_target(uftrace_dat uftrace DIR ${UFT} FILE 17951.dat SEEDS
+  ${UFT}/17951.dat ${UFT}/17953.dat ${CAP}/uftrace.data/11576.dat)
+fuzz_target(uftrace_task uftrace DIR ${UFT} FILE task.txt SEEDS
+  ${UFT}/task.txt ${CAP}/uftrace.data/task.txt)
+fuzz_target(chrome_json chrome-json SEEDS
+  ${FUZZ_DATA}/chrome/events.json ${FUZZ_DATA}/chrome/repair.json
+  ${FUZZ_DATA}/chrome/bare.json ${FUZZ_DATA}/chrome/guard-array.json
+  ${CAP}/uftrace-chrome.json)
+fuzz_target(kvmtrace kvmtrace SEEDS ${FUZZ_SAMPLES}/kvmtrace/sample.bin)
