@@ -456,6 +456,17 @@ Routine Description:
         return Status;
     }
 
+    //
+    // An empty file maps to no data (NULL): say so rather than do
+    // arithmetic on it.
+    //
+
+    if (Reader->TaskText.Length == 0) {
+        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
+                           "%s/task.txt: empty file (no SESS line)",
+                           Import->Path);
+    }
+
     Start = (PCSZ)Reader->TaskText.Data;
     End = Start + Reader->TaskText.Length;
 
@@ -777,6 +788,10 @@ Routine Description:
             return Status;
         }
 
+        if (Session->Map.Length == 0) {
+            continue;           // empty: no data mapped, no modules
+        }
+
         Cursor = (PCSZ)Session->Map.Data;
         End = Cursor + Session->Map.Length;
         while (Cursor < End) {
@@ -801,7 +816,7 @@ Routine Description:
     for (Number = 0; Number < Reader->SessionCount; Number++) {
         PUFTRACE_SESSION Session = &Reader->Sessions[Number];
         PCSZ Start = (PCSZ)Session->Map.Data;
-        PCSZ End = Start + Session->Map.Length;
+        PCSZ End = (Start != NULL) ? Start + Session->Map.Length : Start;
         PCSZ Cursor = Start;
 
         Session->FirstModule = Reader->ModuleCount;
@@ -883,7 +898,7 @@ Routine Description:
 --*/
 {
     PCSZ Start = (PCSZ)Session->Map.Data;
-    PCSZ End = Start + Session->Map.Length;
+    PCSZ End = (Start != NULL) ? Start + Session->Map.Length : Start;
     PCSZ Cursor = Start;
     RTL_STATUS Status;
     BOOL Parsed;

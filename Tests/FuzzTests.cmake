@@ -78,6 +78,8 @@ fuzz_target(uftrace_dat uftrace DIR ${UFT} FILE 17951.dat SEEDS
   ${UFT}/17951.dat ${UFT}/17953.dat ${CAP}/uftrace.data/11576.dat)
 fuzz_target(uftrace_task uftrace DIR ${UFT} FILE task.txt SEEDS
   ${UFT}/task.txt ${CAP}/uftrace.data/task.txt)
+fuzz_target(uftrace_map uftrace DIR ${UFT} FILE sid-0fd32bf6c55db5bb.map SEEDS
+  ${UFT}/sid-0fd32bf6c55db5bb.map ${CAP}/uftrace.data/sid-ef9d53d587db8d3b.map)
 fuzz_target(chrome_json chrome-json SEEDS
   ${FUZZ_DATA}/chrome/events.json ${FUZZ_DATA}/chrome/repair.json
   ${FUZZ_DATA}/chrome/bare.json ${FUZZ_DATA}/chrome/guard-array.json
