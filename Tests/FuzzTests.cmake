@@ -53,10 +53,12 @@ function(fuzz_target name format)
     if(EXISTS ${FUZZ_REGRESSIONS}/${name})
       list(APPEND inputs ${FUZZ_REGRESSIONS}/${name})
     endif()
-    add_test(NAME fuzz_regressions_${name}
-      COMMAND fuzz_replay_${name} ${inputs})
-    set_tests_properties(fuzz_regressions_${name} PROPERTIES
-      LABELS integration TIMEOUT 60)
+    if(inputs)        # trace_dat: its only seed is large, no finding yet
+      add_test(NAME fuzz_regressions_${name}
+        COMMAND fuzz_replay_${name} ${inputs})
+      set_tests_properties(fuzz_regressions_${name} PROPERTIES
+        LABELS integration TIMEOUT 60)
+    endif()
   endif()
 endfunction()
 
