@@ -1031,13 +1031,21 @@ Routine Description:
 --*/
 {
     PCSZ Start = (PCSZ)Module->Symbols.Data;
-    PCSZ Low = Start + Module->FirstSymbol;
-    PCSZ High = Start + Module->Symbols.Length;
+    PCSZ Low;
+    PCSZ High;
     PCSZ Found = NULL;
 
-    if (Module->Symbols.Data == NULL) {
+    //
+    // No symbol file (or an empty one) maps to NULL: test it before any
+    // arithmetic on it.
+    //
+
+    if (Start == NULL) {
         return FALSE;
     }
+
+    Low = Start + Module->FirstSymbol;
+    High = Start + Module->Symbols.Length;
 
     //
     // Invariant: lines starting before Low are at or below Address (the
