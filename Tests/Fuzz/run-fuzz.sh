@@ -17,5 +17,8 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
   export TMPDIR=/dev/shm
 fi
 # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: runaway memory.
-exec "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+# FUZZ_SEED fixes libFuzzer's random seed (CI sets it, so that a run repeats
+# the mutations of the last one, only more or fewer of them; 0: random).
+exec "$fuzzer" -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" \
+  -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus"
