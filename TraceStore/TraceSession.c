@@ -585,6 +585,49 @@ Return Value:
         goto Error;
     }
 
+    //
+    // TraceString.c reads the string stores with their layout compiled in
+    // (16-byte records, bytes), not through their descriptors: a header
+    // that says anything else would send it past the records.
+    //
+
+    for (Index = 0; Index < 2; Index++) {
+        PTRACE_STORE Store = Index == 0 ? &Session->Strings.Index :
+                                          &Session->Strings.Data;
+        PCTRACE_STORE_SCHEMA Schema = Index == 0 ? &TraceStringSchema :
+                                                   &TraceStringDataSchema;
+
+        if (!TraceStoreSchemaMatches(Store->Header, Schema)) {
+            const TRACE_STORE_HEADER *Header = Store->Header;
+            ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, RecordSize);
+            ULONG Column;
+
+            if (Header->RecordSize == Schema->RecordSize) {
+                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, NumberOfColumns);
+            }
+            if (Header->RecordSize == Schema->RecordSize &&
+                Header->NumberOfColumns == Schema->NumberOfColumns) {
+                for (Column = 0; Column + 1 < Schema->NumberOfColumns &&
+                     Rtl->CompareMemory(&Header->Columns[Column],
+                                        &Schema->Columns[Column],
+                                        FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR,
+                                                     Description)) == 0;
+                     Column++) {
+                }
+                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
+                         Column * sizeof(TRACE_COLUMN_DESCRIPTOR);
+            }
+            Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                                 "%s: byte offset %u: not the layout of the "
+                                 "%s store (record size %u, %u columns; "
+                                 "this build reads %u, %u)", Store->Path,
+                                 Offset, Schema->Name, Header->RecordSize,
+                                 Header->NumberOfColumns, Schema->RecordSize,
+                                 Schema->NumberOfColumns);
+            goto Error;
+        }
+    }
+
     Rtl->Unmap(Rtl, Enumerate, sizeof(*Enumerate));
     return RTL_STATUS_OK;
 

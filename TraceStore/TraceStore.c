@@ -595,9 +595,8 @@ End:
     return Status;
 }
 
-static
 BOOL
-SchemaMatches(
+TraceStoreSchemaMatches(
     const TRACE_STORE_HEADER *Header,
     PCTRACE_STORE_SCHEMA Schema
     )
@@ -755,7 +754,7 @@ Return Value:
         goto Error;
     }
 
-    if (!SchemaMatches(Store->Header, Schema)) {
+    if (!TraceStoreSchemaMatches(Store->Header, Schema)) {
         Status = RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 16,
                              "%s: the store's record layout differs from "
                              "this build's '%s' (written by another "

@@ -684,6 +684,17 @@ RTL_STATUS TraceStoreValidateHeader(
     );
 
 //
+// TRUE if Header describes exactly Schema's records: record size and every
+// column (name, type, offset, width, flags).  Code that reads a store with
+// a layout compiled in (the string stores) checks this first.
+//
+
+BOOL TraceStoreSchemaMatches(
+    const TRACE_STORE_HEADER *Header,
+    PCTRACE_STORE_SCHEMA Schema
+    );
+
+//
 // Reads one slot with the retry protocol; TRUE if it is valid.
 //
 

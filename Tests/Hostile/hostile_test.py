@@ -880,6 +880,36 @@ def _(d):
     os.unlink(d.path("string_data"))
 
 
+@case("string_store_record_size",
+      Error("string.store", "byte offset 16", "not the layout of the string store"))
+def _(d):
+    # 8-byte string records, one column: a header that passes every
+    # generic check, in a file holding count * 8 bytes of records.
+    n = d.slot_value("string", S_COUNT, "<Q")
+    d.header("string", H_COLUMNS, "<I", 1, seal=False)
+    d.header("string", H_RECORD_SIZE, "<I", 8)
+    os.truncate(d.path("string"), HEADER_SIZE + n * 8)
+
+
+@case("string_data_record_size",
+      Error("string_data.store", "byte offset 16",
+            "not the layout of the string_data store"))
+def _(d):
+    n = (os.path.getsize(d.path("string_data")) - HEADER_SIZE) // 16
+    d.header("string_data", H_RECORD_SIZE, "<I", 16)
+    d.slots("string_data", S_COUNT, "<Q", n)
+
+
+@case("string_store_columns_swapped",
+      Error("string.store", "byte offset 256", "not the layout of the string store"))
+def _(d):
+    # The descriptors say length comes first; the core reads a fixed layout.
+    d.descriptor("string", "offset", C_OFFSET, "<I", 4, seal=False)
+    d.descriptor("string", "length", C_OFFSET, "<I", 0, seal=False)
+    d.descriptor("string", "offset", C_TYPE, "<I", UINT32, seal=False)
+    d.descriptor("string", "offset", C_WIDTH, "<I", 4)
+
+
 # --- Parent ids.
 
 @case("span_parent_cycles", Ok(touched=["span"]))
