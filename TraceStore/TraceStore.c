@@ -252,20 +252,22 @@ Return Value:
 
     if (Header->Magic != TRACE_STORE_MAGIC) {
         return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, 0, 0,
-                           "%s: not a tracestore store (bad magic)", Path);
+                           "%s: byte offset 0: not a tracestore store (bad "
+                           "magic)", Path);
     }
 
     if (Header->Version != TRACE_STORE_VERSION) {
         return RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 8,
-                           "%s: store format version %u, this build reads "
-                           "version %u", Path, Header->Version,
+                           "%s: byte offset 8: store format version %u, "
+                           "this build reads version %u", Path,
+                           Header->Version,
                            TRACE_STORE_VERSION);
     }
 
     if (ComputeHeaderChecksum(Rtl, Header) != Header->HeaderChecksum) {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 120,
-                           "%s: corrupt store header (checksum mismatch)",
-                           Path);
+                           "%s: byte offset 120: corrupt store header "
+                           "(checksum mismatch)", Path);
     }
 
     if (Header->HeaderSize != TRACE_STORE_HEADER_SIZE ||
@@ -275,16 +277,31 @@ Return Value:
         Header->NumberOfColumns > TRACE_STORE_MAX_COLUMNS ||
         Header->Name[TRACE_NAME_SIZE - 1] != '\0' ||
         Header->Name[0] == '\0') {
-        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 12,
-                           "%s: corrupt store header (header size %u, "
-                           "record size %u, %u columns)", Path,
-                           Header->HeaderSize, Header->RecordSize,
-                           Header->NumberOfColumns);
+        ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Name);
+
+        if (Header->HeaderSize != TRACE_STORE_HEADER_SIZE) {
+            Offset = FIELD_OFFSET(TRACE_STORE_HEADER, HeaderSize);
+        } else if (Header->RecordSize == 0 ||
+                   Header->RecordSize > TRACE_STORE_MAX_RECORD_SIZE) {
+            Offset = FIELD_OFFSET(TRACE_STORE_HEADER, RecordSize);
+        } else if (Header->NumberOfColumns == 0 ||
+                   Header->NumberOfColumns > TRACE_STORE_MAX_COLUMNS) {
+            Offset = FIELD_OFFSET(TRACE_STORE_HEADER, NumberOfColumns);
+        }
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                           "%s: byte offset %u: corrupt store header "
+                           "(header size %u, record size %u, %u columns%s)",
+                           Path, Offset, Header->HeaderSize,
+                           Header->RecordSize, Header->NumberOfColumns,
+                           Offset == FIELD_OFFSET(TRACE_STORE_HEADER, Name) ?
+                           ", bad store name" : "");
     }
 
     for (Index = 0; Index < Header->NumberOfColumns; Index++) {
         const TRACE_COLUMN_DESCRIPTOR *Column = &Header->Columns[Index];
         ULONGLONG End = (ULONGLONG)Column->Offset + Column->Width;
+        ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
+                       Index * sizeof(*Column);
 
         if (Column->Name[TRACE_NAME_SIZE - 1] != '\0' ||
             Column->Name[0] == '\0' ||
@@ -297,20 +314,17 @@ Return Value:
              Column->Type != TraceColumnUInt32) ||
             ((Column->Flags & TRACE_COLUMN_TIMESTAMP) &&
              Column->Type != TraceColumnInt64)) {
-            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0,
-                               FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
-                               Index * sizeof(*Column),
-                               "%s: corrupt column descriptor %u", Path,
-                               Index);
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                               "%s: byte offset %u: corrupt column "
+                               "descriptor %u", Path, Offset, Index);
         }
 
         if (End > Header->RecordSize) {
-            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0,
-                               FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
-                               Index * sizeof(*Column),
-                               "%s: record size mismatch: column '%s' ends "
-                               "at byte %llu of a %u-byte record", Path,
-                               Column->Name, End, Header->RecordSize);
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                               "%s: byte offset %u: record size mismatch: "
+                               "column '%s' ends at byte %llu of a %u-byte "
+                               "record", Path, Offset, Column->Name, End,
+                               Header->RecordSize);
         }
     }
 
@@ -319,8 +333,9 @@ Return Value:
          !(Header->Columns[Header->TimestampColumn].Flags &
            TRACE_COLUMN_TIMESTAMP))) {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 28,
-                           "%s: corrupt store header (timestamp column %u)",
-                           Path, Header->TimestampColumn);
+                           "%s: byte offset 28: corrupt store header "
+                           "(timestamp column %u)", Path,
+                           Header->TimestampColumn);
     }
 
     return RTL_STATUS_OK;
@@ -340,9 +355,13 @@ ValidateSlot(
 
     if (Slot->RecordCount > MAX_RECORD_COUNT ||
         Slot->RecordCount > Slot->Capacity) {
-        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
-                           "%s: corrupt commit slot (count %llu, capacity "
-                           "%llu)", Path, Slot->RecordCount, Slot->Capacity);
+        ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Slots) +
+                       (ULONG)(Slot->Sequence & 1) * sizeof(*Slot) +
+                       FIELD_OFFSET(TRACE_STORE_COMMIT_SLOT, RecordCount);
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                           "%s: byte offset %u: corrupt commit slot (count "
+                           "%llu, capacity %llu)", Path, Offset,
+                           Slot->RecordCount, Slot->Capacity);
     }
 
     Needed = Header->HeaderSize + Slot->RecordCount * Header->RecordSize;
@@ -764,7 +783,8 @@ Return Value:
 
     if (!ReadLatestSlot(Rtl, Store->Header, &Latest)) {
         Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
-                             "%s: no valid commit slot", Path);
+                             "%s: byte offset 128: no valid commit slot "
+                             "(sequence, parity or checksum)", Path);
         goto Error;
     }
 
@@ -1609,15 +1629,14 @@ Return Value:
 
     if (!ReadLatestSlot(Rtl, Store->Header, &Latest)) {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
-                           "%s: no valid commit slot", Store->Path);
+                           "%s: byte offset 128: no valid commit slot "
+                           "(sequence, parity or checksum)", Store->Path);
     }
 
     if (Latest.RecordCount > MAX_RECORD_COUNT ||
         Latest.RecordCount > Latest.Capacity) {
-        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
-                           "%s: corrupt commit slot (count %llu, capacity "
-                           "%llu)", Store->Path, Latest.RecordCount,
-                           Latest.Capacity);
+        return ValidateSlot(Store->Path, Store->Header, &Latest,
+                            Store->MappedFileBytes, Error);
     }
 
     Needed = TRACE_STORE_HEADER_SIZE + Latest.RecordCount * Store->RecordSize;
