@@ -99,6 +99,7 @@ typedef LONG RTL_STATUS;
 #define RTL_STATUS_CORRUPT             (-100003) // store failed validation
 #define RTL_STATUS_TOO_LARGE           (-100004) // a field exceeds a limit
 #define RTL_STATUS_NOT_SESSION         (-100005) // directory is no session
+#define RTL_STATUS_NOT_REGULAR_FILE    (-100006) // a FIFO, socket or device
 
 //
 // Error context.  Routines that can fail on bad input fill one of these so

@@ -320,6 +320,7 @@ RtlStatusText(
         case RTL_STATUS_CORRUPT: return "corrupt";
         case RTL_STATUS_TOO_LARGE: return "too large";
         case RTL_STATUS_NOT_SESSION: return "not a tracestore session";
+        case RTL_STATUS_NOT_REGULAR_FILE: return "not a regular file";
         default: return "error";
     }
 }

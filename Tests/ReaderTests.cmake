@@ -43,7 +43,7 @@ add_test(NAME reader.append_to_session
           $<TARGET_FILE:tracestore> ${FTRACE_SAMPLE} ${READER_WORK}/append)
 set_tests_properties(reader.append_to_session PROPERTIES LABELS integration TIMEOUT 60)
 
-foreach(case truncated garbage hugeline nul empty)
+foreach(case truncated garbage hugeline nul empty fifo)
   add_test(NAME reader.bad_input.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/bad_input.sh $<TARGET_FILE:tracestore>
             ${FTRACE_SAMPLE} ${READER_WORK}/bad-${case} ${case})

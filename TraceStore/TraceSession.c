@@ -71,7 +71,19 @@ ReadSessionHeader(
     PRTL Rtl = Session->Rtl;
     RTL_STATUS Status;
     SIZE_T BytesRead;
+    ULONGLONG FileSize;
     PTRACE_SESSION_HEADER Header = &Session->Header;
+
+    //
+    // A FIFO would block the read (a directory fails it): refuse anything
+    // but a regular file first.
+    //
+
+    Status = Rtl->GetFileSize(Rtl, Session->HeaderHandle, &FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
+                           RtlStatusText(Status));
+    }
 
     Status = Rtl->ReadFile(Rtl, Session->HeaderHandle, 0, Header,
                            sizeof(*Header), &BytesRead);

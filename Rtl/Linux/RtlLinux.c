@@ -56,6 +56,7 @@ Abstract:
 #define O_RDWR              02
 #define O_CREAT             0100
 #define O_EXCL              0200
+#define O_NONBLOCK          04000
 #define O_DIRECTORY         0200000
 #define O_CLOEXEC           02000000
 
@@ -190,7 +191,14 @@ LinuxOpenFile(
 
     switch (Mode) {
         case RtlOpenReadOnly:
-            Flags |= O_RDONLY;
+
+            //
+            // Opening a FIFO for reading waits for a writer; without
+            // O_NONBLOCK a FIFO named like a store would hang its reader.
+            // Regular files ignore the flag; GetFileSize refuses the rest.
+            //
+
+            Flags |= O_RDONLY | O_NONBLOCK;
             break;
         case RtlOpenReadWrite:
             Flags |= O_RDWR;
@@ -252,6 +260,15 @@ LinuxGetFileSize(
     __builtin_memcpy(&Mode, (PBYTE)Stat + LINUX_STAT_MODE_OFFSET, 4);
     if ((Mode & 0170000) == 0040000) {
         return -21;
+    }
+
+    //
+    // Nor has a FIFO, socket or device: their size is 0 or meaningless,
+    // and they cannot be mapped.
+    //
+
+    if ((Mode & 0170000) != 0100000) {
+        return RTL_STATUS_NOT_REGULAR_FILE;
     }
 
     *Size = Stat[LINUX_STAT_SIZE_OFFSET / sizeof(ULONGLONG)];

@@ -836,6 +836,11 @@ def _(d):
     d.replace("page_fault", "directory")
 
 
+@case("store_is_fifo", Error("page_fault.store", "not a regular file"))
+def _(d):
+    d.replace("page_fault", "fifo")
+
+
 @case("store_dangling_symlink", Error("page_fault.store", "no such file"))
 def _(d):
     d.replace("page_fault", "dangling")
@@ -858,6 +863,13 @@ def _(d):
 @case("session_header_empty", Error("session.tracer", "truncated session header"))
 def _(d):
     open(os.path.join(d.dir, SESSION_FILE), "wb").close()
+
+
+@case("session_header_is_fifo", Error("session.tracer", "not a regular file"))
+def _(d):
+    p = os.path.join(d.dir, SESSION_FILE)
+    os.unlink(p)
+    os.mkfifo(p)
 
 
 @case("session_header_is_directory", Error("session.tracer", "directory"))

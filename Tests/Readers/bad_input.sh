@@ -2,7 +2,7 @@
 # Bad input must give an error naming the file and line, a non-zero exit
 # (not a crash), and keep every event read before the bad line.
 # usage: bad_input.sh TRACESTORE SAMPLE WORKDIR CASE
-#   CASE: truncated | garbage | hugeline | empty | nul
+#   CASE: truncated | garbage | hugeline | empty | nul | fifo
 set -eu
 ts=$1; sample=$2; work=$3; case=$4
 rm -rf "$work"; mkdir -p "$work"
@@ -25,15 +25,18 @@ nul)        # a NUL byte inside the fields of line 21
   line=21; kept=20; want="NUL byte" ;;
 empty)
   : > "$in"; line=; kept=0; want="empty file" ;;
+fifo)       # nobody writes to it: opening it must not wait (timeout 20)
+  mkfifo "$in"; line=; kept=0; want="not a regular file" ;;
 *) echo "unknown case"; exit 2 ;;
 esac
 
 set +e
-"$ts" import -o "$session" "$in" 2> "$work/stderr"
+timeout 20 "$ts" import -o "$session" "$in" 2> "$work/stderr"
 rc=$?
 set -e
 cat "$work/stderr"
 [ $rc -ne 0 ] || { echo "FAIL: exit status 0"; exit 1; }
+[ $rc -ne 124 ] || { echo "FAIL: still waiting after 20 s"; exit 1; }
 [ $rc -lt 128 ] || { echo "FAIL: killed by signal $((rc - 128))"; exit 1; }
 grep -q "$in${line:+:$line:}" "$work/stderr" || { echo "FAIL: message does not name $in${line:+:$line}"; exit 1; }
 grep -q "$want" "$work/stderr" || { echo "FAIL: message does not say '$want'"; exit 1; }
