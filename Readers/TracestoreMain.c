@@ -525,16 +525,18 @@ static int cmdInfo(int argc, char **argv){
   if( bJson ){
     printf("\n  ],\n");
     if( iFirst<=iLast ){
+      /* Unsigned: from -2^63 to 2^63-1 is 2^64-1 ns, not an overflow. */
       printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
-             "  \"duration_ns\": %lld\n}\n", (long long)iFirst,
-             (long long)iLast, (long long)(iLast-iFirst));
+             "  \"duration_ns\": %llu\n}\n", (long long)iFirst,
+             (long long)iLast,
+             (unsigned long long)iLast - (unsigned long long)iFirst);
     }else{
       printf("  \"first_ts\": null,\n  \"last_ts\": null,\n"
              "  \"duration_ns\": null\n}\n");
     }
   }else if( iFirst<=iLast ){
     printf("\ntime span: %.9f .. %.9f s (%.6f s)\n", iFirst/1e9, iLast/1e9,
-           (iLast-iFirst)/1e9);
+           ((double)iLast - (double)iFirst)/1e9);
   }
 
   TraceSessionClose(pSession);

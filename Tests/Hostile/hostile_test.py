@@ -945,6 +945,21 @@ def _(d):
 
 # --- Timestamps.
 
+@case("ts_extremes", Ok(touched=["ftrace_event"]))
+def _(d):
+    # Honest but extreme data: the slot says what the records hold.
+    p = d.path("ftrace_event")
+    s = Store(p)
+    for row, v in ((0, 2**63 - 1), (5, -2**63), (9, -1), (1500, 0),
+                   (s.count - 1, -2**62)):
+        d.record("ftrace_event", row, "ts", v)
+    s = Store(p)
+    ts = [s.ts(i) for i in range(s.count)]
+    d.slots("ftrace_event", S_FIRST, "<q", min(ts), seal=False)
+    d.slots("ftrace_event", S_LAST, "<q", max(ts), seal=False)
+    d.slots("ftrace_event", S_FLAGS, "<I", 0)
+
+
 @case("sorted_flag_lies", Ok(touched=["ftrace_event"], strict=False,
                              note="push-down follows the slot"))
 def _(d):
@@ -1190,9 +1205,18 @@ def check_ok_case(ctx, session, expect, queries, base_res, work):
             if not a["ok"]:
                 raise Failure("%s: attach failed: %s" % (what, a["error"]))
         elif what == "tracestore info --json":
-            got = {s["name"]: s["records"] for s in json.loads(out)["stores"]}
+            j = json.loads(out)
+            got = {s["name"]: s["records"] for s in j["stores"]}
             if got != {r[0]: r[1] for r in info}:
                 raise Failure("%s: %s, oracle %s" % (what, got, info))
+            firsts = [r[5] for r in info if r[5] is not None]
+            lasts = [r[6] for r in info if r[6] is not None]
+            span = [min(firsts), max(lasts), max(lasts) - min(firsts)] \
+                if firsts else [None, None, None]
+            if [j["first_ts"], j["last_ts"], j["duration_ns"]] != span:
+                raise Failure("%s: time span %s, oracle %s" %
+                              (what, [j["first_ts"], j["last_ts"],
+                                      j["duration_ns"]], span))
         elif what in ("tracestore sql", "sqlite3 shell"):
             got = [l.replace("|", ",") for l in out.split()
                    if l not in ("name,records",)]
