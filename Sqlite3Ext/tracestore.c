@@ -2022,13 +2022,32 @@ static int tsColumn(
                                  &zText, &nText);
     }
     if( !RTL_SUCCESS(status) || zText==0 ){
+      /* Name the record's bytes, and what is wrong on the string side. */
+      PTRACE_STRING_TABLE pStrings = &pTab->pSession->Strings;
+      unsigned long long nString = pStrings->Index.Snapshot.RecordCount;
+      char *zWhy;
       tsCopyName(zName, pCol->Name);
+      if( (ULONGLONG)value>=nString ){
+        zWhy = sqlite3_mprintf("beyond the %llu strings of %s", nString,
+                               pStrings->Index.Path);
+      }else{
+        zWhy = sqlite3_mprintf("whose record (%s, byte offset %llu) points "
+                               "outside %s or at text without its NUL",
+                               pStrings->Index.Path,
+                               (unsigned long long)TRACE_STORE_HEADER_SIZE
+                               + (unsigned long long)value
+                                 * sizeof(TRACE_STRING_RECORD),
+                               pStrings->Data.Path);
+      }
       sqlite3_free(pTab->base.zErrMsg);
       pTab->base.zErrMsg = sqlite3_mprintf(
-          "string id %llu in column \"%s\" of %s row %lld is not in the "
-          "string store of trace session '%s' (%s)",
-          (unsigned long long)value, zName, pTab->zStore, pCur->iRowid,
-          pTab->zPath, RtlStatusText(status));
+          "%s: byte offset %llu: column \"%s\" of %s row %lld holds string "
+          "id %llu, %s (corrupt)", pTab->pStore->Path,
+          (unsigned long long)TRACE_STORE_HEADER_SIZE
+          + (unsigned long long)pCur->iRowid * pTab->pStore->RecordSize
+          + pCol->Offset, zName, pTab->zStore, pCur->iRowid,
+          (unsigned long long)value, zWhy ? zWhy : "out of memory");
+      sqlite3_free(zWhy);
       return SQLITE_ERROR;
     }
     sqlite3_result_text64(ctx, zText, nText, SQLITE_TRANSIENT, SQLITE_UTF8);
