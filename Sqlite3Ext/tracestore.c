@@ -2644,6 +2644,18 @@ static void tracestoreAttachFunc(
      || pTarget->zName[0]==0 ){
       continue;
     }
+    /* A store file may be named anything: not like store_info or a view. */
+    if( sqlite3_stricmp(pTarget->zName, "store_info")==0
+     || (sqlite3_stricmp(zSchema, "temp")==0
+         && tracestoreIsViewName(pTarget->zName)) ){
+      zErr = sqlite3_mprintf("%s: a store named '%s' would take the name of "
+                             "the %s %s; rename or remove that file",
+                             apStore[i]->Path, pTarget->zName,
+                             tracestoreIsViewName(pTarget->zName) ?
+                             "view" : "table", pTarget->zName);
+      rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      goto attach_error;
+    }
     nTarget++;
   }
   memcpy(aTarget[nTarget].zName, "store_info", sizeof("store_info"));

@@ -337,6 +337,20 @@ static const char zTsSyscallCountsView[] =
   "GROUP BY 1, 2 "
   "ORDER BY count DESC, id, name";
 
+/* The names of the views below, for tracestoreIsViewName(). */
+static const char *const azTsViewName[] = {
+  "event", "args", "syscall_counts", "kvm_exit_reasons",
+  "page_fault_summary", "span_self_time",
+};
+
+int tracestoreIsViewName(const char *zName){
+  int i;
+  for(i=0; i<(int)(sizeof(azTsViewName)/sizeof(azTsViewName[0])); i++){
+    if( sqlite3_stricmp(zName, azTsViewName[i])==0 ) return 1;
+  }
+  return 0;
+}
+
 /* Views one call handles at most: the six it makes and stale ones. */
 #define TS_MAX_VIEWS 16
 

@@ -57,6 +57,10 @@ int tracestoreViewsInit(sqlite3 *db);
 */
 int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr);
 
+/* True if zName (any case) is the name of a view tracestoreViewsAttach()
+** may make. */
+int tracestoreIsViewName(const char *zName);
+
 /* Documentation: the views, store_info, tracestore_args and functions. */
 const tracestore_doc_object *tracestoreDocObjects(int *pnObject);
 
