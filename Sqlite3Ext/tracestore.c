@@ -1026,9 +1026,27 @@ static int tracestoreConnect(
   }
   rc = sqlite3_declare_vtab(db, zDecl);
   if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("cannot declare table for store '%s' of %s: "
-                             "%s", pNew->zStore, pNew->zPath,
-                             sqlite3_errmsg(db));
+    /* Which descriptor repeats an earlier name (SQLite ignores case)? */
+    int j, iDup = -1;
+    char zOther[TRACE_NAME_SIZE+1];
+    for(i=1; i<pNew->nCol && iDup<0; i++){
+      tsCopyName(zName, pNew->aCol[i].Name);
+      for(j=0; j<i && iDup<0; j++){
+        tsCopyName(zOther, pNew->aCol[j].Name);
+        if( sqlite3_stricmp(zName, zOther)==0 ) iDup = i;
+      }
+    }
+    if( iDup>=0 ){
+      *pzErr = sqlite3_mprintf("%s: byte offset %d: cannot declare the "
+                               "table for store '%s': %s", pNew->pStore->Path,
+                               (int)FIELD_OFFSET(TRACE_STORE_HEADER, Columns)
+                               + iDup*(int)sizeof(TRACE_COLUMN_DESCRIPTOR),
+                               pNew->zStore, sqlite3_errmsg(db));
+    }else{
+      *pzErr = sqlite3_mprintf("%s: cannot declare the table for store "
+                               "'%s': %s", pNew->pStore->Path, pNew->zStore,
+                               sqlite3_errmsg(db));
+    }
     goto connect_error;
   }
   sqlite3_free(zDecl);
@@ -2712,7 +2730,7 @@ static void tracestoreAttachFunc(
     pTarget->bCreated = 1;
   }
   /* The views over these tables (tracestore_views.c). */
-  rc = tracestoreViewsAttach(db, zSchema, &zErr);
+  rc = tracestoreViewsAttach(db, zSchema, zPath, &zErr);
   if( rc!=SQLITE_OK ) goto attach_undo;
   sqlite3_result_int(ctx, nTable);
   goto attach_done;

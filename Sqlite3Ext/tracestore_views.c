@@ -363,6 +363,7 @@ struct ts_view {
   char *zOldSql;        /* Stored text of the view dropped */
   int bDropped;         /* The old view has been dropped */
   int bCreated;         /* The new view has been created */
+  int mask;             /* TS_HAS_* bits of the stores it reads */
 };
 
 /* The text SQLite stores for the view: "CREATE VIEW "NAME" AS ..." */
@@ -399,12 +400,14 @@ static int tsStoresOf(sqlite3 *db, const char *zSchema, int *pMask,
   return tsForEachObject(db, zSchema, "table", tsAddStore, pMask, pzErr);
 }
 
-/* Adds a view to be made; zBody is copied.  Returns SQLITE_NOMEM or OK. */
+/* Adds a view to be made, reading the stores in mask; zBody is copied.
+** Returns SQLITE_NOMEM or OK. */
 static int tsAddView(ts_view *aView, int *pnView, const char *zName,
-                     const char *zBody){
+                     int mask, const char *zBody){
   ts_view *p = &aView[(*pnView)++];
   memset(p, 0, sizeof(*p));
   memcpy(p->zName, zName, strlen(zName)+1);
+  p->mask = mask;
   p->zBody = sqlite3_mprintf("%s", zBody);
   return p->zBody ? SQLITE_OK : SQLITE_NOMEM;
 }
@@ -430,28 +433,31 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
   }
   zBody = sqlite3_str_finish(pBody);
   if( zBody==0 ) return SQLITE_NOMEM;
-  rc = tsAddView(aView, pnView, "event", zBody);
+  rc = tsAddView(aView, pnView, "event", mask, zBody);
   sqlite3_free(zBody);
   if( rc!=SQLITE_OK ) return rc;
 
   if( mask & TS_HAS_FTRACE_EVENT ){
-    rc = tsAddView(aView, pnView, "args", zTsArgsView);
+    rc = tsAddView(aView, pnView, "args", TS_HAS_FTRACE_EVENT, zTsArgsView);
     if( rc==SQLITE_OK ){
-      rc = tsAddView(aView, pnView, "syscall_counts", zTsSyscallCountsView);
+      rc = tsAddView(aView, pnView, "syscall_counts", TS_HAS_FTRACE_EVENT,
+                     zTsSyscallCountsView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_KVM_EXIT ){
-    rc = tsAddView(aView, pnView, "kvm_exit_reasons", zTsKvmExitReasonsView);
+    rc = tsAddView(aView, pnView, "kvm_exit_reasons", TS_HAS_KVM_EXIT,
+                   zTsKvmExitReasonsView);
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_PAGE_FAULT ){
-    rc = tsAddView(aView, pnView, "page_fault_summary",
+    rc = tsAddView(aView, pnView, "page_fault_summary", TS_HAS_PAGE_FAULT,
                    zTsPageFaultSummaryView);
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_SPAN ){
-    rc = tsAddView(aView, pnView, "span_self_time", zTsSpanSelfTimeView);
+    rc = tsAddView(aView, pnView, "span_self_time", TS_HAS_SPAN,
+                   zTsSpanSelfTimeView);
     if( rc!=SQLITE_OK ) return rc;
   }
   return SQLITE_OK;
@@ -495,23 +501,36 @@ static int tsAddStaleView(void *pArg, const char *zName, const char *zSql){
 ** so that a mistake shows at attach time rather than at the first query.
 */
 static int tsCheckCompiles(sqlite3 *db, const char *zSchema,
-                           const char *zName, char **pzErr){
+                           const ts_view *pView, const char *zPath,
+                           char **pzErr){
   sqlite3_stmt *pStmt = 0;
+  sqlite3_str *pMsg;
   char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\".\"%w\" LIMIT 0",
-                               zSchema, zName);
-  int rc;
+                               zSchema, pView->zName);
+  int rc, i, n = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
   if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("cannot make the view %s.%s: %s", zSchema,
-                             zName, sqlite3_errmsg(db));
+    /* Say which files it reads: a store lacking a column is to blame. */
+    pMsg = sqlite3_str_new(db);
+    sqlite3_str_appendf(pMsg, "cannot make the view %s.%s: %s", zSchema,
+                        pView->zName, sqlite3_errmsg(db));
+    for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
+      if( pView->mask & aTsViewStore[i].mask ){
+        sqlite3_str_appendf(pMsg, "%s%s.store", n++ ? ", " : " (it reads ",
+                            aTsViewStore[i].zStore);
+      }
+    }
+    if( n ) sqlite3_str_appendf(pMsg, " of trace session '%s')", zPath);
+    *pzErr = sqlite3_str_finish(pMsg);
   }
   sqlite3_finalize(pStmt);
   return rc;
 }
 
-int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr){
+int tracestoreViewsAttach(sqlite3 *db, const char *zSchema,
+                          const char *zPath, char **pzErr){
   ts_view aView[TS_MAX_VIEWS];
   ts_view *p;
   ts_views views;
@@ -558,7 +577,7 @@ int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr){
                                     p->zName, p->zBody), pzErr);
     if( rc!=SQLITE_OK ) goto views_undo;
     p->bCreated = 1;
-    rc = tsCheckCompiles(db, zSchema, p->zName, pzErr);
+    rc = tsCheckCompiles(db, zSchema, p, zPath, pzErr);
     if( rc!=SQLITE_OK ) goto views_undo;
   }
   goto views_done;

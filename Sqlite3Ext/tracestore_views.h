@@ -54,8 +54,10 @@ int tracestoreViewsInit(sqlite3 *db);
 ** zSchema's views are as they were and *pzErr holds a message.  Views are
 ** only made in "temp": SQLite does not let a view stored in another
 ** database read the store tables (they are SQLITE_VTAB_DIRECTONLY).
+** zPath, the session, is for messages.
 */
-int tracestoreViewsAttach(sqlite3 *db, const char *zSchema, char **pzErr);
+int tracestoreViewsAttach(sqlite3 *db, const char *zSchema,
+                          const char *zPath, char **pzErr);
 
 /* True if zName (any case) is the name of a view tracestoreViewsAttach()
 ** may make. */

@@ -716,6 +716,14 @@ def _(d):
     d.header("page_fault", H_TS_COLUMN, "<I", 1)
 
 
+@case("column_duplicate_name",
+      Error("page_fault.store", "duplicate column name", "byte offset 1280",
+            sql_only=True))
+def _(d):
+    # comm (column 8, byte 256 + 8 * 128) renamed to name, column 5's name.
+    d.descriptor("page_fault", "comm", 0, None, b"name".ljust(32, b"\0"))
+
+
 @case("column_extra_alias", Ok(touched=["ftrace_event"]))
 def _(d):
     # One more column over bytes another one has: a schema this build does
@@ -736,6 +744,13 @@ def _(d):
 def _(d):
     # A store column called id takes the place of the rowid column.
     d.descriptor("thread", "pid", 0, None, b"id".ljust(32, b"\0"))
+
+
+@case("span_without_parent_id",
+      Error("span.store", "span_self_time", "no such column: parent_id",
+            sql_only=True))
+def _(d):
+    d.descriptor("span", "parent_id", 0, None, b"parent".ljust(32, b"\0"))
 
 
 # --- Header checks.
