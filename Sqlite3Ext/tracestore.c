@@ -376,6 +376,13 @@ struct tracestore_cursor {
   int bTsFilter;                /* Check each row's ts (TS_SCAN_RANGE/IN) */
   int bInList;                  /* The rows wanted are those of aIn */
   int bShared;                  /* Counted in pVtab->nSharedSnapshot */
+  int bVerifyTs;                /* Check each row's ts is in iVerifyLo..Hi */
+  int bVerifyOrder;             /* Check rows come in ts order */
+  int bHavePrevTs;              /* iPrevTs is set */
+  sqlite3_int64 iVerifiedRow;   /* Row last checked, or -1 */
+  sqlite3_int64 iVerifyLo;      /* ts range the query asked for */
+  sqlite3_int64 iVerifyHi;
+  sqlite3_int64 iPrevTs;        /* ts of the row handed out before */
   sqlite3_int64 *aIn;           /* TS_SCAN_IN: the rowids */
   sqlite3_int64 nIn;            /* Entries in aIn */
   sqlite3_int64 nInAlloc;       /* Entries allocated in aIn */
@@ -1795,6 +1802,47 @@ static int tsGuardCheckSlow(tracestore_cursor *pCur){
   (tsGuardFaults()==(pCur)->nGuard ? SQLITE_OK : tsGuardCheckSlow(pCur))
 
 /*
+** Checks the current row, the first time SQLite reads it, against what
+** the query asked for and the store's commit slot promised (see xFilter):
+** its ts in [iVerifyLo, iVerifyHi], and not before the previous row's when
+** rows are handed out in ts order because the slot says the store is
+** sorted.  An error names the record.
+*/
+static int tsVerifyRow(tracestore_cursor *pCur){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  const TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
+  sqlite3_int64 ts;
+  const char *zWhat = 0;
+  if( pCur->bEof || pCur->iRowid==pCur->iVerifiedRow
+   || (!pCur->bVerifyTs && !pCur->bVerifyOrder) ){
+    return SQLITE_OK;
+  }
+  pCur->iVerifiedRow = pCur->iRowid;
+  ts = tsRecordTs(pTab, pCur->iRowid);
+  if( pCur->bVerifyTs && (ts<pCur->iVerifyLo || ts>pCur->iVerifyHi) ){
+    zWhat = "outside the range the query asked for";
+  }else if( pCur->bVerifyOrder && pCur->bHavePrevTs
+         && (pCur->bDesc ? ts>pCur->iPrevTs : ts<pCur->iPrevTs) ){
+    zWhat = "out of ts order";
+  }
+  pCur->iPrevTs = ts;
+  pCur->bHavePrevTs = 1;
+  if( zWhat==0 ) return SQLITE_OK;
+  sqlite3_free(pTab->base.zErrMsg);
+  pTab->base.zErrMsg = sqlite3_mprintf(
+      "%s: byte offset %llu: record %lld holds ts %lld, %s: the store's "
+      "commit slot (%s, ts %lld to %lld) does not describe its records "
+      "(corrupt)", pTab->pStore->Path,
+      (unsigned long long)TRACE_STORE_HEADER_SIZE
+      + (unsigned long long)pCur->iRowid * pTab->pStore->RecordSize
+      + pTab->aCol[pTab->iTsCol].Offset, pCur->iRowid, ts, zWhat,
+      (pSnap->Flags & TRACE_SLOT_SORTED) ? "sorted" : "not sorted",
+      (long long)pSnap->FirstTs, (long long)pSnap->LastTs);
+  pCur->bEof = 1;
+  return SQLITE_ERROR;
+}
+
+/*
 ** xFilter: takes (or shares) a snapshot, reads the constraint values in
 ** argv (their order is that of the idxNum bits, see the header comment)
 ** and moves to the first row.
@@ -1908,10 +1956,27 @@ static int tracestoreFilter(
   if( pCur->iTsLo>pCur->iTsHi ) iHi = iLo-1;   /* No ts matches */
 
   /*
+  ** What the commit slot says (sorted, first/last ts) decides how rows are
+  ** found below; a damaged or forged slot would hand out rows outside the
+  ** range or out of order.  Each row whose values or rowid SQLite reads
+  ** is checked against the query's own bounds and order (xColumn, xRowid:
+  ** one 8-byte read of a record being read anyway), so such a slot gives
+  ** an error, not wrong rows.  Rows only counted are not read, so
+  ** count(*) of a range stays a binary search; it trusts the slot.
+  */
+  bSorted = pTab->iTsCol>=0 && (pSnap->Flags & TRACE_SLOT_SORTED)!=0;
+  pCur->bVerifyTs = bTsBound && pTab->iTsCol>=0
+                 && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX);
+  pCur->iVerifyLo = pCur->iTsLo;
+  pCur->iVerifyHi = pCur->iTsHi;
+  pCur->bVerifyOrder = (idxNum & TS_ORDER_TS)!=0 && bSorted;
+  pCur->bHavePrevTs = 0;
+  pCur->iVerifiedRow = -1;
+
+  /*
   ** ts bounds: binary search on a snapshot sorted by ts; otherwise a check
   ** of each row, with the block index to skip blocks.
   */
-  bSorted = pTab->iTsCol>=0 && (pSnap->Flags & TRACE_SLOT_SORTED)!=0;
   if( bTsBound && nRecord>0 && pTab->iTsCol>=0 ){
     /* The snapshot's first/last ts: a range outside them needs no search. */
     if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
@@ -2018,7 +2083,10 @@ static int tsColumn(
   ULONG nText;
   RTL_STATUS status;
   char zName[TRACE_NAME_SIZE+1];
+  int rc;
 
+  rc = tsVerifyRow(pCur);
+  if( rc!=SQLITE_OK ) return rc;
   if( i==pTab->iIdColumn ){
     sqlite3_result_int64(ctx, pCur->iRowid);
     return SQLITE_OK;
@@ -2095,8 +2163,11 @@ static int tracestoreColumn(
 
 static int tracestoreRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   tracestore_cursor *pCur = (tracestore_cursor*)cur;
+  int rc;
   *pRowid = pCur->iRowid;
-  return SQLITE_OK;
+  rc = tsVerifyRow(pCur);                       /* reads the record's ts */
+  if( rc==SQLITE_OK ) rc = tsGuardCheck(pCur);
+  return rc;
 }
 
 static int tracestoreClose(sqlite3_vtab_cursor *cur){
