@@ -547,8 +547,11 @@ class Error:
 
 class Ok:
     def __init__(self, touched=(), strict=True, skip_full_scan=(),
-                 bad_slots=None, bad_strings=False, lies=False, note=""):
+                 bad_slots=None, bad_strings=False, lies=False, extra=(),
+                 session_name="session", note=""):
         self.touched = set(touched)
+        self.extra = list(extra)        # more Query objects for this case
+        self.session_name = session_name  # directory name of the session
         # The commit slot misdescribes the records (sorted flag, first or
         # last ts).  Push-down trusts the slot to find rows, and checks
         # each row it hands out: a query gives the oracle's answer, or
@@ -904,6 +907,36 @@ def _(d):
     d.header("store_info", H_NAME, None, b"store_info".ljust(32, b"\0"))
 
 
+ODD_NAMES = ['we"ird name', "tick`s", "semi;colon", "new\nline", "caf\xe9"]
+
+
+def odd_name_query(n):
+    q = '"%s"' % n.replace('"', '""')
+    return Query("odd_" + n.encode("unicode_escape").decode(),
+                 "SELECT count(*), min(pid), max(name) FROM %s" % q, [n],
+                 lambda s, n=n: [[s.stores[n].count,
+                                  min(col_values(s, n, "pid")),
+                                  max(col_values(s, n, "name"))]])
+
+
+@case("store_names_odd", Ok(touched=ODD_NAMES,
+                            extra=[odd_name_query(n) for n in ODD_NAMES]))
+def _(d):
+    # Store files named with quotes, a semicolon, a newline, a byte that is
+    # not UTF-8: tables with those names, quoted where SQL needs it.
+    for n in ODD_NAMES:
+        b = n.encode("latin-1")
+        p = os.path.join(d.dir, os.fsdecode(b) + ".store")
+        shutil.copyfile(d.path("process"), p)
+        write_at(p, H_NAME, None, b.ljust(32, b"\0"))
+        subprocess.run([d.ctx.seal, p], check=True)
+
+
+@case("session_path_quoted", Ok(session_name="it's a \"session\"; x"))
+def _(d):
+    pass            # only the directory name is unusual
+
+
 @case("session_header_empty", Error("session.tracer", "truncated session header"))
 def _(d):
     open(os.path.join(d.dir, SESSION_FILE), "wb").close()
@@ -1110,7 +1143,8 @@ def make_base(ctx, path):
 
 
 def run_queries(ctx, session, queries, qfile):
-    with open(qfile, "w") as f:
+    # Latin-1: a name read from a store as bytes goes back as those bytes.
+    with open(qfile, "w", encoding="latin-1") as f:
         for q in queries:
             f.write("-- %s\n%s;\n" % (q.name, q.sql))
     rc, out, err = run(ctx, [ctx.query, ctx.guard_ext, session, qfile],
@@ -1204,7 +1238,7 @@ def check_case(ctx, name):
             raise Failure("base session: %s: got %s, oracle says %s" %
                           (q.name, r["rows"], q.oracle(base_model)))
 
-    session = os.path.join(work, "session")
+    session = os.path.join(work, getattr(expect, "session_name", "session"))
     shutil.copytree(base, session)
     damage(Damage(ctx, session))
 
@@ -1224,14 +1258,15 @@ def cli_checks(ctx, session):
         ("tracestore info", [ctx.guard_cli, "info", session]),
         ("tracestore info --json", [ctx.guard_cli, "info", "--json", session]),
         ("tracestore sql", [ctx.guard_cli, "sql", "--csv", session,
-                            "SELECT name, records FROM store_info ORDER BY name"]),
+                            "SELECT hex(name), records FROM store_info "
+                            "ORDER BY name"]),
         ("plain extension", [ctx.query, ctx.ext, session, os.devnull]),
     ]
     if sql:
         checks.append(("sqlite3 shell", sql + [
             "-bail", ":memory:", "-cmd", ".load " + ctx.guard_ext,
             "SELECT tracestore_attach('%s');" % session.replace("'", "''"),
-            "SELECT name, records FROM store_info ORDER BY name;"]))
+            "SELECT hex(name), records FROM store_info ORDER BY name;"]))
     return checks
 
 
@@ -1262,7 +1297,8 @@ def check_ok_case(ctx, session, expect, queries, base_res, work):
     model = Session(session, bad_slots={
         k: [newer_slot(Damage(ctx, session), k)] if v == "newer" else v
         for k, v in expect.bad_slots.items()})
-    run_list = [q for q in queries if not (q.full_scan & expect.skip_full_scan)]
+    run_list = [q for q in queries + expect.extra
+                if not (q.full_scan & expect.skip_full_scan)]
     res = run_queries(ctx, session, run_list, os.path.join(work, "case.sql"))
     if not res["attach"]["ok"]:
         raise Failure("tracestore_attach failed: %s" % res["attach"]["error"])
@@ -1322,7 +1358,9 @@ def check_ok_case(ctx, session, expect, queries, base_res, work):
         elif what == "tracestore info --json":
             j = json.loads(out)
             got = {s["name"]: s["records"] for s in j["stores"]}
-            if got != {r[0]: r[1] for r in info}:
+            # JSON is UTF-8: a name that is not comes out with U+FFFD.
+            if got != {r[0].encode("latin-1").decode("utf-8", "replace"): r[1]
+                       for r in info}:
                 raise Failure("%s: %s, oracle %s" % (what, got, info))
             firsts = [r[5] for r in info if r[5] is not None]
             lasts = [r[6] for r in info if r[6] is not None]
@@ -1334,10 +1372,11 @@ def check_ok_case(ctx, session, expect, queries, base_res, work):
                                       j["duration_ns"]], span))
         elif what in ("tracestore sql", "sqlite3 shell"):
             got = [l.replace("|", ",") for l in out.split()
-                   if l not in ("name,records",)]
+                   if l not in ("hex(name),records",)]
             if what == "sqlite3 shell":
                 got = got[1:]           # what tracestore_attach returned
-            want = ["%s,%d" % (r[0], r[1]) for r in info]
+            want = ["%s,%d" % (r[0].encode("latin-1").hex().upper(), r[1])
+                    for r in info]
             if got != want:
                 raise Failure("%s: %s, oracle %s" % (what, got, want))
 
