@@ -2733,7 +2733,8 @@ static void tracestoreAttachFunc(
      || pTarget->zName[0]==0 ){
       continue;
     }
-    /* A store file may be named anything: not like store_info or a view. */
+    /* A store file may be named anything: not like store_info or a view,
+    ** nor with the prefix SQLite keeps for itself. */
     if( sqlite3_stricmp(pTarget->zName, "store_info")==0
      || (sqlite3_stricmp(zSchema, "temp")==0
          && tracestoreIsViewName(pTarget->zName)) ){
@@ -2742,6 +2743,14 @@ static void tracestoreAttachFunc(
                              apStore[i]->Path, pTarget->zName,
                              tracestoreIsViewName(pTarget->zName) ?
                              "view" : "table", pTarget->zName);
+      rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
+      goto attach_error;
+    }
+    if( sqlite3_strnicmp(pTarget->zName, "sqlite_", 7)==0 ){
+      zErr = sqlite3_mprintf("%s: a store named '%s' cannot be a table: "
+                             "SQLite keeps names beginning with sqlite_ for "
+                             "itself; rename or remove that file",
+                             apStore[i]->Path, pTarget->zName);
       rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
       goto attach_error;
     }

@@ -907,6 +907,14 @@ def _(d):
     d.header("store_info", H_NAME, None, b"store_info".ljust(32, b"\0"))
 
 
+@case("store_named_sqlite_reserved",
+      Error("sqlite_stat1.store", "SQLite keeps names beginning with sqlite_",
+            sql_only=True))
+def _(d):
+    shutil.copyfile(d.path("process"), d.path("sqlite_stat1"))
+    d.header("sqlite_stat1", H_NAME, None, b"sqlite_stat1".ljust(32, b"\0"))
+
+
 ODD_NAMES = ['we"ird name', "tick`s", "semi;colon", "new\nline", "caf\xe9"]
 
 
