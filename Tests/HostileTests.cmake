@@ -12,7 +12,7 @@
 #
 # Reads past the end of a mapped store do not show under ASan (the next
 # pages are usually another store's mapping): the extension and command the
-# cases run are builds linked with Hostile/GuardRtl.c, which puts an
+# cases run are builds linked with Hostile/FencedMappings.c, which puts an
 # inaccessible region after every read-only mapping so that such a read
 # faults.
 #
@@ -26,31 +26,31 @@ target_include_directories(HostileQuery PRIVATE ${SQLITE3_INCLUDE_DIR})
 target_link_libraries(HostileQuery PRIVATE ${SQLITE3_LIBRARY})
 target_compile_options(HostileQuery PRIVATE ${TRACER_WARNINGS})
 
-set(TRACER_GUARD_RTL ${CMAKE_CURRENT_SOURCE_DIR}/Hostile/GuardRtl.c)
+set(TRACER_FENCED_MAPPINGS ${CMAKE_CURRENT_SOURCE_DIR}/Hostile/FencedMappings.c)
 list(TRANSFORM TRACER_SQLITE3EXT_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/
      OUTPUT_VARIABLE TRACER_HOSTILE_EXT_SOURCES)
 
 # The extension, as tracestore.so in its own directory (the name gives
-# SQLite the entry point), with guarded mappings.
-add_library(tracestore_guard MODULE ${TRACER_HOSTILE_EXT_SOURCES} ${TRACER_GUARD_RTL})
-add_dependencies(tracestore_guard TracerSyscallTable)
-set_target_properties(tracestore_guard PROPERTIES OUTPUT_NAME tracestore PREFIX ""
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/hostile-guard)
-target_include_directories(tracestore_guard PRIVATE ${CMAKE_SOURCE_DIR}
+# SQLite the entry point), with fenced mappings.
+add_library(tracestore_fenced MODULE ${TRACER_HOSTILE_EXT_SOURCES} ${TRACER_FENCED_MAPPINGS})
+add_dependencies(tracestore_fenced TracerSyscallTable)
+set_target_properties(tracestore_fenced PROPERTIES OUTPUT_NAME tracestore PREFIX ""
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/hostile-fenced)
+target_include_directories(tracestore_fenced PRIVATE ${CMAKE_SOURCE_DIR}
   ${SQLITE3_INCLUDE_DIR} ${TRACER_GENERATED_DIR})
-target_link_libraries(tracestore_guard PRIVATE TracerReaders TracerStore pthread)
-target_link_options(tracestore_guard PRIVATE -Wl,--no-undefined -Wl,--wrap=InitializeRtl)
-target_compile_options(tracestore_guard PRIVATE ${TRACER_WARNINGS})
+target_link_libraries(tracestore_fenced PRIVATE TracerReaders TracerStore pthread)
+target_link_options(tracestore_fenced PRIVATE -Wl,--no-undefined -Wl,--wrap=InitializeRtl)
+target_compile_options(tracestore_fenced PRIVATE ${TRACER_WARNINGS})
 
-# The tracestore command, with guarded mappings (info, sql).
-add_executable(tracestore_guard_cli ${CMAKE_SOURCE_DIR}/Readers/TracestoreMain.c
+# The tracestore command, with fenced mappings (info, sql).
+add_executable(tracestore_fenced_cli ${CMAKE_SOURCE_DIR}/Readers/TracestoreMain.c
   ${CMAKE_SOURCE_DIR}/Readers/Record.c ${CMAKE_SOURCE_DIR}/Readers/RecordTasks.c
-  ${TRACER_GUARD_RTL})
-target_include_directories(tracestore_guard_cli PRIVATE ${CMAKE_SOURCE_DIR})
-target_link_libraries(tracestore_guard_cli PRIVATE TracerReaders TracerSqlite3ExtStatic
+  ${TRACER_FENCED_MAPPINGS})
+target_include_directories(tracestore_fenced_cli PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(tracestore_fenced_cli PRIVATE TracerReaders TracerSqlite3ExtStatic
   pthread ${ZSTD_LIBRARY})
-target_link_options(tracestore_guard_cli PRIVATE -Wl,--wrap=InitializeRtl)
-target_compile_options(tracestore_guard_cli PRIVATE ${TRACER_WARNINGS})
+target_link_options(tracestore_fenced_cli PRIVATE -Wl,--wrap=InitializeRtl)
+target_compile_options(tracestore_fenced_cli PRIVATE ${TRACER_WARNINGS})
 
 if(NOT TRACER_PYTHON3)
   message(WARNING "python3 not found: the hostile-store tests are not run")
@@ -71,8 +71,8 @@ foreach(Case IN LISTS TRACER_HOSTILE_CASES)
   add_test(NAME hostile.${Case}
     COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Hostile/hostile_test.py
             --tracestore $<TARGET_FILE:tracestore>
-            --guard-cli $<TARGET_FILE:tracestore_guard_cli>
-            --guard-ext $<TARGET_FILE:tracestore_guard>
+            --fenced-cli $<TARGET_FILE:tracestore_fenced_cli>
+            --fenced-ext $<TARGET_FILE:tracestore_fenced>
             --ext $<TARGET_FILE:tracestore_ext>
             --query $<TARGET_FILE:HostileQuery>
             --seal $<TARGET_FILE:StoreSeal>

@@ -24,7 +24,7 @@ no sanitizer report, no hang (each query runs under an alarm, each
 command under a timeout).
 
 The extension and the command used are test builds whose read-only
-mappings are followed by inaccessible memory (GuardRtl.c), so that a read
+mappings are followed by inaccessible memory (FencedMappings.c), so that a read
 past the end of a store file faults instead of reading the next file.
 
   hostile_test.py --list                      the case names
@@ -1155,7 +1155,7 @@ def run_queries(ctx, session, queries, qfile):
     with open(qfile, "w", encoding="latin-1") as f:
         for q in queries:
             f.write("-- %s\n%s;\n" % (q.name, q.sql))
-    rc, out, err = run(ctx, [ctx.query, ctx.guard_ext, session, qfile],
+    rc, out, err = run(ctx, [ctx.query, ctx.fenced_ext, session, qfile],
                        timeout=60 + 20 * len(queries))
     if rc != 0:
         raise Failure("HostileQuery exited %d: %s" % (rc, err))
@@ -1263,16 +1263,16 @@ def cli_checks(ctx, session):
     """(name, argv) of the commands every case runs."""
     sql = ctx.sqlite3.split() if ctx.sqlite3 else None
     checks = [
-        ("tracestore info", [ctx.guard_cli, "info", session]),
-        ("tracestore info --json", [ctx.guard_cli, "info", "--json", session]),
-        ("tracestore sql", [ctx.guard_cli, "sql", "--csv", session,
+        ("tracestore info", [ctx.fenced_cli, "info", session]),
+        ("tracestore info --json", [ctx.fenced_cli, "info", "--json", session]),
+        ("tracestore sql", [ctx.fenced_cli, "sql", "--csv", session,
                             "SELECT hex(name), records FROM store_info "
                             "ORDER BY name"]),
         ("plain extension", [ctx.query, ctx.ext, session, os.devnull]),
     ]
     if sql:
         checks.append(("sqlite3 shell", sql + [
-            "-bail", ":memory:", "-cmd", ".load " + ctx.guard_ext,
+            "-bail", ":memory:", "-cmd", ".load " + ctx.fenced_ext,
             "SELECT tracestore_attach('%s');" % session.replace("'", "''"),
             "SELECT hex(name), records FROM store_info ORDER BY name;"]))
     return checks
@@ -1392,7 +1392,7 @@ def check_ok_case(ctx, session, expect, queries, base_res, work):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--list", action="store_true")
-    for opt in ("tracestore", "guard-cli", "guard-ext", "ext", "query", "seal",
+    for opt in ("tracestore", "fenced-cli", "fenced-ext", "ext", "query", "seal",
                 "sqlite3", "data", "work"):
         ap.add_argument("--" + opt)
     ap.add_argument("--keep", action="store_true")
@@ -1402,7 +1402,7 @@ def main():
         print("\n".join(CASES))
         return 0
     ctx.keep = ctx.keep or os.environ.get("TRACER_TEST_KEEP") == "1"
-    for opt in ("tracestore", "guard_cli", "guard_ext", "ext", "query", "seal",
+    for opt in ("tracestore", "fenced_cli", "fenced_ext", "ext", "query", "seal",
                 "data", "work"):
         if getattr(ctx, opt) is None:
             ap.error("--%s is required" % opt.replace("_", "-"))

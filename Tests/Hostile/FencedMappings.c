@@ -1,6 +1,6 @@
 /*
-** GuardRtl.c: guard pages after every read-only store mapping, for the
-** hostile-store tests.
+** FencedMappings.c: inaccessible memory after every read-only store
+** mapping, for the hostile-store tests.
 **
 ** AddressSanitizer does not see a read past the end of a memory-mapped
 ** file: the next pages are often another mapping (the next store of the
@@ -12,7 +12,9 @@
 ** reader makes (read-only, at an address of the system's choosing) is
 ** followed by an inaccessible region at least as large as the mapping (and
 ** at least 1 MB).  A read past the last page of a store file then faults
-** at once, and the test sees a crash instead of a plausible wrong answer.
+** (SIGSEGV) at once, and the test sees a crash instead of a plausible
+** wrong answer.  (The extension's own SIGBUS guard, tracestore_guard.c,
+** wraps these in turn and covers only the file's pages.)
 **
 ** Writers' mappings (writable, or at a fixed address inside their
 ** reservation) are left alone.  Hosted C: tests only, never in the core.
@@ -33,7 +35,7 @@ static PRTL_MAP_FILE realMapFile;
 static PRTL_UNMAP realUnmap;
 static pthread_mutex_t guardMutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* The guarded mappings: start and length of the whole region. */
+/* The fenced mappings: start and length of the whole region. */
 static struct { void *p; size_t n; } aGuard[GUARD_SLOTS];
 
 static RTL_STATUS guardMapFile(
