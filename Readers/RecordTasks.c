@@ -666,9 +666,11 @@ int recTasksHasPerf(RecTasks *T){ return T->nBuf>0; }
 
 /* ------------------------------------------------------------ resolver */
 
-static ULONG resolvePid(PVOID pCtx, ULONG tid){
+static VOID describeTask(PVOID pCtx, ULONG tid, PULONG pPid,
+                         PULONG pCommId){
   RecTask *t = taskFind((RecTasks*)pCtx, (int)tid);
-  return t && t->pid>0 ? (ULONG)t->pid : TRACE_NULL_ULONG;
+  *pPid = t && t->pid>0 ? (ULONG)t->pid : TRACE_NULL_ULONG;
+  *pCommId = t ? t->commId : TRACE_NULL_ULONG;
 }
 
 static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr){
@@ -682,11 +684,6 @@ static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr){
                                              : T->anonId;
 }
 
-static ULONG resolveComm(PVOID pCtx, ULONG tid){
-  RecTask *t = taskFind((RecTasks*)pCtx, (int)tid);
-  return t ? t->commId : TRACE_NULL_ULONG;
-}
-
 PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks *T){ return &T->resolver; }
 
 unsigned long long recTasksLost(RecTasks *T){ return T->nLost; }
@@ -698,9 +695,8 @@ RecTasks *recTasksNew(PTRACE_IMPORT pImport){
   T->pImp = pImport;
   T->iSelf = (int)getpid();
   T->szPage = (size_t)sysconf(_SC_PAGESIZE);
-  T->resolver.PidOfTid = resolvePid;
+  T->resolver.DescribeTask = describeTask;
   T->resolver.ModuleOf = resolveModule;
-  T->resolver.CommOf = resolveComm;
   T->resolver.Context = T;
   if( !RTL_SUCCESS(TraceImportIntern(pImport, "//anon", 6, &T->anonId)) ){
     free(T);

@@ -66,7 +66,7 @@ int recTasksExec(RecTasks*, int tid, long long ts);
 unsigned long long recTasksLost(RecTasks*);
 unsigned long long recTasksSideRecords(RecTasks*);
 
-/* The resolver for the event sink: PidOfTid and ModuleOf. */
+/* The resolver for the event sink: DescribeTask and ModuleOf. */
 PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks*);
 
 #endif

@@ -483,17 +483,20 @@ typedef struct _TRACE_ARGS_CACHE_ENTRY {
 //
 // What a live recorder knows about the tasks it watches and that the
 // event records do not say: the process (thread group) and name of a
-// thread, and the mapping that holds an address of a process.  Optional; a reader of
-// files leaves Sink->Resolver NULL.
+// thread, and the mapping that holds an address of a process.  Optional;
+// a reader of files leaves Sink->Resolver NULL.
 //
 
 typedef struct _TRACE_EVENT_RESOLVER {
 
     //
-    // The process of thread Tid, or TRACE_NULL_ULONG if unknown.
+    // Thread Tid's process and the string id of its command name at the
+    // time of the event being decoded; TRACE_NULL_ULONG for what is not
+    // known (the command name then comes from saved_cmdlines).
     //
 
-    ULONG (*PidOfTid)(PVOID Context, ULONG Tid);
+    VOID (*DescribeTask)(PVOID Context, ULONG Tid, PULONG Pid,
+                         PULONG CommId);
 
     //
     // The string id of the mapping (path, "[stack]", "//anon") that held
@@ -502,13 +505,6 @@ typedef struct _TRACE_EVENT_RESOLVER {
     //
 
     ULONG (*ModuleOf)(PVOID Context, ULONG Pid, ULONGLONG Address);
-
-    //
-    // The string id of thread Tid's command name at the time of the event
-    // being decoded, or TRACE_NULL_ULONG to use saved_cmdlines.
-    //
-
-    ULONG (*CommOf)(PVOID Context, ULONG Tid);
 
     PVOID Context;
 } TRACE_EVENT_RESOLVER, *PTRACE_EVENT_RESOLVER;

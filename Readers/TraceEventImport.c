@@ -1171,15 +1171,13 @@ TraceEventSinkRecord(
                                             Table->PidSize);
     Event.Pid = TRACE_NULL_ULONG;
     Event.Cpu = Cpu;
-    Event.CommId = CommOf(Sink, Event.Tid);
+    Event.CommId = TRACE_NULL_ULONG;
     if (Sink->Resolver != NULL && Event.Tid != 0) {
-        PTRACE_EVENT_RESOLVER Resolver = Sink->Resolver;
-        ULONG CommId = Resolver->CommOf(Resolver->Context, Event.Tid);
-
-        Event.Pid = Resolver->PidOfTid(Resolver->Context, Event.Tid);
-        if (CommId != TRACE_NULL_ULONG) {
-            Event.CommId = CommId;
-        }
+        Sink->Resolver->DescribeTask(Sink->Resolver->Context, Event.Tid,
+                                     &Event.Pid, &Event.CommId);
+    }
+    if (Event.CommId == TRACE_NULL_ULONG) {
+        Event.CommId = CommOf(Sink, Event.Tid);
     }
     Event.FlagsId = TRACE_NULL_ULONG;
     Event.Padding = 0;
