@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
-#include <zstd.h>
 
 #include "TraceImport.h"
+#include "TraceZstd.h"
 #include "KvmtraceFormat.h"
 #include "Record.h"
 #include "../Sqlite3Ext/tracestore.h"
@@ -117,29 +117,6 @@ static void startPrefaultWorker(void){
   }
 }
 
-/*
-** The zstd decompressor the core's trace.dat reader calls (the core links
-** no compression library).  One decompression context, reused.
-*/
-static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
-                                 PBYTE pOut, SIZE_T nOut, PSIZE_T pnOut){
-  size_t n = ZSTD_decompressDCtx((ZSTD_DCtx*)pCtx, pOut, nOut, pIn, nIn);
-  *pnOut = 0;
-  if( ZSTD_isError(n) ) return RTL_STATUS_BAD_FORMAT;
-  *pnOut = n;
-  return RTL_STATUS_OK;
-}
-
-static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress };
-
-static PCTRACE_DECOMPRESSOR zstdDecompressor(void){
-  if( zstdTable.Context==0 ){
-    zstdTable.Context = ZSTD_createDCtx();
-    if( zstdTable.Context==0 ) return 0;
-  }
-  return &zstdTable;
-}
-
 static void fail(const char *zFormat, ...){
   va_list ap;
   fprintf(stderr, "tracestore: ");
@@ -223,7 +200,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.Session = pSession;
   imp.Path = zPath;
   imp.TscMhz = rTscMhz;
-  imp.Zstd = zstdDecompressor();
+  imp.Zstd = TraceZstdDecompressor();
   rc = TraceImportMapInput(&imp);
   if( !RTL_SUCCESS(rc) ){
     fail("%s", imp.Error.Message);

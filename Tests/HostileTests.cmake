@@ -43,8 +43,7 @@ target_link_options(tracestore_fenced PRIVATE -Wl,--no-undefined -Wl,--wrap=Init
 target_compile_options(tracestore_fenced PRIVATE ${TRACER_WARNINGS})
 
 # The tracestore command, with fenced mappings (info, sql).
-add_executable(tracestore_fenced_cli ${CMAKE_SOURCE_DIR}/Readers/TracestoreMain.c
-  ${CMAKE_SOURCE_DIR}/Readers/Record.c ${CMAKE_SOURCE_DIR}/Readers/RecordTasks.c
+add_executable(tracestore_fenced_cli ${TRACESTORE_CLI_SOURCES}
   ${TRACER_FENCED_MAPPINGS})
 target_include_directories(tracestore_fenced_cli PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(tracestore_fenced_cli PRIVATE TracerReaders TracerSqlite3ExtStatic

@@ -50,7 +50,8 @@ foreach(case truncated garbage hugeline nul empty fifo)
   set_tests_properties(reader.bad_input.${case} PROPERTIES LABELS integration TIMEOUT 60)
 endforeach()
 
-add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c)
+add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c
+               ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)
 target_include_directories(TestReaderGuard PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(TestReaderGuard PRIVATE TracerReaders ${ZSTD_LIBRARY})
 #

@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zstd.h>
 
 #include "Readers/TraceImport.h"
+#include "Readers/TraceZstd.h"
 
 #ifndef FUZZ_FORMAT
 # error "define FUZZ_FORMAT"
@@ -41,16 +41,6 @@ static char zTemp[512];           /* our temporary directory */
 static char zInput[600];          /* the file or directory imported */
 static char zInputFile[700];      /* the file the input is written to */
 static char zSessionDir[600];
-
-static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
-                                 PBYTE pOut, SIZE_T nOut, PSIZE_T pnOut){
-  size_t n = ZSTD_decompressDCtx((ZSTD_DCtx*)pCtx, pOut, nOut, pIn, nIn);
-  *pnOut = 0;
-  if( ZSTD_isError(n) ) return RTL_STATUS_BAD_FORMAT;
-  *pnOut = n;
-  return RTL_STATUS_OK;
-}
-static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress };
 
 /* Removes the files of directory z (not recursive) and z itself. */
 static void removeDir(const char *z){
@@ -120,9 +110,8 @@ static void initialize(void){
   InitializeRtl(&Rtl);
   pFormat = TraceFormatFromName(FUZZ_FORMAT);
   if( pFormat==0 ){ fprintf(stderr, "no format %s\n", FUZZ_FORMAT); exit(1); }
-  zstdTable.Context = ZSTD_createDCtx();
   pSession = calloc(1, sizeof(*pSession));
-  if( pSession==0 || zstdTable.Context==0 ) exit(1);
+  if( pSession==0 || TraceZstdDecompressor()==0 ) exit(1);
   snprintf(zTemp, sizeof(zTemp), "%s/tracer-fuzz-XXXXXX", zTmp ? zTmp : "/tmp");
   if( mkdtemp(zTemp)==0 ){ perror(zTemp); exit(1); }
   snprintf(zSessionDir, sizeof(zSessionDir), "%s/session", zTemp);
@@ -183,7 +172,7 @@ static int importOne(const uint8_t *aData, size_t nData){
   imp.Rtl = &Rtl;
   imp.Session = pSession;
   imp.Path = zInput;
-  imp.Zstd = &zstdTable;
+  imp.Zstd = TraceZstdDecompressor();
   imp.FormatName = pFormat->Name;
   rc = TraceImportMapInput(&imp);
   if( RTL_SUCCESS(rc) ){

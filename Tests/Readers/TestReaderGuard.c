@@ -19,23 +19,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "Readers/TraceImport.h"
+#include "Readers/TraceZstd.h"
 
 static RTL Rtl;
-
-/* zstd for compressed inputs (trace.dat v7), as the tracestore command
-** provides it; TRACER_GUARD_NO_ZSTD=1 leaves it out. */
-static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
-                                 PBYTE pOut, SIZE_T nOut, PSIZE_T pnOut){
-  size_t n = ZSTD_decompressDCtx((ZSTD_DCtx*)pCtx, pOut, nOut, pIn, nIn);
-  *pnOut = 0;
-  if( ZSTD_isError(n) ) return RTL_STATUS_BAD_FORMAT;
-  *pnOut = n;
-  return RTL_STATUS_OK;
-}
-static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress };
 
 static int decode(PTRACE_SESSION pSession, PCTRACE_FORMAT pFormat,
                   const char *zData, size_t n, unsigned long long *pnEvents,
@@ -58,7 +45,9 @@ static int decode(PTRACE_SESSION pSession, PCTRACE_FORMAT pFormat,
   imp.Buffer = (const BYTE*)(pGuard - n);
   imp.Length = n;
   pFormat->Detect(&imp);              /* detection reads the input too */
-  if( zstdTable.Context ) imp.Zstd = &zstdTable;
+  /* zstd for compressed inputs (trace.dat v7), as the tracestore command
+  ** provides it; TRACER_GUARD_NO_ZSTD=1 leaves it out. */
+  if( getenv("TRACER_GUARD_NO_ZSTD")==0 ) imp.Zstd = TraceZstdDecompressor();
   rc = TraceImportBegin(&imp);
   if( RTL_SUCCESS(rc) ) rc = pFormat->Import(&imp);
   rc = TraceImportEnd(&imp);
@@ -91,7 +80,6 @@ int main(int argc, char **argv){
     return 2;
   }
   InitializeRtl(&Rtl);
-  if( getenv("TRACER_GUARD_NO_ZSTD")==0 ) zstdTable.Context = ZSTD_createDCtx();
   pFormat = TraceFormatFromName(argv[1]);
   if( pFormat==0 ){ fprintf(stderr, "unknown format %s\n", argv[1]); return 2; }
   if( argc>4 ) nMax = strtoul(argv[4], 0, 0);

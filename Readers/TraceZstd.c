@@ -1,0 +1,25 @@
+/*
+** The zstd decompressor for TRACE_IMPORT.Zstd (see TraceZstd.h).
+*/
+#include <zstd.h>
+
+#include "TraceZstd.h"
+
+static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
+                                 PBYTE pOut, SIZE_T nOut, PSIZE_T pnOut){
+  size_t n = ZSTD_decompressDCtx((ZSTD_DCtx*)pCtx, pOut, nOut, pIn, nIn);
+  *pnOut = 0;
+  if( ZSTD_isError(n) ) return RTL_STATUS_BAD_FORMAT;
+  *pnOut = n;
+  return RTL_STATUS_OK;
+}
+
+static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress };
+
+PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
+  if( zstdTable.Context==0 ){
+    zstdTable.Context = ZSTD_createDCtx();
+    if( zstdTable.Context==0 ) return 0;
+  }
+  return &zstdTable;
+}
