@@ -1,13 +1,21 @@
 #
-# Fuzzing (Tests/Fuzz): one libFuzzer target per reader, all built from
-# Tests/Fuzz/FuzzImport.c with the format as a compile definition.
+# Fuzzing (Tests/Fuzz): libFuzzer targets built from two harnesses that
+# share Tests/Fuzz/FuzzCommon.c:
+#
+#   FuzzImport.c   one target per reader, the format a compile definition:
+#                  an input is a trace file, imported and read back;
+#   FuzzSession.c  session_store and session_sql: an input is a session
+#                  (a template imported from small samples, one of its
+#                  files replaced), opened through the store API, or
+#                  attached in SQLite through the extension and queried.
 #
 #   fuzz build (-DTRACER_FUZZ=ON, CC=clang):  fuzz_NAME, and the ctest test
 #       fuzz_NAME (label fuzz) that runs it for FUZZ_SECONDS (default 15) on
-#       a corpus seeded from Tests/Data and shared/data.
-#   regular build:  fuzz_replay_NAME, the same import path with a main()
-#       that runs each input once, and the test fuzz_regressions_NAME
-#       (label integration) that replays the seeds and every input under
+#       a corpus seeded from Tests/Data and shared/data (or, for the
+#       session targets, from the template's files).
+#   regular build:  fuzz_replay_NAME, the same harness with a main() that
+#       runs each input once, and the test fuzz_regressions_NAME (label
+#       integration) that replays the seeds and every input under
 #       Tests/Data/fuzz-regressions/NAME/ (the crashes found, once fixed).
 #
 set(FUZZ_DIR ${CMAKE_SOURCE_DIR}/Tests/Fuzz)
@@ -21,17 +29,33 @@ else()
   set(FUZZ_SECONDS $ENV{FUZZ_SECONDS})
 endif()
 
-# fuzz_target(NAME FORMAT [DIR TEMPLATE FILE] SEEDS seed...)
-function(fuzz_target name format)
-  cmake_parse_arguments(F "" "DIR;FILE" "SEEDS" ${ARGN})
-  set(defs FUZZ_FORMAT="${format}")
+# fuzz_target(NAME [FORMAT format] [DIR TEMPLATE FILE file]
+#             [SESSION samples] [SQL] [SEEDS seed...])
+function(fuzz_target name)
+  cmake_parse_arguments(F "SQL" "FORMAT;DIR;FILE;SESSION" "SEEDS" ${ARGN})
+  set(source ${FUZZ_DIR}/FuzzImport.c)
+  set(defs)
+  set(libs TracerReaders)
+  if(F_FORMAT)
+    list(APPEND defs FUZZ_FORMAT="${F_FORMAT}")
+  endif()
   if(F_DIR)
     list(APPEND defs FUZZ_DIR_TEMPLATE="${F_DIR}" FUZZ_DIR_FILE="${F_FILE}")
   endif()
+  if(F_SESSION)
+    set(source ${FUZZ_DIR}/FuzzSession.c)
+    list(APPEND defs FUZZ_SESSION_SAMPLES="${F_SESSION}")
+  endif()
+  if(F_SQL)
+    list(APPEND defs FUZZ_SESSION_SQL)
+    set(libs TracerSqlite3ExtStatic)
+  endif()
+  set(sources ${source} ${FUZZ_DIR}/FuzzCommon.c
+              ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)
   if(TRACER_FUZZ)
-    add_executable(fuzz_${name} ${FUZZ_DIR}/FuzzImport.c ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)
+    add_executable(fuzz_${name} ${sources})
     target_compile_definitions(fuzz_${name} PRIVATE ${defs})
-    target_link_libraries(fuzz_${name} PRIVATE TracerReaders ${FUZZ_ZSTD_LIBRARY})
+    target_link_libraries(fuzz_${name} PRIVATE ${libs} ${FUZZ_ZSTD_LIBRARY})
     target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
     add_test(NAME fuzz_${name}
       COMMAND sh ${FUZZ_DIR}/run-fuzz.sh $<TARGET_FILE:fuzz_${name}>
@@ -39,12 +63,14 @@ function(fuzz_target name format)
     math(EXPR limit "${FUZZ_SECONDS} + 120")
     set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz TIMEOUT ${limit})
   else()
-    add_executable(fuzz_replay_${name} ${FUZZ_DIR}/FuzzImport.c
-                   ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)
+    add_executable(fuzz_replay_${name} ${sources})
     target_compile_definitions(fuzz_replay_${name} PRIVATE ${defs} FUZZ_REPLAY_MAIN)
-    target_link_libraries(fuzz_replay_${name} PRIVATE TracerReaders ${FUZZ_ZSTD_LIBRARY})
+    target_link_libraries(fuzz_replay_${name} PRIVATE ${libs} ${FUZZ_ZSTD_LIBRARY})
     target_compile_options(fuzz_replay_${name} PRIVATE ${TRACER_WARNINGS})
     set(inputs)
+    if(F_SESSION)
+      list(APPEND inputs --seeds)
+    endif()
     foreach(s ${F_SEEDS})
       file(SIZE ${s} size)
       if(size LESS 300000)      # the large samples are imported elsewhere
@@ -64,27 +90,37 @@ function(fuzz_target name format)
 endfunction()
 
 set(CAP ${FUZZ_SAMPLES}/capture-1)
-fuzz_target(ftrace ftrace SEEDS
+fuzz_target(ftrace FORMAT ftrace SEEDS
   ${FUZZ_DATA}/ftrace-syscalls.txt ${FUZZ_DATA}/ftrace-capture-1.txt
   ${FUZZ_DATA}/kvm-exit-entry.txt ${FUZZ_DATA}/kvm-exit-codes.txt
   ${CAP}/ftrace.txt ${CAP}/trace-cmd-report.txt)
-fuzz_target(trace_dat trace-dat SEEDS ${CAP}/trace.dat)
-fuzz_target(perf_script perf-script SEEDS
+fuzz_target(trace_dat FORMAT trace-dat SEEDS ${CAP}/trace.dat)
+fuzz_target(perf_script FORMAT perf-script SEEDS
   ${FUZZ_DATA}/perf-callchain.txt ${FUZZ_DATA}/perf-kvm-exits.txt
   ${FUZZ_DATA}/perf-raw-syscalls.txt ${FUZZ_DATA}/perf-sched-faults.txt
   ${CAP}/perf-pagefaults.txt ${CAP}/perf-kvm-time-event.txt)
-fuzz_target(perf_stat perf-stat SEEDS
+fuzz_target(perf_stat FORMAT perf-stat SEEDS
   ${FUZZ_DATA}/perf-stat-percore.txt ${FUZZ_DATA}/perf-stat-percpu.txt
   ${CAP}/perf-stat.txt)
 set(UFT ${FUZZ_DATA}/uftrace-mt.data)
-fuzz_target(uftrace_dat uftrace DIR ${UFT} FILE 17951.dat SEEDS
+fuzz_target(uftrace_dat FORMAT uftrace DIR ${UFT} FILE 17951.dat SEEDS
   ${UFT}/17951.dat ${UFT}/17953.dat ${CAP}/uftrace.data/11576.dat)
-fuzz_target(uftrace_task uftrace DIR ${UFT} FILE task.txt SEEDS
+fuzz_target(uftrace_task FORMAT uftrace DIR ${UFT} FILE task.txt SEEDS
   ${UFT}/task.txt ${CAP}/uftrace.data/task.txt)
-fuzz_target(uftrace_map uftrace DIR ${UFT} FILE sid-0fd32bf6c55db5bb.map SEEDS
+fuzz_target(uftrace_map FORMAT uftrace DIR ${UFT} FILE sid-0fd32bf6c55db5bb.map SEEDS
   ${UFT}/sid-0fd32bf6c55db5bb.map ${CAP}/uftrace.data/sid-ef9d53d587db8d3b.map)
-fuzz_target(chrome_json chrome-json SEEDS
+fuzz_target(chrome_json FORMAT chrome-json SEEDS
   ${FUZZ_DATA}/chrome/events.json ${FUZZ_DATA}/chrome/repair.json
   ${FUZZ_DATA}/chrome/bare.json ${FUZZ_DATA}/chrome/guard-array.json
   ${CAP}/uftrace-chrome.json)
-fuzz_target(kvmtrace kvmtrace SEEDS ${FUZZ_SAMPLES}/kvmtrace/sample.bin)
+fuzz_target(kvmtrace FORMAT kvmtrace SEEDS ${FUZZ_SAMPLES}/kvmtrace/sample.bin)
+
+# A session with a store of every kind: events, faults, switches and kvm
+# exits (ftrace, perf script), counters (perf stat), spans, modules and
+# sources (uftrace, Chrome JSON).
+set(FUZZ_SESSION_SAMPLES
+  "ftrace=${FUZZ_DATA}/ftrace-syscalls.txt,ftrace=${FUZZ_DATA}/kvm-exit-entry.txt,\
+perf-script=${FUZZ_DATA}/perf-sched-faults.txt,perf-stat=${FUZZ_DATA}/perf-stat-percpu.txt,\
+uftrace=${UFT},chrome-json=${FUZZ_DATA}/chrome/events.json")
+fuzz_target(session_store SESSION "${FUZZ_SESSION_SAMPLES}")
+fuzz_target(session_sql SESSION "${FUZZ_SESSION_SAMPLES}" SQL)

@@ -1,0 +1,287 @@
+/*
+** libFuzzer harness for mutated sessions: a store file that somebody
+** emailed, cut, or forged.  Two targets are built from it:
+**
+**   session_store   the session is opened read-only through the store API
+**                   and every column of every committed record of every
+**                   store read back, every string id resolved
+**                   (fuzzReadSession);
+**   session_sql     (FUZZ_SESSION_SQL) the extension is registered in an
+**                   in-memory SQLite database, the session attached with
+**                   tracestore_attach(), and a fixed set of queries run
+**                   over every table and view it made (runQueries).
+**
+** The template session is imported once, at start, from small samples of
+** every kind of store (FUZZ_SESSION_SAMPLES, "FORMAT=PATH,..."): events,
+** page faults, context switches, kvm exits, counters, spans, processes,
+** threads, modules, sources and the string stores.  An input is one byte
+** that picks a file of the template (its index, modulo their number, in
+** name order) followed by the new content of that file: the session under
+** test is the template with that one file replaced.  The seeds are the
+** template's files unchanged, so mutations start from valid stores.
+**
+** A refused session, a failing query, an interrupted query (each has a
+** budget of SQLite VM steps) are all fine; a crash, a sanitizer report, a
+** leak or a hang is a finding.
+*/
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "FuzzCommon.h"
+#ifdef FUZZ_SESSION_SQL
+# include "Sqlite3Ext/tracestore.h"
+#endif
+
+#ifndef FUZZ_SESSION_SAMPLES
+# error "define FUZZ_SESSION_SAMPLES"
+#endif
+
+#define MAX_FILES 32
+
+static RTL Rtl;
+static char zSession[600];        /* the session under test */
+static int nFile;                 /* the template's files, by name */
+static char azFile[MAX_FILES][64];
+static uint8_t *aaFile[MAX_FILES];
+static size_t anFile[MAX_FILES];
+
+static int compareNames(const void *a, const void *b){
+  return strcmp((const char*)a, (const char*)b);
+}
+
+/* Imports the samples into a template session and keeps its files. */
+static void initialize(void){
+  char zTemp[500], zTemplate[600], zSamples[] = FUZZ_SESSION_SAMPLES;
+  char *zSample, *zNext;
+  DIR *d;
+  struct dirent *e;
+  int i;
+
+  if( zSession[0] ) return;
+  InitializeRtl(&Rtl);
+  fuzzMakeTemp(zTemp, sizeof(zTemp));
+  snprintf(zTemplate, sizeof(zTemplate), "%s/template", zTemp);
+  snprintf(zSession, sizeof(zSession), "%s/session", zTemp);
+  for(zSample=zSamples; zSample && *zSample; zSample=zNext){
+    char *zPath;
+    zNext = strchr(zSample, ',');
+    if( zNext ) *zNext++ = 0;
+    zPath = strchr(zSample, '=');
+    if( zPath==0 ){ fprintf(stderr, "bad sample %s\n", zSample); exit(1); }
+    *zPath++ = 0;
+    if( fuzzImport(&Rtl, zTemplate, zSample, zPath) ){
+      fprintf(stderr, "template: cannot import %s\n", zPath);
+      exit(1);
+    }
+  }
+  d = opendir(zTemplate);
+  while( d && (e = readdir(d))!=0 ){
+    if( e->d_name[0]=='.' ) continue;
+    if( nFile==MAX_FILES || strlen(e->d_name)>=sizeof(azFile[0]) ) exit(1);
+    strcpy(azFile[nFile++], e->d_name);
+  }
+  if( d ) closedir(d);
+  if( nFile==0 ){ fprintf(stderr, "template: no files\n"); exit(1); }
+  qsort(azFile, nFile, sizeof(azFile[0]), compareNames);
+  for(i=0; i<nFile; i++){
+    char zPath[700];
+    snprintf(zPath, sizeof(zPath), "%s/%s", zTemplate, azFile[i]);
+    aaFile[i] = fuzzReadFile(zPath, &anFile[i]);
+  }
+}
+
+void fuzzSeeds(const char *zDir){
+  int i;
+  initialize();
+  for(i=0; i<nFile; i++){
+    char zPath[700];
+    uint8_t *a = malloc(anFile[i] + 1);
+    if( a==0 ) exit(1);
+    a[0] = (uint8_t)i;
+    memcpy(a + 1, aaFile[i], anFile[i]);
+    snprintf(zPath, sizeof(zPath), "%s/seed-%s", zDir, azFile[i]);
+    if( fuzzWriteFile(zPath, a, anFile[i] + 1) ){ perror(zPath); exit(1); }
+    free(a);
+  }
+}
+
+/* Writes the template with file aData[0] replaced by the rest of aData. */
+static void makeSession(const uint8_t *aData, size_t nData){
+  int iFile = aData[0] % nFile, i;
+  fuzzRemoveDir(zSession);
+  if( mkdir(zSession, 0700) ){ perror(zSession); exit(1); }
+  for(i=0; i<nFile; i++){
+    char zPath[700];
+    int rc;
+    snprintf(zPath, sizeof(zPath), "%s/%s", zSession, azFile[i]);
+    if( i==iFile ){
+      rc = fuzzWriteFile(zPath, aData + 1, nData - 1);
+    }else{
+      rc = fuzzWriteFile(zPath, aaFile[i], anFile[i]);
+    }
+    if( rc ){ perror(zPath); exit(1); }
+  }
+}
+
+#ifdef FUZZ_SESSION_SQL
+
+#define STEP_BUDGET 200000        /* progress callbacks of 100 VM steps */
+
+static int nStep;
+static int nQuery, nFailed;       /* of the input being run */
+
+static int progress(void *p){
+  (void)p;
+  return ++nStep > STEP_BUDGET;
+}
+
+/* Runs zSql (freed here), reading every column of every row as text. */
+static void runQuery(sqlite3 *db, char *zSql){
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  if( zSql==0 ) return;
+  nStep = 0;
+  nQuery++;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  while( rc==SQLITE_OK && (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
+    int i;
+    for(i=0; i<sqlite3_column_count(pStmt); i++){
+      sqlite3_column_text(pStmt, i);
+    }
+    rc = SQLITE_OK;
+  }
+  if( rc!=SQLITE_DONE ){
+    nFailed++;
+    if( fuzzReplayingSeeds ){
+      fprintf(stderr, "%s: %s\n", zSql, sqlite3_errmsg(db));
+    }
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+}
+
+/* Every table and view of temp, and whether it has ts / parent_id. */
+typedef struct Relation { char *zName; int bView, bTs, bParent; } Relation;
+
+static int listRelations(sqlite3 *db, Relation *a, int nMax){
+  sqlite3_stmt *pStmt = 0;
+  int n = 0;
+  sqlite3_prepare_v2(db,
+      "SELECT m.name, m.type='view', "
+      "  EXISTS(SELECT 1 FROM pragma_table_info(m.name, 'temp') "
+      "         WHERE name='ts'), "
+      "  EXISTS(SELECT 1 FROM pragma_table_info(m.name, 'temp') "
+      "         WHERE name='parent_id') "
+      "FROM temp.sqlite_master m WHERE m.type IN ('table','view') "
+      "ORDER BY m.name", -1, &pStmt, 0);
+  while( pStmt && n<nMax && sqlite3_step(pStmt)==SQLITE_ROW ){
+    a[n].zName = sqlite3_mprintf("%s", sqlite3_column_text(pStmt, 0));
+    a[n].bView = sqlite3_column_int(pStmt, 1);
+    a[n].bTs = sqlite3_column_int(pStmt, 2);
+    a[n].bParent = sqlite3_column_int(pStmt, 3);
+    n++;
+  }
+  sqlite3_finalize(pStmt);
+  return n;
+}
+
+/*
+** The queries: for each table, rows with a limit, count(*), the last
+** rows, a rowid lookup; with a ts column, ranges (pushed down), order by
+** ts both ways, and a join on ts with the next table that has one (the
+** inner table filtered once per outer row); with parent_id, a bounded
+** recursive walk up the tree.  Each view is read with a limit.
+*/
+static void runQueries(sqlite3 *db){
+  Relation a[64];
+  int n = listRelations(db, a, 64), i, j;
+  for(i=0; i<n; i++){
+    const char *z = a[i].zName;
+    if( a[i].bView ){
+      runQuery(db, sqlite3_mprintf("SELECT * FROM temp.\"%w\" LIMIT 200", z));
+      continue;
+    }
+    runQuery(db, sqlite3_mprintf("SELECT * FROM temp.\"%w\" LIMIT 200", z));
+    runQuery(db, sqlite3_mprintf("SELECT count(*) FROM temp.\"%w\"", z));
+    runQuery(db, sqlite3_mprintf(
+        "SELECT * FROM temp.\"%w\" ORDER BY rowid DESC LIMIT 5", z));
+    runQuery(db, sqlite3_mprintf(
+        "SELECT * FROM temp.\"%w\" WHERE rowid IN (0, 7, 1000)", z));
+    if( a[i].bTs ){
+      runQuery(db, sqlite3_mprintf(
+          "SELECT count(*), min(ts), max(ts) FROM temp.\"%w\" "
+          "WHERE ts BETWEEN (SELECT ts FROM temp.\"%w\" LIMIT 1 OFFSET 3) "
+          "AND 9e18", z, z));
+      runQuery(db, sqlite3_mprintf(
+          "SELECT * FROM temp.\"%w\" WHERE ts > 0 AND ts <= "
+          "(SELECT max(ts) FROM temp.\"%w\") / 2 ORDER BY ts LIMIT 50", z, z));
+      runQuery(db, sqlite3_mprintf(
+          "SELECT ts FROM temp.\"%w\" ORDER BY ts DESC LIMIT 50", z));
+      for(j=i+1; j<n; j++){
+        if( a[j].bTs && !a[j].bView ) break;
+      }
+      if( j<n ){
+        runQuery(db, sqlite3_mprintf(
+            "SELECT count(*) FROM (SELECT ts FROM temp.\"%w\" LIMIT 100) x "
+            "JOIN temp.\"%w\" y ON y.ts=x.ts", z, a[j].zName));
+      }
+    }
+    if( a[i].bParent ){
+      runQuery(db, sqlite3_mprintf(
+          "WITH RECURSIVE up(id, n) AS ("
+          "  SELECT id, 0 FROM (SELECT id FROM temp.\"%w\" LIMIT 50) "
+          "  UNION ALL SELECT t.parent_id, n+1 FROM up "
+          "  JOIN temp.\"%w\" t ON t.id=up.id WHERE n<10) "
+          "SELECT count(*), max(n) FROM up", z, z));
+    }
+  }
+  for(i=0; i<n; i++) sqlite3_free(a[i].zName);
+}
+
+static int openAndQuery(void){
+  sqlite3 *db = 0;
+  char *zErr = 0, *zSql;
+  int rc;
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) abort();
+  if( sqlite3_tracestore_init(db, &zErr, 0)!=SQLITE_OK ){
+    fprintf(stderr, "extension: %s\n", zErr);
+    abort();
+  }
+  sqlite3_progress_handler(db, 100, progress, 0);
+  nQuery = nFailed = 0;
+  zSql = sqlite3_mprintf("SELECT tracestore_attach(%Q)", zSession);
+  rc = sqlite3_exec(db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ) runQueries(db);
+  if( sqlite3_close(db)!=SQLITE_OK ) abort();   /* a statement left open */
+  if( fuzzReplayingSeeds && (rc!=SQLITE_OK || nFailed || nQuery<60) ){
+    /* The template itself must attach and answer every query. */
+    fprintf(stderr, "seed: attach %d, %d of %d queries failed\n",
+            rc, nFailed, nQuery);
+    exit(1);
+  }
+  return rc!=SQLITE_OK;
+}
+
+#endif
+
+int fuzzOne(const uint8_t *aData, size_t nData){
+  initialize();
+  if( nData==0 ) return 1;
+  makeSession(aData, nData);
+#ifdef FUZZ_SESSION_SQL
+  return openAndQuery();
+#else
+  if( fuzzReadSession(&Rtl, zSession) ){
+    if( fuzzReplayingSeeds ){
+      fprintf(stderr, "seed: the template session does not open\n");
+      exit(1);
+    }
+    return 1;
+  }
+  return 0;
+#endif
+}
