@@ -8,7 +8,9 @@
 # Chrome writes them: the outermost B carries a frame id (512 distinct), the
 # X a source location (256 distinct), and every 64th event a unique id, so
 # the string store both reuses and adds strings, about MB megabytes.
+# Prints result lines for the table `chrome` (see bench_lib.sh).
 set -eu
+. "$(dirname "$0")/bench_lib.sh"
 ts=$1; mb=${2:-1000}; work=${3:-${TMPDIR:-/tmp}/tracer-bench-chrome}
 mkdir -p "$work"; in=$work/big.json
 if [ ! -s "$in" ] || [ "$(cat "$work/mb" 2>/dev/null)" != "$mb" ]; then
@@ -42,32 +44,21 @@ if [ ! -s "$in" ] || [ "$(cat "$work/mb" 2>/dev/null)" != "$mb" ]; then
 fi
 bytes=$(wc -c < "$in"); lines=$(wc -l < "$in")
 
-now() { date +%s.%N; }
-best() {  # best of three wall-clock runs of "$@"
-  b=""; for i in 1 2 3; do
-    t0=$(now); "$@" >"$work/out" 2>&1; t1=$(now)
-    t=$(echo "$t1 - $t0" | bc -l); if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
-  done; echo "$b"; }
-import() { rm -rf "$work/session"; "$ts" import -o "$work/session" "$in"; }
-
 cat "$in" > /dev/null
-t_wc=$(best wc -l "$in")
-t_grep=$(best grep -c '"ph":"B"' "$in")
-t_imp=$(best import)
-events=$("$ts" sql --csv "$work/session" "SELECT sum(events) FROM source" | tail -1)
+t_wc=$(best 3 wc -l "$in")
+t_grep=$(best 3 grep -c '"ph":"B"' "$in")
+t_imp=$(best 3 "$ts" import -o "$work/session" "$in")
+n=$(events "$work/session")
 spans=$("$ts" sql --csv "$work/session" "SELECT count(*) FROM span" | tail -1)
-rss=0
-if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f '%M' -o "$work/time" "$ts" import -o "$work/session2" "$in" >/dev/null 2>&1 || true
-  rss=$(tail -1 "$work/time"); rm -rf "$work/session2"
-fi
+rm -rf "$work/session"
+rss=$(peak_rss "$ts" import -o "$work/session" "$in")
 
-mbps() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
-printf '| input | %s MB, %s lines, %s events, %s spans |\n' "$(( bytes / 1000000 ))" "$lines" "$events" "$spans"
-printf '| wc -l | %s s | %s MB/s |\n' "$t_wc" "$(mbps "$t_wc")"
-printf '| grep -c | %s s | %s MB/s |\n' "$t_grep" "$(mbps "$t_grep")"
-printf '| tracestore import | %s s | %s MB/s, %s events/s |\n' "$t_imp" "$(mbps "$t_imp")" \
-  "$(echo "scale=0; $events / $t_imp" | bc -l)"
-printf '| import / grep -c | %s |\n' "$(echo "scale=2; $t_grep / $t_imp" | bc -l)"
-printf '| peak RSS of the import | %s MB |\n' "$(( rss / 1024 ))"
+mbps() { calc %.0f "$bytes / $1 / 1e6"; }
+bench_head chrome command time throughput "speed vs tracestore import"
+bench_row chrome 'wc -l' "$t_wc s" "$(mbps "$t_wc") MB/s" "$(calc %.1f "$t_imp / $t_wc")x"
+bench_row chrome "grep -c '\"ph\":\"B\"'" "$t_grep s" "$(mbps "$t_grep") MB/s" "$(calc %.1f "$t_imp / $t_grep")x"
+bench_row chrome '**tracestore import**' "$t_imp s" \
+  "**$(mbps "$t_imp") MB/s**, $(calc %.2f "$n / $t_imp / 1e6") M events/s" 1
+bench_row chrome 'peak RSS of the import' '' "$rss MB" ''
+bench_note chrome "Input: $((bytes / 1000000)) MB, $lines lines, $n events, $spans spans; best of 3 runs each, file in the page cache."
 rm -rf "$work/session"

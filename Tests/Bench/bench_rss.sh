@@ -1,5 +1,5 @@
 #!/bin/sh
-# Peak resident set of `tracestore import` on two 2 GB inputs:
+# Peak resident set of `tracestore import` on two large inputs:
 #   - the bundled ftrace capture repeated (each copy shifted by one second);
 #   - Chrome trace-event JSON with one span open from the first event to the
 #     last around millions of short ones, so every span row is held back
@@ -7,19 +7,13 @@
 # The issue's bound is 100 MB; the input and the stores are memory-mapped,
 # so this checks that both are unmapped behind the reader (DiscardBehind).
 # usage: bench_rss.sh TRACESTORE [MB] [WORKDIR]
+# Prints result lines for the table `rss` (see bench_lib.sh); exit 1 if a
+# peak is over the bound.
 set -eu
+. "$(dirname "$0")/bench_lib.sh"
 ts=$1; mb=${2:-2000}; work=${3:-${TMPDIR:-/tmp}/tracer-bench-rss}
-here=$(dirname "$0")
-sample=$here/../Data/ftrace-capture-1.txt
 mkdir -p "$work"; in=$work/big-ftrace.txt
-reps=$(( mb * 1000000 / $(wc -c < "$sample") + 1 ))
-if [ ! -s "$in" ] || [ "$(cat "$work/reps" 2>/dev/null)" != "$reps" ]; then
-  awk -v reps="$reps" '{ line[NR] = $0 } END {
-    for (r = 0; r < reps; r++) for (i = 1; i <= NR; i++) {
-      l = line[i]; p = index(l, " 697."); if (p) l = substr(l, 1, p) (697 + r) substr(l, p + 4)
-      print l } }' "$sample" > "$in"
-  echo "$reps" > "$work/reps"
-fi
+gen_ftrace "$(dirname "$0")/../Data/ftrace-capture-1.txt" "$mb" "$in"
 json=$work/open-span.json
 if [ ! -s "$json" ] || [ "$(cat "$work/json-mb" 2>/dev/null)" != "$mb" ]; then
   awk -v target=$((mb * 1000000)) 'BEGIN {
@@ -34,15 +28,14 @@ if [ ! -s "$json" ] || [ "$(cat "$work/json-mb" 2>/dev/null)" != "$mb" ]; then
 fi
 
 status=0
+bench_head rss input size "peak RSS" "of the 100 MB bound"
 measure() {  # measure LABEL FILE
   rm -rf "$work/session"
-  out=$(python3 "$here/peak_rss.py" "$ts" import -o "$work/session" "$2" 2>&1)
-  echo "$out"
-  rss=$(echo "$out" | awk '/^peak_rss_mb/ { print $2 }')
-  printf '| %s, %s MB | peak RSS %s MB |\n' "$1" "$(( $(wc -c < "$2") / 1000000 ))" "$rss"
+  rss=$(peak_rss "$ts" import -o "$work/session" "$2")
+  bench_row rss "$1" "$(mb "$2") MB" "**$rss MB**" "$(calc %.2f "$rss / 100")"
   rm -rf "$work/session"
-  awk -v r="$rss" 'BEGIN { exit !(r < 100) }' || { echo "FAIL: peak RSS $rss MB >= 100 MB"; status=1; }
+  [ "$(calc %d "$rss < 100")" = 1 ] || { echo "FAIL: peak RSS $rss MB >= 100 MB"; status=1; }
 }
-measure "ftrace text" "$in"
+measure "ftrace text, the bundled capture repeated" "$in"
 measure "Chrome JSON, one span open throughout" "$json"
 exit $status
