@@ -42,7 +42,7 @@ record_test(record_tasks integration ${TS} ${TP})
 # Benchmark (ctest -L bench; not in the default run): sustained recording
 # of raw_syscalls:sys_enter without loss next to perf record and trace-cmd
 # record, and event-to-SQL latency.  Private tracefs instances only; about
-# 25 minutes (3 runs of each case).  Directly:
+# 13 minutes (2 runs of each case).  Directly:
 #   Tests/Bench/bench_record.sh build/tracestore build/Tests/SyscallLoop \
 #     build/Tests/BenchRecordLatency [WORKDIR]
 #

@@ -487,6 +487,30 @@ static const char *CaseNames[CaseCount] = {
     "(b) store growing, RTL as initialized",
 };
 
+//
+// The same cases as they appear in BENCHMARKS.md.
+//
+
+static const char *CaseDescriptions[CaseCount] = {
+    "(a) **reference**: fallocated file, `MAP_SHARED|MAP_POPULATE` + "
+        "`MADV_POPULATE_WRITE` before the clock, then write the records",
+    "(c) for context: a plain un-prefaulted `MAP_SHARED` mapping of a "
+        "fallocated file",
+    "(b) **store, append path**: `TraceStorePreallocate` before the clock "
+        "(as the reference's populate), then Reserve / fill / "
+        "`TraceStoreCommitTracked`",
+    "(b) same, committing with `TraceStoreCommit` (reads each new record's "
+        "ts back)",
+    "(b) store growing from empty, next chunk prefaulted by a worker thread "
+        "(as `tracestore` runs)",
+    "(b) store growing from empty, no prefault ahead (the core alone)",
+};
+
+static const ULONG TableOrder[CaseCount] = {
+    CaseReference, CaseStorePreallocated, CaseStoreScan, CaseStoreAsync,
+    CaseStoreDefault, CasePlain
+};
+
 int
 main(int argc, char **argv)
 {
@@ -613,6 +637,27 @@ main(int argc, char **argv)
            (unsigned long long)Growths[CaseStoreAsync],
            (unsigned long long)Worker.Requests, Worker.Bytes / 1048576.0,
            (unsigned long long)Worker.Dropped);
+
+    //
+    // Result lines for BENCHMARKS.md (Tests/Bench/bench_lib.sh describes
+    // the format).
+    //
+
+    printf("@bench\tappend\thead\tcase\tGB/s\tM records/s\tvs reference\n");
+    for (Round = 0; Round < CaseCount; Round++) {
+        Case = TableOrder[Round];
+        if (Best[Case] > 1e29) {
+            continue;
+        }
+        printf("@bench\tappend\trow\t%s\t%.2f\t%.1f\t%.3f\n",
+               CaseDescriptions[Case], SizeBytes / Best[Case] / 1e9,
+               Records / Best[Case] / 1e6,
+               Best[CaseReference] < 1e29 ? Best[CaseReference] / Best[Case] : 0);
+    }
+    printf("@bench\tappend\tnote\t%.2f GiB (%.1f M records of %u bytes), "
+           "commit every %u records, best of %u runs each, cases "
+           "interleaved.\n", SizeBytes / 1073741824.0, Records / 1e6,
+           BENCH_RECORD_SIZE, RecordsPerCommit, Repeat);
     if (Best[CaseReference] < 1e29) {
         printf("ratio (b)/(a): %.3f preallocated (the append path), %.3f "
                "growing with the prefault worker (includes the kernel "

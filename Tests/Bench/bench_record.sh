@@ -44,23 +44,28 @@
 #    CLOCK_MONOTONIC - ts for each new row (the recorder's trace clock is
 #    mono).
 #
-# Environment: RATES (default "50000 100000 200000 400000 800000 0"),
-# SECONDS_PER_RUN (5), BUFKB (a list: "4096 256"), REPS (3), TOOLS ("tracestore perf trace-cmd"),
-# LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (3), LAT_POLL_US (reader's
-# sleep between polls, a list: "0 1000"), PARTS
-# ("A B").  Exit 77 (skip) without root or tracefs.
+# Environment: RATES (default "100000 200000 400000 0"), SECONDS_PER_RUN
+# (5), BUFKB (a list: "4096 256"), REPS (2), TOOLS ("tracestore perf
+# trace-cmd"), LAT_RATE (500), LAT_SECONDS (4), LAT_REPS (2), LAT_POLL_US
+# (reader's sleep between polls, a list: "0 1000"), PARTS ("A B").  The
+# defaults take about 13 minutes (a run takes about 15 s with its readers);
+# the issue-5 schedule was RATES="50000 100000 200000 400000 800000 0"
+# REPS=3 LAT_REPS=3 (about 25 minutes).  Prints result lines for the
+# tables record, record-max and record-latency (see bench_lib.sh).
+# Exit 77 (skip) without root or tracefs.
 #
 set -u
 TS=$1; LOOP=$2; LAT=$3; W=${4:-${TMPDIR:-/tmp}/tracer-bench-record}
-RATES=${RATES:-50000 100000 200000 400000 800000 0}
+RATES=${RATES:-100000 200000 400000 0}
 SECS=${SECONDS_PER_RUN:-5}
 BUFKB=${BUFKB:-4096 256}
-REPS=${REPS:-3}
+REPS=${REPS:-2}
 TOOLS=${TOOLS:-tracestore perf trace-cmd}
 LAT_RATE=${LAT_RATE:-500}; LAT_SECONDS=${LAT_SECONDS:-4}
-LAT_REPS=${LAT_REPS:-3}; LAT_POLL_US=${LAT_POLL_US:-0 1000}
+LAT_REPS=${LAT_REPS:-2}; LAT_POLL_US=${LAT_POLL_US:-0 1000}
 PARTS=${PARTS:-A B}
 T=/sys/kernel/tracing
+. "$(dirname "$0")/bench_lib.sh"
 
 skip(){ echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for tracefs"
@@ -182,8 +187,8 @@ case " $PARTS " in *" A "*)
   # Each run line is "run" and then KEY VALUE pairs.
   kv='{ for (i = 2; i < NF; i += 2) v[$i] = $(i + 1) }'
   echo
-  echo "| buffer KB/CPU | target rate | tool | runs with all recorded | events/s (min-max) | lost (max) | duplicates (max) | recorder CPU s (min-max) |"
-  echo "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+  bench_head record "buffer KB/CPU" "target rate" tool "runs with all recorded" \
+    "events/s (min-max)" "lost (max)" "duplicates (max)" "recorder CPU s (min-max)"
   awk "$kv"'{ k = v["buf"] " " (v["rate"] == 0 ? 1e12 : v["rate"]) " " v["tool"]
          if (!(k in n)) { order[++m] = k; amin[k] = amax[k] = v["achieved"]
                           cmin[k] = cmax[k] = v["cpu"] }
@@ -195,12 +200,14 @@ case " $PARTS " in *" A "*)
          if (v["lost"] > lost[k]) lost[k] = v["lost"]
          if (v["dup"] > dup[k]) dup[k] = v["dup"] }
        END { for (i = 1; i <= m; i++) { k = order[i]; split(k, a, " ")
-               printf "| %s | %s | %s | %d/%d | %d-%d | %d | %d | %.2f-%.2f |\n",
+               printf "@bench\trecord\trow\t%s\t%s\t%s\t%d/%d\t%d-%d\t%d\t%d\t%.2f-%.2f\n",
                  a[1], a[2] == 1e12 ? "full speed" : a[2], a[3], ok[k], n[k],
                  amin[k], amax[k], lost[k], dup[k], cmin[k], cmax[k] } }' "$W/runs.txt"
   echo
-  echo "Highest events/s recorded with nothing lost (every run at that step"
-  echo "and below; 0: none), as a ratio to tracestore's:"
+  bench_note record "$SECS s per run, $REPS run(s) of each case, target rates $RATES (0: full speed); $(nproc) CPUs, $(uname -r), $(perf --version), trace-cmd $(trace-cmd --version 2>&1 | sed -n 's/.*trace-cmd version \([^ ]*\).*/\1/p' | head -1)."
+  # Highest events/s recorded with nothing lost (every run at that step and
+  # below; 0: none), as a ratio to tracestore's.
+  bench_head record-max "buffer KB/CPU" tool "highest events/s, all recorded" "vs tracestore"
   awk "$kv"'{ k = v["buf"] " " v["tool"]; bufs[v["buf"]] = 1; tools[v["tool"]] = 1
          r = v["rate"] == 0 ? 1e12 : v["rate"]; s = k " " r
          if (v["all"] != "yes" && (!(k in fail) || r < fail[k])) fail[k] = r
@@ -210,13 +217,16 @@ case " $PARTS " in *" A "*)
                if (lo[s] > best[k]) best[k] = lo[s] }
              for (b in bufs) for (t in tools) {
                base = best[b " tracestore"]; x = best[b " " t] + 0
-               printf "  %5s KB  %-10s %9d events/s  %s\n", b, t, x,
-                 (base > 0 ? sprintf("%.2fx", x / base) : "") } }' "$W/runs.txt" | sort
+               printf "@bench\trecord-max\trow\t%s\t%s\t%d\t%s\n", b, t, x,
+                 (base > 0 ? sprintf("**%.2fx**", x / base) : "-") } }' "$W/runs.txt" |
+    sort -t "$(printf '\t')" -k4,4nr -k5,5
 ;; esac
 
 case " $PARTS " in *" B "*)
   echo
   echo "B. Event to SQL: getppid every $((1000 / LAT_RATE)) ms for $LAT_SECONDS s, polled by BenchRecordLatency"
+  bench_head record-latency reader events median p90 p99 max "median / 20 ms target"
+  bench_note record-latency "One row per run: getppid every $((1000 / LAT_RATE)) ms for $LAT_SECONDS s, recorded by \`tracestore record\`."
   for poll in $LAT_POLL_US; do
   echo "  sleeping $poll us between polls:"
   for rep in $(seq "$LAT_REPS"); do
@@ -231,7 +241,7 @@ case " $PARTS " in *" B "*)
     LJOB=$!
     wait_for 10 grep -q attached "$W/lat.out" || { echo "the reader did not attach"; exit 1; }
     kill -CONT "$WPID"; finish_workload; wait "$RJOB"; wait "$LJOB"
-    echo "    $(tail -1 "$W/lat.out")   (workload: $EXPECTED events)"
+    grep '^@bench' "$W/lat.out"; echo "    (workload: $EXPECTED events)"
   done
   done
 ;; esac
