@@ -71,7 +71,7 @@ skip(){ echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for tracefs"
 [ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null || skip "no tracefs"
 [ -x /usr/bin/time ] || skip "needs /usr/bin/time (Debian package time)"
-rm -rf "$W"; mkdir -p "$W"
+rm -rf "$W"; mkdir -p "$W"; W=$(cd "$W" && pwd)  # trace-cmd runs in $W
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds (0) or time is up (1);
 # COMMAND's stderr is dropped (files it looks at may not exist yet).
@@ -180,7 +180,10 @@ case " $PARTS " in *" A "*)
   for rep in $(seq "$REPS"); do
     for BUF in $BUFKB; do
       for rate in $RATES; do
-        for tool in $TOOLS; do run_one "$tool" "$rate" | tee -a "$W/runs.txt"; done
+        for tool in $TOOLS; do
+          run_one "$tool" "$rate" > "$W/run.out"; cat "$W/run.out"
+          grep '^run ' "$W/run.out" >> "$W/runs.txt"    # the summaries' input
+        done
       done
     done
   done

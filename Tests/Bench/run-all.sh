@@ -40,7 +40,7 @@ b=${1:-build}
 [ -x "$b/tracestore" ] && [ -x "$b/Tests/BenchSql" ] ||
   { echo "run-all.sh: no release build in $b (cmake --build $b first)"; exit 2; }
 shared=${TRACER_SHARED_DIR:-$src/../shared}
-work=$b/bench; mkdir -p "$work"
+work=$b/bench; mkdir -p "$work/append"
 out=$work/results.txt; : > "$out"
 ts=$b/tracestore
 
