@@ -63,8 +63,11 @@ def one_min(load):
 
 def status(step):
     st = step["status"]
-    return {"0": "ok", "77": "skipped (exit 77)", None: "did not finish"}.get(
-        st, st if st.startswith("skipped") else "**failed** (exit %s)" % st)
+    if st is None:
+        return "did not finish"
+    if st in ("0", "77"):
+        return "ok" if st == "0" else "skipped (exit 77)"
+    return st if st.startswith("skipped") else "**failed** (exit %s)" % st
 
 
 def machine_block(info, steps):

@@ -39,7 +39,7 @@ cd "$src"
 b=${1:-build}
 [ -x "$b/tracestore" ] && [ -x "$b/Tests/BenchSql" ] ||
   { echo "run-all.sh: no release build in $b (cmake --build $b first)"; exit 2; }
-shared=${TRACER_SHARED_DIR:-$src/../shared}
+shared=${TRACER_SHARED_DIR:-../shared}   # from $src
 work=$b/bench; mkdir -p "$work/append"
 out=$work/results.txt; : > "$out"
 ts=$b/tracestore
