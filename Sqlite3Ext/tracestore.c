@@ -273,6 +273,17 @@ static const struct {
 #define TS_BLOCK_SHIFT 10
 #define TS_BLOCK_SIZE  ((sqlite3_int64)1 << TS_BLOCK_SHIFT)
 
+/*
+** xBestIndex takes a store as holding at least this many records.  A
+** statement planned while a live store is empty or nearly so is kept by
+** statement caches (Python's sqlite3 module, a program's own) and run
+** again after the store grew: a plan that scanned the "empty" store in
+** the outer loop and another table's range inside it would then read
+** records x rows (the concurrency stress test met one join taking 400 s).
+** With the floor, lookups by rowid or ts go inside a full scan.
+*/
+#define TS_PLAN_MIN_RECORDS 1024
+
 typedef struct tracestore_block tracestore_block;
 struct tracestore_block {
   sqlite3_int64 iMin;           /* Smallest ts in the block */
@@ -1134,6 +1145,7 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   int jLimit = tsArgBitIndex(TS_LIMIT);
   int jOffset = tsArgBitIndex(TS_OFFSET);
   sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
+  sqlite3_int64 nEst;                /* nRecord, at least TS_PLAN_MIN_RECORDS */
   sqlite3_int64 nProbe = 0;
   int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
   sqlite3_value *pVal;
@@ -1241,8 +1253,9 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   /* Estimates. */
   nRecord = (sqlite3_int64)pTab->pStore->Snapshot.RecordCount;
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
+  nEst = nRecord<TS_PLAN_MIN_RECORDS ? TS_PLAN_MIN_RECORDS : nRecord;
   iLo = 0;
-  iHi = nRecord-1;
+  iHi = nEst-1;
   iTsLo = TS_INT64_MIN;
   iTsHi = TS_INT64_MAX;
   for(j=0; j<TS_N_ARG_BIT; j++){
@@ -1291,8 +1304,8 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   if( bTs && bSorted ){
     nVisit += 2.0 * 64.0;                     /* binary search probes */
   }else if( bTs ){
-    nVisit += 2.0*(double)TS_BLOCK_SIZE + (double)nRecord/(double)TS_BLOCK_SIZE;
-    if( nVisit>(double)nRecord ) nVisit = (double)nRecord;
+    nVisit += 2.0*(double)TS_BLOCK_SIZE + (double)nEst/(double)TS_BLOCK_SIZE;
+    if( nVisit>(double)nEst ) nVisit = (double)nEst;
   }
   if( aiCons[jLimit]>=0 && nLimit>=0 ){
     if( nOffset<0 ) nOffset = 0;

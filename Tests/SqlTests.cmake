@@ -22,7 +22,7 @@ target_link_libraries(TestSqlLive PRIVATE TracerSqlite3ExtStatic)
 target_compile_options(TestSqlLive PRIVATE ${TRACER_WARNINGS})
 
 foreach(Case scan_keeps_snapshot statement_one_snapshot two_tables_one_store
-             ts_ranges_while_growing)
+             ts_ranges_while_growing join_plan_after_growth)
   add_test(NAME sql_live_${Case} COMMAND TestSqlLive ${Case})
   set_tests_properties(sql_live_${Case} PROPERTIES
     LABELS integration

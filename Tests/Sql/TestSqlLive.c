@@ -302,11 +302,73 @@ static void caseTsRangesWhileGrowing(void){
   writerClose(&w);
 }
 
+/*
+** A join prepared while one of its stores is still empty, run again after
+** that store grew (a statement cache, Python's included, keeps the plan):
+** the plan must still look records up by rowid in the store that grew,
+** not scan it in the outer loop with the other store's range inside (20000
+** x 1000 rows read where 2000 suffice).
+*/
+static void caseJoinPlanAfterGrowth(void){
+  Writer w;
+  sqlite3 *db;
+  sqlite3_stmt *pStmt;
+  PTRACE_STORE pOther = 0;
+  RTL_ERROR error;
+  ULONGLONG iFirst, k;
+  sqlite3_int64 nBefore, nVisited;
+  int iTs = -1;
+  ULONG c;
+
+  writerOpen(&w);
+  writerAppend(&w, 20000, 1);
+  memset(&error, 0, sizeof(error));
+  CHECK( RTL_SUCCESS(TraceSessionOpenStore(w.s.pSession,
+                                           &TraceSchedSwitchSchema,
+                                           &pOther, &error)) );
+  for(c=0; c<TraceSchedSwitchSchema.NumberOfColumns; c++){
+    if( strcmp(TraceSchedSwitchSchema.Columns[c].Name, "ts")==0 ) iTs = (int)c;
+  }
+  CHECK( iTs>=0 );
+  CHECK( RTL_SUCCESS(TraceSessionCommit(w.s.pSession)) );
+  db = readerOpen(&w);
+
+  pStmt = prepare(db, "SELECT count(*) FROM page_fault AS p"
+                      " JOIN sched_switch AS s ON s.rowid = p.address"
+                      " WHERE p.rowid BETWEEN ?1 AND ?2");
+  sqlite3_bind_int64(pStmt, 1, 0);
+  sqlite3_bind_int64(pStmt, 2, 999);
+  CHECK( sqlite3_step(pStmt)==SQLITE_ROW );
+  CHECK( sqlite3_column_int64(pStmt, 0)==0 );
+  sqlite3_reset(pStmt);
+
+  CHECK( RTL_SUCCESS(TraceStoreReserve(pOther, 20000, &iFirst)) );
+  for(k=0; k<20000; k++){
+    unsigned char *pRec = pOther->Base + (iFirst+k)*pOther->RecordSize;
+    LONGLONG ts = (LONGLONG)(1000 + 10*k);
+    memset(pRec, 0, pOther->RecordSize);
+    memcpy(pRec + TraceSchedSwitchSchema.Columns[iTs].Offset, &ts, sizeof(ts));
+  }
+  CHECK( RTL_SUCCESS(TraceSessionCommit(w.s.pSession)) );
+
+  nBefore = queryInt(db, "SELECT tracestore_rows_visited()");
+  CHECK( sqlite3_step(pStmt)==SQLITE_ROW );
+  CHECK( sqlite3_column_int64(pStmt, 0)==1000 );
+  sqlite3_finalize(pStmt);
+  nVisited = queryInt(db, "SELECT tracestore_rows_visited()") - nBefore;
+  if( nVisited>10000 ){
+    fail(__LINE__, "the join read %lld rows for 1000", (long long)nVisited);
+  }
+  sqlite3_close(db);
+  writerClose(&w);
+}
+
 static const TestCase aCase[] = {
   { "scan_keeps_snapshot",      caseScanKeepsSnapshot },
   { "statement_one_snapshot",   caseStatementOneSnapshot },
   { "two_tables_one_store",     caseTwoTablesOneStore },
   { "ts_ranges_while_growing",  caseTsRangesWhileGrowing },
+  { "join_plan_after_growth",   caseJoinPlanAfterGrowth },
 };
 
 int main(int argc, char **argv){
