@@ -52,7 +52,7 @@ Abstract:
     Usage: TestStress [--records N] [--readers R] [--pace SECONDS]
                       [--dir BASE]
 
-    N records in all (a third per store, default 3,000,000); the writers
+    N records in all (a third per store, rounded up; default 3,000,000); the writers
     spread them over at least SECONDS (default 15; 0: as fast as they
     can).  TRACER_TEST_SEED=N repeats the random choices.
     TRACER_STRESS_BREAK=ts|ref|name|corrupt|count breaks one invariant on
@@ -64,6 +64,7 @@ Abstract:
 
 #include <limits.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sqlite3.h>
 
 #include "Sqlite3Ext/tracestore.h"
@@ -367,6 +368,7 @@ typedef struct _READER {
     ULONGLONG Prev[STRESS_STORES];      // count seen by an earlier statement
     READER_RESULT Result;
     int Printed;
+    ULONGLONG CountQueries;             // QueryCount calls so far
     struct {
         char *Sql;
         sqlite3_stmt *Stmt;
@@ -612,6 +614,7 @@ QueryCount(PREADER R, int Store)
     ULONGLONG Max;
     BOOL Row;
 
+    R->CountQueries++;
     snprintf(Sql, sizeof(Sql), "SELECT count(*) FROM %s", T);
     Stmt = Statement(R, Sql);
     if (Step(R, KindCount, Stmt, &Row) && Row) {
@@ -1088,12 +1091,14 @@ RunReader(int Number, const char *Path, ULONGLONG Seed, int AttachedFd,
           int ResultFd)
 {
     READER *R = calloc(1, sizeof(READER));
+    READER_RESULT Result;
     sqlite3_stmt *Stmt;
     char *Message = NULL;
     double Start;
     double LastProgress;
     double QueryStart;
     ULONGLONG Seen = 0;
+    ULONGLONG ProgressCounts = 0;
     ULONGLONG Sum;
     int Store;
     int Kind;
@@ -1125,11 +1130,20 @@ RunReader(int Number, const char *Path, ULONGLONG Seed, int AttachedFd,
         for (Store = 0, Sum = 0; Store < STRESS_STORES; Store++) {
             Sum += R->Prev[Store];
         }
+        //
+        // Stuck: no new record for 120 s over at least 100 counts (a slow
+        // statement on a busy machine alone is not).
+        //
+
         if (Sum > Seen) {
             Seen = Sum;
             LastProgress = TestNow();
-        } else if (TestNow() - LastProgress > 120.0) {
-            Violation(R, KindCount, "no new records for 120 s (seen %llu)",
+            ProgressCounts = R->CountQueries;
+        } else if (TestNow() - LastProgress > 120.0 &&
+                   R->CountQueries - ProgressCounts >= 100) {
+            Violation(R, KindCount, "no new records for 120 s and %llu "
+                      "counts (seen %llu)",
+                      (unsigned long long)(R->CountQueries - ProgressCounts),
                       (unsigned long long)Seen);
             break;
         }
@@ -1197,9 +1211,10 @@ RunReader(int Number, const char *Path, ULONGLONG Seed, int AttachedFd,
         free(R->Cache[Pick].Sql);
     }
     sqlite3_close(R->Db);
-    CHECK(write(ResultFd, &R->Result, sizeof(R->Result)) ==
-          (ssize_t)sizeof(R->Result), "write result");
+    Result = R->Result;
     free(R);
+    CHECK(write(ResultFd, &Result, sizeof(Result)) == (ssize_t)sizeof(Result),
+          "write result");
     return 0;
 }
 
@@ -1344,7 +1359,7 @@ main(int argc, char **argv)
             return 2;
         }
     }
-    PerStore = Records / STRESS_STORES;
+    PerStore = (Records + STRESS_STORES - 1) / STRESS_STORES;
     CHECK(PerStore >= 1024 && NumberOfReaders >= 1, "need at least 3072 "
           "records and one reader");
     if (getenv("TRACER_STRESS_BREAK")) {
@@ -1370,6 +1385,7 @@ main(int argc, char **argv)
     Writer = fork();
     CHECK(Writer >= 0, "fork");
     if (Writer == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         _exit(RunWriter(Path, Seed, ReadyPipe[1], GoPipe[0]));
     }
     {
@@ -1385,6 +1401,7 @@ main(int argc, char **argv)
         Readers[Index] = fork();
         CHECK(Readers[Index] >= 0, "fork");
         if (Readers[Index] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
             _exit(RunReader(Index, Path, Seed, AttachedPipe[1],
                             ResultPipes[2 * Index + 1]));
         }
@@ -1418,7 +1435,10 @@ main(int argc, char **argv)
         }
     }
     Seconds = TestNow() - Start;
+    free(Readers);
+    free(ResultPipes);
     if (Failed) {
+        free(Results);
         fprintf(stderr, "FAILED: a process failed\n");
         return 1;
     }
@@ -1447,6 +1467,7 @@ main(int argc, char **argv)
         }
         Statements += Results[Index].Statements;
     }
+    free(Results);
     printf("%-8s %10s %14s %10s %10s %10s\n", "kind", "queries",
            "rows checked", "violations", "seconds", "longest");
     for (Kind = 0; Kind < KindMaximum; Kind++) {
