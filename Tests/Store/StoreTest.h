@@ -214,6 +214,27 @@ TestSeed(void)
 }
 
 //
+// One byte through a pipe: how a test's processes say "ready" and "go".
+//
+
+static inline void
+TestWaitByte(int Fd, char Expected, int TimeoutMs, const char *What)
+{
+    struct pollfd Poll = { Fd, POLLIN, 0 };
+    char Byte = 0;
+
+    CHECK(poll(&Poll, 1, TimeoutMs) == 1, "timed out waiting for %s", What);
+    CHECK(read(Fd, &Byte, 1) == 1 && Byte == Expected, "bad signal for %s",
+          What);
+}
+
+static inline void
+TestSendByte(int Fd, char Byte)
+{
+    CHECK(write(Fd, &Byte, 1) == 1, "write to pipe: %s", strerror(errno));
+}
+
+//
 // ---------------------------------------------------------------------------
 // The 32-byte test record.
 // ---------------------------------------------------------------------------

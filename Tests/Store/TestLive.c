@@ -45,23 +45,6 @@ typedef struct _LIVE_RESULT {
     double Seconds;
 } LIVE_RESULT;
 
-static void
-WaitByte(int Fd, char Expected, int TimeoutMs, const char *What)
-{
-    struct pollfd Poll = { Fd, POLLIN, 0 };
-    char Byte = 0;
-
-    CHECK(poll(&Poll, 1, TimeoutMs) == 1, "timed out waiting for %s", What);
-    CHECK(read(Fd, &Byte, 1) == 1 && Byte == Expected, "bad signal for %s",
-          What);
-}
-
-static void
-SendByte(int Fd, char Byte)
-{
-    CHECK(write(Fd, &Byte, 1) == 1, "write to pipe: %s", strerror(errno));
-}
-
 static int
 RunWriter(
     const char *Path,
@@ -86,8 +69,8 @@ RunWriter(
     CHECK_STATUS(TraceStoreOpenWriter(&Rtl, Path, &TestRecordSchema, &Writer,
                                       &Error), &Error);
     CHECK_STATUS(TraceStoreCommit(&Writer, TRACE_COMMIT_ALL), NULL);
-    SendByte(ReadyFd, 'R');
-    WaitByte(GoFd, 'G', 60000, "the reader");
+    TestSendByte(ReadyFd, 'R');
+    TestWaitByte(GoFd, 'G', 60000, "the reader");
 
     Start = TestNow();
     while (Total < Records) {
@@ -168,7 +151,7 @@ RunReader(
     memset(&Error, 0, sizeof(Error));
     CHECK_STATUS(TraceStoreOpenReader(&Rtl, Path, &Reader, &Error), &Error);
     Generation = Reader.Snapshot.Generation;
-    SendByte(GoFd, 'G');
+    TestSendByte(GoFd, 'G');
 
     Start = TestNow();
     LastProgress = Start;

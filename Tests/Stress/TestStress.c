@@ -247,23 +247,6 @@ WriterThread(void *Context)
     return NULL;
 }
 
-static void
-WaitByte(int Fd, char Expected, int TimeoutMs, const char *What)
-{
-    struct pollfd Poll = { Fd, POLLIN, 0 };
-    char Byte = 0;
-
-    CHECK(poll(&Poll, 1, TimeoutMs) == 1, "timed out waiting for %s", What);
-    CHECK(read(Fd, &Byte, 1) == 1 && Byte == Expected, "bad signal for %s",
-          What);
-}
-
-static void
-SendByte(int Fd, char Byte)
-{
-    CHECK(write(Fd, &Byte, 1) == 1, "write to pipe: %s", strerror(errno));
-}
-
 static int
 RunWriter(const char *Path, ULONGLONG Seed, int ReadyFd, int GoFd)
 {
@@ -290,8 +273,8 @@ RunWriter(const char *Path, ULONGLONG Seed, int ReadyFd, int GoFd)
                      &Error);
     }
     CHECK_STATUS(TraceSessionCommit(Session), NULL);
-    SendByte(ReadyFd, 'R');
-    WaitByte(GoFd, 'G', 120000, "the readers");
+    TestSendByte(ReadyFd, 'R');
+    TestWaitByte(GoFd, 'G', 120000, "the readers");
 
     Start = TestNow();
     for (Index = 0; Index < STRESS_STORES; Index++) {
@@ -1124,7 +1107,7 @@ RunReader(int Number, const char *Path, ULONGLONG Seed, int AttachedFd,
           sqlite3_errmsg(R->Db));
     Finish(R, Stmt);
     CheckPlans(R);
-    SendByte(AttachedFd, 'A');
+    TestSendByte(AttachedFd, 'A');
 
     Start = TestNow();
     LastProgress = Start;
@@ -1426,7 +1409,7 @@ main(int argc, char **argv)
         }
     }
     Start = TestNow();
-    SendByte(GoPipe[1], 'G');
+    TestSendByte(GoPipe[1], 'G');
     if (!Failed && *Break) {
         BreakFromOutside(Path);
     }
