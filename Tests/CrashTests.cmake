@@ -24,3 +24,15 @@ if(TRACER_SQLITE3)
     LABELS "integration;crash" TIMEOUT 600 SKIP_RETURN_CODE 77
     RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
 endif()
+
+# A writer killed between creating session.tracer and writing it: the next
+# writer continues the session (found by crash_torture_record).
+if(TRACER_SQLITE3)
+  add_test(NAME crash_interrupted_create
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Crash/interrupted_create.sh
+            $<TARGET_FILE:tracestore> ${TRACER_SQLITE3}
+            $<TARGET_FILE:tracestore_ext> ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt
+            ${CMAKE_CURRENT_BINARY_DIR}/crash_interrupted_create)
+  set_tests_properties(crash_interrupted_create PROPERTIES
+    LABELS "integration;crash" TIMEOUT 60)
+endif()

@@ -219,6 +219,7 @@ Return Value:
     ULONGLONG Id;
     ULONG Entries = 0;
     ULONG EmptyId;
+    ULONGLONG HeaderSize = 0;
 
     if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
         return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
@@ -258,16 +259,6 @@ Return Value:
 
         Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenCreateNew,
                                &Session->HeaderHandle);
-        if (RTL_SUCCESS(Status)) {
-            Session->Header.Magic = TRACE_SESSION_MAGIC;
-            Session->Header.Version = TRACE_SESSION_VERSION;
-            Session->Header.StoreVersion = TRACE_STORE_VERSION;
-            Session->Header.CreatedRealtimeNs =
-                Rtl->QueryTime(Rtl, RtlClockRealtime);
-            RtlFormat(Session->Header.ClockName,
-                      sizeof(Session->Header.ClockName), "unknown");
-            Status = WriteSessionHeader(Session);
-        }
     }
 
     if (!RTL_SUCCESS(Status)) {
@@ -276,11 +267,34 @@ Return Value:
         goto Error;
     }
 
+    //
+    // The lock comes before the header is written: an empty header file
+    // whose lock we get is then one whose creator died before writing it
+    // (SIGKILL between the create and the write), not one being written.
+    //
+
     Status = Rtl->LockFile(Rtl, Session->HeaderHandle, TRUE);
     if (!RTL_SUCCESS(Status)) {
         RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
                     Status == RTL_STATUS_LOCKED ?
                     "another process is writing this session" :
+                    RtlStatusText(Status));
+        goto Error;
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Session->HeaderHandle, &HeaderSize);
+    if (RTL_SUCCESS(Status) && HeaderSize == 0) {
+        Session->Header.Magic = TRACE_SESSION_MAGIC;
+        Session->Header.Version = TRACE_SESSION_VERSION;
+        Session->Header.StoreVersion = TRACE_STORE_VERSION;
+        Session->Header.CreatedRealtimeNs =
+            Rtl->QueryTime(Rtl, RtlClockRealtime);
+        RtlFormat(Session->Header.ClockName,
+                  sizeof(Session->Header.ClockName), "unknown");
+        Status = WriteSessionHeader(Session);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
                     RtlStatusText(Status));
         goto Error;
     }
