@@ -107,6 +107,26 @@ kill_at(){
   wait "$1" 2>/dev/null; RC=$?
 }
 
+# created: whether the killed writer got as far as a session.  A writer
+# creates session.tracer (locked before it is written: an empty one is
+# completed by the next writer), then string_data.store and string.store
+# (each written under a temporary name and renamed); a kill in between
+# leaves a directory that readers refuse ("truncated session header",
+# "session has no string store") and the next writer continues.  Anything
+# else there then is an error.
+created(){
+  [ -f "$S/string.store" ] && return 0
+  [ -d "$S" ] || return 1
+  for _f in $(ls "$S"); do
+    case $_f in session.tracer|string_data.store|string*.store.tmp.*) ;;
+      *) fail "trial $trial: $_f in a session that has no string.store";;
+    esac
+  done
+  "$TS" info "$S" > "$W/info.txt" 2>&1 && [ -f "$S/session.tracer" ] &&
+    fail "trial $trial: info reads a session without string.store"
+  return 1
+}
+
 # check_counts: after the kill, info opens the session and no store holds
 # fewer records than counted before the kill.  Leaves "store n" in
 # $W/after.
@@ -206,10 +226,10 @@ import)
          [ $DONE -le "$TRIALS" ] || fail "$DONE imports ended before the kill";;
       *) cat "$W/import.err"; fail "trial $trial: import exited $RC";;
     esac
-    if [ -f "$S/session.tracer" ]; then
+    if created; then
       check_counts $trial
     else
-      EARLY=$((EARLY + 1)); : > "$W/after"   # killed before it made one
+      EARLY=$((EARLY + 1)); : > "$W/after"   # killed while creating it
     fi
     stores=$(awk '$1 !~ /^string/ { print $1 }' "$W/after")
     for st in $stores; do
@@ -249,7 +269,7 @@ import)
     [ $RC = 0 ] || trial=$((trial + 1))
   done
   instants
-  echo "PASS: $TRIALS kills ($EARLY before the session existed; $DONE more" \
+  echo "PASS: $TRIALS kills ($EARLY while creating the session; $DONE more" \
        "imports ended before their kill, checked too), $RECORDS committed records checked, 0 lost," \
        "$STRINGS strings checked, $((TRIALS + DONE)) continuations checked," \
        "$(( ($(now_us) - START) / 1000000 )) s"
@@ -293,10 +313,10 @@ record)
          [ $DONE -le "$TRIALS" ] || fail "$DONE recordings ended before the kill";;
       *) cat "$W/record.err"; fail "trial $trial: record exited $RC";;
     esac
-    if [ -f "$S/session.tracer" ]; then
+    if created; then
       check_counts $trial
     else
-      EARLY=$((EARLY + 1)); : > "$W/after"
+      EARLY=$((EARLY + 1)); : > "$W/after"   # killed while creating it
     fi
     stores=$(awk '$1 !~ /^string/ { print $1 }' "$W/after")
     [ -z "$stores" ] || dump "$S" "$W/k" $stores
@@ -353,7 +373,7 @@ record)
   done
   check_instances
   instants
-  echo "PASS: $TRIALS kills ($EARLY before the session existed; $DONE more" \
+  echo "PASS: $TRIALS kills ($EARLY while creating the session; $DONE more" \
        "recordings ended before their kill, checked too; $LATE late faults), $RECORDS committed records checked, 0 lost," \
        "$STRINGS strings checked, $((TRIALS + DONE)) continuations checked," \
        "$(( ($(now_us) - START) / 1000000 )) s"
