@@ -3,9 +3,10 @@
 # interrupted_create.sh TS SQLITE3 EXT SRC W
 #
 # A writer SIGKILLed between creating session.tracer and writing it leaves
-# an empty session.tracer (found by the crash torture: a recorder killed
-# 0.1 ms into its run).  The next writer must continue the session; before
-# the fix it failed for ever with "truncated session header".  Checked:
+# an empty session.tracer (found looking into a crash-torture kill inside
+# session creation; the window is a few microseconds, so made by hand
+# here).  The next writer must continue the session; before the fix it
+# failed for ever with "truncated session header".  Checked:
 #   - an import into a directory holding only an empty session.tracer
 #     succeeds, and the session holds exactly the input's events (awk
 #     oracle over the ftrace text, as in Tests/DiskFull);
