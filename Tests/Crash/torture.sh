@@ -36,8 +36,8 @@
 #         over the first 90% of an uninterrupted recording.  Checked: info
 #         opens the session; counts at least what a reader saw before the
 #         kill; every store reads back in SQL; every page fault is the
-#         workload's (its pid, its comm, or tracestore's before the exec; a
-#         user fault), each CPU's in strictly increasing ts, and all of
+#         workload's or a task's it started (its comm, or tracestore's
+#         before the exec; a user fault), each CPU's in strictly increasing ts, and all of
 #         them in order unless the sorted flag says not; then a new recorder
 #         records into the same session: it removes the dead recorder's
 #         tracefs instance, and the earlier rows are unchanged.
