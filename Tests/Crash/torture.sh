@@ -116,7 +116,24 @@ kill_at(){
 ended_early(){
   DONE=$((DONE + 1))
   eval "$1=\$(( $1 * 3 / 4 ))"
-  [ $DONE -le $((TRIALS * 5)) ] || fail "$DONE $2 ended before the kill"
+  [ $DONE -le $((TRIALS * 5)) ] || fail "$DONE runs of $2 ended before the kill"
+}
+
+# after_kill VAR WHAT ERRFILE: what follows every kill_at: the writer was
+# killed, or ended first (ended_early VAR), or failed (its ERRFILE shown);
+# then the counts are checked (check_counts), unless the kill came while
+# the session was being created (counted in EARLY).
+after_kill(){
+  case $RC in
+    137) ;;
+    0) ended_early "$1" "$2";;
+    *) cat "$3"; fail "trial $trial: $2 exited $RC";;
+  esac
+  if created; then
+    check_counts $trial
+  else
+    EARLY=$((EARLY + 1)); : > "$W/after"   # killed while creating it
+  fi
 }
 
 # created: whether the killed writer got as far as a session.  A writer
@@ -232,16 +249,7 @@ import)
     "$TS" import -o "$S" "$W/big.$f" > /dev/null 2> "$W/import.err" &
     kill_at $! "$at"
     [ $RC = 0 ] || echo $((KILLED_US * 1000 / dur)) >> "$W/instants"
-    case $RC in
-      137) ;;
-      0) ended_early DUR$f imports;;
-      *) cat "$W/import.err"; fail "trial $trial: import exited $RC";;
-    esac
-    if created; then
-      check_counts $trial
-    else
-      EARLY=$((EARLY + 1)); : > "$W/after"   # killed while creating it
-    fi
+    after_kill DUR$f import "$W/import.err"
     stores=$(awk '$1 !~ /^string/ { print $1 }' "$W/after")
     for st in $stores; do
       grep -qx "$st" "$W/stores.big.$f" ||
@@ -318,16 +326,7 @@ record)
     WPID=$(head -n 1 "$W/workload.out" 2>/dev/null)
     case "$WPID" in ''|*[!0-9]*) WPID=;; esac
     [ -n "$WPID" ] && kill -KILL "$WPID" 2>/dev/null
-    case $RC in
-      137) ;;
-      0) ended_early DUR recordings;;
-      *) cat "$W/record.err"; fail "trial $trial: record exited $RC";;
-    esac
-    if created; then
-      check_counts $trial
-    else
-      EARLY=$((EARLY + 1)); : > "$W/after"   # killed while creating it
-    fi
+    after_kill DUR record "$W/record.err"
     stores=$(awk '$1 !~ /^string/ { print $1 }' "$W/after")
     [ -z "$stores" ] || dump "$S" "$W/k" $stores
     n=0

@@ -235,6 +235,27 @@ TestSendByte(int Fd, char Byte)
 }
 
 //
+// Waits for a child process: its exit status, or 128 + the signal that
+// ended it; either is reported on stderr unless it is 0.
+//
+
+static inline int
+TestWaitChild(pid_t Pid, const char *What)
+{
+    int Status;
+
+    CHECK(waitpid(Pid, &Status, 0) == Pid, "waitpid");
+    if (WIFEXITED(Status)) {
+        if (WEXITSTATUS(Status) != 0) {
+            fprintf(stderr, "%s exited with %d\n", What, WEXITSTATUS(Status));
+        }
+        return WEXITSTATUS(Status);
+    }
+    fprintf(stderr, "%s died of signal %d\n", What, WTERMSIG(Status));
+    return 128 + WTERMSIG(Status);
+}
+
+//
 // ---------------------------------------------------------------------------
 // The 32-byte test record.
 // ---------------------------------------------------------------------------

@@ -239,22 +239,6 @@ RunReader(
     return 0;
 }
 
-static int
-WaitChild(pid_t Pid, const char *What)
-{
-    int Status;
-
-    CHECK(waitpid(Pid, &Status, 0) == Pid, "waitpid");
-    if (WIFEXITED(Status)) {
-        if (WEXITSTATUS(Status) != 0) {
-            fprintf(stderr, "%s exited with %d\n", What, WEXITSTATUS(Status));
-        }
-        return WEXITSTATUS(Status);
-    }
-    fprintf(stderr, "%s died of signal %d\n", What, WTERMSIG(Status));
-    return 128 + WTERMSIG(Status);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -299,7 +283,7 @@ main(int argc, char **argv)
         struct pollfd Poll = { ReadyPipe[0], POLLIN, 0 };
         if (poll(&Poll, 1, 60000) != 1 || read(ReadyPipe[0], &Byte, 1) != 1) {
             kill(Writer, SIGKILL);
-            WaitChild(Writer, "writer");
+            TestWaitChild(Writer, "writer");
             TestFail(__FILE__, __LINE__, "the writer did not start");
         }
     }
@@ -310,11 +294,11 @@ main(int argc, char **argv)
     }
     close(ResultPipe[1]);
 
-    Failed |= WaitChild(Writer, "writer") != 0;
+    Failed |= TestWaitChild(Writer, "writer") != 0;
     if (Failed) {
         kill(Reader, SIGKILL);
     }
-    Failed |= WaitChild(Reader, "reader") != 0;
+    Failed |= TestWaitChild(Reader, "reader") != 0;
     if (Failed) {
         return 1;
     }

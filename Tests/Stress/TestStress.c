@@ -1286,22 +1286,6 @@ BreakFromOutside(const char *Dir)
 // ---------------------------------------------------------------------------
 //
 
-static int
-WaitChild(pid_t Pid, const char *What)
-{
-    int Status;
-
-    CHECK(waitpid(Pid, &Status, 0) == Pid, "waitpid");
-    if (WIFEXITED(Status)) {
-        if (WEXITSTATUS(Status) != 0) {
-            fprintf(stderr, "%s exited with %d\n", What, WEXITSTATUS(Status));
-        }
-        return WEXITSTATUS(Status);
-    }
-    fprintf(stderr, "%s died of signal %d\n", What, WTERMSIG(Status));
-    return 128 + WTERMSIG(Status);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -1384,7 +1368,7 @@ main(int argc, char **argv)
         struct pollfd Poll = { ReadyPipe[0], POLLIN, 0 };
         if (poll(&Poll, 1, 60000) != 1 || read(ReadyPipe[0], &Byte, 1) != 1) {
             kill(Writer, SIGKILL);
-            WaitChild(Writer, "writer");
+            TestWaitChild(Writer, "writer");
             TestFail(__FILE__, __LINE__, "the writer did not start");
         }
     }
@@ -1414,13 +1398,13 @@ main(int argc, char **argv)
         BreakFromOutside(Path);
     }
 
-    Failed |= WaitChild(Writer, "writer") != 0;
+    Failed |= TestWaitChild(Writer, "writer") != 0;
     for (Index = 0; Index < NumberOfReaders; Index++) {
         if (Failed) {
             kill(Readers[Index], SIGKILL);
         }
         snprintf(What, sizeof(What), "reader %d", Index);
-        if (WaitChild(Readers[Index], What) != 0 ||
+        if (TestWaitChild(Readers[Index], What) != 0 ||
             read(ResultPipes[2 * Index], &Results[Index],
                  sizeof(Results[Index])) != (ssize_t)sizeof(Results[Index])) {
             Failed = 1;
