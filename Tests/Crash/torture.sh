@@ -17,7 +17,8 @@
 #         trials) or perf script samples (odd trials) repeated with their
 #         timestamps moved on, killed at an instant uniform over the first
 #         90% of the time an uninterrupted import takes (an import that
-#         ends before its kill is checked, but not counted as a trial).
+#         ends before its kill is checked, but not counted as a trial, and
+#         the range shrinks by a quarter: see ended_early).
 #         Oracle: per store, the same-index rows of an uninterrupted import
 #         of the same input (the reference; for ftrace it is first checked
 #         against awk over the input lines, the disk-full tests' oracle).
