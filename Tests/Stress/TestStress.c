@@ -527,6 +527,19 @@ typedef struct _EXPECTED {
     ULONGLONG Mix;
 } EXPECTED;
 
+//
+// Adds record Id to a tally: the expected and the found rows are compared
+// by count, sum and an order-independent mix of their ids.
+//
+
+static inline void
+Tally(EXPECTED *E, ULONGLONG Id)
+{
+    E->Count++;
+    E->Sum += Id;
+    E->Mix ^= TestMix(Id);
+}
+
 static EXPECTED
 Expect(int Store, ULONGLONG Low, ULONGLONG High, BOOL ByTs)
 {
@@ -536,9 +549,7 @@ Expect(int Store, ULONGLONG Low, ULONGLONG High, BOOL ByTs)
 
     for (Key = Low; Key <= High; Key++) {
         Id = ByTs ? StressPerm(Store, Key) : Key;
-        E.Count++;
-        E.Sum += Id;
-        E.Mix ^= TestMix(Id);
+        Tally(&E, Id);
     }
     return E;
 }
@@ -772,9 +783,7 @@ QueryRange(PREADER R, int Store)
             Inside = FALSE;
         }
         LastTs = Ts;
-        Got.Count++;
-        Got.Sum += Id;
-        Got.Mix ^= TestMix(Id);
+        Tally(&Got, Id);
     }
     Finish(R, Stmt);
     R->Result.Rows[KindRange] += Got.Count;
@@ -883,9 +892,7 @@ QueryRowid(PREADER R, int Store)
         for (Other = 0; Other < Index && Ids[Other] != Ids[Index]; Other++) {
         }
         if (Other == Index) {
-            Want.Count++;
-            Want.Sum += Ids[Index];
-            Want.Mix ^= TestMix(Ids[Index]);
+            Tally(&Want, Ids[Index]);
         }
     }
     snprintf(Sql, sizeof(Sql), "SELECT " ROW_SELECT("%s") " FROM %s WHERE "
@@ -901,9 +908,7 @@ QueryRowid(PREADER R, int Store)
             Ordered = FALSE;
         }
         Last = Id;
-        Got.Count++;
-        Got.Sum += Id;
-        Got.Mix ^= TestMix(Id);
+        Tally(&Got, Id);
     }
     Finish(R, Stmt);
     R->Result.Rows[KindRowid] += Got.Count;
@@ -1037,9 +1042,7 @@ QueryJoin(PREADER R)
                           (unsigned long long)Ids[Table]);
             }
         }
-        Got.Count++;
-        Got.Sum += Ids[0];
-        Got.Mix ^= TestMix(Ids[0]);
+        Tally(&Got, Ids[0]);
     }
     Finish(R, Stmt);
     R->Result.Rows[KindJoin] += Got.Count * (ULONGLONG)Shape->Tables;
