@@ -176,6 +176,9 @@ TraceImportBegin(
         Status = TraceHashInitialize(Rtl, &Import->Processes);
     }
     if (RTL_SUCCESS(Status)) {
+        Status = TraceHashInitialize(Rtl, &Import->ProcessNames);
+    }
+    if (RTL_SUCCESS(Status)) {
         Status = TraceHashInitialize(Rtl, &Import->PendingExits);
     }
     if (!RTL_SUCCESS(Status)) {
@@ -353,8 +356,16 @@ Process:
         Cursor = 0;
         if (!TraceHashFind(&Import->Processes, (ULONGLONG)Event->Pid + 1,
                            &Cursor, &Value)) {
+            ULONG NameId = Event->CommId;
+
+            Cursor = 0;
+            if (Import->ProcessNames.Count != 0 &&
+                TraceHashFind(&Import->ProcessNames,
+                              (ULONGLONG)Event->Pid + 1, &Cursor, &Value)) {
+                NameId = (ULONG)Value;
+            }
             Status = TraceImportProcessExec(Import, Event->Timestamp,
-                                            Event->Pid, Event->CommId,
+                                            Event->Pid, NameId,
                                             TRACE_NULL_ULONG);
             if (!RTL_SUCCESS(Status)) {
                 return Status;
@@ -1409,6 +1420,93 @@ TraceImportInstant(
     return Status;
 }
 
+RTL_STATUS
+TraceImportSpanLate(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    const TRACE_SPAN_EVENT *Span
+    )
+/*++
+
+Routine Description:
+
+    Adds a span event that came after its turn (the reorder window was
+    full, SpanReorder.c).  An end closes the innermost open span as
+    always.  A begin opens its span on top of the thread's stack.  A
+    complete span or instant is nested under the deepest span on the stack
+    that contains it (none: depth 0) and does not go on the stack: what it
+    contains was already placed.  The rows are flagged SPAN_FLAG_LATE.
+
+--*/
+{
+    RTL_STATUS Status;
+    PTRACE_SPAN_THREAD Thread;
+    SPAN_RECORD Record;
+    ULONGLONG Index;
+    LONGLONG End = Event->Timestamp + Span->Duration;
+    ULONG Depth;
+    ULONG Saved;
+
+    if (Span->Kind == TraceSpanEnd) {
+        return TraceImportSpanEnd(Import, Event, Span->NameId,
+                                  Span->CategoryId, Span->ArgsId);
+    }
+
+    Status = NoteTask(Import, Event);
+    if (RTL_SUCCESS(Status)) {
+        Status = SpanFindThread(Import, Event->Pid, Event->Tid, &Thread);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    if (End > Import->LastTs) {
+        Import->LastTs = End;
+    }
+
+    Record.Timestamp = Event->Timestamp;
+    Record.Duration = Span->Duration;
+    Record.NameId = Span->NameId;
+    Record.CategoryId = Span->CategoryId;
+    Record.ArgsId = Span->ArgsId;
+    Record.Flags = SPAN_FLAG_LATE;
+
+    if (Span->Kind == TraceSpanBegin) {
+        Record.Duration = TRACE_NULL_LONGLONG;
+        Status = SpanAppend(Import, Thread, Event, &Record, &Index);
+        if (RTL_SUCCESS(Status)) {
+            Status = SpanPush(Import, Thread, Index, TRACE_SPAN_OPEN);
+        }
+        return Status;
+    }
+
+    if (Span->Kind != TraceSpanComplete) {
+        Record.Duration = 0;
+        Record.Flags |= SPAN_FLAG_INSTANT;
+    }
+
+    Depth = 0;
+    if (Span->Kind != TraceSpanInstantGlobal) {
+        for (Depth = Thread->Depth; Depth != 0; Depth--) {
+            PTRACE_SPAN_FRAME Frame = &Thread->Frames[Depth - 1];
+            PSPAN_RECORD Outer = SpanRecord(Import,
+                                            Frame->Index & ~TRACE_SPAN_PRELUDE);
+
+            if (Outer->Timestamp <= Event->Timestamp &&
+                (Frame->End == TRACE_SPAN_OPEN ||
+                 (End <= Frame->End && Event->Timestamp < Frame->End))) {
+                break;
+            }
+        }
+    }
+
+    Saved = Thread->Depth;
+    Thread->Depth = Depth;
+    Status = SpanAppend(Import, Thread, Event, &Record, NULL);
+    Thread->Depth = Saved;
+
+    return Status;
+}
+
 VOID
 TraceImportSpanScanTime(
     PTRACE_IMPORT Import,
@@ -1553,6 +1651,7 @@ Routine Description:
     RTL_STATUS Status = RTL_STATUS_OK;
 
     Builder->LastMissing = NULL;
+    TraceImportSpanReorderBegin(Import);
 
     for (Number = 0; Number < Builder->ThreadCount; Number++) {
         PTRACE_SPAN_THREAD Thread = &Builder->Threads[Number];
@@ -1793,6 +1892,17 @@ Routine Description:
     RTL_ERROR Saved = Import->Error;
     BOOL HadError = (Import->Error.Status != RTL_STATUS_OK);
 
+    //
+    // Span events still held in the reorder window come before the end of
+    // the input (or the error that stopped it).
+    //
+
+    if (!RTL_SUCCESS(TraceImportSpanReorderDrain(Import)) && !HadError) {
+        Saved = Import->Error;
+        HadError = TRUE;
+    }
+    TraceImportSpanReorderFree(Import);
+
     if (Import->PendingExits.Entries != NULL) {
         ULONGLONG Index;
 
@@ -1807,6 +1917,7 @@ Routine Description:
     TraceHashDestroy(&Import->PendingExits);
     TraceHashDestroy(&Import->Threads);
     TraceHashDestroy(&Import->Processes);
+    TraceHashDestroy(&Import->ProcessNames);
 
     if (Import->KvmExit != NULL) {
         Import->KvmExit->CommitLimit = TRACE_COMMIT_ALL;

@@ -135,6 +135,60 @@ typedef struct _TRACE_SPAN_THREAD {
     PTRACE_SPAN_MISSING Missing;    // unmatched ends, in input order
 } TRACE_SPAN_THREAD, *PTRACE_SPAN_THREAD;
 
+//
+// A span event as a reader hands it to TraceImportSpanEvent: what a
+// Chrome B, E, X or i event says, with its strings interned.  The reorder
+// window (TraceImportSpanScanOrder) holds these.
+//
+
+typedef enum _TRACE_SPAN_KIND {
+    TraceSpanBegin = 1,             // TraceImportSpanBegin
+    TraceSpanEnd,                   // TraceImportSpanEnd
+    TraceSpanComplete,              // TraceImportSpanComplete (Duration)
+    TraceSpanInstant,               // TraceImportInstant, nested
+    TraceSpanInstantGlobal,         // TraceImportInstant, at depth 0
+} TRACE_SPAN_KIND;
+
+typedef struct _TRACE_SPAN_EVENT {
+    LONGLONG Timestamp;
+    LONGLONG Duration;              // TraceSpanComplete; else 0
+    ULONGLONG Sequence;             // input order (a byte offset)
+    ULONG Pid;
+    ULONG Tid;
+    ULONG CommId;
+    ULONG NameId;
+    ULONG CategoryId;
+    ULONG ArgsId;
+    ULONG Kind;                     // TRACE_SPAN_KIND
+    ULONG Padding;
+} TRACE_SPAN_EVENT, *PTRACE_SPAN_EVENT;
+
+C_ASSERT(sizeof(TRACE_SPAN_EVENT) == 56);
+
+//
+// The reorder window (SpanReorder.c): span events held in a binary heap
+// in the order of TraceSpanEventBefore until no later input can come
+// before them.
+//
+
+typedef struct _TRACE_SPAN_REORDER {
+    PTRACE_SPAN_EVENT Heap;         // Capacity entries, Count in use
+    ULONG Count;
+    ULONG Capacity;
+    ULONG Limit;                    // most events held (the window)
+    BOOL Active;                    // the scan found events out of order
+    ULONGLONG Lateness;             // greatest lag in ts the scan found
+    LONGLONG MaxTs;                 // greatest ts held or released
+    BOOL Released;                  // LastReleased is set
+    ULONG Padding;
+    TRACE_SPAN_EVENT LastReleased;
+    ULONGLONG Late;                 // events placed after their turn
+    BOOL ScanSeen;                  // ScanMax is set
+    BOOL ScanDisordered;            // an event came before one read earlier
+    TRACE_SPAN_EVENT ScanMax;       // greatest event the scan read
+    ULONGLONG ScanLateness;
+} TRACE_SPAN_REORDER, *PTRACE_SPAN_REORDER;
+
 typedef struct _TRACE_SPAN_BUILDER {
     PTRACE_SPAN_THREAD Threads;
     ULONG ThreadCount;
@@ -149,6 +203,7 @@ typedef struct _TRACE_SPAN_BUILDER {
     LONGLONG ScanLastTs;
     PTRACE_SPAN_MISSING LastMissing;
     ULONGLONG Repaired;             // spans closed or opened at the bounds
+    TRACE_SPAN_REORDER Reorder;
 } TRACE_SPAN_BUILDER, *PTRACE_SPAN_BUILDER;
 
 #define TRACE_RECENT_THREADS 8
@@ -171,6 +226,9 @@ typedef struct _TRACE_IMPORT {
     PVOID ProgressContext;
     PCTRACE_DECOMPRESSOR Zstd;      // NULL when the edge has none
     DOUBLE TscMhz;                  // TSC rate for TSC-clocked inputs, or 0
+    ULONG ReorderWindow;            // span events held to restore time
+                                    // order (0: TRACE_REORDER_WINDOW)
+    ULONG Padding3;
 
     //
     // Set by TraceImportMapInput: TRUE when Path is a directory (a uftrace
@@ -223,6 +281,11 @@ typedef struct _TRACE_IMPORT {
     ULONG LastPid;                  // the last pid known to have a row
     ULONG Padding2;
     TRACE_HASH_TABLE Processes;     // pid + 1 -> name id
+    TRACE_HASH_TABLE ProcessNames;  // pid + 1 -> name id: names a reader
+                                    // knows before the process's first
+                                    // event (Chrome process_name); a
+                                    // process row is named after its first
+                                    // thread otherwise
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
                                     // (or none: keys stay once seen)
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
@@ -434,6 +497,52 @@ VOID TraceImportSpanScanUnmatched(PTRACE_IMPORT Import, ULONG NameId,
                                   ULONG CategoryId, ULONG ArgsId);
 
 RTL_STATUS TraceImportSpanScanDone(PTRACE_IMPORT Import);
+
+//
+// Span events in any order (SpanReorder.c).  Nesting follows interval
+// containment per (pid, tid) whatever order the input writes events in
+// (clang and Node write an X event when it ends, after what it contains):
+// the events are handed over in the order TraceSpanEventBefore defines,
+// which is the order of time.
+//
+// A reader that scans its input first passes every span event to
+// TraceImportSpanScanOrder as well; if some event comes before one read
+// earlier, TraceImportSpanScanDone opens a reorder window: the import's
+// TraceImportSpanEvent calls hold each event until no later input can come
+// before it (by the greatest lag in ts the scan found), at most
+// Import->ReorderWindow events.  An event that arrives after its turn
+// (the window was full) is placed under the deepest open span of its thread
+// that contains it, without enclosing anything, and flagged
+// SPAN_FLAG_LATE.  Without a window, events are handed over as they come.
+// TraceImportEnd hands over what is still held.
+//
+
+#define TRACE_REORDER_WINDOW (1u << 20)
+
+BOOL TraceSpanEventBefore(const TRACE_SPAN_EVENT *A,
+                          const TRACE_SPAN_EVENT *B);
+
+VOID TraceImportSpanScanOrder(PTRACE_IMPORT Import,
+                              const TRACE_SPAN_EVENT *Event);
+
+RTL_STATUS TraceImportSpanEvent(PTRACE_IMPORT Import,
+                                const TRACE_SPAN_EVENT *Event);
+
+RTL_STATUS TraceImportSpanReorderDrain(PTRACE_IMPORT Import);
+
+//
+// Between the builder and the window: TraceImportSpanReorderBegin opens
+// the window if the scan found disorder (TraceImportSpanScanDone calls it),
+// TraceImportSpanLate places an event that came after its turn.
+//
+
+VOID TraceImportSpanReorderBegin(PTRACE_IMPORT Import);
+
+RTL_STATUS TraceImportSpanLate(PTRACE_IMPORT Import,
+                               PTRACE_EVENT_CONTEXT Event,
+                               const TRACE_SPAN_EVENT *Span);
+
+VOID TraceImportSpanReorderFree(PTRACE_IMPORT Import);
 
 //
 // Records a process start (exec) with its executable path.

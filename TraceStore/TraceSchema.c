@@ -224,7 +224,7 @@ static const TRACE_COLUMN_DESCRIPTOR SpanColumns[] = {
     COLUMN("args", U32, SPAN_RECORD, ArgsId, NSTR,
            "arguments as text, when the source gives them"),
     COLUMN("flags", U32, SPAN_RECORD, Flags, 0,
-           "1 begin before the recording, 2 end after it, 4 instant"),
+           "1 began before the recording, 2 ended after it, 4 instant, 8 late"),
 };
 
 SCHEMA(TraceSpanSchema, "span", SPAN_RECORD, SpanColumns,

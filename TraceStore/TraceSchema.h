@@ -193,6 +193,10 @@ C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, PathId) == 48);
 #define SPAN_FLAG_END_MISSING   0x2 // ended after the recording; dur runs
                                     // to the trace's last ts
 #define SPAN_FLAG_INSTANT       0x4 // an instant event (dur 0)
+#define SPAN_FLAG_LATE          0x8 // came after its turn (the reader's
+                                    // reorder window was full): nested
+                                    // under the deepest open span that
+                                    // contains it, enclosing nothing
 
 typedef struct _SPAN_RECORD {
     LONGLONG Timestamp;     // ts of the begin
