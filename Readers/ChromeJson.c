@@ -112,7 +112,6 @@ typedef struct _CHROME_READER {
     CHROME_ID_CACHE TidCache;
     PCHAR Buffer;                   // CHROME_BUFFER_SIZE bytes
     TRACE_HASH_TABLE ThreadNames;   // ThreadKey(pid, tid) -> name id
-    TRACE_HASH_TABLE ProcessNames;  // pid + 1 -> name id
     JSON_ERROR Json;
 } CHROME_READER, *PCHROME_READER;
 
@@ -822,7 +821,7 @@ InternSpanStrings(
 {
     RTL_STATUS Status = RTL_STATUS_OK;
 
-    *NameId = 0;
+    *NameId = TRACE_NULL_ULONG;
     *CategoryId = TRACE_NULL_ULONG;
     *ArgsId = TRACE_NULL_ULONG;
 
@@ -861,7 +860,7 @@ FillContext(
     Context->Tid = (Event->Fields & FIELD_TID) ? Event->Tid :
                    (Event->Fields & FIELD_PID) ? Event->Pid : 0;
     Context->Cpu = TRACE_NULL_ULONG;
-    Context->CommId = 0;
+    Context->CommId = TRACE_NULL_ULONG;
     Context->FlagsId = TRACE_NULL_ULONG;
     Context->Padding = 0;
 
@@ -872,40 +871,72 @@ FillContext(
     }
 }
 
+//
+// ---------------------------------------------------------------------------
+// Counters
+// ---------------------------------------------------------------------------
+//
+
+#define CHROME_COUNTER_DEPTH 32
+
 static
 RTL_STATUS
-NoteProcess(
+CounterSkipped(
     PCHROME_READER Reader,
-    PTRACE_EVENT_CONTEXT Context
+    ULONG Count
     )
 /*++
 
 Routine Description:
 
-    Before a process's first event, writes its process row under the name
-    a process_name metadata event gave it (otherwise the shared sinks name
-    it after the thread).
+    Counts samples a counter event gave that are not numbers (strings,
+    booleans, arrays, null, names too long): the counter store's
+    `dropped` (store_info).  The import goes on.
 
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
-    ULONGLONG Cursor = 0;
-    ULONGLONG Value;
+    RTL_STATUS Status;
 
-    if (Context->Pid == TRACE_NULL_ULONG || Reader->ProcessNames.Count == 0 ||
-        TraceHashFind(&Import->Processes, (ULONGLONG)Context->Pid + 1,
-                      &Cursor, &Value)) {
-        return RTL_STATUS_OK;
+    Status = TraceImportOpenStore(Import, &TraceCounterSchema,
+                                  &Import->Counter);
+    if (RTL_SUCCESS(Status)) {
+        TraceStoreAddDropped(Import->Counter, Count);
+    }
+    return Status;
+}
+
+static
+BOOL
+ParseCounterValue(
+    PCSZ Cursor,
+    PCSZ End,
+    PDOUBLE Value
+    )
+/*++
+
+Routine Description:
+
+    A counter value: a number, or a string holding exactly one (unescaped).
+
+--*/
+{
+    JSON_NUMBER Number;
+    JSON_STRING String;
+    JSON_ERROR Error;
+
+    if (*Cursor == '"') {
+        if (JsonScanString(Cursor, End, &String, &Error) == NULL ||
+            String.Escaped ||
+            JsonScanNumber(String.Start, String.End, &Number, &Error) !=
+                String.End) {
+            return FALSE;
+        }
+    } else if (JsonScanNumber(Cursor, End, &Number, &Error) == NULL) {
+        return FALSE;
     }
 
-    Cursor = 0;
-    if (!TraceHashFind(&Reader->ProcessNames, (ULONGLONG)Context->Pid + 1,
-                       &Cursor, &Value)) {
-        return RTL_STATUS_OK;
-    }
-
-    return TraceImportProcessExec(Import, Context->Timestamp, Context->Pid,
-                                  (ULONG)Value, TRACE_NULL_ULONG);
+    return TextParseDouble(Number.Start, Number.End, Value) == Number.End;
 }
 
 static
@@ -919,123 +950,182 @@ ImportCounters(
 
 Routine Description:
 
-    A "C" event: one counter sample per member of "args", named
-    "NAME KEY" or "NAME id: ID KEY" (Perfetto's names for them).
+    A "C" event: one counter sample per number in "args", named as
+    Perfetto names them, "NAME KEY" or "NAME id: ID KEY"; a number nested
+    in objects (Node writes "args":{"data":{...}}) is named by its path,
+    "NAME KEY.SUBKEY".  A value that is not a number (or a string holding
+    one) skips that sample and counts it in the counter store's dropped;
+    so does an event whose "args" is not an object.
 
 --*/
 {
     PCSZ Cursor = Event->ArgsStart;
     PCSZ End = Event->ArgsEnd;
     PCHAR Buffer = Reader->Buffer;
-    ULONG Prefix = 0;
     ULONG Length;
+    ULONG Depth = 0;
+    ULONG Prefix[CHROME_COUNTER_DEPTH];
     BOOL First = TRUE;
     JSON_STRING Key;
     JSON_STEP Step;
     RTL_STATUS Status;
+    COUNTER_RECORD Record;
 
     if (!(Event->Fields & FIELD_ARGS) || *Cursor != '{') {
-        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
-                           "counter event without an \"args\" object");
+        return CounterSkipped(Reader, 1);
     }
 
     //
     // The name prefix: NAME, and " id: ID" when there is an id.
     //
 
+    Prefix[0] = 0;
     if (Event->Fields & FIELD_NAME) {
-        Prefix = JsonDecodeString(&Event->Name, Buffer, CHROME_BUFFER_SIZE / 2);
+        Prefix[0] = JsonDecodeString(&Event->Name, Buffer,
+                                     CHROME_BUFFER_SIZE / 2);
     }
-    if (Prefix != ~0u && (Event->Fields & FIELD_ID)) {
-        if (Prefix + 5 > CHROME_BUFFER_SIZE / 2) {
-            Prefix = ~0u;
+    if (Prefix[0] != ~0u && (Event->Fields & FIELD_ID)) {
+        if (Prefix[0] + 5 > CHROME_BUFFER_SIZE / 2) {
+            Prefix[0] = ~0u;
         } else {
-            Reader->Import->Rtl->CopyMemory(Buffer + Prefix, " id: ", 5);
-            Prefix += 5;
-            Length = JsonDecodeString(&Event->Id, Buffer + Prefix,
-                                      CHROME_BUFFER_SIZE / 2 - Prefix);
-            Prefix = (Length == ~0u) ? ~0u : Prefix + Length;
+            Reader->Import->Rtl->CopyMemory(Buffer + Prefix[0], " id: ", 5);
+            Prefix[0] += 5;
+            Length = JsonDecodeString(&Event->Id, Buffer + Prefix[0],
+                                      CHROME_BUFFER_SIZE / 2 - Prefix[0]);
+            Prefix[0] = (Length == ~0u) ? ~0u : Prefix[0] + Length;
         }
     }
-    if (Prefix == ~0u) {
-        return ChromeError(Reader, RTL_STATUS_TOO_LARGE, Event->Start,
-                           "counter name longer than 32768 bytes");
+    if (Prefix[0] == ~0u) {
+        return CounterSkipped(Reader, 1);
     }
+
+    Reader->Import->Rtl->FillMemory(&Record.RunningPercent,
+                                    sizeof(Record.RunningPercent), 0xff);
+    Record.UnitId = TRACE_NULL_ULONG;
+    Record.Pid = Context->Pid;
+    Record.Cpu = TRACE_NULL_ULONG;
+
+    //
+    // The members, depth first; Prefix[Depth] is the name's length at each
+    // level.  The args were checked by the parser: the steps cannot fail.
+    //
 
     Cursor++;
     for (;;) {
-        COUNTER_RECORD Record;
-        JSON_NUMBER Number;
-        JSON_STRING String;
-        PCSZ Value;
-        PCSZ After;
+        CHAR Separator = (Depth == 0) ? ' ' : '.';
+        ULONG Room;
 
         Step = JsonObjectNext(&Cursor, End, &First, &Key, &Reader->Json);
         if (Step == JsonStepDone) {
-            return RTL_STATUS_OK;
+            if (Depth == 0) {
+                return RTL_STATUS_OK;
+            }
+            Depth--;
+            First = FALSE;
+            continue;
         }
         if (Step != JsonStepItem) {
             return JsonError(Reader);
         }
 
-        Buffer[Prefix] = ' ';
-        Length = JsonDecodeString(&Key, Buffer + Prefix + 1,
-                                  CHROME_BUFFER_SIZE - Prefix - 1);
-        if (Length == ~0u) {
-            return ChromeError(Reader, RTL_STATUS_TOO_LARGE, Key.Start,
-                               "counter name longer than 65536 bytes");
+        Room = CHROME_BUFFER_SIZE - Prefix[Depth] - 1;
+        Buffer[Prefix[Depth]] = Separator;
+        Length = JsonDecodeString(&Key, Buffer + Prefix[Depth] + 1, Room);
+
+        if (*Cursor == '{' && Length != ~0u &&
+            Depth + 1 < CHROME_COUNTER_DEPTH) {
+            Prefix[Depth + 1] = Prefix[Depth] + 1 + Length;
+            Depth++;
+            Cursor++;
+            First = TRUE;
+            continue;
         }
 
-        //
-        // The value: a number, or a string holding one.
-        //
-
-        Value = Cursor;
-        if (*Cursor == '"') {
-            After = JsonScanString(Cursor, End, &String, &Reader->Json);
-            if (After == NULL || String.Escaped ||
-                JsonScanNumber(String.Start, String.End, &Number,
-                               &Reader->Json) != String.End) {
-                return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Value,
-                                   "counter value is not a number");
+        if (Length != ~0u && *Cursor != '{' && *Cursor != '[' &&
+            ParseCounterValue(Cursor, End, &Record.Value)) {
+            Status = TraceImportIntern(Reader->Import, Buffer,
+                                       Prefix[Depth] + 1 + Length,
+                                       &Record.NameId);
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportCounter(Reader->Import, Context, &Record);
             }
         } else {
-            After = JsonScanNumber(Cursor, End, &Number, &Reader->Json);
-            if (After == NULL) {
-                return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Value,
-                                   "counter value is not a number");
-            }
+            Status = CounterSkipped(Reader, 1);
         }
-        Cursor = After;
-
-        if (TextParseDouble(Number.Start, Number.End, &Record.Value) !=
-            Number.End) {
-            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Value,
-                               "counter value out of range");
-        }
-
-        Status = TraceImportIntern(Reader->Import, Buffer,
-                                   Prefix + 1 + Length, &Record.NameId);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
 
-        Reader->Import->Rtl->FillMemory(&Record.RunningPercent,
-                                        sizeof(Record.RunningPercent), 0xff);
-        Record.UnitId = TRACE_NULL_ULONG;
-        Record.Pid = Context->Pid;
-        Record.Cpu = TRACE_NULL_ULONG;
-
-        Status = TraceImportCounter(Reader->Import, Context, &Record);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
+        Cursor = JsonSkipValue(Cursor, End, &Reader->Json);
+        if (Cursor == NULL) {
+            return JsonError(Reader);
         }
     }
 }
 
+//
+// ---------------------------------------------------------------------------
+// Metadata
+// ---------------------------------------------------------------------------
+//
+
+static
+BOOL
+MetadataName(
+    PCHROME_READER Reader,
+    PCHROME_EVENT Event,
+    PJSON_STRING Name
+    )
+/*++
+
+Routine Description:
+
+    The "name" member of a metadata event's "args", if it is a string.
+
+--*/
+{
+    PCSZ Cursor = Event->ArgsStart;
+    BOOL First = TRUE;
+    JSON_STRING Key;
+    JSON_ERROR Error;
+
+    if (!(Event->Fields & FIELD_ARGS) || *Cursor != '{') {
+        return FALSE;
+    }
+
+    Cursor++;
+    while (JsonObjectNext(&Cursor, Event->ArgsEnd, &First, &Key, &Error) ==
+           JsonStepItem) {
+        if (JsonStringIs(&Key, "name", 4) && *Cursor == '"') {
+            return JsonScanString(Cursor, Event->ArgsEnd, Name, &Error) !=
+                   NULL;
+        }
+        Cursor = JsonSkipValue(Cursor, Event->ArgsEnd, &Error);
+        if (Cursor == NULL) {
+            break;
+        }
+    }
+
+    return FALSE;
+}
+
+static
+BOOL
+IsNamingMetadata(
+    PCHROME_EVENT Event,
+    PBOOL Process
+    )
+{
+    if (!(Event->Fields & FIELD_NAME)) {
+        return FALSE;
+    }
+    *Process = JsonStringIs(&Event->Name, "process_name", 12);
+    return *Process || JsonStringIs(&Event->Name, "thread_name", 11);
+}
+
 static
 RTL_STATUS
-ImportMetadata(
+NoteMetadata(
     PCHROME_READER Reader,
     PCHROME_EVENT Event,
     PTRACE_EVENT_CONTEXT Context
@@ -1044,84 +1134,234 @@ ImportMetadata(
 
 Routine Description:
 
-    An "M" event.  process_name and thread_name give the names used for
-    the process and thread rows of the events that follow; other metadata
-    (sort indexes, labels) is not imported.
+    An "M" event seen by the scan.  process_name and thread_name name the
+    process and thread rows of the whole input, wherever they are written
+    (the last one of a process or thread wins, as in Perfetto).  Other
+    metadata is imported as it comes (ChromeImportEvent).
 
 --*/
 {
-    PCSZ Cursor = Event->ArgsStart;
-    BOOL First = TRUE;
     BOOL Process;
-    JSON_STRING Key;
     JSON_STRING Name;
-    JSON_STEP Step;
     RTL_STATUS Status;
     ULONG NameId;
-    ULONGLONG ThreadKeyValue;
+    ULONGLONG Key;
 
-    if (!(Event->Fields & FIELD_NAME)) {
+    if (!IsNamingMetadata(Event, &Process) ||
+        !MetadataName(Reader, Event, &Name)) {
         return RTL_STATUS_OK;
-    }
-    if (JsonStringIs(&Event->Name, "process_name", 12)) {
-        Process = TRUE;
-    } else if (JsonStringIs(&Event->Name, "thread_name", 11)) {
-        Process = FALSE;
-    } else {
-        return RTL_STATUS_OK;
-    }
-
-    if (!(Event->Fields & FIELD_ARGS) || *Cursor != '{') {
-        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
-                           "metadata event without an \"args\" object");
-    }
-
-    Cursor++;
-    for (;;) {
-        Step = JsonObjectNext(&Cursor, Event->ArgsEnd, &First, &Key,
-                              &Reader->Json);
-        if (Step == JsonStepDone) {
-            return RTL_STATUS_OK;
-        }
-        if (Step != JsonStepItem) {
-            return JsonError(Reader);
-        }
-        if (JsonStringIs(&Key, "name", 4) && *Cursor == '"') {
-            break;
-        }
-        Cursor = JsonSkipValue(Cursor, Event->ArgsEnd, &Reader->Json);
-        if (Cursor == NULL) {
-            return JsonError(Reader);
-        }
-    }
-
-    if (JsonScanString(Cursor, Event->ArgsEnd, &Name, &Reader->Json) == NULL) {
-        return JsonError(Reader);
-    }
-    Status = InternString(Reader, &Name, &NameId);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
     }
 
     if (Process) {
         if (Context->Pid == TRACE_NULL_ULONG) {
             return RTL_STATUS_OK;
         }
-        Status = TraceHashSet(&Reader->ProcessNames,
-                              (ULONGLONG)Context->Pid + 1, NameId);
+        Key = (ULONGLONG)Context->Pid + 1;
     } else {
-        ThreadKeyValue = ThreadKey(Context->Pid, Context->Tid);
-        if (ThreadKeyValue == 0) {
+        Key = ThreadKey(Context->Pid, Context->Tid);
+        if (Key == 0) {
             return RTL_STATUS_OK;
         }
-        Status = TraceHashSet(&Reader->ThreadNames, ThreadKeyValue, NameId);
     }
-    if (!RTL_SUCCESS(Status)) {
-        return ChromeError(Reader, Status, Event->Start,
-                           "out of memory for names");
+
+    Status = InternString(Reader, &Name, &NameId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashSet(Process ? &Reader->Import->ProcessNames :
+                                        &Reader->ThreadNames, Key, NameId);
+        if (!RTL_SUCCESS(Status)) {
+            Status = ChromeError(Reader, Status, Event->Start,
+                                 "out of memory for names");
+        }
+    }
+
+    return Status;
+}
+
+static
+BOOL
+MetadataConsumed(
+    PCHROME_READER Reader,
+    PCHROME_EVENT Event,
+    PTRACE_EVENT_CONTEXT Context
+    )
+/*++
+
+Routine Description:
+
+    Whether an "M" event is one NoteMetadata took as a name (it is not
+    imported again); other metadata goes to ftrace_event.
+
+--*/
+{
+    BOOL Process;
+    JSON_STRING Name;
+
+    return IsNamingMetadata(Event, &Process) &&
+           MetadataName(Reader, Event, &Name) &&
+           (Process ? Context->Pid != TRACE_NULL_ULONG :
+                      ThreadKey(Context->Pid, Context->Tid) != 0);
+}
+
+//
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+//
+
+static
+BOOL
+SpanKind(
+    PCHROME_EVENT Event,
+    PULONG Kind
+    )
+/*++
+
+Routine Description:
+
+    The span builder's kind of a B, E, X or instant event.
+
+--*/
+{
+    if (!Event->PhaseIsOneChar) {
+        return FALSE;
+    }
+
+    switch (Event->Phase) {
+    case 'B':
+        *Kind = TraceSpanBegin;
+        return TRUE;
+    case 'E':
+        *Kind = TraceSpanEnd;
+        return TRUE;
+    case 'X':
+        *Kind = TraceSpanComplete;
+        return TRUE;
+    case 'i':
+    case 'I':
+    case 'R':
+        *Kind = TraceSpanInstant;
+        if ((Event->Fields & FIELD_SCOPE) &&
+            (JsonStringIs(&Event->Scope, "g", 1) ||
+             JsonStringIs(&Event->Scope, "p", 1))) {
+            *Kind = TraceSpanInstantGlobal;
+        }
+        return TRUE;
+    }
+
+    return FALSE;
+}
+
+static
+RTL_STATUS
+CheckEvent(
+    PCHROME_READER Reader,
+    PCHROME_EVENT Event,
+    PBOOL Skip
+    )
+/*++
+
+Routine Description:
+
+    What both passes require of an event: B, E, X, C and instants have a
+    "ts", and X a "dur" of zero or more.  *Skip is TRUE for an event to
+    leave out: {} (writers end the array with one so that every event can
+    be followed by a comma), one without "ph" (counted as dropped), one of
+    another phase without "ts" (dropped).  Metadata needs no ts.
+
+--*/
+{
+    CHAR Phase = Event->PhaseIsOneChar ? Event->Phase : 0;
+
+    *Skip = FALSE;
+
+    if (!(Event->Fields & FIELD_PH)) {
+        *Skip = TRUE;
+        if (Event->Members != 0 && !Reader->Scanning) {
+            Reader->Import->LostEvents++;
+        }
+        return RTL_STATUS_OK;
+    }
+
+    if (Phase == 'M') {
+        return RTL_STATUS_OK;
+    }
+
+    if (!(Event->Fields & FIELD_TS)) {
+        if (Phase == 'B' || Phase == 'E' || Phase == 'X' || Phase == 'C' ||
+            Phase == 'i' || Phase == 'I' || Phase == 'R') {
+            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
+                               "event without \"ts\"");
+        }
+        *Skip = TRUE;
+        if (!Reader->Scanning) {
+            Reader->Import->LostEvents++;
+        }
+        return RTL_STATUS_OK;
+    }
+
+    if (Phase == 'X' && (!(Event->Fields & FIELD_DUR) || Event->Dur < 0)) {
+        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
+                           "complete event (X) without a \"dur\" of zero or "
+                           "more");
     }
 
     return RTL_STATUS_OK;
+}
+
+static
+VOID
+FillSpanEvent(
+    PCHROME_READER Reader,
+    PCHROME_EVENT Event,
+    PTRACE_EVENT_CONTEXT Context,
+    ULONG Kind,
+    PTRACE_SPAN_EVENT Span
+    )
+{
+    Span->Timestamp = Context->Timestamp;
+    Span->Duration = (Kind == TraceSpanComplete) ? Event->Dur : 0;
+    Span->Sequence = (ULONGLONG)(Event->Start - Reader->Start);
+    Span->Pid = Context->Pid;
+    Span->Tid = Context->Tid;
+    Span->CommId = Context->CommId;
+    Span->NameId = TRACE_NULL_ULONG;
+    Span->CategoryId = TRACE_NULL_ULONG;
+    Span->ArgsId = TRACE_NULL_ULONG;
+    Span->Kind = Kind;
+    Span->Padding = 0;
+}
+
+static
+RTL_STATUS
+ImportOther(
+    PCHROME_READER Reader,
+    PCHROME_EVENT Event,
+    PTRACE_EVENT_CONTEXT Context
+    )
+/*++
+
+Routine Description:
+
+    An event kept whole in ftrace_event, with its JSON as args: async,
+    flow, object and sample events, and metadata other than names.
+
+--*/
+{
+    RTL_STATUS Status = RTL_STATUS_OK;
+    ULONG NameId = TRACE_NULL_ULONG;
+    ULONG ArgsId;
+
+    if (Event->Fields & FIELD_NAME) {
+        Status = InternString(Reader, &Event->Name, &NameId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = InternText(Reader, Event->Start, Event->End, &ArgsId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportGenericEvent(Reader->Import, Context, NameId,
+                                         ArgsId);
+    }
+    return Status;
 }
 
 static
@@ -1133,104 +1373,52 @@ ChromeImportEvent(
 {
     PTRACE_IMPORT Import = Reader->Import;
     TRACE_EVENT_CONTEXT Context;
+    TRACE_SPAN_EVENT Span;
     RTL_STATUS Status;
-    ULONG NameId;
-    ULONG CategoryId;
-    ULONG ArgsId;
-    CHAR Phase = Event->PhaseIsOneChar ? Event->Phase : 0;
+    ULONG Kind;
+    BOOL Skip;
 
-    if (!(Event->Fields & FIELD_PH)) {
-
-        //
-        // Writers often end the array with an empty object ({}) so that
-        // every event can be followed by a comma.
-        //
-
-        if (Event->Members != 0) {
-            Import->LostEvents++;
-        }
-        return RTL_STATUS_OK;
+    Status = CheckEvent(Reader, Event, &Skip);
+    if (!RTL_SUCCESS(Status) || Skip) {
+        return Status;
     }
 
     FillContext(Reader, Event, &Context);
 
-    if (Phase == 'M') {
-        return ImportMetadata(Reader, Event, &Context);
-    }
-
-    if (!(Event->Fields & FIELD_TS)) {
-        if (Phase == 'B' || Phase == 'E' || Phase == 'X' || Phase == 'C' ||
-            Phase == 'i' || Phase == 'I' || Phase == 'R') {
-            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
-                               "event without \"ts\"");
+    if (Event->PhaseIsOneChar && Event->Phase == 'M') {
+        if (MetadataConsumed(Reader, Event, &Context)) {
+            return RTL_STATUS_OK;
         }
-        Import->LostEvents++;
-        return RTL_STATUS_OK;
+
+        //
+        // Metadata is not an event in time: it is placed at the trace's
+        // first ts (its own "ts" is often 0 or absent).
+        //
+
+        if (Import->Spans.ScanFirstTs != 0x7fffffffffffffffLL) {
+            Context.Timestamp = Import->Spans.ScanFirstTs;
+        } else if (!(Event->Fields & FIELD_TS)) {
+            Context.Timestamp = 0;
+        }
+        return ImportOther(Reader, Event, &Context);
     }
 
-    Status = NoteProcess(Reader, &Context);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    if (Phase == 'C') {
+    if (Event->PhaseIsOneChar && Event->Phase == 'C') {
         return ImportCounters(Reader, Event, &Context);
     }
 
-    if (Phase == 'B' || Phase == 'E' || Phase == 'X' || Phase == 'i' ||
-        Phase == 'I' || Phase == 'R') {
-        Status = InternSpanStrings(Reader, Event, &NameId, &CategoryId,
-                                   &ArgsId);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
+    if (!SpanKind(Event, &Kind)) {
+        return ImportOther(Reader, Event, &Context);
     }
 
-    switch (Phase) {
-    case 'B':
-        return TraceImportSpanBegin(Import, &Context, NameId, CategoryId,
-                                    ArgsId);
-
-    case 'E':
-        return TraceImportSpanEnd(Import, &Context, NameId, CategoryId,
-                                  ArgsId);
-
-    case 'X':
-        if (!(Event->Fields & FIELD_DUR) || Event->Dur < 0) {
-            return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Event->Start,
-                               "complete event (X) without a \"dur\" of "
-                               "zero or more");
-        }
-        return TraceImportSpanComplete(Import, &Context, Event->Dur, NameId,
-                                       CategoryId, ArgsId);
-
-    case 'i':
-    case 'I':
-    case 'R':
-        return TraceImportInstant(
-            Import, &Context, NameId, CategoryId, ArgsId,
-            !(Event->Fields & FIELD_SCOPE) ||
-                !(JsonStringIs(&Event->Scope, "g", 1) ||
-                  JsonStringIs(&Event->Scope, "p", 1)));
-
-    default:
-
-        //
-        // Async, flow, object and sample events: kept whole.
-        //
-
-        NameId = 0;
-        if (Event->Fields & FIELD_NAME) {
-            Status = InternString(Reader, &Event->Name, &NameId);
-        }
-        if (RTL_SUCCESS(Status)) {
-            Status = InternText(Reader, Event->Start, Event->End, &ArgsId);
-        }
-        if (RTL_SUCCESS(Status)) {
-            Status = TraceImportGenericEvent(Import, &Context, NameId, ArgsId);
-        }
-        return Status;
+    FillSpanEvent(Reader, Event, &Context, Kind, &Span);
+    Status = InternSpanStrings(Reader, Event, &Span.NameId, &Span.CategoryId,
+                               &Span.ArgsId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportSpanEvent(Import, &Span);
     }
+
+    return Status;
 }
 
 static
@@ -1243,50 +1431,51 @@ ChromeScanEvent(
 
 Routine Description:
 
-    The first pass: begins and ends per thread, and the time span.
+    The first pass: names from metadata, begins and ends per thread, the
+    order of span events, and the time span.
 
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
     TRACE_EVENT_CONTEXT Context;
+    TRACE_SPAN_EVENT Span;
     RTL_STATUS Status;
     BOOL Unmatched;
+    BOOL Skip;
     ULONG NameId;
     ULONG CategoryId;
     ULONG ArgsId;
-    CHAR Phase = Event->PhaseIsOneChar ? Event->Phase : 0;
-
-    if (!(Event->Fields & FIELD_PH) || Phase == 'M') {
-        return RTL_STATUS_OK;
-    }
+    ULONG Kind;
 
     //
     // Stop where the import will stop, so that the scan finds no end the
     // import does not reach.
     //
 
-    if (!(Event->Fields & FIELD_TS)) {
-        if (Phase == 'B' || Phase == 'E' || Phase == 'X' || Phase == 'C' ||
-            Phase == 'i' || Phase == 'I' || Phase == 'R') {
-            return RTL_STATUS_BAD_FORMAT;
-        }
-        return RTL_STATUS_OK;
-    }
-    if (Phase == 'X' && (!(Event->Fields & FIELD_DUR) || Event->Dur < 0)) {
-        return RTL_STATUS_BAD_FORMAT;
-    }
-    if (Phase == 'C' && (!(Event->Fields & FIELD_ARGS) ||
-                         *Event->ArgsStart != '{')) {
-        return RTL_STATUS_BAD_FORMAT;
+    Status = CheckEvent(Reader, Event, &Skip);
+    if (!RTL_SUCCESS(Status) || Skip) {
+        return Status;
     }
 
     FillContext(Reader, Event, &Context);
 
-    if (Phase == 'B') {
+    if (Event->Phase == 'M' && Event->PhaseIsOneChar) {
+        return NoteMetadata(Reader, Event, &Context);
+    }
+
+    TraceImportSpanScanTime(Import, Context.Timestamp);
+    if (!SpanKind(Event, &Kind)) {
+        return RTL_STATUS_OK;
+    }
+
+    FillSpanEvent(Reader, Event, &Context, Kind, &Span);
+    TraceImportSpanScanOrder(Import, &Span);
+
+    if (Kind == TraceSpanBegin) {
         return TraceImportSpanScanBegin(Import, &Context);
     }
 
-    if (Phase == 'E') {
+    if (Kind == TraceSpanEnd) {
         Status = TraceImportSpanScanEnd(Import, &Context, &Unmatched);
         if (RTL_SUCCESS(Status) && Unmatched) {
             Status = InternSpanStrings(Reader, Event, &NameId, &CategoryId,
@@ -1299,7 +1488,10 @@ Routine Description:
         return Status;
     }
 
-    TraceImportSpanScanTime(Import, Context.Timestamp);
+    if (Kind == TraceSpanComplete) {
+        TraceImportSpanScanTime(Import, Context.Timestamp + Event->Dur);
+    }
+
     return RTL_STATUS_OK;
 }
 
@@ -1360,37 +1552,6 @@ ChromePass(
     }
 
     return Status;
-}
-
-static
-BOOL
-HasEndEvents(
-    PCHROME_READER Reader
-    )
-/*++
-
-Routine Description:
-
-    Whether the input holds the string "E" anywhere (a phase of an end
-    event), written plainly or as "\u0045": a search for the letter (rare
-    next to quotes) rather than for the quote (everywhere in JSON).
-
---*/
-{
-    PCSZ Cursor = Reader->Start;
-    PCSZ End = Reader->End;
-
-    while (End - Cursor >= 3) {
-        Cursor = TextFindChar(Cursor + 1, End - 1, 'E');
-        if (Cursor >= End - 1) {
-            break;
-        }
-        if (Cursor[-1] == '"' && Cursor[1] == '"') {
-            return TRUE;
-        }
-    }
-
-    return TextFindString(Reader->Start, End, "\\u0045", 6) != NULL;
 }
 
 BOOL
@@ -1469,9 +1630,6 @@ Return Value:
         Reader.Buffer = (PCHAR)Buffer;
         Status = TraceHashInitialize(Rtl, &Reader.ThreadNames);
     }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceHashInitialize(Rtl, &Reader.ProcessNames);
-    }
     if (!RTL_SUCCESS(Status)) {
         RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
                     RtlStatusText(Status));
@@ -1481,15 +1639,11 @@ Return Value:
     //
     // The scan stops at the first error without reporting it: the import
     // pass meets the same error at the same event and reports it, after
-    // importing everything before it.  An input without the string "E"
-    // (written plainly or escaped) has no end events, so nothing for the
-    // scan to find: traces of complete (X) events are read once.
+    // importing everything before it.
     //
 
-    if (HasEndEvents(&Reader)) {
-        ChromePass(&Reader, TRUE);
-        Rtl->FillMemory(&Import->Error, sizeof(Import->Error), 0);
-    }
+    ChromePass(&Reader, TRUE);
+    Rtl->FillMemory(&Import->Error, sizeof(Import->Error), 0);
 
     Status = TraceImportSpanScanDone(Import);
     if (RTL_SUCCESS(Status)) {
@@ -1501,7 +1655,6 @@ End:
         Rtl->Unmap(Rtl, Reader.Buffer, CHROME_BUFFER_SIZE);
     }
     TraceHashDestroy(&Reader.ThreadNames);
-    TraceHashDestroy(&Reader.ProcessNames);
 
     return Status;
 }

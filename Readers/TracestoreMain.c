@@ -143,8 +143,8 @@ static PTRACE_SESSION newSession(void){
 ** import
 */
 static const char zImportHelp[] =
-"usage: tracestore import [--format FORMAT] [--tsc-mhz MHZ] -o SESSION "
-"FILE...\n"
+"usage: tracestore import [--format FORMAT] [--tsc-mhz MHZ]\n"
+"                         [--reorder-window EVENTS] -o SESSION FILE...\n"
 "\n"
 "Decodes each FILE and appends its events to SESSION (a directory, created\n"
 "if missing; importing into an existing session adds to it).  The format\n"
@@ -154,6 +154,11 @@ static const char zImportHelpTail[] =
 "\n"
 "--tsc-mhz converts TSC-clocked inputs (kvmtrace) to ns at MHZ; without\n"
 "it their ts column holds raw TSC counts.\n"
+"\n"
+"--reorder-window sets how many span events (Chrome JSON) may be held to\n"
+"put them in time order (default 1048576, 56 bytes each); an event that\n"
+"comes later than that is placed under its open enclosing span and flagged\n"
+"8 in span.flags.\n"
 "\n"
 "On bad input the import stops with FILE:LINE (or the byte offset) and the\n"
 "reason, exits 1, and keeps everything read before the error.\n";
@@ -187,8 +192,15 @@ static void importProgress(PVOID pCtx, ULONGLONG nDone, ULONGLONG nTotal,
   p->bShown = 1;
 }
 
+/* What the import options say about every file. */
+typedef struct ImportOptions {
+  PCTRACE_FORMAT pForced;     /* --format, or 0 to detect */
+  double rTscMhz;             /* --tsc-mhz, or 0 */
+  unsigned nReorderWindow;    /* --reorder-window, or 0 for the default */
+} ImportOptions;
+
 static int importOne(PTRACE_SESSION pSession, const char *zPath,
-                     PCTRACE_FORMAT pForced, double rTscMhz){
+                     const ImportOptions *pOpt){
   TRACE_IMPORT imp;
   ProgressState prog;
   PCTRACE_FORMAT pFormat;
@@ -199,7 +211,8 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.Rtl = &Rtl;
   imp.Session = pSession;
   imp.Path = zPath;
-  imp.TscMhz = rTscMhz;
+  imp.TscMhz = pOpt->rTscMhz;
+  imp.ReorderWindow = pOpt->nReorderWindow;
   imp.Zstd = TraceZstdDecompressor();
   rc = TraceImportMapInput(&imp);
   if( !RTL_SUCCESS(rc) ){
@@ -207,7 +220,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
     return 1;
   }
 
-  pFormat = pForced ? pForced : TraceDetectFormat(&imp);
+  pFormat = pOpt->pForced ? pOpt->pForced : TraceDetectFormat(&imp);
   if( pFormat==0 ){
     fail("%s: unrecognized format (use --format; see tracestore import "
          "--help)", zPath);
@@ -232,6 +245,13 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   rc = TraceImportEnd(&imp);
   if( prog.bShown ) fprintf(stderr, "\r\033[K");
   TraceImportUnmapInput(&imp);
+  if( imp.Spans.Reorder.Late ){
+    fprintf(stderr, "tracestore: %s: %llu span events came after a window of "
+            "%u; placed under their open enclosing span, flagged 8 (a "
+            "larger --reorder-window orders them)\n", zPath,
+            (unsigned long long)imp.Spans.Reorder.Late,
+            imp.Spans.Reorder.Limit);
+  }
 
   if( !RTL_SUCCESS(rc) ){
     fail("%s", imp.Error.Message);
@@ -256,8 +276,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
 
 static int cmdImport(int argc, char **argv){
   const char *zOut = 0;
-  PCTRACE_FORMAT pForced = 0;
-  double rTscMhz = 0;
+  ImportOptions opt;
   PTRACE_SESSION pSession;
   RTL_ERROR err;
   int i, nFiles = 0, rc = 0;
@@ -268,22 +287,32 @@ static int cmdImport(int argc, char **argv){
       return 0;
     }
   }
+  memset(&opt, 0, sizeof(opt));
   for(i=0; i<argc; i++){
     if( strcmp(argv[i], "-o")==0 && i+1<argc ){
       zOut = argv[++i];
     }else if( strcmp(argv[i], "--format")==0 && i+1<argc ){
-      pForced = TraceFormatFromName(argv[++i]);
-      if( pForced==0 ){
+      opt.pForced = TraceFormatFromName(argv[++i]);
+      if( opt.pForced==0 ){
         fail("unknown format '%s' (see tracestore import --help)", argv[i]);
         return 2;
       }
     }else if( strcmp(argv[i], "--tsc-mhz")==0 && i+1<argc ){
       char *zEnd;
-      rTscMhz = strtod(argv[++i], &zEnd);
-      if( *zEnd!=0 || !(rTscMhz>0 && rTscMhz<1e7) ){
+      opt.rTscMhz = strtod(argv[++i], &zEnd);
+      if( *zEnd!=0 || !(opt.rTscMhz>0 && opt.rTscMhz<1e7) ){
         fail("--tsc-mhz: '%s' is not a rate in MHz", argv[i]);
         return 2;
       }
+    }else if( strcmp(argv[i], "--reorder-window")==0 && i+1<argc ){
+      char *zEnd;
+      unsigned long n = strtoul(argv[++i], &zEnd, 10);
+      if( *zEnd!=0 || argv[i][0]=='-' || n<1 || n>(1ul<<26) ){
+        fail("--reorder-window: '%s' is not a number of events from 1 to "
+             "%lu", argv[i], 1ul<<26);
+        return 2;
+      }
+      opt.nReorderWindow = (unsigned)n;
     }else if( argv[i][0]=='-' && argv[i][1]!=0 ){
       fail("import: unknown option '%s'", argv[i]);
       importHelp(stderr);
@@ -308,11 +337,12 @@ static int cmdImport(int argc, char **argv){
 
   for(i=0; i<argc && rc==0; i++){
     if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
-     || strcmp(argv[i], "--tsc-mhz")==0 ){
+     || strcmp(argv[i], "--tsc-mhz")==0
+     || strcmp(argv[i], "--reorder-window")==0 ){
       i++;
       continue;
     }
-    rc = importOne(pSession, argv[i], pForced, rTscMhz);
+    rc = importOne(pSession, argv[i], &opt);
   }
 
   TraceSessionClose(pSession);

@@ -28,7 +28,7 @@ add_test(NAME reader.chrome.same_as_uftrace
           ${READER_WORK}/chrome-same chrome ${UFTRACE_CHROME_SAMPLE})
 set_tests_properties(reader.chrome.same_as_uftrace PROPERTIES LABELS integration TIMEOUT 120)
 
-foreach(case events repair bare truncated cut-event cut-object)
+foreach(case events repair bare truncated cut-event cut-object order late)
   add_test(NAME reader.chrome.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/chrome_cases.sh $<TARGET_FILE:tracestore>
             ${TRACER_DATA_DIR}/chrome ${READER_WORK}/chrome-${case} ${case})
@@ -47,6 +47,16 @@ foreach(sample capture mt)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/uftrace_damage.sh $<TARGET_FILE:tracestore>
             ${dir} ${READER_WORK}/uftrace-damage-${sample} 300)
   set_tests_properties(reader.uftrace.damage.${sample} PROPERTIES LABELS integration TIMEOUT 300)
+endforeach()
+
+# Files written by the real producers (clang -ftime-trace, Node.js trace
+# events), every row against chrome_oracle.py's reading of the same file,
+# and the same files cut short.
+foreach(case clang node cut)
+  add_test(NAME reader.chrome.producer.${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/chrome_producers.sh $<TARGET_FILE:tracestore>
+            ${CMAKE_SOURCE_DIR} ${READER_WORK}/chrome-producer-${case} ${case})
+  set_tests_properties(reader.chrome.producer.${case} PROPERTIES LABELS integration TIMEOUT 300)
 endforeach()
 
 reader_guard_test(chrome_json chrome-json ${UFTRACE_CHROME_SAMPLE} 8192 3000)

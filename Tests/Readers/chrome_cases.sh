@@ -11,6 +11,14 @@
 #   cut-event   a bare array cut inside an event: exit 1, the offset, and
 #               the span before it kept (closed at the last ts)
 #   cut-object  the object form without its closing "]}": exit 1
+#   order       X events written when they end (after what they contain),
+#               same-interval X events, B/E with X and instants, metadata
+#               written after the events it names, nested counters and
+#               values that are not numbers
+#   late        a reorder window too small for the input (--reorder-window
+#               2): the span that comes after its turn is placed under its
+#               open enclosing span and flagged 8; with the default window
+#               the same input nests exactly
 set -eu
 ts=$1; data=$2; work=$3; case=$4
 rm -rf "$work"; mkdir -p "$work"
@@ -79,6 +87,43 @@ cut-object)
   import cut-object.json 1 "offset 78: unexpected end of input"
   sql "$span" > "$work/actual"
   expect "0,1000,1000,,a,0,1,1,0"
+  ;;
+order)
+  import order.json 0
+  {
+    sql "$span"
+    sql "SELECT 'counter', ts, value, name, pid FROM counter ORDER BY id"
+    sql "SELECT 'dropped', dropped FROM store_info WHERE name = 'counter'"
+    sql "SELECT 'thread', start_ts, tid, pid, comm FROM thread ORDER BY id"
+    sql "SELECT 'process', start_ts, pid, name FROM process ORDER BY id"
+    sql "SELECT 'ftrace_event', ts, name, tid, pid, json_extract(args, '\$.args.sort_index')
+         FROM ftrace_event ORDER BY id"
+  } > "$work/actual"
+  grep -v '^#' "$data/order.expected" > "$work/expected"
+  diff "$work/expected" "$work/actual" || { echo "FAIL: rows differ from order.expected"; exit 1; }
+  ;;
+late)
+  # R [0,100) written first; a, b, c at 10, 12, 14; P [9,19), which holds
+  # them, written last.  With a window of two events, a is placed before P
+  # comes: P goes under R (the open span that holds it), flagged 8, and a,
+  # b, c stay under R.
+  "$ts" import --reorder-window 2 -o "$session" "$data/late.json" > "$work/out" 2>&1
+  grep -q "late.json: 1 span events came after a window of 2" "$work/out" ||
+    { cat "$work/out"; echo "FAIL: no report of the late span"; exit 1; }
+  sql "$span" > "$work/actual"
+  expect "0,0,100000,,R,0,1,1,0
+1,10000,1000,0,a,1,1,1,0
+2,9000,10000,0,P,1,1,1,8
+3,12000,1000,0,b,1,1,1,0
+4,14000,1000,0,c,1,1,1,0"
+  rm -rf "$session"
+  import late.json 0
+  sql "$span" > "$work/actual"
+  expect "0,0,100000,,R,0,1,1,0
+1,9000,10000,0,P,1,1,1,0
+2,10000,1000,1,a,2,1,1,0
+3,12000,1000,1,b,2,1,1,0
+4,14000,1000,1,c,2,1,1,0"
   ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
