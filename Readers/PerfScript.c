@@ -109,6 +109,65 @@ Routine Description:
 
 static
 BOOL
+ParseTaskId(
+    PCSZ Start,
+    PCSZ End,
+    PULONG Id
+    )
+/*++
+
+Routine Description:
+
+    A pid or tid as perf prints it: a number, or -1 for a task that had
+    exited when the sample was taken (perf record -a sees the last context
+    switch of a thread after its exit): NULL.
+
+--*/
+{
+    ULONGLONG Value;
+
+    if (End - Start == 2 && Start[0] == '-' && Start[1] == '1') {
+        *Id = TRACE_NULL_ULONG;
+        return TRUE;
+    }
+    if (!TextIsDecimal(Start, End) ||
+        TextParseUnsigned(Start, End, FALSE, &Value) == NULL ||
+        Value >= 0xffffffff) {
+        return FALSE;
+    }
+    *Id = (ULONG)Value;
+    return TRUE;
+}
+
+static
+BOOL
+IsCommPlaceholder(
+    TEXT_SPAN Comm,
+    PCSZ Tid,
+    PCSZ TidEnd
+    )
+/*++
+
+Routine Description:
+
+    TRUE for ":TID", what perf prints for the comm of a thread it has no
+    comm for.
+
+--*/
+{
+    if (Comm.Start[0] != ':' || Comm.End - Comm.Start - 1 != TidEnd - Tid) {
+        return FALSE;
+    }
+    for (Comm.Start++; Tid < TidEnd; Tid++, Comm.Start++) {
+        if (*Comm.Start != *Tid) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static
+BOOL
 ParseTask(
     PCSZ Start,
     PCSZ End,
@@ -120,14 +179,16 @@ Routine Description:
 
     Parses what precedes the time: nothing, or "[COMM] PID[/TID] [[CPU]]".
     The comm is everything before the last number, so it may hold spaces.
+    A comm that is ":" and the thread id is perf's placeholder for a
+    thread whose comm it does not know (":-1" for an exited one): NULL.
 
 --*/
 {
     PCSZ Cursor = TextTrimEnd(Start, End);
     PCSZ Token;
     PCSZ Slash;
+    PCSZ TidStart;
     ULONGLONG Value;
-    ULONGLONG Tid;
 
     Line->Event.Tid = TRACE_NULL_ULONG;
     Line->Event.Pid = TRACE_NULL_ULONG;
@@ -170,26 +231,23 @@ Routine Description:
     }
 
     Slash = TextFindChar(Token, Cursor, '/');
-    if (!TextIsDecimal(Token, Slash) ||
-        TextParseUnsigned(Token, Slash, FALSE, &Value) == NULL ||
-        Value >= 0xffffffff) {
-        return FALSE;
-    }
     if (Slash != Cursor) {
-        if (!TextIsDecimal(Slash + 1, Cursor) ||
-            TextParseUnsigned(Slash + 1, Cursor, FALSE, &Tid) == NULL ||
-            Tid >= 0xffffffff) {
+        if (!ParseTaskId(Token, Slash, &Line->Event.Pid) ||
+            !ParseTaskId(Slash + 1, Cursor, &Line->Event.Tid)) {
             return FALSE;
         }
-        Line->Event.Pid = (ULONG)Value;
-        Line->Event.Tid = (ULONG)Tid;
+        TidStart = Slash + 1;
     } else {
-        Line->Event.Tid = (ULONG)Value;
+        if (!ParseTaskId(Token, Cursor, &Line->Event.Tid)) {
+            return FALSE;
+        }
+        TidStart = Token;
     }
 
     Line->Comm.Start = TextSkipSpaces(Start, Token);
     Line->Comm.End = TextTrimEnd(Line->Comm.Start, Token);
-    if (Line->Comm.Start == Line->Comm.End) {
+    if (Line->Comm.Start == Line->Comm.End ||
+        IsCommPlaceholder(Line->Comm, TidStart, Cursor)) {
         Line->Comm.Start = NULL;
         Line->Comm.End = NULL;
     }

@@ -48,6 +48,15 @@ perf_oracle_test(sched_faults ${TRACER_DATA_DIR}/perf-sched-faults.txt
 perf_oracle_test(callchain ${TRACER_DATA_DIR}/perf-callchain.txt
   CHECKS counts timestamps tasks frames)
 
+# perf record -a run here: exited threads' samples (":-1  -1"), execs.
+add_executable(ShortThreads ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/ShortThreads.c)
+target_link_libraries(ShortThreads PRIVATE pthread)
+add_test(NAME reader.perf.record_all
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/perf_record.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:ShortThreads> ${PERF_ORACLE} ${READER_WORK}/perf-record-all)
+set_tests_properties(reader.perf.record_all PROPERTIES LABELS integration TIMEOUT 300
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
 # perf script layouts derived with sed from the ftrace sample (same events:
 # kvm, exceptions, sched).
 foreach(kind script-default script-pidtid-ns script-time-ns)

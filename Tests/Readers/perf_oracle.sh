@@ -17,6 +17,8 @@
 #     tpfaults    exceptions:page_fault_* tracepoints: address, ip,
 #                 error_code
 #     sched       every sched_switch field
+#     exec        a process row per sched_process_exec: ts, the pid= field,
+#                 comm and filename
 #   perf stat -I -x SEP (LEADING aggregate columns before the value):
 #     stat        one counter per data line; every ts, name, value (NULL for
 #                 <not counted>/<not supported>), unit and running % equal
@@ -49,7 +51,10 @@ events() {
     if (k >= 1 && $k ~ /^\[[0-9]+\]$/) { cpu = substr($k, 2, length($k) - 2) + 0; k-- }
     if (k >= 1) {
       if ($k ~ /\//) { split($k, q, "/"); pid = q[1]; tid = q[2] } else tid = $k;
-      c = ""; for (j = 1; j < k; j++) c = c (j > 1 ? " " : "") $j; if (c != "") comm = c }
+      c = ""; for (j = 1; j < k; j++) c = c (j > 1 ? " " : "") $j; if (c != "") comm = c
+      # perf prints ":TID" for a comm it does not know, -1 for the ids of a
+      # thread that had exited (perf record -a): NULL.
+      if (comm == ":" tid) comm = "NULL"; if (tid == "-1") tid = "NULL"; if (pid == "-1") pid = "NULL" }
     args = ""; for (j = e + 1; j <= NF; j++) args = args (j > e + 1 ? " " : "") $j;
     print ns "\t" name "\t" comm "\t" tid "\t" pid "\t" cpu "\t" args }' "$input"
 }
@@ -125,6 +130,14 @@ sched)
             v["next_comm"] "," v["next_pid"] "," v["next_prio"] }' > "$work/expected"
   sql "SELECT ts, ifnull(cpu, 'NULL'), prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio
        FROM sched_switch ORDER BY id" > "$work/actual"
+  ;;
+exec)
+  events | awk -F'\t' '$2 == "sched_process_exec" {
+      n = split($7, kv, " "); f = ""; p = "";
+      for (k = 1; k <= n; k++) { split(kv[k], x, "=");
+        if (x[1] == "filename") f = x[2]; if (x[1] == "pid") p = x[2] }
+      print $1 "," p "," $3 "," f }' > "$work/expected"
+  sql "SELECT start_ts, pid, ifnull(name, 'NULL'), filename FROM process ORDER BY id" > "$work/actual"
   ;;
 stat)
   # Data lines: not blank, not a comment, not the rdtsc line.  Fields split
