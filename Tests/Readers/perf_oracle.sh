@@ -137,7 +137,8 @@ exec)
       for (k = 1; k <= n; k++) { split(kv[k], x, "=");
         if (x[1] == "filename") f = x[2]; if (x[1] == "pid") p = x[2] }
       print $1 "," p "," $3 "," f }' > "$work/expected"
-  sql "SELECT start_ts, pid, ifnull(name, 'NULL'), filename FROM process ORDER BY id" > "$work/actual"
+  sql "SELECT start_ts, pid, ifnull(name, 'NULL'), filename FROM process
+       WHERE filename IS NOT NULL ORDER BY id" > "$work/actual"
   ;;
 stat)
   # Data lines: not blank, not a comment, not the rdtsc line.  Fields split

@@ -19,16 +19,20 @@ perf record -q -a -o "$work/perf.data" \
   -e sched:sched_switch,sched:sched_process_exec,sched:sched_process_exit,minor-faults \
   -- "$workload" 48 4 > "$work/record.log" 2>&1 ||
   { cat "$work/record.log"; skip "perf record -a failed here"; }
-perf script -i "$work/perf.data" > "$work/script.txt" 2> "$work/script.err" ||
-  { cat "$work/script.err"; fail "perf script failed"; }
-
-n=$(grep -c '^ *:-1  *-1 ' "$work/script.txt" || true)
-[ "$n" -gt 0 ] || fail "no sample of an exited thread (:-1 -1) in the capture"
-echo "the capture has $(wc -l < "$work/script.txt") samples, $n of exited threads"
-
-for check in counts timestamps tasks sched exec; do
-  sh "$oracle" "$ts" "$work/script.txt" "$work/$check" $check || fail "$check"
+# Three layouts: the default, PID/TID with ns, a tid alone.
+layout=0
+for fields in "" "-F comm,pid,tid,cpu,time,event,trace --ns" "-F tid,time,event,trace"; do
+  layout=$((layout + 1))
+  perf script -i "$work/perf.data" $fields > "$work/script$layout.txt" 2> "$work/script.err" ||
+    { cat "$work/script.err"; fail "perf script $fields failed"; }
+  n=$(grep -cE '(^| |/)-1 ' "$work/script$layout.txt" || true)
+  [ "$n" -gt 0 ] || fail "perf script $fields: no sample of an exited thread (-1)"
+  echo "perf script $fields: $(wc -l < "$work/script$layout.txt") samples, $n of exited threads"
+  for check in counts timestamps tasks sched exec; do
+    sh "$oracle" "$ts" "$work/script$layout.txt" "$work/$layout-$check" $check || fail "$check"
+  done
 done
+mv "$work/script1.txt" "$work/script.txt"
 
 # Detection, with an exited thread's sample first.
 { grep -m1 '^ *:-1  *-1 ' "$work/script.txt"; cat "$work/script.txt"; } > "$work/first.txt"
