@@ -112,6 +112,7 @@ fuzz_target(uftrace_map FORMAT uftrace DIR ${UFT} FILE sid-0fd32bf6c55db5bb.map 
 fuzz_target(chrome_json FORMAT chrome-json SEEDS
   ${FUZZ_DATA}/chrome/events.json ${FUZZ_DATA}/chrome/repair.json
   ${FUZZ_DATA}/chrome/bare.json ${FUZZ_DATA}/chrome/guard-array.json
+  ${FUZZ_DATA}/chrome/order.json ${FUZZ_DATA}/chrome/late.json
   ${CAP}/uftrace-chrome.json)
 fuzz_target(kvmtrace FORMAT kvmtrace SEEDS ${FUZZ_SAMPLES}/kvmtrace/sample.bin)
 

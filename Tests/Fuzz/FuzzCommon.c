@@ -89,6 +89,9 @@ int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
   imp.FormatName = pFormat->Name;
   rc = TraceImportMapInput(&imp);
   if( RTL_SUCCESS(rc) ){
+    /* Inputs of odd length get a reorder window of three span events, so
+    ** that events placed after their turn (SpanReorder.c) are fuzzed too. */
+    imp.ReorderWindow = (imp.Length & 1) ? 3 : 0;
     rc = TraceImportBegin(&imp);
     if( RTL_SUCCESS(rc) ) rc = pFormat->Import(&imp);
     rc = TraceImportEnd(&imp);
