@@ -56,7 +56,15 @@ typedef enum _PRINT_ARG_TYPE {
     ArgIntArray,        // __print_array(A, B count, C element size)
     ArgBitmask,         // __get_bitmask(Field)
     ArgCpumask,         // __get_cpumask(Field)
+    ArgFunction,        // a plugin's helper (Value: FUNCTION_*) of A
 } PRINT_ARG_TYPE;
+
+//
+// The helpers libtraceevent's jbd2 plugin registers.
+//
+
+#define FUNCTION_JIFFIES_TO_MSECS   1   // A itself (the plugin's is identity)
+#define FUNCTION_JBD2_DEV_TO_NAME   2   // "MAJOR:MINOR" of A; 0 as a number
 
 typedef enum _PRINT_OP {
     OpNone = 0,
@@ -1476,8 +1484,9 @@ ParseFunction(
 
 Routine Description:
 
-    The helpers print fmts call; the current token is the "(".  Any other
-    function fails the compilation (trace-cmd knows some through plugins).
+    The helpers print fmts call (libtraceevent's own, and the jbd2
+    plugin's); the current token is the "(".  Any other function fails the
+    compilation (trace-cmd knows some through other plugins).
 
 --*/
 {
@@ -1583,6 +1592,17 @@ Routine Description:
             }
         }
         if (Arg->A->Type != ArgField && Arg->A->Type != ArgDynArray) {
+            return FALSE;
+        }
+
+    } else if (TextEquals(Name, NameLength, "jiffies_to_msecs") ||
+               TextEquals(Name, NameLength, "jbd2_dev_to_name")) {
+
+        Arg->Type = ArgFunction;
+        Arg->Value = (Name[0] == 'j' && Name[1] == 'i') ?
+                     FUNCTION_JIFFIES_TO_MSECS : FUNCTION_JBD2_DEV_TO_NAME;
+        Arg->A = NewArg(Parser, ArgAtom);
+        if (Arg->A == NULL || !ParseArgToken(Parser, Arg->A)) {
             return FALSE;
         }
 
@@ -2484,6 +2504,10 @@ Evaluate(
         return Length;
     }
 
+    case ArgFunction:
+        Left = Evaluate(Arg->A, Table, Data, Size);
+        return Arg->Value == FUNCTION_JIFFIES_TO_MSECS ? Left : 0;
+
     default:
         return 0;
     }
@@ -2818,6 +2842,23 @@ PrintStringArg(
                        Evaluate(Arg->A, Table, Data, Size) ? Arg->B : Arg->C,
                        Data, Size);
         return;
+
+    case ArgFunction: {
+        ULONGLONG Value = Evaluate(Arg->A, Table, Data, Size);
+
+        //
+        // What the helper prints, whatever the conversion's width.
+        //
+
+        if (Arg->Value == FUNCTION_JIFFIES_TO_MSECS) {
+            TraceTextAppendDecimal(Text, Value, TRUE);
+        } else {
+            AppendDecimal(Text, (ULONG)Value >> 20);
+            TraceTextAppendChar(Text, ':');
+            AppendDecimal(Text, (ULONG)Value & 0xfffff);
+        }
+        return;
+    }
 
     default:
 
