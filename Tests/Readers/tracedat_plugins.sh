@@ -33,13 +33,18 @@ rm -rf "$work"; mkdir -p "$work/mnt"
 old_kb=$(cat $T/buffer_size_kb)
 old_on=$(cat $T/tracing_on)
 old_events=$(cat $T/set_event)
+old_tracer=$(cat $T/current_tracer)
 trigger=$T/events/tlb/tlb_flush/trigger
 mounted=
+function=
 restore() {
   echo 0 > $T/tracing_on
   [ -w "$trigger" ] && echo '!stacktrace' > "$trigger" 2>/dev/null
-  echo nop > $T/current_tracer 2>/dev/null
-  echo > $T/set_ftrace_filter 2>/dev/null
+  if [ -n "$function" ]; then
+    echo nop > $T/current_tracer
+    echo > $T/set_ftrace_filter
+    echo "$old_tracer" > $T/current_tracer
+  fi
   echo > $T/set_event
   for e in $old_events; do echo "$e" >> $T/set_event; done
   echo > $T/trace
@@ -78,7 +83,6 @@ for e in kmem tlb syscalls/sys_enter_futex syscalls/sys_exit_futex jbd2 \
 done
 
 # The function tracer on a few functions, if this kernel allows it.
-function=
 if echo 'do_fsync vfs_fsync_range __x64_sys_futex' > $T/set_ftrace_filter 2>/dev/null &&
    echo function > $T/current_tracer 2>/dev/null; then
   function=function
