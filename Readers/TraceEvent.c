@@ -1593,6 +1593,16 @@ Routine Description:
                     Value++;
                     ValueEnd--;
                 }
+
+                //
+                // The kernel writes a newline as "\n"; libtraceevent drops
+                // one at the end (trace_printk formats end in one).
+                //
+
+                if (ValueEnd - Value >= 2 && ValueEnd[-2] == '\\' &&
+                    ValueEnd[-1] == 'n') {
+                    ValueEnd -= 2;
+                }
                 Printks[Index].Address = Address;
                 Printks[Index].TextOffset = (ULONG)(Value - Text);
                 Printks[Index].TextLength = (ULONG)(ValueEnd - Value);

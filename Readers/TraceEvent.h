@@ -188,6 +188,19 @@ typedef enum _TRACE_EVENT_KIND {
     TraceEventKindKvmNestedVmexitInject,
     TraceEventKindHrtimerStart,
     TraceEventKindHrtimerExpireEntry,
+
+    //
+    // Printed by TraceEventPluginRender (TraceEventPlugins.c).
+    //
+
+    TraceEventKindKmemCallSite,     // kmem: kmalloc, kfree, ... "(site+0x..) "
+    TraceEventKindTlbFlush,         // tlb: tlb_flush
+    TraceEventKindFutex,            // syscalls: sys_enter_futex
+    TraceEventKindFunction,         // ftrace: function
+    TraceEventKindFuncRepeats,      // ftrace: func_repeats (its text has a time)
+    TraceEventKindKernelStack,      // ftrace: kernel_stack
+    TraceEventKindRawData,          // ftrace: raw_data
+    TraceEventKindBprint,           // ftrace: bprint (trace_printk)
 } TRACE_EVENT_KIND;
 
 typedef struct _TRACE_EVENT_FORMAT {
@@ -210,6 +223,7 @@ typedef struct _TRACE_EVENT_FORMAT {
     PCTRACE_EVENT_FIELD Special[8]; // fields the sink reads, by kind
     ULONG ReasonItem;               // kvm_exit: print items of the reason
     ULONG ReasonItemEnd;
+    BOOL BprintFailed;              // bprint: a format ran out of arguments
 
 } TRACE_EVENT_FORMAT, *PTRACE_EVENT_FORMAT;
 
@@ -450,6 +464,33 @@ BOOL TraceEventRenderItems(PTRACE_EVENT_TABLE Table,
 BOOL TraceEventFindPrintItems(PTRACE_EVENT_TABLE Table,
                               PTRACE_EVENT_FORMAT Format, PCSZ Label,
                               PULONG First, PULONG End);
+
+//
+// Appends a bprint (trace_printk) event's text: its format from
+// printk_formats, its arguments from the binary buffer, as libtraceevent
+// pairs them (quirks included: a conversion the argument reader skips,
+// like "%-5d", shifts the arguments, and a format that runs out of them
+// marks the event so that every later bprint prints
+// "[FAILED TO PARSE]" and its fields, as trace-cmd report does).
+//
+
+VOID TraceEventRenderBprint(PTRACE_EVENT_TABLE Table,
+                            PTRACE_EVENT_FORMAT Format, const BYTE *Data,
+                            ULONG Size, PTRACE_TEXT Text);
+
+//
+// The events libtraceevent's plugins print (TraceEventPlugins.c): the
+// kind of Format (fields it needs looked up into Format->Special), or
+// TraceEventKindGeneric; and the text of a record of such a kind.
+// Timestamp is the record's, in ns (func_repeats prints a time).
+//
+
+TRACE_EVENT_KIND TraceEventPluginClassify(PTRACE_EVENT_FORMAT Format);
+
+VOID TraceEventPluginRender(PTRACE_EVENT_TABLE Table,
+                            PTRACE_EVENT_FORMAT Format, const BYTE *Data,
+                            ULONG Size, ULONGLONG Timestamp,
+                            PTRACE_TEXT Text);
 
 //
 // Appends " name=value" for every non-common field, the way trace-cmd

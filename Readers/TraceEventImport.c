@@ -28,8 +28,9 @@ Abstract:
     trace-cmd report prints a few events through the plugins libtraceevent
     loads by default rather than through their print fmt (sched_switch,
     sched_wakeup, kvm_exit, kvm_entry, kvm_emulate_insn, the nested
-    vmexits, hrtimer_start, hrtimer_expire_entry); their text here follows
-    those plugins, so that `args` matches the report.  The kvm plugin names exit reasons from its own
+    vmexits, hrtimer_start, hrtimer_expire_entry, and those of
+    TraceEventPlugins.c: kmem, tlb, futex, the function tracer's); their
+    text here follows those plugins, so that `args` matches the report.  The kvm plugin names exit reasons from its own
     table (KvmExitReason.c); the `reason` column uses the print fmt's.
 
 --*/
@@ -435,6 +436,9 @@ Routine Description:
         if (IsNumberField(Special[1])) {
             Format->Kind = TraceEventKindKvmNestedVmexitInject;
         }
+
+    } else {
+        Format->Kind = TraceEventPluginClassify(Format);
     }
 
     return RTL_STATUS_OK;
@@ -1033,11 +1037,14 @@ ImportGeneric(
     //
     // The text depends only on the record's bytes (and the kallsyms and
     // printk tables, which do not change); a wakeup also teaches a comm,
-    // so it is always printed.
+    // func_repeats prints its time and bprint can fail for good, so those
+    // are always printed.
     //
 
     if (Size <= TRACE_ARGS_CACHE_BYTES && Sink->ArgsCache != NULL &&
-        Format->Kind != TraceEventKindSchedWakeup) {
+        Format->Kind != TraceEventKindSchedWakeup &&
+        Format->Kind != TraceEventKindFuncRepeats &&
+        Format->Kind != TraceEventKindBprint) {
         ULONGLONG Hash = RecordHash(Data, Size);
 
         Cached = &Sink->ArgsCache[Hash & (TRACE_ARGS_CACHE_ENTRIES - 1)];
@@ -1078,6 +1085,17 @@ ImportGeneric(
     case TraceEventKindHrtimerExpireEntry:
         PrintHrtimer(Sink, Format, FALSE, Data, Size, &Text);
         break;
+    case TraceEventKindKmemCallSite:
+    case TraceEventKindTlbFlush:
+    case TraceEventKindFutex:
+    case TraceEventKindFunction:
+    case TraceEventKindFuncRepeats:
+    case TraceEventKindKernelStack:
+    case TraceEventKindRawData:
+    case TraceEventKindBprint:
+        TraceEventPluginRender(Sink->Table, Format, Data, Size,
+                               (ULONGLONG)Event->Timestamp, &Text);
+        break;
     default:
         TraceEventRender(Sink->Table, Format, Data, Size, &Text);
         break;
@@ -1087,12 +1105,16 @@ ImportGeneric(
     }
 
     //
-    // Blanks around the text are not kept (the text readers trim them
-    // too).
+    // trace-cmd report drops one newline at the end of an event's line
+    // (the one trace_marker adds); blanks around the text are not kept
+    // (the text readers trim them too).
     //
 
     Start = Text.Buffer;
     End = Text.Buffer + Text.Length;
+    if (End > Start && End[-1] == '\n') {
+        End--;
+    }
     while (Start < End && (*Start == ' ' || *Start == '\t')) {
         Start++;
     }

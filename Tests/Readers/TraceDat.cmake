@@ -5,8 +5,10 @@
 # (tracedat_oracle.py): per-name counts, every event's ns timestamp, CPU,
 # pid and comm, and every event's fields and text.  Inputs: the three
 # capture-1 samples (v7 zstd, v6, v7 uncompressed), synthetic files from
-# gen_tracedat.py with events the capture lacks (kvm_exit/kvm_entry, ...)
-# converted to v7 by trace-cmd, and a fresh capture when tracefs allows.
+# gen_tracedat.py with events the capture lacks (kvm_exit/kvm_entry, ...;
+# the plugin-printed events: the function tracer's, trace_printk's, kmem,
+# tlb, futex, jbd2) converted to v7 by trace-cmd, and fresh captures when
+# tracefs allows.
 #
 set(TRACEDAT_SAMPLES ${TRACER_SHARED_DIR}/data/capture-1)
 set(TRACEDAT_TEMPLATE ${TRACEDAT_SAMPLES}/trace-v6.dat)
@@ -25,7 +27,9 @@ set(TRACEDAT_INPUTS
   "capture_v7none=${TRACEDAT_SAMPLES}/trace-v7-none.dat"
   "synthetic_v6=${TRACEDAT_DATA}/syn.dat"
   "synthetic_v7zstd=${TRACEDAT_DATA}/syn-v7zstd.dat"
-  "synthetic_v7none=${TRACEDAT_DATA}/syn-v7none.dat")
+  "synthetic_v7none=${TRACEDAT_DATA}/syn-v7none.dat"
+  "synthetic_plugins=${TRACEDAT_DATA}/plugins.dat"
+  "synthetic_plugins_v7zstd=${TRACEDAT_DATA}/plugins-v7zstd.dat")
 foreach(input ${TRACEDAT_INPUTS})
   string(REPLACE "=" ";" parts ${input})
   list(GET parts 0 name)
@@ -64,7 +68,26 @@ add_test(NAME reader.tracedat.fresh_capture
 set_tests_properties(reader.tracedat.fresh_capture PROPERTIES LABELS integration
   TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK tracefs)
 
+# A fresh capture of the events trace-cmd prints through libtraceevent's
+# plugins (kmem, tlb, futex, jbd2 on a loop-mounted ext4, trace_marker,
+# the function tracer when the kernel allows it), recorded in the test
+# with tracefs and `trace-cmd extract`; every event checked against
+# `trace-cmd report` of the file.  Skipped without root, tracefs or
+# trace-cmd.
+add_executable(FutexOps ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FutexOps.c)
+target_link_libraries(FutexOps PRIVATE pthread)
+add_test(NAME reader.tracedat.plugins_capture
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/tracedat_plugins.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:FutexOps> ${TRACEDAT_ORACLE} ${READER_WORK}/tracedat-plugins-capture)
+set_tests_properties(reader.tracedat.plugins_capture PROPERTIES LABELS integration
+  TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK tracefs)
+
 # Damaged files: exit 1, the file and byte offset named, earlier events kept.
+add_test(NAME reader.tracedat.bad_input.plugins_truncated_data
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/tracedat_bad.sh $<TARGET_FILE:tracestore>
+          ${TRACEDAT_DATA}/plugins.dat ${READER_WORK}/tracedat-bad-plugins truncated_data)
+set_tests_properties(reader.tracedat.bad_input.plugins_truncated_data PROPERTIES
+  LABELS integration TIMEOUT 60 FIXTURES_REQUIRED tracedat_data)
 foreach(case truncated_data truncated_header version cpu_count format_size zstd_chunk)
   set(file ${TRACEDAT_DATA}/syn.dat)
   if(case STREQUAL zstd_chunk)
@@ -85,8 +108,10 @@ reader_guard_test(tracedat_small_v7none trace-dat ${TRACEDAT_DATA}/small-v7none.
 reader_guard_test(tracedat_capture_v7none trace-dat ${TRACEDAT_SAMPLES}/trace-v7-none.dat 65536 3000)
 reader_guard_test(tracedat_capture_v6 trace-dat ${TRACEDAT_SAMPLES}/trace-v6.dat 65536 3000)
 reader_guard_test(tracedat_capture_v7zstd trace-dat ${TRACEDAT_SAMPLES}/trace.dat 65536 3000)
+reader_guard_test(tracedat_plugins trace-dat ${TRACEDAT_DATA}/plugins.dat 1000000 3000)
 set_tests_properties(reader.guard.tracedat_small_v6 reader.guard.tracedat_small_v7zstd
-  reader.guard.tracedat_small_v7none PROPERTIES FIXTURES_REQUIRED tracedat_data)
+  reader.guard.tracedat_small_v7none reader.guard.tracedat_plugins
+  PROPERTIES FIXTURES_REQUIRED tracedat_data)
 
 # Unit tests: no decompressor (the core alone), printf against snprintf,
 # hand-built ring pages.

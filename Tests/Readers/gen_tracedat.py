@@ -4,6 +4,7 @@
 usage:
   gen_tracedat.py synthetic TEMPLATE.dat OUT.dat [EVENTS [SEED]]
   gen_tracedat.py replicate TEMPLATE.dat OUT.dat COPIES
+  gen_tracedat.py plugins TEMPLATE.dat OUT.dat [SEED]
 
 TEMPLATE is a real trace.dat of version 6 (capture-1/trace-v6.dat): its
 header_page/header_event, event format files and kallsyms are what the
@@ -20,6 +21,17 @@ synthetic  EVENTS events (default 3000) on four CPUs, built field by field
            padding (discarded events) and a missed-events count.  Only the
            formats used are kept and kallsyms is cut down, so the file is
            small enough for every-prefix tests.
+plugins    the events trace-cmd prints through libtraceevent's plugins and
+           its bprint code, in the cases a live capture cannot make here
+           (the function tracer and trace_printk are refused or absent on
+           the test machine) or rarely makes: ftrace function (known and
+           unknown ip and parent), func_repeats, kernel_stack, raw_data,
+           bprint (every conversion trace_printk stores, escapes, a
+           format missing from printk_formats), bputs, print with and
+           without newlines; kmem call sites kallsyms cannot name,
+           tlb_flush with every reason, sys_enter_futex with every
+           command and flag, jbd2 with jiffies_to_msecs and an older
+           format's jbd2_dev_to_name.
 replicate  the template's CPU pages COPIES times, each copy shifted in time
            past the previous one, with all of its metadata: the real event
            mix at any size (for benchmarks).
@@ -114,7 +126,7 @@ def parse_format(text):
     return fmt
 
 
-def write_v6(out, t, systems, kallsyms, cmdlines, cpu_data, clock=b'[local]'):
+def write_v6(out, t, systems, kallsyms, cmdlines, cpu_data, clock=b'[local]', printk=None):
     b = bytearray(b'\x17\x08Dtracing6\0' + bytes([0, 8]) + u32(PAGE))
     b += b'header_page\0' + u64(len(t['header_page'])) + t['header_page']
     b += b'header_event\0' + u64(len(t['header_event'])) + t['header_event']
@@ -123,7 +135,8 @@ def write_v6(out, t, systems, kallsyms, cmdlines, cpu_data, clock=b'[local]'):
     for name, fmts in systems:
         b += name + b'\0' + u32(len(fmts)) + b''.join(u64(len(f)) + f for f in fmts)
     b += u32(len(kallsyms)) + kallsyms
-    b += u32(len(t['printk'])) + t['printk']
+    printk = t['printk'] if printk is None else printk
+    b += u32(len(printk)) + printk
     b += u64(len(cmdlines)) + cmdlines
     b += u32(len(cpu_data))
     # The clock, uname and version options; not the template's CPU stats.
@@ -459,6 +472,237 @@ def replicate(t, out, copies):
     write_v6(out, t, t['systems'], t['kallsyms'], t['cmdlines'], cpu_data)
 
 
+# An older kernel's jbd2 format: the device through jbd2_dev_to_name().
+JBD2_OLD_FORMAT = b"""name: jbd2_old_commit
+ID: 30000
+format:
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+
+\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
+\tfield:char sync_commit;\toffset:12;\tsize:1;\tsigned:1;
+\tfield:int transaction;\toffset:16;\tsize:4;\tsigned:1;
+
+print fmt: "dev %s transaction %d sync %d", jbd2_dev_to_name(REC->dev), REC->transaction, REC->sync_commit
+"""
+
+PLUGIN_EVENTS = {
+    b'kmem': ['kmalloc', 'kfree', 'kmem_cache_alloc', 'kmem_cache_free', 'mm_page_alloc'],
+    b'tlb': ['tlb_flush'],
+    b'syscalls': ['sys_enter_futex', 'sys_exit_futex'],
+    b'jbd2': ['jbd2_run_stats', 'jbd2_checkpoint_stats', 'jbd2_start_commit'],
+}
+
+
+def vbin(args):
+    """trace_printk's binary arguments: 32-bit words, 64-bit values as two
+    words (4-byte aligned), strings copied with their NUL and the next
+    argument aligned to 4."""
+    b = bytearray()
+    for kind, value in args:
+        b += b'\0' * (-len(b) % 4)
+        if kind == 'i':
+            b += u32(value)
+        elif kind == 'l':
+            b += u64(value)
+        else:
+            b += value + b'\0'
+    return bytes(b + b'\0' * (-len(b) % 4))
+
+
+def plugins(t, out, seed):
+    rnd = random.Random(seed)
+    systems, formats = [], {}
+    for f in t['ftrace']:
+        p = parse_format(f)
+        formats[p['name']] = p
+    for name, fmts in t['systems']:
+        keep = []
+        for f in fmts:
+            p = parse_format(f)
+            if p['name'] in PLUGIN_EVENTS.get(name, []):
+                keep.append(f)
+                formats[p['name']] = p
+        if name == b'jbd2':
+            keep.append(JBD2_OLD_FORMAT)
+            formats['jbd2_old_commit'] = parse_format(JBD2_OLD_FORMAT)
+        if keep:
+            systems.append((name, keep))
+
+    syms = [(0xffffffff81000000, 'T', '_stext'), (0xffffffff81100000, 'T', 'do_syscall_64'),
+            (0xffffffff81100400, 't', 'ksys_write'), (0xffffffff81100800, 'T', 'vfs_write'),
+            (0xffffffff81200000, 'T', 'schedule'), (0xffffffff81200100, 't', '__schedule'),
+            (0xffffffff81300000, 'T', 'kmalloc_trace'), (0xffffffff81300200, 'T', 'alloc_fdtable'),
+            (0xffffffff81400000, 'T', 'rcu_core'), (0xffffffff81400040, 'T', 'trace_printk_caller'),
+            (0xffffffff81600000, 'T', '_etext')]
+    kallsyms = ''.join(f'{a:016x} {k} {n}\n' for a, k, n in syms).encode()
+    known = [a for a, _, _ in syms[1:-1]]
+
+    # printk_formats as the kernel writes it: tabs, newlines and quotes
+    # escaped, a backslash as itself.
+    fmts = {
+        0xffffffff82000000: b'value %d and %u\\n',
+        0xffffffff82000020: b'long %ld %lu %lx %llx %lld\\n',
+        0xffffffff82000040: b'str [%s] [%10s] [%.3s] [%5.2s]\\n',
+        0xffffffff82000060: b'sym %ps %pS %pF %pf\\n',
+        0xffffffff82000080: b'ptr %p %px|\\n',
+        0xffffffff820000a0: b'char %c%c%c and %+d %d, % d|%d\\n',
+        0xffffffff820000c0: b'width %5d|%05d|%x|%#x|%X|%8.3x|%#o\\n',
+        0xffffffff820000e0: b'star %*d|%.*s|%*u|\\n',
+        0xffffffff82000100: b'percent 100%% done %d\\n',
+        0xffffffff82000120: b'escapes tab\\there \\"quoted\\" back\\ slash end\\n',
+        0xffffffff82000140: b'no newline %i %o',
+        0xffffffff82000160: b'size %zu %zd %Lu %llu\\n',
+        0xffffffff82000180: b'bputs text\\n',
+        0xffffffff820001a0: b'bputs tab\\there',
+        0xffffffff820001c0: b'only text\\n',
+        0xffffffff820001e0: b'mac %pM ip %pI4 uuid %pU hex %ph addr %pK end\\n',
+        0xffffffff82000200: b'minus [%-5d|%d]\\n',
+        0xffffffff82000220: b'two lines\\nsecond %d\\n',
+        0xffffffff82000240: b'%s\\n',
+    }
+    printk = t['printk'] + b''.join(b'0x%x : "%s"\n' % (a, f) for a, f in fmts.items())
+
+    tasks = {700: b'workload', 701: b'worker-thread', 702: b'jbd2/loop0-8'}
+    cmdlines = b''.join(b'%d %s\n' % (p, c) for p, c in tasks.items())
+    B = Builder(formats)
+    ncpu = 2
+    pages = [Pages() for _ in range(ncpu)]
+    ts = [2000000000, 2000000500]
+
+    def emit(cpu, rec):
+        ts[cpu] += rnd.choice([1, 40, 900, 20000])
+        pages[cpu].event(ts[cpu], rec)
+
+    def fixed(name, pid, values, tail=b''):
+        return B.record(name, pid, values) + tail
+
+    def sym_or_not():
+        return rnd.choice(known + [a + 0x13 for a in known] +
+                          [0x1000, 0xffffffff80000000, 0xffffffff81600000, 0xffffffff81700000])
+
+    records = []
+
+    # The function tracer: ip and parent known, unknown, at a symbol's start.
+    for i in range(120):
+        records.append(('function', 700 + i % 2, {'ip': sym_or_not(), 'parent_ip': sym_or_not()}, b''))
+    for count, top, bottom in ((3, 0, 1500), (1, 0, 0), (65535, 1, 7), (2, 0, 999500)):
+        records.append(('func_repeats', 700, {'ip': known[0], 'parent_ip': rnd.choice([known[1], 0x1234]),
+                                              'count': count, 'top_delta_ts': top,
+                                              'bottom_delta_ts': bottom}, b''))
+
+    # Stacks: ending in ULONG_MAX, in a value whose low half is -1, by the
+    # record's end, longer than caller[8].
+    stacks = [[known[0], known[1] + 5, 0x1000, 0xffffffffffffffff],
+              [known[2], 0x12345678ffffffff, known[3]],
+              [known[4] + 1, known[5], known[6], known[7], known[0], known[1], known[2], known[3]],
+              [sym_or_not() for _ in range(13)] + [0xffffffffffffffff]]
+    for st in stacks:
+        rec = B.record('kernel_stack', 701, {'size': len(st)})[:16] + b''.join(u64(a) for a in st)
+        records.append((None, 701, rec, b''))
+
+    # trace_marker_raw: an id and bytes (the record keeps the padding).
+    for raw in (b'abcdefg', b'\x00\x01\x02\x03', b'x' * 21, b''):
+        rec = B.record('raw_data', 700, {'id': 0x1234 + len(raw)})[:12] + raw
+        records.append((None, 700, rec, b''))
+
+    # trace_marker: with and without the newline the kernel adds.
+    for text in (b'hello marker\n', b'no newline', b'two newlines\n\n', b'  leading blanks\n',
+                 b'tab\there\n', b'multi\nline\n'):
+        rec = B.record('print', 700, {'ip': 0xffffffff81100800})[:16] + text + b'\0'
+        records.append((None, 700, rec, b''))
+
+    # trace_printk: bprint and bputs.
+    A = list(fmts)
+    bprints = [
+        (A[0], [('i', -5), ('i', 7)]),
+        (A[0], [('i', 0x7fffffff), ('i', 0xffffffff)]),
+        (A[1], [('l', -1), ('l', 1 << 63), ('l', 0xdead), ('l', 0x123456789), ('l', -42)]),
+        (A[2], [('s', b'hello'), ('s', b'right'), ('s', b'abcdef'), ('s', b'xyz')]),
+        (A[2], [('s', b''), ('s', b'a-very-long-string'), ('s', b'x'), ('s', b'')]),
+        (A[3], [('l', known[0]), ('l', known[1] + 0x21), ('l', known[2] + 3), ('l', 0x1000)]),
+        (A[4], [('l', 0), ('l', 0xffff888000001000)]),
+        (A[4], [('l', 0xdeadbeef), ('l', 0)]),
+        (A[5], [('i', 5), ('i', 6), ('i', 7)]),
+        (A[6], [('i', 42), ('i', 42), ('i', 255), ('i', 255), ('i', 0xabc), ('i', 5), ('i', 8)]),
+        (A[7], [('i', 6), ('i', 42), ('i', 3), ('s', b'abcdef'), ('i', 4), ('i', 9)]),
+        (A[8], [('i', 1)]),
+        (A[9], []),
+        (A[10], [('i', -3), ('i', 8)]),
+        (A[11], [('l', 123), ('l', -123), ('l', 77), ('l', 1 << 40)]),
+        (A[14], []),
+        (A[15], [('l', 0xffff888000001001), ('l', 0x0100007f), ('s', b'uuid-text'),
+                 ('l', 0x1234), ('l', 0xffffffff81100000)]),
+        (A[17], [('i', 2)]),
+        (A[18], [('s', b'only a string')]),
+        (A[18], [('s', b'')]),
+        (0xffffffff82fff000, [('l', 0xfeedface12345678)]),     # not in printk_formats
+        # libtraceevent reads no argument for "%-5d" but prints one: the
+        # format runs out of arguments, and every later bprint prints as
+        # "[FAILED TO PARSE]" with its fields.
+        (A[16], [('i', 1), ('i', 2)]),
+        (A[0], [('i', 3), ('i', 4)]),
+        (A[8], [('i', 9)]),
+        (A[0], [('i', 1)]),                                     # buffer too short
+    ]
+    ordered = []
+    for fmt, args in bprints:
+        rec = B.record('bprint', 700, {'ip': rnd.choice(known + [0x1000]), 'fmt': fmt})[:24]
+        ordered.append(rec + vbin(args))
+    for text in (A[12], A[13], 0xffffffff82fff100, 0):
+        records.append(('bputs', 700, {'ip': known[8] + 0x40, 'str': text}, b''))
+
+    # kmem call sites: named, unnamed, zero.
+    sites = [known[6] + 0x3b, known[7], 0, 0x1000, 0xffffffff81700000]
+    for site in sites:
+        records.append(('kmalloc', 700, {'call_site': site, 'ptr': 0xffff888100000000,
+                                         'bytes_req': 11, 'bytes_alloc': 16, 'gfp_flags': 0xcc0,
+                                         'node': 0xffffffff}, b''))
+        records.append(('kfree', 700, {'call_site': site, 'ptr': rnd.choice([0, 0xffff888100000000])}, b''))
+        rec = B.record('kmem_cache_free', 700, {'call_site': site, 'ptr': 0xffff888100000040},
+                       {'name': b'filp'})
+        records.append((None, 700, rec, b''))
+    records.append(('mm_page_alloc', 700, {'pfn': 0x1234, 'order': 0, 'gfp_flags': 0xcc0,
+                                           'migratetype': 1}, b''))
+
+    # tlb_flush: every reason the plugin names, the two it does not, one beyond.
+    for reason in range(8):
+        records.append(('tlb_flush', 701, {'reason': reason, 'pages': rnd.choice([0xffffffffffffffff, 0, 5])}, b''))
+
+    # futex: every command with every flag, and operations beyond the table.
+    for op in list(range(16)) + [0x80 | 9, 0x100 | 9, 0x180 | 9, 0x81, 0x10000000b, 0xffffffff]:
+        for flags in ((0, 0x80, 0x100, 0x180) if op < 16 else (0,)):
+            records.append(('sys_enter_futex', 700, {
+                '__syscall_nr': 202, 'uaddr': 0x7f0012345678, 'op': op | flags,
+                'val': rnd.choice([0, 1, 0x2a, 0xffffffff]), 'utime': rnd.choice([0, 5, 0x7ffc8a9fe2f0]),
+                'uaddr2': rnd.choice([0, 0x7f0012345680]), 'val3': rnd.choice([0, 0xffffffff, 0x11000001])}, b''))
+            records.append(('sys_exit_futex', 700, {'__syscall_nr': 202,
+                                                    'ret': rnd.choice([0, 1, 0xfffffffffffffff5])}, b''))
+
+    # jbd2: jiffies_to_msecs() and (an older format) jbd2_dev_to_name().
+    for dev in (7 << 20, (259 << 20) | 3, 0xffffffff):
+        records.append(('jbd2_run_stats', 702, {'dev': dev, 'tid': 5, 'wait': 1, 'request_delay': 0,
+                                                'running': 5000, 'locked': 0xffffffffffffffff,
+                                                'flushing': 2, 'logging': 3, 'handle_count': 4,
+                                                'blocks': 5, 'blocks_logged': 6}, b''))
+        records.append(('jbd2_checkpoint_stats', 702, {'dev': dev, 'tid': 5, 'chp_time': 250,
+                                                       'forced_to_close': 0, 'written': 1, 'dropped': 2}, b''))
+        records.append(('jbd2_start_commit', 702, {'dev': dev, 'sync_commit': 1, 'transaction': 9}, b''))
+        records.append(('jbd2_old_commit', 702, {'dev': dev, 'sync_commit': 0xff, 'transaction': 10}, b''))
+
+    rnd.shuffle(records)
+    for name, pid, values, tail in records:
+        rec = values if name is None else fixed(name, pid, values, tail)
+        emit(rnd.randrange(ncpu), rec)
+    for rec in ordered:            # in this order: the last ones fail
+        emit(0, rec)
+
+    write_v6(out, t, systems, kallsyms, cmdlines, [p.data() for p in pages], printk=printk)
+
+
+
 def main():
     mode, template, out = sys.argv[1:4]
     t = read_template(template)
@@ -466,6 +710,8 @@ def main():
         count = int(sys.argv[4]) if len(sys.argv) > 4 else 3000
         seed = int(sys.argv[5]) if len(sys.argv) > 5 else 1
         synthetic(t, out, count, seed)
+    elif mode == 'plugins':
+        plugins(t, out, int(sys.argv[4]) if len(sys.argv) > 4 else 1)
     elif mode == 'replicate':
         replicate(t, out, int(sys.argv[4]))
     else:
