@@ -12,6 +12,7 @@
 #   glob      --match glob patterns; uftrace report
 #   sched     default recording (context switches); uftrace report
 #   nosched   --no-sched; uftrace report
+#   damage    the -a recording damaged in every way uftrace_damage.sh knows
 set -eu
 ts=$1; src=$2; work=$3; case=$4
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +44,9 @@ sched)
 nosched)
   uftrace record -d data --no-sched ./args
   checks=spans,args,report ;;
+damage)
+  uftrace record -d data -a ./args fork
+  exec "$here/uftrace_damage.sh" "$ts" "$work/data" "$work/damage" 300 ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 
