@@ -1294,7 +1294,7 @@ Routine Description:
 
 static
 ULONG
-FindSession(
+FindSessionSlow(
     PUFTRACE_READER Reader,
     PUFTRACE_TASK Task,
     LONGLONG Time
@@ -1314,11 +1314,6 @@ Routine Description:
     ULONG Depth;
     ULONG Number;
     LONGLONG Until = 0x7fffffffffffffffLL;
-
-    if (Task->SessionUntil != 0 && Time >= Task->SessionFrom &&
-        Time < Task->SessionUntil) {
-        return Task->Session;
-    }
 
     for (Depth = 0; Depth < UFTRACE_MAX_FORK_DEPTH; Depth++) {
         ULONG Best = ~0u;
@@ -1381,6 +1376,21 @@ Routine Description:
     Task->SessionUntil = 0x7fffffffffffffffLL;
     Task->Module = 0;
     return 0;
+}
+
+static inline
+ULONG
+FindSession(
+    PUFTRACE_READER Reader,
+    PUFTRACE_TASK Task,
+    LONGLONG Time
+    )
+{
+    if (Task->SessionUntil != 0 && Time >= Task->SessionFrom &&
+        Time < Task->SessionUntil) {
+        return Task->Session;
+    }
+    return FindSessionSlow(Reader, Task, Time);
 }
 
 static

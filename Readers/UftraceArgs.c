@@ -64,11 +64,14 @@ UftraceTextAppend(
     SIZE_T Length
     )
 {
-    SIZE_T Index;
+    SIZE_T Room = (Text->Length + 1 < Text->Capacity) ?
+                  Text->Capacity - 1 - Text->Length : 0;
 
-    for (Index = 0; Index < Length; Index++) {
-        UftraceTextPut(Text, String[Index]);
+    if (Length > Room) {
+        Length = Room;
     }
+    __builtin_memcpy(Text->Buffer + Text->Length, String, Length);
+    Text->Length += (ULONG)Length;
 }
 
 static
@@ -152,9 +155,20 @@ UftraceJsonEscape(
 {
     static const CHAR Hex[] = "0123456789abcdef";
     SIZE_T Index;
+    SIZE_T Plain = 0;
 
     for (Index = 0; Index < Length; Index++) {
         UCHAR Char = (UCHAR)String[Index];
+
+        //
+        // Runs of characters that need no escape go in one copy.
+        //
+
+        if (Char >= 0x20 && Char != '"' && Char != '\\' && Char != 0x7f) {
+            continue;
+        }
+        UftraceTextAppend(Text, String + Plain, Index - Plain);
+        Plain = Index + 1;
 
         switch (Char) {
         case '"':
@@ -179,16 +193,13 @@ UftraceJsonEscape(
             TextPutString(Text, "\\f");
             break;
         default:
-            if (Char < 0x20 || Char == 0x7f) {
-                TextPutString(Text, "\\u00");
-                UftraceTextPut(Text, Hex[Char >> 4]);
-                UftraceTextPut(Text, Hex[Char & 15]);
-            } else {
-                UftraceTextPut(Text, (CHAR)Char);
-            }
+            TextPutString(Text, "\\u00");
+            UftraceTextPut(Text, Hex[Char >> 4]);
+            UftraceTextPut(Text, Hex[Char & 15]);
             break;
         }
     }
+    UftraceTextAppend(Text, String + Plain, Length - Plain);
 }
 
 //
