@@ -626,9 +626,15 @@ RxParseAtom(
     case '+':
     case '?':
     case '{':
-    case ')':
-        Rx->Failed = TRUE;
+        Rx->Failed = TRUE;          // nothing to repeat (REG_BADRPT)
         return 0;
+
+    case ')':
+        if (Level > 0) {
+            Rx->Failed = TRUE;
+            return 0;
+        }
+        break;                      // unmatched: an ordinary character
 
     default:
         break;
@@ -647,7 +653,18 @@ RxParseRepeat(
     ULONG Level
     )
 {
+    CHAR First = *Rx->Cursor;
     USHORT Node = RxParseAtom(Rx, Level);
+
+    //
+    // A bare anchor takes no repetition: what follows it starts a new
+    // atom (so "^*" does not compile, as with glibc's regcomp; "(^)*"
+    // does).
+    //
+
+    if (First == '^' || First == '$') {
+        return Node;
+    }
 
     while (!Rx->Failed && Rx->Cursor < Rx->End) {
         CHAR C = *Rx->Cursor;
@@ -668,9 +685,16 @@ RxParseRepeat(
             Maximum = 1;
             Rx->Cursor++;
         } else if (C == '{') {
-            PCSZ After = ParseLong(Rx->Cursor + 1, Rx->End, 10, &Minimum);
+            PCSZ After = Rx->Cursor + 1;
 
-            if (After == Rx->Cursor + 1 || Minimum < 0) {
+            //
+            // {N}, {N,}, {N,M}, and glibc's {,M} (from 0).
+            //
+
+            Minimum = 0;
+            if (After < Rx->End && IsDigit(*After)) {
+                After = ParseLong(After, Rx->End, 10, &Minimum);
+            } else if (After >= Rx->End || *After != ',') {
                 Rx->Failed = TRUE;
                 return 0;
             }
@@ -1947,17 +1971,44 @@ Routine Description:
 
     //
     // Decimals = round(Fraction * 10^6 / 2^Shift).  Fraction < 2^64, so
-    // the product fits in 128 bits; beyond a shift of 85 it is below half
-    // a unit of the last decimal.
+    // the product fits in 128 bits (two 64-bit halves here); beyond a
+    // shift of 85 it is below half a unit of the last decimal.
     //
 
     if (Fraction != 0 && Shift <= 85) {
-        unsigned __int128 Scaled = (unsigned __int128)Fraction * 1000000u;
-        unsigned __int128 Half = (unsigned __int128)1 << (Shift - 1);
-        unsigned __int128 Rest = Scaled & (((unsigned __int128)1 << Shift) - 1);
+        ULONGLONG Low = (Fraction & 0xffffffffULL) * 1000000u;
+        ULONGLONG Middle = (Fraction >> 32) * 1000000u;
+        ULONGLONG ScaledLow = Low + (Middle << 32);
+        ULONGLONG ScaledHigh = (Middle >> 32) + (ScaledLow < Low ? 1 : 0);
+        ULONGLONG RestLow;
+        ULONGLONG RestHigh;
+        ULONGLONG HalfLow;
+        ULONGLONG HalfHigh;
+        LONG Compare;
 
-        Decimals = (ULONGLONG)(Scaled >> Shift);
-        if (Rest > Half || (Rest == Half && (Decimals & 1))) {
+        //
+        // Decimals = Scaled >> Shift (it is below 10^6 + 1), Rest the
+        // bits shifted out, Half = 2^(Shift - 1).
+        //
+
+        if (Shift >= 64) {
+            Decimals = ScaledHigh >> (Shift - 64);
+            RestHigh = (Shift == 64) ? 0 :
+                       ScaledHigh & ((1ULL << (Shift - 64)) - 1);
+            RestLow = ScaledLow;
+            HalfHigh = (Shift == 64) ? 0 : 1ULL << (Shift - 65);
+            HalfLow = (Shift == 64) ? (1ULL << 63) : 0;
+        } else {
+            Decimals = (ScaledLow >> Shift) | (ScaledHigh << (64 - Shift));
+            RestHigh = 0;
+            RestLow = ScaledLow & ((1ULL << Shift) - 1);
+            HalfHigh = 0;
+            HalfLow = 1ULL << (Shift - 1);
+        }
+
+        Compare = (RestHigh != HalfHigh) ? (RestHigh > HalfHigh ? 1 : -1) :
+                  (RestLow != HalfLow) ? (RestLow > HalfLow ? 1 : -1) : 0;
+        if (Compare > 0 || (Compare == 0 && (Decimals & 1))) {
             Decimals++;
         }
         if (Decimals == 1000000) {
