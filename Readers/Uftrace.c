@@ -105,6 +105,7 @@ Abstract:
 #define PERF_HEADER_SIZE        8
 #define PERF_RECORD_SWITCH      14
 #define PERF_MISC_SWITCH_OUT    0x2000
+#define PERF_MISC_SWITCH_PREEMPT 0x4000     // switched out while runnable
 
 typedef struct _UFTRACE_FILE {
     const BYTE *Data;
@@ -242,6 +243,7 @@ typedef struct _UFTRACE_PERF {
     SIZE_T Discarded;
     BOOL Done;
     BOOL Out;                   // current record: switch out, else in
+    BOOL Preempted;             // switched out while runnable
     ULONG Cpu;
     ULONG Tid;
     LONGLONG Time;
@@ -326,8 +328,8 @@ typedef struct _UFTRACE_READER {
 
     ULONG ExecNameIds[7];
     ULONG ScheduleNameId;
+    ULONG PreemptedNameId;
     ULONG UnknownNameId;
-    ULONG Padding2;
 
     UFTRACE_SPEC_ENTRY Entry;
     UFTRACE_ARG_LIST Found;
@@ -806,6 +808,19 @@ Routine Description:
 
     Start = (PCSZ)Reader->TaskText.Data;
     End = Start + Reader->TaskText.Length;
+
+    //
+    // uftrace ends every line: a last line without its newline was cut,
+    // and its last number may be short.
+    //
+
+    if (End[-1] != '\n') {
+        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
+                           Reader->TaskText.Length,
+                           "%s/task.txt: offset %llu: last line has no "
+                           "newline (file cut off?)", Import->Path,
+                           (ULONGLONG)Reader->TaskText.Length);
+    }
 
     for (Cursor = Start; Cursor < End; ) {
         PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
@@ -3353,6 +3368,7 @@ Routine Description:
                     ((ULONG)Data[Offset + 15] << 24);
         Perf->Time = Time;
         Perf->Out = (Misc & PERF_MISC_SWITCH_OUT) != 0;
+        Perf->Preempted = (Misc & PERF_MISC_SWITCH_PREEMPT) != 0;
         return RTL_STATUS_OK;
     }
 
@@ -3685,9 +3701,10 @@ ImportSwitch(
 Routine Description:
 
     A context switch: switched out inside a user call, the task's time off
-    the CPU is a "linux:schedule" span in that call, as uftrace shows (and
-    subtracts from the call's self time); switches outside calls are not
-    shown.
+    the CPU is a "linux:schedule" span in that call, or "linux:schedule
+    (pre-empted)" when it was still runnable, as uftrace report names them
+    (and subtracts them from the call's self time); switches outside calls
+    are not shown.
 
 --*/
 {
@@ -3708,7 +3725,9 @@ Routine Description:
             return RTL_STATUS_OK;
         }
         Status = TraceImportSpanBegin(Import, &Context,
-                                      Reader->ScheduleNameId,
+                                      Perf->Preempted ?
+                                          Reader->PreemptedNameId :
+                                          Reader->ScheduleNameId,
                                       TRACE_NULL_ULONG, TRACE_NULL_ULONG);
         Task->SchedDepth++;
     } else {
@@ -3882,6 +3901,11 @@ Routine Description:
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportIntern(Reader->Import, "linux:schedule", 14,
                                    &Reader->ScheduleNameId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Reader->Import,
+                                   "linux:schedule (pre-empted)", 27,
+                                   &Reader->PreemptedNameId);
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportIntern(Reader->Import, "<unknown>", 9,

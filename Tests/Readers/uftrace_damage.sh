@@ -79,6 +79,7 @@ fresh; truncate -s 20 "$copy/info"; what="info cut at 20"; run error info
 # task.txt: a line that is none of SESS, TASK, FORK, DLOP; a SESS without pid.
 fresh; echo "GARBAGE line" >> "$copy/task.txt"; what="task.txt garbage"; run error task.txt
 fresh; sed -i 's/ pid=[0-9]*//' "$copy/task.txt"; what="task.txt without pid"; run error task.txt
+fresh; head -c $(( $(wc -c < "$dir/task.txt") - 2 )) "$dir/task.txt" > "$copy/task.txt"; what="task.txt cut"; run error task.txt
 
 # A symbol file out of order, and one cut in the middle of a line.
 sym=$(cd "$dir" && ls *.sym | head -1)

@@ -63,7 +63,7 @@ def parse_tasks(path):
 
 def parse_flat(text):
     """Records per tid [(ts, kind, name, depth)] and the context switches
-    [(ts, tid, out)] that `uftrace replay --flat` prints (in ns; uftrace
+    [(ts, tid, span name or None for switch-in)] `uftrace replay --flat` prints (in ns; uftrace
     dump would do too, but 0.13's dump aborts on an f80 argument)."""
     records, switches = {}, []
     for line in text.splitlines():
@@ -80,9 +80,12 @@ def parse_flat(text):
         if m:
             event = m.group(2)
             if event.startswith(b"linux:sched-out"):
-                switches.append((int(m.group(3)), int(m.group(1)), True))
+                # uftrace report: "linux:schedule (pre-empted)" for one
+                # switched out while runnable
+                name = b"linux:schedule" + event[len(b"linux:sched-out"):]
+                switches.append((int(m.group(3)), int(m.group(1)), name))
             elif event == b"linux:sched-in":
-                switches.append((int(m.group(3)), int(m.group(1)), False))
+                switches.append((int(m.group(3)), int(m.group(1)), None))
             continue
         if line.strip() and b" XXX " not in line:
             fail("unexpected replay --flat line: %r" % line)
@@ -263,7 +266,7 @@ def expected_spans(data):
         for (ts, source, value) in events:
             if source == 1:
                 if value and user > 0:
-                    frame = dict(ts=ts, name=b"linux:schedule", depth=len(stack),
+                    frame = dict(ts=ts, name=value, depth=len(stack),
                                  parent=stack[-1]["ts"] if stack else None,
                                  flags=0, args=None, retval=None, end=None,
                                  prelude=False)
