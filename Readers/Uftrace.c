@@ -219,8 +219,8 @@ typedef struct _UFTRACE_TASK {
     ULONG Program;              // session of the last record + 1
     ULONG SchedDepth;
     BOOL Scanned;
-    BOOL Cut;                   // the current record starts a new program
-    LONGLONG CutTime;
+    ULONG Padding;
+    LONGLONG CutTime;           // import: the latest record's time
 } UFTRACE_TASK, *PUFTRACE_TASK;
 
 typedef struct _UFTRACE_FORK {
@@ -333,8 +333,8 @@ typedef struct _UFTRACE_READER {
 
     UFTRACE_SPEC_ENTRY Entry;
     UFTRACE_ARG_LIST Found;
-    UFTRACE_ARG_LIST AutoArgs2;
-    UFTRACE_ARG_LIST AutoRets;
+    UFTRACE_ARG_LIST AutoArgSpecs;
+    UFTRACE_ARG_LIST AutoRetSpecs;
     UFTRACE_ARG_LIST AutoScratch;
     CHAR Path[UFTRACE_PATH_SIZE];
     CHAR Text[UFTRACE_TEXT_SIZE];
@@ -2180,14 +2180,14 @@ Routine Description:
 
     if ((Flags & UFTRACE_TRIGGER_ARGUMENT) && Entry->Args.Count == 0) {
         HaveAutoArgs = FindAutoSpec(Reader, Function, FALSE,
-                                    &Reader->AutoArgs2);
+                                    &Reader->AutoArgSpecs);
         if (!HaveAutoArgs) {
             Flags &= ~UFTRACE_TRIGGER_ARGUMENT;
         }
     }
     if ((Flags & UFTRACE_TRIGGER_RETVAL) && Entry->Args.Count == 0) {
         HaveAutoRets = FindAutoSpec(Reader, Function, TRUE,
-                                    &Reader->AutoRets);
+                                    &Reader->AutoRetSpecs);
         if (!HaveAutoRets) {
             Flags &= ~UFTRACE_TRIGGER_RETVAL;
         }
@@ -2212,10 +2212,10 @@ Routine Description:
     Entry->Args.Flags = Flags;
     UftraceMergeArgs(List, &Entry->Args, Exact);
     if (HaveAutoArgs) {
-        UftraceMergeArgs(List, &Reader->AutoArgs2, Exact);
+        UftraceMergeArgs(List, &Reader->AutoArgSpecs, Exact);
     }
     if (HaveAutoRets) {
-        UftraceMergeArgs(List, &Reader->AutoRets, Exact);
+        UftraceMergeArgs(List, &Reader->AutoRetSpecs, Exact);
     }
 }
 
@@ -3020,17 +3020,38 @@ Routine Description:
     TRACE_EVENT_CONTEXT Context;
     RTL_STATUS Status = RTL_STATUS_OK;
     BOOL Unmatched;
-    BOOL Parent = FALSE;
     ULONG NameId;
     ULONG Number;
     ULONG Entered = 0;
     ULONG Inherited;
     LONGLONG Last = 0;
+    ULONGLONG Calls[8];         // the fork calls of this task's children
+    ULONG CallCount = 0;
+    BOOL ManyCalls = FALSE;
+
+    //
+    // The addresses of the fork calls its process's children came from,
+    // so that other entries are passed over at once.
+    //
 
     for (Number = 0; Number < Reader->ForkCount; Number++) {
-        if (Reader->Forks[Number].ParentPid == Task->Pid &&
-            Reader->Forks[Number].Inherited != 0) {
-            Parent = TRUE;
+        PUFTRACE_FORK Child = &Reader->Forks[Number];
+        ULONG Index;
+
+        if (Child->ParentPid != Task->Pid || Child->Inherited == 0) {
+            continue;
+        }
+        for (Index = 0; Index < CallCount; Index++) {
+            if (Calls[Index] == Child->Address) {
+                break;
+            }
+        }
+        if (Index == CallCount) {
+            if (CallCount == sizeof(Calls) / sizeof(Calls[0])) {
+                ManyCalls = TRUE;
+            } else {
+                Calls[CallCount++] = Child->Address;
+            }
         }
     }
 
@@ -3069,8 +3090,15 @@ Routine Description:
             if (Task->Depth < UFTRACE_MAX_DEPTH) {
                 Reader->Stack[Task->Depth] = Task->Address;
             }
-            if (RTL_SUCCESS(Status) && Parent) {
-                Status = NameInheritedCalls(Reader, Task);
+            if (RTL_SUCCESS(Status) && (CallCount != 0 || ManyCalls)) {
+                BOOL Call = ManyCalls;
+
+                for (Number = 0; !Call && Number < CallCount; Number++) {
+                    Call = (Calls[Number] == Task->Address);
+                }
+                if (Call) {
+                    Status = NameInheritedCalls(Reader, Task);
+                }
             }
             Entered++;
             if (Task->Depth < Inherited) {
@@ -3529,6 +3557,14 @@ ImportEntry(
     PUFTRACE_TASK Task,
     PTRACE_EVENT_CONTEXT Context
     )
+/*++
+
+Routine Description:
+
+    An entry: a span begins, with {"arguments":...} when the record has
+    them.
+
+--*/
 {
     PTRACE_IMPORT Import = Reader->Import;
     ULONG ArgsId = TRACE_NULL_ULONG;
@@ -3567,6 +3603,14 @@ ImportExit(
     PUFTRACE_TASK Task,
     PTRACE_EVENT_CONTEXT Context
     )
+/*++
+
+Routine Description:
+
+    An exit: the innermost span ends, its args completed with the return
+    value when the record has one.
+
+--*/
 {
     PTRACE_IMPORT Import = Reader->Import;
     ULONG ArgsId = TRACE_NULL_ULONG;
