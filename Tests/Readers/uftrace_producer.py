@@ -61,6 +61,9 @@ def parse_tasks(path):
     return sessions, tasks, forks
 
 
+lost = [0]
+
+
 def parse_flat(text):
     """Records per tid [(ts, kind, name, depth)] and the context switches
     [(ts, tid, span name or None for switch-in)] `uftrace replay --flat` prints (in ns; uftrace
@@ -87,7 +90,11 @@ def parse_flat(text):
             elif event == b"linux:sched-in":
                 switches.append((int(m.group(3)), int(m.group(1)), None))
             continue
-        if line.strip() and b" XXX " not in line:
+        m = re.match(rb"^\[\d+\] XXX \d+: lost (\d+) records$", line)
+        if m:
+            lost[0] += int(m.group(1))
+            continue
+        if line.strip():
             fail("unexpected replay --flat line: %r" % line)
     return records, switches
 
@@ -402,6 +409,17 @@ def main():
             args = sum(1 for e in expected if e[-1] is not None or e[-2] is not None)
             print("ok: %d spans (%d with arguments or a return value) as "
                   "uftrace replay gives them" % (len(actual), args))
+    if "spans" in checks:
+        out = run([tracestore, "sql", "--csv", session,
+                   "SELECT dropped, repaired FROM store_info "
+                   "WHERE name = 'span'"]).decode().splitlines()[1].split(",")
+        repaired = sum(1 for e in expected if e[6] != 0)
+        if [int(out[0]), int(out[1])] != [lost[0], repaired]:
+            fail("store_info dropped, repaired: %s, not %d lost records "
+                 "(replay) and %d repaired spans" % (out, lost[0], repaired))
+        else:
+            print("ok: dropped %d (uftrace's lost records), repaired %d"
+                  % (lost[0], repaired))
     if "report" in checks:
         check_report(tracestore, session, data)
     for message in failures:
