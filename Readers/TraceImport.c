@@ -1507,6 +1507,79 @@ Routine Description:
     return Status;
 }
 
+PULONG
+TraceImportSpanOpenArgs(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event
+    )
+{
+    PTRACE_SPAN_THREAD Thread;
+    ULONG Depth;
+
+    if (Import->Span == NULL ||
+        !RTL_SUCCESS(SpanFindThread(Import, Event->Pid, Event->Tid,
+                                    &Thread))) {
+        return NULL;
+    }
+
+    //
+    // The span TraceImportSpanEnd would close.
+    //
+
+    for (Depth = Thread->Depth; Depth != 0; Depth--) {
+        PTRACE_SPAN_FRAME Frame = &Thread->Frames[Depth - 1];
+
+        if (Frame->Index & TRACE_SPAN_PRELUDE) {
+            return NULL;
+        }
+        if (Frame->End == TRACE_SPAN_OPEN) {
+            return &SpanRecord(Import, Frame->Index)->ArgsId;
+        }
+    }
+    return NULL;
+}
+
+RTL_STATUS
+TraceImportSpanCut(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event
+    )
+{
+    PTRACE_SPAN_THREAD Thread;
+    RTL_STATUS Status;
+    ULONG Depth;
+    ULONG Closed = 0;
+
+    if (Import->Span == NULL) {
+        return RTL_STATUS_OK;
+    }
+    Status = SpanFindThread(Import, Event->Pid, Event->Tid, &Thread);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    for (Depth = 0; Depth < Thread->Depth; Depth++) {
+        PTRACE_SPAN_FRAME Frame = &Thread->Frames[Depth];
+
+        if (Frame->End == TRACE_SPAN_OPEN &&
+            !(Frame->Index & TRACE_SPAN_PRELUDE)) {
+            PSPAN_RECORD Record = SpanRecord(Import, Frame->Index);
+
+            Record->Duration = Event->Timestamp > Record->Timestamp ?
+                               Event->Timestamp - Record->Timestamp : 0;
+            Record->Flags |= SPAN_FLAG_END_MISSING;
+            Closed++;
+        }
+    }
+    Thread->Depth = 0;
+
+    if (Closed != 0) {
+        Import->Spans.Repaired += Closed;
+        TraceStoreAddRepaired(Import->Span, Closed);
+    }
+    return RTL_STATUS_OK;
+}
+
 VOID
 TraceImportSpanScanTime(
     PTRACE_IMPORT Import,

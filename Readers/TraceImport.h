@@ -484,6 +484,23 @@ RTL_STATUS TraceImportInstant(PTRACE_IMPORT Import,
                               PTRACE_EVENT_CONTEXT Event, ULONG NameId,
                               ULONG CategoryId, ULONG ArgsId, BOOL Nested);
 
+//
+// TraceImportSpanOpenArgs gives the args of the innermost open span of
+// Event's thread, for a reader that completes them at the end (uftrace:
+// the return value, read at the exit), or NULL when that span was not
+// begun by the input.  The pointer is valid until the next span call.
+// TraceImportSpanCut ends every span open on Event's thread at
+// Event->Timestamp with SPAN_FLAG_END_MISSING: their ends will never come
+// (uftrace: an exec replaces the program that made the calls); spans that
+// began before the recording leave the stack with the end they have.
+//
+
+PULONG TraceImportSpanOpenArgs(PTRACE_IMPORT Import,
+                               PTRACE_EVENT_CONTEXT Event);
+
+RTL_STATUS TraceImportSpanCut(PTRACE_IMPORT Import,
+                              PTRACE_EVENT_CONTEXT Event);
+
 VOID TraceImportSpanScanTime(PTRACE_IMPORT Import, LONGLONG Timestamp);
 
 RTL_STATUS TraceImportSpanScanBegin(PTRACE_IMPORT Import,

@@ -312,15 +312,25 @@ static const char zTsSpanSelfTimeView[] =
     "SELECT p.name AS name, sum(c.child_dur) AS child_dur "
     "FROM children AS c JOIN span AS p ON p.id = c.parent_id "
     "GROUP BY p.name), "
+  /* A call inside an earlier call of the same name on its thread (which
+  ** began before it and ends after it begins) is a recursive one. */
+  "outermost AS ("
+    "SELECT name, sum(dur) AS total_dur FROM ("
+      "SELECT name, ts, dur, max(ts + coalesce(dur, 0)) OVER ("
+        "PARTITION BY pid, tid, name ORDER BY id "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS open_until "
+      "FROM span) "
+    "WHERE open_until IS NULL OR ts >= open_until GROUP BY name), "
   "totals AS ("
-    "SELECT name, count(*) AS calls, sum(dur) AS total_dur, "
+    "SELECT name, count(*) AS calls, sum(dur) AS all_dur, "
     "avg(dur) AS avg_dur, max(dur) AS max_dur, min(depth) AS min_depth, "
     "max(depth) AS max_depth FROM span GROUP BY name) "
-  "SELECT t.name AS name, t.calls AS calls, t.total_dur AS total_dur, "
-  "t.total_dur - coalesce(b.child_dur, 0) AS self_dur, "
+  "SELECT t.name AS name, t.calls AS calls, o.total_dur AS total_dur, "
+  "t.all_dur - coalesce(b.child_dur, 0) AS self_dur, "
   "t.avg_dur AS avg_dur, t.max_dur AS max_dur, "
   "t.min_depth AS min_depth, t.max_depth AS max_depth "
   "FROM totals AS t LEFT JOIN by_parent AS b ON b.name = t.name "
+  "LEFT JOIN outermost AS o ON o.name = t.name "
   "ORDER BY self_dur DESC, name";
 
 static const char zTsSyscallCountsView[] =
@@ -689,10 +699,12 @@ static const tracestore_doc_column aPageFaultSummaryDoc[] = {
 static const tracestore_doc_column aSpanSelfTimeDoc[] = {
   { "name", "TEXT", "span (function) name" },
   { "calls", "INTEGER", "spans of that name" },
-  { "total_dur", "INTEGER", "sum of their dur, ns (a recursive call is "
-    "counted in its caller's total too)" },
-  { "self_dur", "INTEGER", "sum over the spans of dur minus the dur of "
-    "their direct children (parent_id), ns" },
+  { "total_dur", "INTEGER", "sum of the dur of the outermost ones, ns: a "
+    "span inside an earlier span of the same name on its thread (a "
+    "recursive call) is not counted again, as in uftrace report" },
+  { "self_dur", "INTEGER", "sum over all the spans of dur minus the dur of "
+    "their direct children (parent_id), ns; uftrace's \"linux:schedule\" "
+    "spans (the thread off the CPU) are children too" },
   { "avg_dur", "REAL", "mean dur, ns" },
   { "max_dur", "INTEGER", "longest dur, ns" },
   { "min_depth", "INTEGER", "smallest nesting depth" },
@@ -768,7 +780,9 @@ static const tracestore_doc_object aDocObject[] = {
     aPageFaultSummaryDoc },
   { "span_self_time", "view", "span store",
     "The flame-graph table: per span name, the calls, the total time and "
-    "the self time (time not spent in child spans), like uftrace report.  "
+    "the self time (time not spent in child spans), as uftrace report "
+    "computes them for a complete recording (spans repaired at the "
+    "recording's edges, flags 1 or 2, count with their repaired dur).  "
     "Ordered by self time.",
     "SELECT name, calls, total_dur, self_dur FROM span_self_time LIMIT 10;",
     aSpanSelfTimeDoc },

@@ -21,6 +21,27 @@ foreach(check replay dump chrome lost)
     PROPERTIES LABELS integration TIMEOUT 120)
 endforeach()
 
+# The real producer, here: Tests/Data/uftrace-args.c (gcc -pg) recorded
+# with uftrace, every span row compared with uftrace replay (--flat: times,
+# depths, context switches; --no-merge: arguments and return values) and
+# span_self_time with uftrace report.  See uftrace_producer.sh.
+foreach(case specs auto glob sched nosched damage)
+  add_test(NAME reader.uftrace.producer.${case}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/uftrace_producer.sh $<TARGET_FILE:tracestore>
+            ${TRACER_DATA_DIR}/uftrace-args.c ${READER_WORK}/uftrace-producer-${case} ${case})
+  set_tests_properties(reader.uftrace.producer.${case} PROPERTIES LABELS integration TIMEOUT 120)
+endforeach()
+
+# The argument module against the C library uftrace prints and matches
+# with: printf's %#f/%#Lf, regcomp/regexec, fnmatch (random inputs).
+add_executable(TestUftraceArgs ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestUftraceArgs.c)
+target_include_directories(TestUftraceArgs PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(TestUftraceArgs PRIVATE TracerReaders)
+foreach(case floats regex glob)
+  add_test(NAME reader.uftrace.args_${case} COMMAND TestUftraceArgs ${case})
+  set_tests_properties(reader.uftrace.args_${case} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+
 # The shared Chrome JSON of the capture (uftrace dump --chrome of the same
 # run) gives the same spans as its uftrace.data: same ts to the ns.
 add_test(NAME reader.chrome.same_as_uftrace

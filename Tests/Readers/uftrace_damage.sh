@@ -4,7 +4,8 @@
 # header, task.txt or symbol file.  Each import must end with exit 0, or
 # exit 1 and an error naming the damaged file and the byte offset (or
 # line); never a crash (a signal, a sanitizer report).  A cut that is not
-# on a record boundary must be reported.
+# on a record boundary must be reported; so must a cut map, debug-info or
+# perf file, and argument data that no spec of the recording covers.
 # usage: uftrace_damage.sh TRACESTORE UFTRACE_DIR WORKDIR [FLIPS]
 set -eu
 ts=$1; dir=$2; work=$3; flips=${4:-200}
@@ -78,10 +79,42 @@ fresh; truncate -s 20 "$copy/info"; what="info cut at 20"; run error info
 # task.txt: a line that is none of SESS, TASK, FORK, DLOP; a SESS without pid.
 fresh; echo "GARBAGE line" >> "$copy/task.txt"; what="task.txt garbage"; run error task.txt
 fresh; sed -i 's/ pid=[0-9]*//' "$copy/task.txt"; what="task.txt without pid"; run error task.txt
+fresh; head -c $(( $(wc -c < "$dir/task.txt") - 2 )) "$dir/task.txt" > "$copy/task.txt"; what="task.txt cut"; run error task.txt
 
 # A symbol file out of order, and one cut in the middle of a line.
 sym=$(cd "$dir" && ls *.sym | head -1)
 fresh; sort -r "$dir/$sym" | grep -v '^#' > "$copy/$sym"; what="$sym unsorted"; run error "$sym"
 fresh; head -c $(( $(wc -c < "$dir/$sym") / 2 )) "$dir/$sym" > "$copy/$sym"; what="$sym cut"; run error "$sym"
+
+# A map file cut in the middle of a line, like a symbol file.
+map=$(cd "$dir" && ls sid-*.map | head -1)
+fresh; head -c $(( $(wc -c < "$dir/$map") / 2 )) "$dir/$map" > "$copy/$map"; what="$map cut"; run error "$map"
+
+# Debug info with argument specs (a recording with -a), cut in a line.
+dbg=$(cd "$dir" && grep -l '^A: ' *.dbg 2>/dev/null | head -1 || true)
+if [ -n "$dbg" ]; then
+  fresh; head -c $(( $(wc -c < "$dir/$dbg") / 2 )) "$dir/$dbg" > "$copy/$dbg"; what="$dbg cut"; run error "$dbg"
+fi
+
+# Context switches: a perf file cut inside a record.
+perf=$(cd "$dir" && ls -S perf-cpu*.dat 2>/dev/null | head -1 || true)
+if [ -n "$perf" ] && [ "$(wc -c < "$dir/$perf")" -gt 40 ]; then
+  fresh; truncate -s $(( $(wc -c < "$dir/$perf") - 5 )) "$copy/$perf"; what="$perf cut"; run error "$perf"
+fi
+
+# Arguments recorded for functions the recording's specs no longer name
+# (argspec and retspec of the info file emptied).
+if grep -aq '^argspec:[^l]\|^retspec:' "$dir/info"; then
+  fresh
+  python3 - "$copy/info" <<'EOF2'
+import re, sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+data = re.sub(rb"\n(argspec:(?!lines=)|retspec:)[^\n]*", rb"\n\1no_such_function", data)
+open(path, "wb").write(data)
+EOF2
+  what="argument specs removed"; run error ""
+  grep -q "no argument spec" "$work/out" || { cat "$work/out"; echo "FAIL: $what"; exit 1; }
+fi
 
 echo "ok: $cases damaged copies of $dir, each imported or rejected with the file and offset named"

@@ -222,7 +222,9 @@ kvm_oracle() {
 # uftrace_self_time DIR: "name|calls|total_dur|self_dur|max_dur|max_depth"
 # per function of a uftrace record directory, from `uftrace dump`'s entry
 # and exit records: a stack per task; a call's self time is its duration
-# minus that of the calls it made directly.  Sorted by name.
+# minus that of the calls it made directly; the total counts only calls
+# with no call of the same function below them on their task's stack
+# (uftrace report's rule for recursion).  Sorted by name.
 #
 uftrace_self_time() {
     uftrace dump -d "$1" 2>/dev/null | awk "$AWKLIB"'
@@ -239,7 +241,10 @@ uftrace_self_time() {
             d = depth[tid]--
             dur = ts - start[tid, d]
             f = fn[tid, d]
-            calls[f]++; total[f] += dur; self[f] += dur - child[tid, d]
+            inner = 0
+            for (i = 1; i < d; i++) if (fn[tid, i] == f) inner = 1
+            calls[f]++; self[f] += dur - child[tid, d]
+            if (!inner) total[f] += dur
             if (dur > max[f]) max[f] = dur
             if (d - 1 > maxdepth[f] || !(f in maxdepth)) maxdepth[f] = d - 1
             if (d > 1) child[tid, d - 1] += dur
