@@ -37,20 +37,28 @@
 static RTL Rtl;
 
 /*
-** Pre-fault worker.  The store asks for the next chunk of a file to be
-** faulted in ahead of the writer (Rtl.PrefaultMemoryAsync); one thread does
-** it so the writer never waits on page faults.  If the queue is full the
-** request runs inline, which is only slower, never wrong.  The same thread
-** starts the write-back of committed records behind the writer
-** (Rtl.WriteBackAsync), so that closing has less to flush; those requests
-** are dropped when the queue is full (close writes everything anyway).
+** Pre-fault worker.  The store asks for the pages just ahead of the writer
+** to be faulted in (Rtl.PrefaultMemoryAsync); one thread does it so the
+** writer never waits on page faults.  If the queue is full the request
+** runs inline, which is only slower, never wrong.  The same thread starts
+** the write-back of the records behind the writer (Rtl.WriteBackAsync), so
+** that closing has less to flush; those requests are dropped when their
+** queue is full (close writes everything anyway).  Pre-faults go first: a
+** write-back can block for a millisecond while the device takes the pages,
+** and a pre-fault that waited behind it would leave the writer to fault
+** the pages itself.
 */
 #define PREFAULT_QUEUE 16
+typedef struct PrefaultQueue PrefaultQueue;
+struct PrefaultQueue {
+  struct { void *p; size_t n; HANDLE h; ULONGLONG iOff; } a[PREFAULT_QUEUE];
+  unsigned nHead, nTail;
+};
 static struct {
   pthread_mutex_t mutex;
   pthread_cond_t cond;
-  struct { void *p; size_t n; HANDLE h; ULONGLONG iOff; } aQueue[PREFAULT_QUEUE];
-  unsigned nHead, nTail;
+  PrefaultQueue fault;        /* pre-faults, taken first */
+  PrefaultQueue back;         /* write-backs */
   int started;
 } prefault;
 
@@ -58,15 +66,19 @@ static void *prefaultMain(void *pArg){
   (void)pArg;
   for(;;){
     void *p; size_t n; HANDLE h; ULONGLONG iOff;
+    PrefaultQueue *q;
     pthread_mutex_lock(&prefault.mutex);
-    while( prefault.nHead==prefault.nTail ){
+    while( prefault.fault.nHead==prefault.fault.nTail
+        && prefault.back.nHead==prefault.back.nTail ){
       pthread_cond_wait(&prefault.cond, &prefault.mutex);
     }
-    p = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].p;
-    n = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].n;
-    h = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].h;
-    iOff = prefault.aQueue[prefault.nHead % PREFAULT_QUEUE].iOff;
-    prefault.nHead++;
+    q = prefault.fault.nHead!=prefault.fault.nTail ? &prefault.fault
+                                                   : &prefault.back;
+    p = q->a[q->nHead % PREFAULT_QUEUE].p;
+    n = q->a[q->nHead % PREFAULT_QUEUE].n;
+    h = q->a[q->nHead % PREFAULT_QUEUE].h;
+    iOff = q->a[q->nHead % PREFAULT_QUEUE].iOff;
+    q->nHead++;
     pthread_mutex_unlock(&prefault.mutex);
     if( p ){
       Rtl.PrefaultMemory(&Rtl, p, n);
@@ -78,28 +90,30 @@ static void *prefaultMain(void *pArg){
 }
 
 static void writeBackAsync(PRTL pRtl, HANDLE h, ULONGLONG iOff, ULONGLONG n){
+  PrefaultQueue *q = &prefault.back;
   (void)pRtl;
   pthread_mutex_lock(&prefault.mutex);
-  if( prefault.nTail - prefault.nHead < PREFAULT_QUEUE ){
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].p = 0;
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].n = (size_t)n;
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].h = h;
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].iOff = iOff;
-    prefault.nTail++;
+  if( q->nTail - q->nHead < PREFAULT_QUEUE ){
+    q->a[q->nTail % PREFAULT_QUEUE].p = 0;
+    q->a[q->nTail % PREFAULT_QUEUE].n = (size_t)n;
+    q->a[q->nTail % PREFAULT_QUEUE].h = h;
+    q->a[q->nTail % PREFAULT_QUEUE].iOff = iOff;
+    q->nTail++;
     pthread_cond_signal(&prefault.cond);
   }
   pthread_mutex_unlock(&prefault.mutex);
 }
 
 static void prefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
+  PrefaultQueue *q = &prefault.fault;
   int inline_ = 0;
   pthread_mutex_lock(&prefault.mutex);
-  if( prefault.nTail - prefault.nHead >= PREFAULT_QUEUE ){
+  if( q->nTail - q->nHead >= PREFAULT_QUEUE ){
     inline_ = 1;
   }else{
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].p = p;
-    prefault.aQueue[prefault.nTail % PREFAULT_QUEUE].n = n;
-    prefault.nTail++;
+    q->a[q->nTail % PREFAULT_QUEUE].p = p;
+    q->a[q->nTail % PREFAULT_QUEUE].n = n;
+    q->nTail++;
     pthread_cond_signal(&prefault.cond);
   }
   pthread_mutex_unlock(&prefault.mutex);

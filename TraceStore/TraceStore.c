@@ -19,10 +19,18 @@ Abstract:
     write through the mapping never meets a hole (no SIGBUS on a full disk:
     the failure surfaces as an error from TraceStoreReserve instead).
 
-    Pre-faulting.  When the writer enters the last chunk of the file, the
-    next chunk is allocated, mapped and handed to Rtl->PrefaultMemoryAsync,
-    so that by the time the writer reaches it its pages are present and
-    writable: the append hot path takes no page faults and no system calls.
+    Pre-faulting and write-back.  When the writer enters the last chunk of
+    the file, the next chunk is allocated and mapped.  The pages up to two
+    windows (a sixteenth of the file each, 16 KB to 4 MB) ahead of the
+    writer are handed to Rtl->PrefaultMemoryAsync, a window at a time, so
+    that by the time the writer reaches them they are present and
+    writable: the append hot path takes no page faults and no system
+    calls.  Only pages the writer is about to fill are faulted in: the
+    rest of a chunk that the store never fills costs no page-cache pages
+    to zero, to drop again when close trims the file, or to unmap.  The
+    records more than a window behind the writer are handed to
+    Rtl->WriteBackAsync as it goes, so that the flush at close finds only
+    the last window to write.
 
     Readers map the whole file read-only and remap when a snapshot's count
     passes their mapping.
@@ -34,6 +42,8 @@ Abstract:
 #define MIN_CHUNK_BYTES      (64ULL * 1024)
 #define MAX_CHUNK_BYTES      (64ULL * 1024 * 1024)
 #define MIN_RESERVATION      (1ULL << 30)
+#define STORE_WINDOW         (16ULL * 1024)
+#define MAX_STORE_WINDOW     (4ULL * 1024 * 1024)
 #define SLOT_READ_RETRIES    1000
 #define SNAPSHOT_RETRIES     1000
 #define MAX_RECORD_COUNT     (1ULL << 48)
@@ -470,18 +480,6 @@ Routine Description:
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
                               (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
                                        Store->DiscardedBytes));
-
-    //
-    // Start writing them to disk now (on a worker, if the edge has one)
-    // rather than all at close.  A record still open (not committed) is
-    // simply written again when it changes.
-    //
-
-    Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
-                               TRACE_STORE_HEADER_SIZE +
-                               Store->DiscardedBytes,
-                               Reserved - TRACE_DISCARD_BEHIND -
-                               Store->DiscardedBytes);
     Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
 }
 
@@ -804,6 +802,11 @@ Return Value:
     Store->Capacity = (FileSize - Store->Header->HeaderSize) /
                       Store->RecordSize;
     Store->GrowAtRecords = 0;
+    Store->ChunkAtRecords = 0;
+    Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
+                                        Latest.RecordCount *
+                                        Store->RecordSize, RTL_PAGE_SIZE);
+    Store->WrittenBackBytes = Store->PrefaultedBytes;
     Store->ReservedCount = Latest.RecordCount;
     Store->CommittedCount = Latest.RecordCount;
     Store->Sequence = Latest.Sequence;
@@ -918,15 +921,14 @@ Return Value:
 
         //
         // The pages the writer has yet to fill are in the page cache but
-        // not in the new page tables.
+        // not in the new page tables: fault them in again from the
+        // writer's position.
         //
 
-        Address = Store->Base + Store->ReservedCount * Store->RecordSize;
-        if ((PBYTE)Address < (PBYTE)NewMapping + OldSize) {
-            Rtl->PrefaultMemoryAsync(Rtl, Address,
-                                     (SIZE_T)((PBYTE)NewMapping + OldSize -
-                                              (PBYTE)Address));
-        }
+        Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
+                                            Store->ReservedCount *
+                                            Store->RecordSize,
+                                            RTL_PAGE_SIZE);
     }
 
     Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
@@ -969,22 +971,101 @@ Return Value:
     Store->Capacity = (NewSize - TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
 
     //
-    // Pre-fault what the writer does not need yet; what it needs now it
-    // will fault itself.
-    //
-
-    Rtl->PrefaultMemoryAsync(Rtl, (PBYTE)Store->Mapping + OldSize,
-                             (SIZE_T)(NewSize - OldSize));
-
-    //
     // Grow again when the writer enters the last chunk.  NewSize is at
     // least Needed + Chunk, so this is never below what was just asked for.
+    // (AdvanceWriter pre-faults the new pages as the writer nears them.)
     //
 
-    Store->GrowAtRecords = (NewSize - Chunk - TRACE_STORE_HEADER_SIZE) /
-                           Store->RecordSize;
+    Store->ChunkAtRecords = (NewSize - Chunk - TRACE_STORE_HEADER_SIZE) /
+                            Store->RecordSize;
 
     return RTL_STATUS_OK;
+}
+
+static
+VOID
+AdvanceWriter(
+    PTRACE_STORE Store,
+    ULONGLONG Needed
+    )
+/*++
+
+Routine Description:
+
+    Keeps the pages up to two windows ahead of a writer that will have
+    reserved Needed records pre-faulted, and the records more than a window
+    behind it on their way to disk, and sets GrowAtRecords to the next
+    reservation that needs this or a new chunk.  Both requests are hints
+    to the hosted edge's worker (nothing happens without one).
+
+    A window is a sixteenth of the file, from 16 KB up to 4 MB, so that a
+    fast writer of a large store makes few requests.  Write-back stays a
+    window behind the newest reservation so that a page is rarely written
+    to disk before the writer is done with it (a record reserved and
+    filled later, e.g. a span waiting for its end, is written again when
+    it changes, which is only more I/O).
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    ULONGLONG Window = Store->MappedFileBytes / 16;
+    ULONGLONG Position = TRACE_STORE_HEADER_SIZE +
+                         Needed * Store->RecordSize;
+    ULONGLONG Ahead;
+    ULONGLONG Next;
+
+    if (Window < STORE_WINDOW) {
+        Window = STORE_WINDOW;
+    }
+    if (Window > MAX_STORE_WINDOW) {
+        Window = MAX_STORE_WINDOW;
+    }
+    Window = ALIGN_UP(Window, RTL_PAGE_SIZE);
+
+    Ahead = ALIGN_UP(Position + 2 * Window, RTL_PAGE_SIZE);
+    if (Ahead > Store->MappedFileBytes) {
+        Ahead = Store->MappedFileBytes;
+    }
+    if (Ahead > Store->PrefaultedBytes) {
+        Rtl->PrefaultMemoryAsync(Rtl, (PBYTE)Store->Mapping +
+                                      Store->PrefaultedBytes,
+                                 (SIZE_T)(Ahead - Store->PrefaultedBytes));
+        Store->PrefaultedBytes = Ahead;
+    }
+
+    if (Position >= Store->WrittenBackBytes + 2 * Window) {
+        ULONGLONG Behind = ALIGN_DOWN(Position - Window, RTL_PAGE_SIZE);
+
+        Rtl->WriteBackAsync(Rtl, Store->FileHandle, Store->WrittenBackBytes,
+                            Behind - Store->WrittenBackBytes);
+        Store->WrittenBackBytes = Behind;
+    }
+
+    //
+    // Come back when the writer enters the last pre-faulted window, when
+    // the next window behind it is complete, or at the last chunk.  The
+    // pre-faulted end is at least two windows past Position unless it is
+    // the end of the mapping, and the written-back end less than two
+    // windows behind it, so neither point is below Needed.
+    //
+
+    Next = Store->ChunkAtRecords;
+    if (Store->PrefaultedBytes < Store->MappedFileBytes) {
+        ULONGLONG AtWindow = (Store->PrefaultedBytes - Window -
+                              TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
+        if (AtWindow < Next) {
+            Next = AtWindow;
+        }
+    }
+    {
+        ULONGLONG AtWriteBack = (Store->WrittenBackBytes + 2 * Window -
+                                 TRACE_STORE_HEADER_SIZE) /
+                                Store->RecordSize;
+        if (AtWriteBack < Next) {
+            Next = AtWriteBack;
+        }
+    }
+    Store->GrowAtRecords = Next;
 }
 
 RTL_STATUS
@@ -1020,21 +1101,24 @@ Return Value:
     ULONGLONG Needed = Store->ReservedCount + Count;
 
     if (Needed > Store->GrowAtRecords) {
-        Status = GrowStore(Store, Needed);
-        if (!RTL_SUCCESS(Status)) {
-            if (Needed > Store->Capacity) {
-                return Status;
+        if (Needed > Store->ChunkAtRecords) {
+            Status = GrowStore(Store, Needed);
+            if (!RTL_SUCCESS(Status)) {
+                if (Needed > Store->Capacity) {
+                    return Status;
+                }
+
+                //
+                // Failing to grow *ahead* is not yet an error: the records
+                // asked for fit.  Try again when they no longer do (not at
+                // every reservation: a full disk would cost a system call
+                // per record), and report it then.
+                //
+
+                Store->ChunkAtRecords = Store->Capacity;
             }
-
-            //
-            // Failing to grow *ahead* is not yet an error: the records
-            // asked for fit.  Try again when they no longer do (not at
-            // every reservation: a full disk would cost a system call per
-            // record), and report it then.
-            //
-
-            Store->GrowAtRecords = Store->Capacity;
         }
+        AdvanceWriter(Store, Needed);
     }
 
     *Index = Store->ReservedCount;
@@ -1100,6 +1184,8 @@ Return Value:
     OldSize &= ~(SIZE_T)(RTL_PAGE_SIZE - 1);
     Rtl->PrefaultMemory(Rtl, (PBYTE)Store->Mapping + OldSize,
                         Store->MappedFileBytes - OldSize);
+    Store->PrefaultedBytes = Store->MappedFileBytes;
+    AdvanceWriter(Store, Store->ReservedCount);
 
     return RTL_STATUS_OK;
 }

@@ -386,15 +386,21 @@ typedef struct _TRACE_STORE {
 
     //
     // Writer state: records handed out by Reserve, committed, and the
-    // capacity that is fallocated and mapped.  When a reservation passes
-    // GrowAtRecords (the start of the last chunk) the next chunk is added
-    // and pre-faulted ahead of the writer.
+    // capacity that is fallocated and mapped.  A reservation past
+    // GrowAtRecords takes the slow path: past ChunkAtRecords (the start of
+    // the last chunk) the next chunk is added; and the pages a window or
+    // two ahead of the writer are handed to the pre-fault worker
+    // (PrefaultedBytes: the file offset up to which they were), the
+    // records a window behind it to the write-back (WrittenBackBytes).
     //
 
     ULONGLONG ReservedCount;
     ULONGLONG CommittedCount;
     ULONGLONG Capacity;
     ULONGLONG GrowAtRecords;
+    ULONGLONG ChunkAtRecords;
+    ULONGLONG PrefaultedBytes;
+    ULONGLONG WrittenBackBytes;
     ULONGLONG Sequence;
     ULONGLONG Generation;
     LONGLONG FirstTs;
