@@ -1334,6 +1334,66 @@ TraceEventTableSetPrintk(
 }
 
 static
+BOOL
+ParseHex16(
+    PCSZ Text,
+    PULONGLONG Value
+    )
+/*++
+
+Routine Description:
+
+    Reads exactly 16 hex digits (either case) at Text, eight bytes at a
+    time in a 64-bit word.  Checks: no byte has its top bit set (so the
+    per-byte additions below cannot carry into the next byte), and each is
+    in '0'..'9' or, with 0x20 or'ed in, in 'a'..'f' (x >= Low sets bit 7
+    of x + 0x80 - Low; x <= High keeps it clear in x + 0x7f - High).
+    Value: each byte's low nibble, plus 9 for a letter (bit 6 set), then
+    the nibbles gathered pairwise into bytes, bytes into 16-bit halves
+    and halves into the 32-bit value.  FALSE if any of the 16 bytes is
+    not a hex digit.
+
+--*/
+{
+    const ULONGLONG Ones = 0x0101010101010101ULL;
+    const ULONGLONG High = 0x8080808080808080ULL;
+    ULONGLONG Half[2];
+    ULONG Part;
+
+    for (Part = 0; Part < 2; Part++) {
+        ULONGLONG Word;
+        ULONGLONG Lower;
+        ULONGLONG Digit;
+        ULONGLONG Letter;
+
+        __builtin_memcpy(&Word, Text + 8 * Part, 8);
+        if ((Word & High) != 0) {
+            return FALSE;
+        }
+        Lower = Word | (0x20 * Ones);
+        Digit = (Word + (0x80 - '0') * Ones) & ~(Word + (0x7f - '9') * Ones);
+        Letter = (Lower + (0x80 - 'a') * Ones) &
+                 ~(Lower + (0x7f - 'f') * Ones);
+        if (((Digit | Letter) & High) != High) {
+            return FALSE;
+        }
+
+        Word = (Word & 0x0F0F0F0F0F0F0F0FULL) +
+               9 * ((Word >> 6) & 0x0101010101010101ULL);
+        Word = ((Word & 0x0F000F000F000F00ULL) >> 8) |
+               ((Word & 0x000F000F000F000FULL) << 4);
+        Word = ((Word & 0x00FF000000FF0000ULL) >> 16) |
+               ((Word & 0x000000FF000000FFULL) << 8);
+        Word = ((Word & 0x0000FFFF00000000ULL) >> 32) |
+               ((Word & 0x000000000000FFFFULL) << 16);
+        Half[Part] = Word;
+    }
+
+    *Value = (Half[0] << 32) | Half[1];
+    return TRUE;
+}
+
+static
 VOID
 IndexSymbols(
     PTRACE_EVENT_TABLE Table
@@ -1389,6 +1449,38 @@ Routine Description:
         PCSZ Name;
         PCSZ NameEnd;
         CHAR Type;
+
+        //
+        // The usual line of a 64-bit kernel, "%016lx %c NAME\n" or with
+        // "\t[MODULE]" after the name, in one pass; anything else (a
+        // shorter address, blanks in or after the name, the last line
+        // without a newline) takes the general path below, which gives
+        // the same result for these lines too.
+        //
+
+        if (End - Cursor >= 20 && Cursor[16] == ' ' && Cursor[18] == ' ' &&
+            ParseHex16(Cursor, &Address)) {
+            PCSZ Stop;
+
+            Name = Cursor + 19;
+            Stop = TextFindBlank(Name, End);
+            if (Stop < End && (*Stop == '\n' || *Stop == '\t')) {
+                Type = Cursor[17];
+                NameEnd = Stop;
+                Cursor = (*Stop == '\n') ? Stop + 1 :
+                                            LineEnd(Stop, End) + 1;
+                if (NameEnd == Name || Name[0] == '$' || Type == 'A' ||
+                    Type == 'a' || Index == Count) {
+                    continue;
+                }
+                Symbols[Index].Address = Address;
+                Symbols[Index].NameOffset = (ULONG)(Name - Text);
+                Symbols[Index].NameLength = (ULONG)(NameEnd - Name);
+                Index++;
+                continue;
+            }
+            Address = 0;
+        }
 
         for (; Cursor < End; Cursor++) {
             ULONG Digit = (ULONG)(BYTE)*Cursor - '0';

@@ -98,8 +98,9 @@ add_test(NAME reader.tracedat.no_zstd_decompressor
           $<TARGET_FILE:TestTraceDat> ${TRACEDAT_SAMPLES}/trace.dat ${READER_WORK}/tracedat-nozstd)
 add_test(NAME reader.tracedat.printf COMMAND TestTraceDat printf)
 add_test(NAME reader.tracedat.ring_page COMMAND TestTraceDat ringpage)
+add_test(NAME reader.tracedat.kallsyms COMMAND TestTraceDat kallsyms)
 set_tests_properties(reader.tracedat.no_zstd_decompressor reader.tracedat.printf
-  reader.tracedat.ring_page PROPERTIES LABELS unit TIMEOUT 60)
+  reader.tracedat.ring_page reader.tracedat.kallsyms PROPERTIES LABELS unit TIMEOUT 60)
 
 # Benchmark (ctest -L bench): a million events, import vs trace-cmd report.
 add_test(NAME bench.import_tracedat
