@@ -98,6 +98,37 @@ typedef struct _TRACE_DAT_CPU {
 // go on, and the import fails at the end with the first such error.
 //
 
+//
+// kallsyms indexed on the hosted edge's worker (Import->Worker) while the
+// reader parses the event formats: the symbol index takes as long as the
+// formats (v7: decompressing the section, too), and neither needs the
+// other.  The job is started only when the kallsyms section is found
+// where the file says without a complaint; the reader then parses the
+// file in its usual order, waits where it reaches kallsyms, and reports
+// what it finds there as before (the decompression's result included),
+// so errors and their order do not change.  The index is installed only
+// if it was built from the very text the reader hands the event table.
+//
+
+typedef struct _DAT_SYMBOL_JOB {
+    PVOID Handle;               // the worker's job; NULL when none runs
+    PRTL Rtl;
+    PCTRACE_DECOMPRESSOR Zstd;
+    ULONGLONG SectionOffset;    // v7: the kallsyms section, else 0
+    const BYTE *Input;          // v7 compressed: the zstd frame
+    SIZE_T InputLength;
+    PBYTE Output;               // v7 compressed: the section, decompressed
+    SIZE_T OutputLength;
+    SIZE_T OutputBytes;         // pages of Output
+    const BYTE *Text;           // uncompressed: the kallsyms text
+    SIZE_T TextLength;
+    RTL_STATUS Status;          // of the decompression
+    SIZE_T Produced;
+    PCSZ IndexedText;           // what Index was built from, or NULL
+    SIZE_T IndexedLength;
+    TRACE_SYMBOL_INDEX Index;
+} DAT_SYMBOL_JOB, *PDAT_SYMBOL_JOB;
+
 typedef struct _TRACE_DAT {
     PTRACE_IMPORT Import;
     PRTL Rtl;
@@ -149,6 +180,7 @@ typedef struct _TRACE_DAT {
     CHAR Clock[64];
     CHAR ClockOption[64];
 
+    DAT_SYMBOL_JOB SymbolJob;
     TRACE_EVENT_TABLE Table;
     TRACE_EVENT_SINK Sink;
 
@@ -420,6 +452,288 @@ Decompress(
 }
 
 static
+VOID
+SymbolJobRoutine(
+    PVOID Context
+    )
+/*++
+
+Routine Description:
+
+    Runs on the worker: decompresses the kallsyms section if it is
+    compressed (with the decompressor's second context), then builds the
+    symbol index of the text in it.  Touches only the job.
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = (PDAT_SYMBOL_JOB)Context;
+    const BYTE *Text = Job->Text;
+    SIZE_T Length = Job->TextLength;
+
+    if (Job->Input != NULL) {
+        ULONGLONG Size;
+
+        Job->Status = Job->Zstd->Decompress(Job->Zstd->WorkerContext,
+                                            Job->Input, Job->InputLength,
+                                            Job->Output, Job->OutputLength,
+                                            &Job->Produced);
+        if (!RTL_SUCCESS(Job->Status) ||
+            Job->Produced != Job->OutputLength || Job->OutputLength < 4) {
+            return;
+        }
+
+        //
+        // As ParseKallsyms reads it: a 4-byte size, then the text.
+        //
+
+        Size = TraceEventReadNumber(Job->Output, 4);
+        if (Size > Job->OutputLength - 4) {
+            return;
+        }
+        Text = Job->Output + 4;
+        Length = (SIZE_T)Size;
+    }
+
+    TraceEventBuildSymbolIndex(Job->Rtl, (PCSZ)Text, Length, &Job->Index);
+    Job->IndexedText = (PCSZ)Text;
+    Job->IndexedLength = Length;
+}
+
+static
+VOID
+StartSymbolJob(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Starts SymbolJobRoutine on the worker for the job StartSymbolJobV6 or
+    V7 filled in; without a worker nothing runs (the first lookup builds
+    the index as before).
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+    PCTRACE_WORKER Worker = Dat->Import->Worker;
+
+    Job->Rtl = Dat->Rtl;
+    Job->Zstd = Dat->Import->Zstd;
+    Job->Handle = Worker->Start(SymbolJobRoutine, Job);
+    if (Job->Handle == NULL && Job->Output != NULL) {
+        Dat->Rtl->Unmap(Dat->Rtl, Job->Output, Job->OutputBytes);
+        Job->Output = NULL;
+    }
+}
+
+static
+VOID
+WaitSymbolJob(
+    PTRACE_DAT Dat
+    )
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+    if (Job->Handle != NULL) {
+        Dat->Import->Worker->Wait(Job->Handle);
+        Job->Handle = NULL;
+    }
+}
+
+static
+VOID
+ReleaseSymbolJob(
+    PTRACE_DAT Dat
+    )
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+    WaitSymbolJob(Dat);
+    if (Job->Output != NULL) {
+        Dat->Rtl->Unmap(Dat->Rtl, Job->Output, Job->OutputBytes);
+        Job->Output = NULL;
+    }
+    TraceEventReleaseSymbolIndex(Dat->Rtl, &Job->Index);
+}
+
+static
+VOID
+StartSymbolJobV6(
+    PTRACE_DAT Dat,
+    SIZE_T Position
+    )
+/*++
+
+Routine Description:
+
+    Finds the kallsyms text of a v6 file from Position (just after the
+    header info) by skipping the format files by their sizes, and starts
+    the job on it.  Quietly does nothing if anything is out of place: the
+    reader's own pass reports it.
+
+--*/
+{
+    const BYTE *Buffer = Dat->Buffer;
+    SIZE_T Length = Dat->Length;
+    ULONGLONG Systems = 1;
+    ULONGLONG System;
+    ULONGLONG Size;
+
+    if (Dat->Import->Worker == NULL) {
+        return;
+    }
+
+    //
+    // The ftrace formats (no name before their count), then each system's
+    // NUL-terminated name and formats.
+    //
+
+    for (System = 0; System <= Systems; System++) {
+        ULONGLONG Count;
+        ULONGLONG Index;
+
+        if (System == 1) {
+            if (Length - Position < 4) {
+                return;
+            }
+            Systems = TraceEventReadNumber(Buffer + Position, 4);
+            Position += 4;
+            if (Systems > MAX_SYSTEMS) {
+                return;
+            }
+            if (Systems == 0) {
+                break;
+            }
+        }
+        if (System >= 1) {
+            SIZE_T NameLength;
+
+            for (NameLength = 0; NameLength < 256; NameLength++) {
+                if (Position + NameLength >= Length) {
+                    return;
+                }
+                if (Buffer[Position + NameLength] == 0) {
+                    break;
+                }
+            }
+            if (NameLength == 256) {
+                return;
+            }
+            Position += NameLength + 1;
+        }
+
+        if (Length - Position < 4) {
+            return;
+        }
+        Count = TraceEventReadNumber(Buffer + Position, 4);
+        Position += 4;
+        if (Count > MAX_FORMATS) {
+            return;
+        }
+        for (Index = 0; Index < Count; Index++) {
+            if (Length - Position < 8) {
+                return;
+            }
+            Size = TraceEventReadNumber(Buffer + Position, 8);
+            Position += 8;
+            if (Size > MAX_FORMAT_BYTES || Size > Length - Position) {
+                return;
+            }
+            Position += (SIZE_T)Size;
+        }
+    }
+
+    if (Length - Position < 4) {
+        return;
+    }
+    Size = TraceEventReadNumber(Buffer + Position, 4);
+    Position += 4;
+    if (Size > Length - Position) {
+        return;
+    }
+
+    Dat->SymbolJob.Text = Buffer + Position;
+    Dat->SymbolJob.TextLength = (SIZE_T)Size;
+    StartSymbolJob(Dat);
+}
+
+static
+VOID
+StartSymbolJobV7(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Starts the job on the kallsyms section the options point to, with the
+    checks OpenSection and ParseKallsyms make, quietly: if one fails, no
+    job runs and the reader reports it when it gets there.
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+    PCTRACE_DECOMPRESSOR Zstd = Dat->Import->Zstd;
+    ULONGLONG Offset = Dat->KallsymsOffset;
+    const BYTE *Header;
+    ULONGLONG Flags;
+    ULONGLONG Size;
+
+    if (Dat->Import->Worker == NULL || Offset == 0 ||
+        Offset > Dat->Length || Dat->Length - Offset < 16) {
+        return;
+    }
+    Header = Dat->Buffer + Offset;
+    Flags = TraceEventReadNumber(Header + 2, 2);
+    Size = TraceEventReadNumber(Header + 8, 8);
+    if (TraceEventReadNumber(Header, 2) != OPTION_KALLSYMS ||
+        Size > Dat->Length - Offset - 16) {
+        return;
+    }
+
+    if (Flags & SECTION_FLAG_COMPRESSED) {
+        ULONGLONG Compressed;
+        ULONGLONG Uncompressed;
+        SIZE_T Bytes;
+
+        if (!Dat->Compressed || Zstd == NULL || Zstd->WorkerContext == NULL ||
+            Size < 8) {
+            return;
+        }
+        Compressed = TraceEventReadNumber(Header + 16, 4);
+        Uncompressed = TraceEventReadNumber(Header + 20, 4);
+        if (Compressed > Size - 8 || Uncompressed > MAX_SECTION_BYTES) {
+            return;
+        }
+        Bytes = (SIZE_T)ALIGN_UP(Uncompressed + 1, RTL_PAGE_SIZE);
+        if (!RTL_SUCCESS(Dat->Rtl->AllocatePages(Dat->Rtl, Bytes,
+                                                 (PVOID *)&Job->Output))) {
+            Job->Output = NULL;
+            return;
+        }
+        Job->OutputBytes = Bytes;
+        Job->OutputLength = (SIZE_T)Uncompressed;
+        Job->Input = Header + 24;
+        Job->InputLength = (SIZE_T)Compressed;
+    } else {
+        ULONGLONG TextLength;
+
+        if (Size < 4) {
+            return;
+        }
+        TextLength = TraceEventReadNumber(Header + 16, 4);
+        if (TextLength > Size - 4) {
+            return;
+        }
+        Job->Text = Header + 20;
+        Job->TextLength = (SIZE_T)TextLength;
+    }
+
+    Job->SectionOffset = Offset;
+    StartSymbolJob(Dat);
+}
+
+static
 RTL_STATUS
 OpenSection(
     PTRACE_DAT Dat,
@@ -508,17 +822,42 @@ Routine Description:
         }
 
         Bytes = (SIZE_T)ALIGN_UP(Uncompressed + 1, RTL_PAGE_SIZE);
-        Status = Dat->Rtl->AllocatePages(Dat->Rtl, Bytes, (PVOID *)&Output);
-        if (!RTL_SUCCESS(Status)) {
-            return DatError(Dat, Status, Offset, "cannot allocate %llu bytes "
-                            "for the %s section", (ULONGLONG)Bytes, What);
-        }
+        if (Dat->SymbolJob.Output != NULL &&
+            Dat->SymbolJob.SectionOffset == Offset) {
 
-        Status = Decompress(Dat, Offset + 24, Input, (SIZE_T)Compressed,
-                            Output, (SIZE_T)Uncompressed);
-        if (!RTL_SUCCESS(Status)) {
-            Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
-            return Status;
+            //
+            // The worker decompressed it (same header, so same sizes):
+            // its result is checked as Decompress checks its own.
+            //
+
+            PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+            WaitSymbolJob(Dat);
+            Output = Job->Output;
+            Job->Output = NULL;
+            if (!RTL_SUCCESS(Job->Status) ||
+                Job->Produced != (SIZE_T)Uncompressed) {
+                Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
+                return DatError(Dat, RTL_STATUS_CORRUPT, Offset + 24,
+                                "zstd data of %llu bytes does not "
+                                "decompress to the %llu bytes its header "
+                                "says", Compressed, Uncompressed);
+            }
+        } else {
+            Status = Dat->Rtl->AllocatePages(Dat->Rtl, Bytes,
+                                             (PVOID *)&Output);
+            if (!RTL_SUCCESS(Status)) {
+                return DatError(Dat, Status, Offset, "cannot allocate %llu "
+                                "bytes for the %s section", (ULONGLONG)Bytes,
+                                What);
+            }
+
+            Status = Decompress(Dat, Offset + 24, Input, (SIZE_T)Compressed,
+                                Output, (SIZE_T)Uncompressed);
+            if (!RTL_SUCCESS(Status)) {
+                Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
+                return Status;
+            }
         }
 
         Reader->Data = Output;
@@ -723,6 +1062,16 @@ Routine Description:
     TraceEventTableSetSymbols(&Dat->Table, (PCSZ)Text, (SIZE_T)Size,
                               Reader->Owned, Reader->OwnedSize);
     Reader->Owned = NULL;
+
+    //
+    // The worker's index, if it indexed this very text.
+    //
+
+    WaitSymbolJob(Dat);
+    if (Dat->SymbolJob.IndexedText == (PCSZ)Text &&
+        Dat->SymbolJob.IndexedLength == (SIZE_T)Size) {
+        TraceEventTableSetSymbolIndex(&Dat->Table, &Dat->SymbolJob.Index);
+    }
     return RTL_STATUS_OK;
 }
 
@@ -1194,6 +1543,7 @@ ParseVersion6(
 
     Status = ParseHeaderInfo(Reader);
     if (RTL_SUCCESS(Status)) {
+        StartSymbolJobV6(Dat, Reader->Position);
         Status = ParseFormats(Reader, "ftrace", 6);
     }
     if (RTL_SUCCESS(Status)) {
@@ -1339,6 +1689,8 @@ ParseVersion7(
                         "no HEADER_INFO option: the page header is not "
                         "described");
     }
+
+    StartSymbolJobV7(Dat);
 
     //
     // The sections the options point to.
@@ -2122,6 +2474,7 @@ Return Value:
     }
 
 End:
+    ReleaseSymbolJob(Dat);
     if (Dat->Cpus != NULL) {
         for (Index = 0; Index < Dat->CpuCount; Index++) {
             CloseCpu(Dat, &Dat->Cpus[Index]);

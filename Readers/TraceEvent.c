@@ -20,6 +20,7 @@ Abstract:
 #include "TraceEvent.h"
 
 #define ARENA_BLOCK_SIZE (256 * 1024)
+#define ARENA_MAX_BLOCK_SIZE (4 * 1024 * 1024)
 #define ARENA_HEADER     16
 #define ARENA_LIMIT      (1ULL << 30)
 
@@ -39,6 +40,9 @@ Routine Description:
 
     Returns Size zeroed bytes, 8-byte aligned, valid until the arena is
     released.  Each block's first word points to the previous block.
+    Blocks grow with the arena (as large as all before them, 256 KB to
+    4 MB), so that the few megabytes a trace's event formats take are a
+    handful of mappings to create and release, not dozens.
 
 --*/
 {
@@ -51,6 +55,10 @@ Routine Description:
 
     if (Arena->Block == NULL || Arena->Size - Arena->Used < Size) {
         BlockSize = ARENA_BLOCK_SIZE;
+        if (Arena->TotalBytes > BlockSize) {
+            BlockSize = Arena->TotalBytes < ARENA_MAX_BLOCK_SIZE ?
+                        (SIZE_T)Arena->TotalBytes : ARENA_MAX_BLOCK_SIZE;
+        }
         if (Size + ARENA_HEADER > BlockSize) {
             BlockSize = (SIZE_T)ALIGN_UP(Size + ARENA_HEADER, RTL_PAGE_SIZE);
         }
@@ -126,7 +134,12 @@ SkipBlanks(
     return Cursor;
 }
 
-static
+//
+// Callers pass a literal: inlined, its length is a constant and the
+// comparison a few loads.
+//
+
+static inline __attribute__((always_inline))
 BOOL
 HasPrefix(
     PCSZ Cursor,
@@ -134,14 +147,10 @@ HasPrefix(
     PCSZ Literal
     )
 {
-    while (*Literal != '\0') {
-        if (Cursor >= End || *Cursor != *Literal) {
-            return FALSE;
-        }
-        Cursor++;
-        Literal++;
-    }
-    return TRUE;
+    SIZE_T Length = __builtin_strlen(Literal);
+
+    return (SIZE_T)(End - Cursor) >= Length &&
+           __builtin_memcmp(Cursor, Literal, Length) == 0;
 }
 
 static
@@ -219,7 +228,7 @@ typedef struct _FIELD_LINE {
     BOOL Signed;
 } FIELD_LINE, *PFIELD_LINE;
 
-static
+static inline __attribute__((always_inline))
 PCSZ
 FindKey(
     PCSZ Cursor,
@@ -233,6 +242,7 @@ Routine Description:
 
     The position after "KEY" in ";\tKEY" at Cursor (the usual layout of
     a field line), else wherever it is after Cursor; NULL if absent.
+    Inlined with a literal Key, the usual case is a few compares.
 
 --*/
 {
@@ -1393,10 +1403,12 @@ Routine Description:
     return TRUE;
 }
 
-static
 VOID
-IndexSymbols(
-    PTRACE_EVENT_TABLE Table
+TraceEventBuildSymbolIndex(
+    PRTL Rtl,
+    PCSZ Text,
+    SIZE_T Length,
+    PTRACE_SYMBOL_INDEX SymbolIndex
     )
 /*++
 
@@ -1405,24 +1417,24 @@ Routine Description:
     Builds the sorted symbol array from kallsyms ("ADDR TYPE NAME [MOD]"
     lines), as trace-cmd does: absolute symbols ('A', 'a') and names
     starting with '$' are left out; symbols are registered in reverse
-    order and sorted stably.  On any failure the table simply has no
-    symbols (addresses print as numbers).
+    order and sorted stably.  On any failure the index is empty (addresses
+    print as numbers).  Reads only Text and writes only *SymbolIndex and
+    the pages it allocates.
 
 --*/
 {
-    PRTL Rtl = Table->Rtl;
-    PCSZ Text = Table->SymbolText;
-    PCSZ End = Text + Table->SymbolTextLength;
+    PCSZ End = Text + Length;
     PCSZ Cursor;
     ULONG Count = 0;
     ULONG Index;
     SIZE_T Bytes;
     PTRACE_SYMBOL Symbols;
 
-    Table->SymbolsIndexed = TRUE;
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
 
-    if (Text == NULL || Table->SymbolTextLength >= 0xffffffffULL ||
-        Table->SymbolTextLength < 4) {
+    if (Text == NULL || Length >= 0xffffffffULL || Length < 4) {
         return;
     }
 
@@ -1431,7 +1443,7 @@ Routine Description:
     // a pass to count lines (untouched pages cost nothing).
     //
 
-    Count = (ULONG)(Table->SymbolTextLength / 6) + 1;
+    Count = (ULONG)(Length / 6) + 1;
     Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_SYMBOL) * 2,
                              RTL_PAGE_SIZE);
     if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Symbols))) {
@@ -1528,9 +1540,54 @@ Routine Description:
 
     SortSymbols(Symbols, Symbols + Index, Index);
 
-    Table->Symbols = Symbols;
-    Table->SymbolBytes = Bytes;
-    Table->NumberOfSymbols = Index;
+    SymbolIndex->Symbols = Symbols;
+    SymbolIndex->Bytes = Bytes;
+    SymbolIndex->NumberOfSymbols = Index;
+}
+
+VOID
+TraceEventReleaseSymbolIndex(
+    PRTL Rtl,
+    PTRACE_SYMBOL_INDEX SymbolIndex
+    )
+{
+    if (SymbolIndex->Symbols != NULL) {
+        Rtl->Unmap(Rtl, SymbolIndex->Symbols, SymbolIndex->Bytes);
+    }
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
+}
+
+VOID
+TraceEventTableSetSymbolIndex(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_SYMBOL_INDEX SymbolIndex
+    )
+{
+    if (Table->Symbols != NULL) {
+        Table->Rtl->Unmap(Table->Rtl, Table->Symbols, Table->SymbolBytes);
+    }
+    Table->Symbols = SymbolIndex->Symbols;
+    Table->SymbolBytes = SymbolIndex->Bytes;
+    Table->NumberOfSymbols = SymbolIndex->NumberOfSymbols;
+    Table->SymbolsIndexed = TRUE;
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
+}
+
+static
+VOID
+IndexSymbols(
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    TRACE_SYMBOL_INDEX SymbolIndex;
+
+    TraceEventBuildSymbolIndex(Table->Rtl, Table->SymbolText,
+                               Table->SymbolTextLength, &SymbolIndex);
+    TraceEventTableSetSymbolIndex(Table, &SymbolIndex);
 }
 
 BOOL

@@ -297,6 +297,28 @@ VOID TraceEventTableSetSymbols(PTRACE_EVENT_TABLE Table, PCSZ Text,
                                SIZE_T OwnedSize);
 
 //
+// The sorted symbols of a kallsyms text, as the first lookup builds them.
+// TraceEventBuildSymbolIndex reads only the text and writes only *Index
+// (and pages it allocates), so a worker thread may build it while the
+// table is in use; TraceEventTableSetSymbolIndex then gives it to the
+// table, which must hold that same text (TraceEventTableSetSymbols).  An
+// index not handed over is released with TraceEventReleaseSymbolIndex.
+//
+
+typedef struct _TRACE_SYMBOL_INDEX {
+    PTRACE_SYMBOL Symbols;          // NULL if none
+    ULONG NumberOfSymbols;
+    ULONG Padding;
+    SIZE_T Bytes;                   // pages of Symbols
+} TRACE_SYMBOL_INDEX, *PTRACE_SYMBOL_INDEX;
+
+VOID TraceEventBuildSymbolIndex(PRTL Rtl, PCSZ Text, SIZE_T Length,
+                                PTRACE_SYMBOL_INDEX Index);
+VOID TraceEventTableSetSymbolIndex(PTRACE_EVENT_TABLE Table,
+                                   PTRACE_SYMBOL_INDEX Index);
+VOID TraceEventReleaseSymbolIndex(PRTL Rtl, PTRACE_SYMBOL_INDEX Index);
+
+//
 // Hands printk_formats text to the table (it must outlive the table).
 //
 

@@ -120,6 +120,44 @@ static void prefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
   if( inline_ ) pRtl->PrefaultMemory(pRtl, p, n);
 }
 
+/*
+** Jobs a reader overlaps with its own work (TRACE_WORKER: the trace.dat
+** reader indexes kallsyms while it parses the event formats).  A few per
+** import, each milliseconds long, so a thread each.
+*/
+typedef struct ImportJob ImportJob;
+struct ImportJob {
+  pthread_t thread;
+  PTRACE_JOB_ROUTINE xRoutine;
+  PVOID pContext;
+};
+
+static void *importJobMain(void *pArg){
+  ImportJob *p = (ImportJob*)pArg;
+  p->xRoutine(p->pContext);
+  return 0;
+}
+
+static PVOID importJobStart(PTRACE_JOB_ROUTINE xRoutine, PVOID pContext){
+  ImportJob *p = malloc(sizeof(*p));
+  if( p==0 ) return 0;
+  p->xRoutine = xRoutine;
+  p->pContext = pContext;
+  if( pthread_create(&p->thread, 0, importJobMain, p)!=0 ){
+    free(p);
+    return 0;
+  }
+  return p;
+}
+
+static void importJobWait(PVOID pJob){
+  ImportJob *p = (ImportJob*)pJob;
+  pthread_join(p->thread, 0);
+  free(p);
+}
+
+static const TRACE_WORKER importWorker = { importJobStart, importJobWait };
+
 static void startPrefaultWorker(void){
   pthread_t t;
   pthread_mutex_init(&prefault.mutex, 0);
@@ -215,6 +253,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.Path = zPath;
   imp.TscMhz = rTscMhz;
   imp.Zstd = TraceZstdDecompressor();
+  imp.Worker = &importWorker;
   rc = TraceImportMapInput(&imp);
   if( !RTL_SUCCESS(rc) ){
     fail("%s", imp.Error.Message);

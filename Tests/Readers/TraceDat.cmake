@@ -65,9 +65,10 @@ set_tests_properties(reader.tracedat.fresh_capture PROPERTIES LABELS integration
   TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK tracefs)
 
 # Damaged files: exit 1, the file and byte offset named, earlier events kept.
-foreach(case truncated_data truncated_header version cpu_count format_size zstd_chunk)
+foreach(case truncated_data truncated_header version cpu_count format_size zstd_chunk
+        zstd_kallsyms)
   set(file ${TRACEDAT_DATA}/syn.dat)
-  if(case STREQUAL zstd_chunk)
+  if(case MATCHES "^zstd_")
     set(file ${TRACEDAT_DATA}/syn-v7zstd.dat)
   endif()
   add_test(NAME reader.tracedat.bad_input.${case}

@@ -2,9 +2,9 @@
 # A damaged trace.dat must give exit status 1 and an error naming the file
 # and the byte offset, not a crash; events read before the damage stay.
 # usage: tracedat_bad.sh TRACESTORE SAMPLE.dat WORKDIR CASE
-#   SAMPLE is a v6 file (syn.dat); for zstd_chunk a v7 zstd one.
+#   SAMPLE is a v6 file (syn.dat); for zstd_* a v7 zstd one.
 #   CASE: truncated_data | truncated_header | version | cpu_count |
-#         format_size | zstd_chunk
+#         format_size | zstd_chunk | zstd_kallsyms
 set -eu
 ts=$1; sample=$2; work=$3; case=$4
 rm -rf "$work"; mkdir -p "$work"
@@ -45,6 +45,14 @@ zstd_chunk)         # garble the zstd frame header of CPU 0's first chunk
   off=$(trace-cmd dump --options -i "$sample" 2>/dev/null | awk '/data offset and size/ && $1 == 0 {print $2; exit}')
   patch "$in" $((off + 12)) 5a5a5a5a5a5a5a5a
   offset=$((off + 4)); want="does not decompress"; kept=0 ;;
+zstd_kallsyms)      # garble the kallsyms section's zstd frame (decompressed
+                    # on the worker while the formats are parsed); the error
+                    # names the frame: section offset + 16 (section header)
+                    # + 8 (compressed and uncompressed sizes)
+  cp "$sample" "$in"
+  sec=$(trace-cmd dump --options -i "$sample" 2>/dev/null | sed -n 's/.*Option KALLSYMS.*@ *\([0-9]*\).*/\1/p' | head -1)
+  patch "$in" $((sec + 28)) 5a5a5a5a5a5a5a5a
+  offset=$((sec + 24)); want="does not decompress"; kept=0 ;;
 *) echo "unknown case"; exit 2 ;;
 esac
 
