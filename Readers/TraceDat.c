@@ -181,6 +181,15 @@ typedef struct _TRACE_DAT {
     CHAR ClockOption[64];
 
     DAT_SYMBOL_JOB SymbolJob;
+
+    //
+    // Formats are added deferred (checked, their fields parsed at the
+    // first event that uses them: a trace uses a few dozen of the
+    // thousands it describes) while the text they are read from lives as
+    // long as the table: the mapped file, or a section the table keeps.
+    //
+
+    BOOL DeferFormats;
     TRACE_EVENT_TABLE Table;
     TRACE_EVENT_SINK Sink;
 
@@ -978,8 +987,16 @@ Routine Description:
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        Status = TraceEventTableAddFormat(&Dat->Table, System, SystemLength,
-                                          (PCSZ)Text, (SIZE_T)Size, &Reason);
+        if (Dat->DeferFormats) {
+            Status = TraceEventTableAddFormatDeferred(&Dat->Table, System,
+                                                      SystemLength,
+                                                      (PCSZ)Text,
+                                                      (SIZE_T)Size, &Reason);
+        } else {
+            Status = TraceEventTableAddFormat(&Dat->Table, System,
+                                              SystemLength, (PCSZ)Text,
+                                              (SIZE_T)Size, &Reason);
+        }
         if (!RTL_SUCCESS(Status)) {
             Reader->Position = Start;
             return ReaderError(Reader, Status, "%s (format %llu of system "
@@ -1544,6 +1561,7 @@ ParseVersion6(
     Status = ParseHeaderInfo(Reader);
     if (RTL_SUCCESS(Status)) {
         StartSymbolJobV6(Dat, Reader->Position);
+        Dat->DeferFormats = TRUE;
         Status = ParseFormats(Reader, "ftrace", 6);
     }
     if (RTL_SUCCESS(Status)) {
@@ -1728,6 +1746,8 @@ ParseVersion7(
             if (!RTL_SUCCESS(Status)) {
                 return Status;
             }
+            Dat->DeferFormats = Section.Owned == NULL ||
+                                TraceEventTableCanKeepText(&Dat->Table);
             switch (Parts[Index].Id) {
             case OPTION_HEADER_INFO:
                 Status = ParseHeaderInfo(&Section);
@@ -1747,6 +1767,13 @@ ParseVersion7(
             default:
                 Status = ParseCmdlines(&Section);
                 break;
+            }
+            if ((Parts[Index].Id == OPTION_FTRACE_EVENTS ||
+                 Parts[Index].Id == OPTION_EVENT_FORMATS) &&
+                Dat->DeferFormats && Section.Owned != NULL) {
+                TraceEventTableKeepText(&Dat->Table, Section.Owned,
+                                        Section.OwnedSize);
+                Section.Owned = NULL;
             }
             ReleaseReader(&Section);
             if (!RTL_SUCCESS(Status)) {

@@ -718,6 +718,7 @@ TraceEventTableRelease(
     )
 {
     PRTL Rtl = Table->Rtl;
+    ULONG Index;
 
     if (Rtl == NULL) {
         return;
@@ -734,6 +735,13 @@ TraceEventTableRelease(
     if (Table->Printks != NULL) {
         Rtl->Unmap(Rtl, Table->Printks, Table->PrintkBytes);
         Table->Printks = NULL;
+    }
+    for (Index = 0; Index < ARRAYSIZE(Table->KeptText); Index++) {
+        if (Table->KeptText[Index] != NULL) {
+            Rtl->Unmap(Rtl, Table->KeptText[Index],
+                       Table->KeptTextSize[Index]);
+            Table->KeptText[Index] = NULL;
+        }
     }
 
     TraceArenaRelease(&Table->Arena);
@@ -901,13 +909,145 @@ ParseField(
     return Status;
 }
 
+static
 RTL_STATUS
-TraceEventTableAddFormat(
+CheckField(
+    PFIELD_LINE Line,
+    PCSZ *Reason
+    )
+/*++
+
+Routine Description:
+
+    Fails exactly where ParseField would (its checks, in its order), for a
+    deferred format, without building the field.
+
+--*/
+{
+    PCSZ Type, TypeEnd, Name, NameEnd, Array, ArrayEnd;
+
+    SplitDeclaration(Line->Declaration, Line->DeclarationEnd, &Type,
+                     &TypeEnd, &Name, &NameEnd, &Array, &ArrayEnd);
+
+    if (NameEnd == Name) {
+        *Reason = "event format field without a name";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    if (Line->Size != 2 && Line->Size != 4 &&
+        (TextFindString(Type, TypeEnd, "__data_loc", 10) != NULL ||
+         TextFindString(Type, TypeEnd, "__rel_loc", 9) != NULL)) {
+        *Reason = "__data_loc field that is not 2 or 4 bytes";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ParseFields(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Text,
+    PCSZ End,
+    ULONG FieldCount,
+    PCSZ *Reason
+    )
+/*++
+
+Routine Description:
+
+    The second pass over a format's text: its FieldCount field lines into
+    Format->Fields, or, with Format NULL, only checked (CheckField).
+
+--*/
+{
+    PCSZ Cursor = Text;
+    ULONG Index = 0;
+    RTL_STATUS Status;
+
+    while (Cursor < End && Index < FieldCount) {
+        PCSZ Next = LineEnd(Cursor, End);
+        PCSZ Content = SkipBlanks(Cursor, Next);
+
+        if (HasPrefix(Content, Next, "print fmt:")) {
+            break;
+        }
+        if (HasPrefix(Content, Next, "field:")) {
+            FIELD_LINE Line;
+
+            if (!ParseFieldLine(Content, Next, &Line)) {
+                *Reason = "malformed field line in an event format";
+                return RTL_STATUS_BAD_FORMAT;
+            }
+            if (Format != NULL) {
+                Status = ParseField(Table, &Line, &Format->Fields[Index],
+                                    Reason);
+            } else {
+                Status = CheckField(&Line, Reason);
+            }
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            Index++;
+        }
+        Cursor = Next + (Next < End);
+    }
+    if (Format != NULL) {
+        Format->NumberOfFields = Index;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceEventCompleteFormat(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ *Reason
+    )
+{
+    PTRACE_EVENT_FIELD Fields;
+    RTL_STATUS Status;
+
+    if (Format->Text == NULL) {
+        return RTL_STATUS_OK;
+    }
+
+    Status = TraceArenaAllocate(&Table->Arena,
+                                sizeof(TRACE_EVENT_FIELD) * Format->FieldCount,
+                                (PVOID *)&Fields);
+    if (RTL_SUCCESS(Status) && Format->PrintText != NULL) {
+        Status = CopyString(Table, Format->PrintText,
+                            Format->PrintTextEnd - Format->PrintText,
+                            &Format->PrintFmt);
+        Format->PrintFmtLength = (ULONG)(Format->PrintTextEnd -
+                                         Format->PrintText);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        *Reason = "out of memory for event formats";
+        return Status;
+    }
+
+    Format->Fields = Fields;
+    Status = ParseFields(Table, Format, Format->Text, Format->TextEnd,
+                         Format->FieldCount, Reason);
+    if (RTL_SUCCESS(Status)) {
+        Format->Text = NULL;
+    }
+    return Status;
+}
+
+static
+RTL_STATUS
+AddFormat(
     PTRACE_EVENT_TABLE Table,
     PCSZ System,
     ULONG SystemLength,
     PCSZ Text,
     SIZE_T Length,
+    BOOL Defer,
     PCSZ *Reason
     )
 {
@@ -920,7 +1060,6 @@ TraceEventTableAddFormat(
     ULONG Id = 0;
     BOOL HaveId = FALSE;
     ULONG FieldCount = 0;
-    ULONG Index;
     PTRACE_EVENT_FORMAT Format;
     RTL_STATUS Status;
 
@@ -974,9 +1113,18 @@ TraceEventTableAddFormat(
         return RTL_STATUS_BAD_FORMAT;
     }
 
+    //
+    // The common fields' places come from the first format that has them:
+    // until then formats are added in full.
+    //
+
+    if (Table->TypeSize == 0) {
+        Defer = FALSE;
+    }
+
     Status = TraceArenaAllocate(&Table->Arena, sizeof(*Format),
                                 (PVOID *)&Format);
-    if (RTL_SUCCESS(Status)) {
+    if (RTL_SUCCESS(Status) && !Defer) {
         Status = TraceArenaAllocate(&Table->Arena,
                                     sizeof(TRACE_EVENT_FIELD) * FieldCount,
                                     (PVOID *)&Format->Fields);
@@ -987,7 +1135,7 @@ TraceEventTableAddFormat(
     if (RTL_SUCCESS(Status)) {
         Status = CopyString(Table, System, SystemLength, &Format->System);
     }
-    if (RTL_SUCCESS(Status) && Print != NULL) {
+    if (RTL_SUCCESS(Status) && Print != NULL && !Defer) {
         Status = CopyString(Table, Print, PrintEnd - Print,
                             &Format->PrintFmt);
         Format->PrintFmtLength = (ULONG)(PrintEnd - Print);
@@ -1004,35 +1152,22 @@ TraceEventTableAddFormat(
     }
 
     //
-    // Second pass: the fields.
+    // Second pass: the fields (deferred: only checked, so that a format
+    // fails here as it would in full).
     //
 
-    Index = 0;
-    Cursor = Text;
-    while (Cursor < End && Index < FieldCount) {
-        PCSZ Next = LineEnd(Cursor, End);
-        PCSZ Content = SkipBlanks(Cursor, Next);
-
-        if (HasPrefix(Content, Next, "print fmt:")) {
-            break;
-        }
-        if (HasPrefix(Content, Next, "field:")) {
-            FIELD_LINE Line;
-
-            if (!ParseFieldLine(Content, Next, &Line)) {
-                *Reason = "malformed field line in an event format";
-                return RTL_STATUS_BAD_FORMAT;
-            }
-            Status = ParseField(Table, &Line, &Format->Fields[Index],
-                                Reason);
-            if (!RTL_SUCCESS(Status)) {
-                return Status;
-            }
-            Index++;
-        }
-        Cursor = Next + (Next < End);
+    Status = ParseFields(Table, Defer ? NULL : Format, Text, End,
+                         FieldCount, Reason);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
     }
-    Format->NumberOfFields = Index;
+    if (Defer) {
+        Format->Text = Text;
+        Format->TextEnd = End;
+        Format->PrintText = Print;
+        Format->PrintTextEnd = PrintEnd;
+        Format->FieldCount = FieldCount;
+    }
 
     //
     // The common fields are the same for every event; take their place
@@ -1059,6 +1194,60 @@ TraceEventTableAddFormat(
     }
     Table->ById[Id] = Format;
     return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceEventTableAddFormat(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ System,
+    ULONG SystemLength,
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    return AddFormat(Table, System, SystemLength, Text, Length, FALSE,
+                     Reason);
+}
+
+RTL_STATUS
+TraceEventTableAddFormatDeferred(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ System,
+    ULONG SystemLength,
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    return AddFormat(Table, System, SystemLength, Text, Length, TRUE,
+                     Reason);
+}
+
+BOOL
+TraceEventTableCanKeepText(
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    return Table->KeptText[ARRAYSIZE(Table->KeptText) - 1] == NULL;
+}
+
+VOID
+TraceEventTableKeepText(
+    PTRACE_EVENT_TABLE Table,
+    PVOID Pages,
+    SIZE_T Size
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < ARRAYSIZE(Table->KeptText); Index++) {
+        if (Table->KeptText[Index] == NULL) {
+            Table->KeptText[Index] = Pages;
+            Table->KeptTextSize[Index] = Size;
+            return;
+        }
+    }
 }
 
 PCTRACE_EVENT_FIELD

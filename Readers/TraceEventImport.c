@@ -1206,6 +1206,10 @@ TraceEventSinkRecord(
     }
 
     if (Format->Kind == TraceEventKindUnknown) {
+        Status = TraceEventCompleteFormat(Table, Format, Reason);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
         Status = Classify(Sink, Format);
         if (!RTL_SUCCESS(Status)) {
             return Status;

@@ -37,49 +37,42 @@
 static RTL Rtl;
 
 /*
-** Pre-fault worker.  The store asks for the pages just ahead of the writer
-** to be faulted in (Rtl.PrefaultMemoryAsync); one thread does it so the
-** writer never waits on page faults.  If the queue is full the request
-** runs inline, which is only slower, never wrong.  The same thread starts
-** the write-back of the records behind the writer (Rtl.WriteBackAsync), so
-** that closing has less to flush; those requests are dropped when their
-** queue is full (close writes everything anyway).  Pre-faults go first: a
-** write-back can block for a millisecond while the device takes the pages,
-** and a pre-fault that waited behind it would leave the writer to fault
-** the pages itself.
+** Pre-fault and write-back workers.  The store asks for the pages just
+** ahead of the writer to be faulted in (Rtl.PrefaultMemoryAsync); a thread
+** does it so the writer never waits on page faults.  If its queue is full
+** the request runs inline, which is only slower, never wrong.  A second
+** thread starts the write-back of the records behind the writer
+** (Rtl.WriteBackAsync), so that closing has less to flush; those requests
+** are dropped when their queue is full (close writes everything anyway).
+** Two threads, because a write-back can block for a millisecond while the
+** device takes the pages, and a pre-fault that waited behind it would
+** leave the writer to fault the pages itself.
 */
 #define PREFAULT_QUEUE 16
 typedef struct PrefaultQueue PrefaultQueue;
 struct PrefaultQueue {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
   struct { void *p; size_t n; HANDLE h; ULONGLONG iOff; } a[PREFAULT_QUEUE];
   unsigned nHead, nTail;
 };
-static struct {
-  pthread_mutex_t mutex;
-  pthread_cond_t cond;
-  PrefaultQueue fault;        /* pre-faults, taken first */
-  PrefaultQueue back;         /* write-backs */
-  int started;
-} prefault;
+static PrefaultQueue prefaultQueue;   /* pre-faults */
+static PrefaultQueue writeBackQueue;  /* write-backs */
 
 static void *prefaultMain(void *pArg){
-  (void)pArg;
+  PrefaultQueue *q = (PrefaultQueue*)pArg;
   for(;;){
     void *p; size_t n; HANDLE h; ULONGLONG iOff;
-    PrefaultQueue *q;
-    pthread_mutex_lock(&prefault.mutex);
-    while( prefault.fault.nHead==prefault.fault.nTail
-        && prefault.back.nHead==prefault.back.nTail ){
-      pthread_cond_wait(&prefault.cond, &prefault.mutex);
+    pthread_mutex_lock(&q->mutex);
+    while( q->nHead==q->nTail ){
+      pthread_cond_wait(&q->cond, &q->mutex);
     }
-    q = prefault.fault.nHead!=prefault.fault.nTail ? &prefault.fault
-                                                   : &prefault.back;
     p = q->a[q->nHead % PREFAULT_QUEUE].p;
     n = q->a[q->nHead % PREFAULT_QUEUE].n;
     h = q->a[q->nHead % PREFAULT_QUEUE].h;
     iOff = q->a[q->nHead % PREFAULT_QUEUE].iOff;
     q->nHead++;
-    pthread_mutex_unlock(&prefault.mutex);
+    pthread_mutex_unlock(&q->mutex);
     if( p ){
       Rtl.PrefaultMemory(&Rtl, p, n);
     }else{
@@ -90,33 +83,33 @@ static void *prefaultMain(void *pArg){
 }
 
 static void writeBackAsync(PRTL pRtl, HANDLE h, ULONGLONG iOff, ULONGLONG n){
-  PrefaultQueue *q = &prefault.back;
+  PrefaultQueue *q = &writeBackQueue;
   (void)pRtl;
-  pthread_mutex_lock(&prefault.mutex);
+  pthread_mutex_lock(&q->mutex);
   if( q->nTail - q->nHead < PREFAULT_QUEUE ){
     q->a[q->nTail % PREFAULT_QUEUE].p = 0;
     q->a[q->nTail % PREFAULT_QUEUE].n = (size_t)n;
     q->a[q->nTail % PREFAULT_QUEUE].h = h;
     q->a[q->nTail % PREFAULT_QUEUE].iOff = iOff;
     q->nTail++;
-    pthread_cond_signal(&prefault.cond);
+    pthread_cond_signal(&q->cond);
   }
-  pthread_mutex_unlock(&prefault.mutex);
+  pthread_mutex_unlock(&q->mutex);
 }
 
 static void prefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
-  PrefaultQueue *q = &prefault.fault;
+  PrefaultQueue *q = &prefaultQueue;
   int inline_ = 0;
-  pthread_mutex_lock(&prefault.mutex);
+  pthread_mutex_lock(&q->mutex);
   if( q->nTail - q->nHead >= PREFAULT_QUEUE ){
     inline_ = 1;
   }else{
     q->a[q->nTail % PREFAULT_QUEUE].p = p;
     q->a[q->nTail % PREFAULT_QUEUE].n = n;
     q->nTail++;
-    pthread_cond_signal(&prefault.cond);
+    pthread_cond_signal(&q->cond);
   }
-  pthread_mutex_unlock(&prefault.mutex);
+  pthread_mutex_unlock(&q->mutex);
   if( inline_ ) pRtl->PrefaultMemory(pRtl, p, n);
 }
 
@@ -158,13 +151,20 @@ static void importJobWait(PVOID pJob){
 
 static const TRACE_WORKER importWorker = { importJobStart, importJobWait };
 
-static void startPrefaultWorker(void){
+static int startQueueThread(PrefaultQueue *q){
   pthread_t t;
-  pthread_mutex_init(&prefault.mutex, 0);
-  pthread_cond_init(&prefault.cond, 0);
-  if( pthread_create(&t, 0, prefaultMain, 0)==0 ){
-    pthread_detach(t);
+  pthread_mutex_init(&q->mutex, 0);
+  pthread_cond_init(&q->cond, 0);
+  if( pthread_create(&t, 0, prefaultMain, q)!=0 ) return 0;
+  pthread_detach(t);
+  return 1;
+}
+
+static void startPrefaultWorker(void){
+  if( startQueueThread(&prefaultQueue) ){
     Rtl.PrefaultMemoryAsync = prefaultAsync;
+  }
+  if( startQueueThread(&writeBackQueue) ){
     Rtl.WriteBackAsync = writeBackAsync;
   }
 }

@@ -21,7 +21,7 @@ Abstract:
 
     Pre-faulting and write-back.  When the writer enters the last chunk of
     the file, the next chunk is allocated and mapped.  The pages up to two
-    windows (a sixteenth of the file each, 16 KB to 4 MB) ahead of the
+    windows (an eighth of the records so far, 64 KB to 4 MB) ahead of the
     writer are handed to Rtl->PrefaultMemoryAsync, a window at a time, so
     that by the time the writer reaches them they are present and
     writable: the append hot path takes no page faults and no system
@@ -42,7 +42,7 @@ Abstract:
 #define MIN_CHUNK_BYTES      (64ULL * 1024)
 #define MAX_CHUNK_BYTES      (64ULL * 1024 * 1024)
 #define MIN_RESERVATION      (1ULL << 30)
-#define STORE_WINDOW         (16ULL * 1024)
+#define STORE_WINDOW         (64ULL * 1024)
 #define MAX_STORE_WINDOW     (4ULL * 1024 * 1024)
 #define SLOT_READ_RETRIES    1000
 #define SNAPSHOT_RETRIES     1000
@@ -998,8 +998,10 @@ Routine Description:
     reservation that needs this or a new chunk.  Both requests are hints
     to the hosted edge's worker (nothing happens without one).
 
-    A window is a sixteenth of the file, from 16 KB up to 4 MB, so that a
-    fast writer of a large store makes few requests.  Write-back stays a
+    A window is an eighth of what the writer has filled, from 64 KB up to
+    4 MB, so that a fast writer of a large store makes few requests, and
+    a store that stops soon after a growth has little pre-faulted that
+    close must trim.  Write-back stays a
     window behind the newest reservation so that a page is rarely written
     to disk before the writer is done with it (a record reserved and
     filled later, e.g. a span waiting for its end, is written again when
@@ -1008,9 +1010,9 @@ Routine Description:
 --*/
 {
     PRTL Rtl = Store->Rtl;
-    ULONGLONG Window = Store->MappedFileBytes / 16;
     ULONGLONG Position = TRACE_STORE_HEADER_SIZE +
                          Needed * Store->RecordSize;
+    ULONGLONG Window = Position / 8;
     ULONGLONG Ahead;
     ULONGLONG Next;
 
