@@ -65,11 +65,13 @@ set_tests_properties(reader.tracedat.fresh_capture PROPERTIES LABELS integration
   TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK tracefs)
 
 # Damaged files: exit 1, the file and byte offset named, earlier events kept.
-foreach(case truncated_data truncated_header version cpu_count format_size zstd_chunk
-        zstd_kallsyms)
+foreach(case truncated_data truncated_header version cpu_count format_size format_field
+        zstd_chunk zstd_kallsyms)
   set(file ${TRACEDAT_DATA}/syn.dat)
   if(case MATCHES "^zstd_")
     set(file ${TRACEDAT_DATA}/syn-v7zstd.dat)
+  elseif(case STREQUAL format_field)
+    set(file ${TRACEDAT_TEMPLATE})
   endif()
   add_test(NAME reader.tracedat.bad_input.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/tracedat_bad.sh $<TARGET_FILE:tracestore>
