@@ -254,6 +254,38 @@ static int testKallsyms(void){
   }
   CHECK( table.NumberOfSymbols==8 );
   TraceEventTableRelease(&table);
+
+  /* In address order with three names at one address (the order the
+  ** indexer keeps without sorting): trace-cmd's array is c_third,
+  ** b_second, a_first, after, and its bisection probes index 2 first. */
+  {
+    static const char zOrdered[] =
+      "ffffffff81000000 T a_first\n"
+      "ffffffff81000000 T b_second\n"
+      "ffffffff81000000 T c_third\n"
+      "ffffffff81000100 T after\n";
+    static const struct { unsigned long long iAddr; const char *zWant; } b[] = {
+      { 0xffffffff81000000ULL, "a_first" },
+      { 0xffffffff81000050ULL, "a_first" },
+      { 0xffffffff81000100ULL, "after" },
+    };
+    CHECK( RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, &table)) );
+    TraceEventTableSetSymbols(&table, zOrdered, sizeof(zOrdered) - 1, 0, 0);
+    for(i=0; i<sizeof(b)/sizeof(b[0]); i++){
+      PCSZ zName = 0; ULONG nName = 0; ULONGLONG iStart = 0;
+      BOOL bFound = TraceEventFindSymbol(&table, b[i].iAddr, &zName, &nName,
+                                         &iStart);
+      if( !bFound || nName!=strlen(b[i].zWant)
+       || memcmp(zName, b[i].zWant, nName)!=0 ){
+        printf("FAIL %#llx: found %.*s, wanted %s\n", b[i].iAddr,
+               bFound ? (int)nName : 6, bFound ? zName : "(none)", b[i].zWant);
+        nFail++;
+      }
+    }
+    CHECK( table.NumberOfSymbols==4 );
+    TraceEventTableRelease(&table);
+  }
+
   printf("%s\n", nFail ? "FAILED" : "ok");
   return nFail!=0;
 }
