@@ -482,6 +482,12 @@ Routine Description:
     if (Job->Input != NULL) {
         ULONGLONG Size;
 
+        //
+        // Fault the output in with one call rather than page by page as
+        // the decompressor first writes each one.
+        //
+
+        Job->Rtl->PrefaultMemory(Job->Rtl, Job->Output, Job->OutputBytes);
         Job->Status = Job->Zstd->Decompress(Job->Zstd->WorkerContext,
                                             Job->Input, Job->InputLength,
                                             Job->Output, Job->OutputLength,

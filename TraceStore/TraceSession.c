@@ -772,6 +772,17 @@ Routine Description:
     PRTL Rtl = Session->Rtl;
     ULONG Index;
 
+    //
+    // Trim every store and start its write-back first, so that the
+    // device works on all of them while each flush waits.
+    //
+
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        TraceStoreStartClose(&Session->Stores[Index]);
+    }
+    TraceStoreStartClose(&Session->Strings.Index);
+    TraceStoreStartClose(&Session->Strings.Data);
+
     for (Index = 0; Index < Session->NumberOfStores; Index++) {
         TraceStoreClose(&Session->Stores[Index]);
     }

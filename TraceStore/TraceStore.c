@@ -1806,6 +1806,45 @@ TraceStoreFlush(
 }
 
 VOID
+TraceStoreStartClose(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Trims a writer's file to the committed records (publishing the smaller
+    capacity first, so no reader trusts a size the file no longer has) and
+    starts writing it back; TraceStoreClose waits for it.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    ULONGLONG Size;
+
+    if (Store->FileHandle == INVALID_HANDLE_VALUE || !Store->Writable ||
+        Store->Header == NULL || Store->Trimmed) {
+        return;
+    }
+
+    Size = ALIGN_UP(TRACE_STORE_HEADER_SIZE +
+                    Store->CommittedCount * Store->RecordSize,
+                    RTL_PAGE_SIZE);
+    if (Size < Store->MappedFileBytes) {
+        Store->Capacity = (Size - TRACE_STORE_HEADER_SIZE) /
+                          Store->RecordSize;
+        PublishSlot(Store, Store->CommittedCount, Store->Capacity);
+        Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
+        Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
+    } else {
+        Size = Store->MappedFileBytes;
+        Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
+    }
+    Rtl->WriteBack(Rtl, Store->FileHandle, 0, Size);
+    Store->Trimmed = TRUE;
+}
+
+VOID
 TraceStoreClose(
     PTRACE_STORE Store
     )
@@ -1814,8 +1853,8 @@ TraceStoreClose(
 Routine Description:
 
     Closes a store.  The writer trims the file to the committed records
-    (publishing the smaller capacity first, so no reader trusts a size the
-    file no longer has), flushes, and releases its lock by closing.
+    (TraceStoreStartClose, if not done yet), flushes, and releases its
+    lock by closing.
 
 --*/
 {
@@ -1826,18 +1865,7 @@ Routine Description:
     }
 
     if (Store->Writable && Store->Header != NULL) {
-        ULONGLONG Size = ALIGN_UP(TRACE_STORE_HEADER_SIZE +
-                                  Store->CommittedCount * Store->RecordSize,
-                                  RTL_PAGE_SIZE);
-        if (Size < Store->MappedFileBytes) {
-            Store->Capacity = (Size - TRACE_STORE_HEADER_SIZE) /
-                              Store->RecordSize;
-            PublishSlot(Store, Store->CommittedCount, Store->Capacity);
-            Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
-            Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
-        } else {
-            Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
-        }
+        TraceStoreStartClose(Store);
         Rtl->FlushFile(Rtl, Store->FileHandle);
     }
 
@@ -1850,6 +1878,7 @@ Routine Description:
     Store->Mapping = NULL;
     Store->Header = NULL;
     Store->Base = NULL;
+    Store->Trimmed = FALSE;
 }
 
 PCTRACE_COLUMN_DESCRIPTOR

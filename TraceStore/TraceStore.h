@@ -427,7 +427,7 @@ typedef struct _TRACE_STORE {
     //
 
     BOOL DiscardBehind;
-    ULONG Padding3;
+    BOOL Trimmed;                   // TraceStoreStartClose done
     ULONGLONG DiscardedBytes;
 
     //
@@ -668,6 +668,18 @@ TRACE_STORE_FLUSH TraceStoreFlush;
 typedef VOID (TRACE_STORE_CLOSE)(PTRACE_STORE Store);
 typedef TRACE_STORE_CLOSE *PTRACE_STORE_CLOSE;
 TRACE_STORE_CLOSE TraceStoreClose;
+
+//
+// The first half of TraceStoreClose, for closing several stores: trims
+// the file and starts writing it back without waiting.  TraceStoreClose
+// then flushes (waiting for the device once per store, while the others'
+// writes are already under way) and closes.  Nothing is committed between
+// the two.
+//
+
+typedef VOID (TRACE_STORE_START_CLOSE)(PTRACE_STORE Store);
+typedef TRACE_STORE_START_CLOSE *PTRACE_STORE_START_CLOSE;
+TRACE_STORE_START_CLOSE TraceStoreStartClose;
 
 //
 // Adds to the count of dropped/lost events published with the next commit.
