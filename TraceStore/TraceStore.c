@@ -1001,7 +1001,9 @@ Routine Description:
     A window is an eighth of what the writer has filled, from 64 KB up to
     4 MB, so that a fast writer of a large store makes few requests, and
     a store that stops soon after a growth has little pre-faulted that
-    close must trim.  Write-back stays a
+    close must trim.  A store that unmaps behind its writer keeps no more
+    than TRACE_DISCARD_BEHIND pre-faulted ahead (its chunks' size), so its
+    resident set stays as bounded as before.  Write-back stays a
     window behind the newest reservation so that a page is rarely written
     to disk before the writer is done with it (a record reserved and
     filled later, e.g. a span waiting for its end, is written again when
@@ -1021,6 +1023,9 @@ Routine Description:
     }
     if (Window > MAX_STORE_WINDOW) {
         Window = MAX_STORE_WINDOW;
+    }
+    if (Store->DiscardBehind && Window > TRACE_DISCARD_BEHIND / 2) {
+        Window = TRACE_DISCARD_BEHIND / 2;
     }
     Window = ALIGN_UP(Window, RTL_PAGE_SIZE);
 
