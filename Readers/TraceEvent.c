@@ -1732,6 +1732,19 @@ Routine Description:
     }
 
     //
+    // Fault in, with one call, the part a usual kallsyms fills (lines of
+    // 32 bytes or more) instead of page by page.
+    //
+
+    {
+        SIZE_T Likely = (SIZE_T)ALIGN_UP((Length / 32 + 1) *
+                                         sizeof(TRACE_SYMBOL),
+                                         RTL_PAGE_SIZE);
+
+        Rtl->PrefaultMemory(Rtl, Symbols, Likely < Bytes ? Likely : Bytes);
+    }
+
+    //
     // "ADDRESS TYPE NAME[\t[MODULE]]" lines.
     //
 

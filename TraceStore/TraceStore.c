@@ -489,6 +489,7 @@ CreateStoreFile(
     PRTL Rtl,
     PCSZ Path,
     PCTRACE_STORE_SCHEMA Schema,
+    PHANDLE FileHandle,
     PRTL_ERROR Error
     )
 /*++
@@ -496,13 +497,16 @@ CreateStoreFile(
 Routine Description:
 
     Writes a new, empty store file for Schema under a temporary name and
-    renames it to Path, so that readers never see a partial header.
+    renames it to Path, so that readers never see a partial header.  On
+    success *FileHandle is the file, open for reading and writing (the
+    caller goes on with it rather than opening Path again).
 
 --*/
 {
     RTL_STATUS Status;
     HANDLE Handle = INVALID_HANDLE_VALUE;
-    PTRACE_STORE_HEADER Header = NULL;
+    TRACE_STORE_HEADER HeaderBuffer;
+    PTRACE_STORE_HEADER Header = &HeaderBuffer;
     TRACE_STORE_COMMIT_SLOT Slot;
     CHAR TempPath[TRACE_PATH_SIZE + 32];
     ULONG Index;
@@ -517,11 +521,8 @@ Routine Description:
                            "%s: invalid schema", Path);
     }
 
-    Status = Rtl->AllocatePages(Rtl, sizeof(*Header), (PPVOID)&Header);
-    if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                           RtlStatusText(Status));
-    }
+    *FileHandle = INVALID_HANDLE_VALUE;
+    Rtl->FillMemory(Header, sizeof(*Header), 0);
 
     Header->Magic = TRACE_STORE_MAGIC;
     Header->Version = TRACE_STORE_VERSION;
@@ -603,11 +604,13 @@ Routine Description:
         goto End;
     }
 
+    *FileHandle = Handle;
+    Handle = INVALID_HANDLE_VALUE;
+
 End:
     if (Handle != INVALID_HANDLE_VALUE) {
         Rtl->CloseFile(Rtl, Handle);
     }
-    Rtl->Unmap(Rtl, Header, sizeof(*Header));
 
     return Status;
 }
@@ -704,12 +707,11 @@ Return Value:
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite, &Store->FileHandle);
     if (Status == RTL_STATUS_NOT_FOUND) {
-        Status = CreateStoreFile(Rtl, Path, Schema, Error);
+        Status = CreateStoreFile(Rtl, Path, Schema, &Store->FileHandle,
+                                 Error);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite,
-                               &Store->FileHandle);
     }
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(Error, Status, 0, 0, "%s: cannot open: %s", Path,
