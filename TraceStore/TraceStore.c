@@ -19,18 +19,22 @@ Abstract:
     write through the mapping never meets a hole (no SIGBUS on a full disk:
     the failure surfaces as an error from TraceStoreReserve instead).
 
-    Pre-faulting and write-back.  When the writer enters the last chunk of
-    the file, the next chunk is allocated and mapped.  The pages up to two
-    windows (an eighth of the records so far, 64 KB to 4 MB) ahead of the
-    writer are handed to Rtl->PrefaultMemoryAsync, a window at a time, so
-    that by the time the writer reaches them they are present and
-    writable: the append hot path takes no page faults and no system
-    calls.  Only pages the writer is about to fill are faulted in: the
-    rest of a chunk that the store never fills costs no page-cache pages
-    to zero, to drop again when close trims the file, or to unmap.  The
-    records more than a window behind the writer are handed to
-    Rtl->WriteBackAsync as it goes, so that the flush at close finds only
-    the last window to write.
+    Pre-faulting.  When the writer enters the last chunk of the file, the
+    next chunk is allocated and mapped.  The pages up to two windows (an
+    eighth of the records so far, 64 KB to 4 MB) ahead of the writer are
+    handed to Rtl->PrefaultMemoryAsync, a window at a time, so that by the
+    time the writer reaches them they are present and writable: the
+    append hot path takes no page faults and no system calls.  Only pages
+    the writer is about to fill are faulted in: the rest of a chunk that
+    the store never fills costs no page-cache pages to zero, to drop again
+    when close trims the file, or to unmap.
+
+    Write-back.  Pages are written to disk early only once the writer has
+    unmapped them (DiscardBehind), and at close after the whole mapping
+    is gone: writing back a page that is still mapped makes the kernel
+    write-protect it in the writer's page tables (a TLB shootdown on the
+    writer's CPU, and a fault when the writer touches the page again),
+    which cost a million-event import more than it saved at close.
 
     Readers map the whole file read-only and remap when a snapshot's count
     passes their mapping.
@@ -480,6 +484,19 @@ Routine Description:
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
                               (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
                                        Store->DiscardedBytes));
+
+    //
+    // Start writing them to disk now (on a worker, if the edge has one)
+    // rather than all at close: unmapped, they need no write-protecting.
+    // A record still open (not committed) is simply written again when it
+    // changes.
+    //
+
+    Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
+                               TRACE_STORE_HEADER_SIZE +
+                               Store->DiscardedBytes,
+                               Reserved - TRACE_DISCARD_BEHIND -
+                               Store->DiscardedBytes);
     Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
 }
 
@@ -808,7 +825,6 @@ Return Value:
     Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
                                         Latest.RecordCount *
                                         Store->RecordSize, RTL_PAGE_SIZE);
-    Store->WrittenBackBytes = Store->PrefaultedBytes;
     Store->ReservedCount = Latest.RecordCount;
     Store->CommittedCount = Latest.RecordCount;
     Store->Sequence = Latest.Sequence;
@@ -995,21 +1011,16 @@ AdvanceWriter(
 Routine Description:
 
     Keeps the pages up to two windows ahead of a writer that will have
-    reserved Needed records pre-faulted, and the records more than a window
-    behind it on their way to disk, and sets GrowAtRecords to the next
-    reservation that needs this or a new chunk.  Both requests are hints
-    to the hosted edge's worker (nothing happens without one).
+    reserved Needed records pre-faulted, and sets GrowAtRecords to the
+    next reservation that needs this or a new chunk.  The requests are
+    hints to the hosted edge's worker (nothing happens without one).
 
     A window is an eighth of what the writer has filled, from 64 KB up to
     4 MB, so that a fast writer of a large store makes few requests, and
     a store that stops soon after a growth has little pre-faulted that
     close must trim.  A store that unmaps behind its writer keeps no more
     than TRACE_DISCARD_BEHIND pre-faulted ahead (its chunks' size), so its
-    resident set stays as bounded as before.  Write-back stays a
-    window behind the newest reservation so that a page is rarely written
-    to disk before the writer is done with it (a record reserved and
-    filled later, e.g. a span waiting for its end, is written again when
-    it changes, which is only more I/O).
+    resident set stays as bounded as before.
 
 --*/
 {
@@ -1042,20 +1053,11 @@ Routine Description:
         Store->PrefaultedBytes = Ahead;
     }
 
-    if (Position >= Store->WrittenBackBytes + 2 * Window) {
-        ULONGLONG Behind = ALIGN_DOWN(Position - Window, RTL_PAGE_SIZE);
-
-        Rtl->WriteBackAsync(Rtl, Store->FileHandle, Store->WrittenBackBytes,
-                            Behind - Store->WrittenBackBytes);
-        Store->WrittenBackBytes = Behind;
-    }
-
     //
-    // Come back when the writer enters the last pre-faulted window, when
-    // the next window behind it is complete, or at the last chunk.  The
-    // pre-faulted end is at least two windows past Position unless it is
-    // the end of the mapping, and the written-back end less than two
-    // windows behind it, so neither point is below Needed.
+    // Come back when the writer enters the last pre-faulted window, or at
+    // the last chunk.  The pre-faulted end is at least two windows past
+    // Position unless it is the end of the mapping, so this is not below
+    // Needed.
     //
 
     Next = Store->ChunkAtRecords;
@@ -1064,14 +1066,6 @@ Routine Description:
                               TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
         if (AtWindow < Next) {
             Next = AtWindow;
-        }
-    }
-    {
-        ULONGLONG AtWriteBack = (Store->WrittenBackBytes + 2 * Window -
-                                 TRACE_STORE_HEADER_SIZE) /
-                                Store->RecordSize;
-        if (AtWriteBack < Next) {
-            Next = AtWriteBack;
         }
     }
     Store->GrowAtRecords = Next;
@@ -1821,8 +1815,9 @@ TraceStoreStartClose(
 Routine Description:
 
     Trims a writer's file to the committed records (publishing the smaller
-    capacity first, so no reader trusts a size the file no longer has) and
-    starts writing it back; TraceStoreClose waits for it.
+    capacity first, so no reader trusts a size the file no longer has),
+    unmaps it (so that writing back needs no write-protecting of mapped
+    pages) and starts writing it back; TraceStoreClose waits for it.
 
 --*/
 {
@@ -1847,6 +1842,12 @@ Routine Description:
         Size = Store->MappedFileBytes;
         Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
     }
+
+    Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+    Store->Mapping = NULL;
+    Store->Header = NULL;
+    Store->Base = NULL;
+
     Rtl->WriteBack(Rtl, Store->FileHandle, 0, Size);
     Store->Trimmed = TRUE;
 }
@@ -1871,7 +1872,7 @@ Routine Description:
         return;
     }
 
-    if (Store->Writable && Store->Header != NULL) {
+    if (Store->Writable && (Store->Header != NULL || Store->Trimmed)) {
         TraceStoreStartClose(Store);
         Rtl->FlushFile(Rtl, Store->FileHandle);
     }

@@ -390,8 +390,7 @@ typedef struct _TRACE_STORE {
     // GrowAtRecords takes the slow path: past ChunkAtRecords (the start of
     // the last chunk) the next chunk is added; and the pages a window or
     // two ahead of the writer are handed to the pre-fault worker
-    // (PrefaultedBytes: the file offset up to which they were), the
-    // records a window behind it to the write-back (WrittenBackBytes).
+    // (PrefaultedBytes: the file offset up to which they were).
     //
 
     ULONGLONG ReservedCount;
@@ -400,7 +399,6 @@ typedef struct _TRACE_STORE {
     ULONGLONG GrowAtRecords;
     ULONGLONG ChunkAtRecords;
     ULONGLONG PrefaultedBytes;
-    ULONGLONG WrittenBackBytes;
     ULONGLONG Sequence;
     ULONGLONG Generation;
     LONGLONG FirstTs;
