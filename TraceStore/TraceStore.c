@@ -46,6 +46,7 @@ Abstract:
 #define MIN_CHUNK_BYTES      (64ULL * 1024)
 #define MAX_CHUNK_BYTES      (64ULL * 1024 * 1024)
 #define MIN_RESERVATION      (1ULL << 30)
+#define STORE_DISCARD_LAG    (512ULL * 1024)
 #define STORE_WINDOW         (64ULL * 1024)
 #define MAX_STORE_WINDOW     (4ULL * 1024 * 1024)
 #define SLOT_READ_RETRIES    1000
@@ -465,24 +466,31 @@ DiscardBehind(
 
 Routine Description:
 
-    Drops the mapping of records that lie more than TRACE_DISCARD_BEHIND
-    bytes behind the last reserved one, in steps of at least
-    TRACE_DISCARD_BEHIND, if the store asks for it.  The records stay in
-    the file and the page cache, so this includes reserved records that
-    are not committed yet (a KVM exit or a span waiting for its end): a
-    later write to one faults its page back in from the page cache.
+    Drops the mapping of records that lie more than STORE_DISCARD_LAG
+    bytes behind the last reserved one, in steps of at least half of
+    TRACE_DISCARD_BEHIND, if the store asks for it, and starts writing
+    them back.  The records stay in the file and the page cache, so this
+    includes reserved records that are not committed yet (a KVM exit or a
+    span waiting for its end): a later write to one faults its page back
+    in from the page cache.
+
+    The lag is short (512 KB) so that most of a store of a few megabytes
+    (a fresh capture's) is written back during the import, unmapped, and
+    close waits for little; the steps are long so that a large import
+    makes few such calls.
 
 --*/
 {
     ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
 
     if (!Store->DiscardBehind ||
-        Reserved < Store->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
+        Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
+                   TRACE_DISCARD_BEHIND / 2) {
         return;
     }
 
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
-                              (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
+                              (SIZE_T)(Reserved - STORE_DISCARD_LAG -
                                        Store->DiscardedBytes));
 
     //
@@ -495,9 +503,9 @@ Routine Description:
     Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
                                TRACE_STORE_HEADER_SIZE +
                                Store->DiscardedBytes,
-                               Reserved - TRACE_DISCARD_BEHIND -
+                               Reserved - STORE_DISCARD_LAG -
                                Store->DiscardedBytes);
-    Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
+    Store->DiscardedBytes = Reserved - STORE_DISCARD_LAG;
 }
 
 static
@@ -1807,17 +1815,16 @@ TraceStoreFlush(
 }
 
 VOID
-TraceStoreStartClose(
+TraceStoreTrim(
     PTRACE_STORE Store
     )
 /*++
 
 Routine Description:
 
-    Trims a writer's file to the committed records (publishing the smaller
-    capacity first, so no reader trusts a size the file no longer has),
-    unmaps it (so that writing back needs no write-protecting of mapped
-    pages) and starts writing it back; TraceStoreClose waits for it.
+    Trims a writer's file to the committed records, page-rounded,
+    publishing the smaller capacity first so that no reader trusts a size
+    the file no longer has.  Done once; nothing may be committed after.
 
 --*/
 {
@@ -1838,10 +1845,37 @@ Routine Description:
         PublishSlot(Store, Store->CommittedCount, Store->Capacity);
         Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
         Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
+        Store->MappedFileBytes = (SIZE_T)Size;
     } else {
-        Size = Store->MappedFileBytes;
         Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
     }
+    Store->Trimmed = TRUE;
+}
+
+VOID
+TraceStoreStartClose(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Trims a writer's file (TraceStoreTrim), unmaps it (so that writing
+    back needs no write-protecting of mapped pages) and starts writing it
+    back; TraceStoreClose waits for it.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    SIZE_T Size;
+
+    if (Store->FileHandle == INVALID_HANDLE_VALUE || !Store->Writable ||
+        Store->Mapping == NULL) {
+        return;
+    }
+
+    TraceStoreTrim(Store);
+    Size = Store->MappedFileBytes;
 
     Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
     Store->Mapping = NULL;
@@ -1849,7 +1883,6 @@ Routine Description:
     Store->Base = NULL;
 
     Rtl->WriteBack(Rtl, Store->FileHandle, 0, Size);
-    Store->Trimmed = TRUE;
 }
 
 VOID
@@ -1872,7 +1905,7 @@ Routine Description:
         return;
     }
 
-    if (Store->Writable && (Store->Header != NULL || Store->Trimmed)) {
+    if (Store->Writable && (Store->Mapping != NULL || Store->Trimmed)) {
         TraceStoreStartClose(Store);
         Rtl->FlushFile(Rtl, Store->FileHandle);
     }
