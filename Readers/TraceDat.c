@@ -59,6 +59,8 @@ Abstract:
 
 #define SECTION_FLAG_COMPRESSED     0x1
 #define CPU_DISCARD_STEP            (1ULL << 20)
+#define PREFETCH_BYTES              (8ULL << 20)
+#define PREFETCH_CHUNKS             1024
 
 typedef struct _TRACE_DAT_CPU {
     ULONG Cpu;
@@ -76,10 +78,14 @@ typedef struct _TRACE_DAT_CPU {
     ULONG Padding;
     ULONGLONG NextChunk;        // file offset of the next chunk header
     ULONGLONG ChunkOffset;      // file offset of the current chunk
-    PBYTE Buffer;               // the decompressed chunk
+    PBYTE Buffer;               // the CPU's own chunk buffer
     SIZE_T BufferCapacity;
+    const BYTE *Chunk;          // the decompressed chunk: Buffer, or one
+                                // decompressed ahead (Dat->Prefetch)
     SIZE_T BufferLength;
     SIZE_T BufferNextPage;
+    ULONG PrefetchNext;         // where to look in Dat->Prefetch.Chunks
+    ULONG Padding2;
 
     //
     // The page being read and its next event.
@@ -181,6 +187,23 @@ typedef struct _TRACE_DAT {
     CHAR ClockOption[64];
 
     DAT_SYMBOL_JOB SymbolJob;
+
+    //
+    // v7 CPU data decompressed ahead while the reader waits for the
+    // kallsyms job (see PrefetchChunks).
+    //
+
+    struct {
+        PBYTE Buffer;               // PREFETCH_BYTES of pages, or NULL
+        SIZE_T Used;
+        ULONG Count;
+        ULONG Padding;
+        struct {
+            ULONGLONG Offset;       // of the chunk header in the file
+            const BYTE *Data;
+            SIZE_T Length;
+        } Chunks[PREFETCH_CHUNKS];
+    } Prefetch;
 
     //
     // Formats are added deferred (checked, their fields parsed at the
@@ -749,6 +772,140 @@ Routine Description:
 }
 
 static
+VOID
+PrefetchChunks(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Decompresses the first chunks of the CPUs' data, a chunk of each CPU
+    in turn, for as long as the kallsyms job runs on the worker (up to
+    PREFETCH_BYTES): the reader would otherwise wait idle there, and
+    decompress the same chunks later.  Quietly stops a CPU at anything
+    out of place; LoadChunk checks every chunk as before and decompresses
+    any it does not find here, so errors are reported where they were.
+
+--*/
+{
+    PCTRACE_DECOMPRESSOR Zstd = Dat->Import->Zstd;
+    const BYTE *Header;
+    ULONG Index;
+
+    if (Dat->Prefetch.Buffer != NULL || !Dat->HaveBuffer ||
+        !Dat->Compressed || Zstd == NULL || Dat->CpuCount == 0 ||
+        Dat->BufferSectionOffset > Dat->Length ||
+        Dat->Length - Dat->BufferSectionOffset < 16) {
+        return;
+    }
+    Header = Dat->Buffer + Dat->BufferSectionOffset;
+    if (TraceEventReadNumber(Header, 2) != OPTION_BUFFER ||
+        !(TraceEventReadNumber(Header + 2, 2) & SECTION_FLAG_COMPRESSED)) {
+        return;
+    }
+
+    if (!RTL_SUCCESS(Dat->Rtl->AllocatePages(Dat->Rtl, PREFETCH_BYTES,
+                                             (PVOID *)&Dat->Prefetch.Buffer))) {
+        Dat->Prefetch.Buffer = NULL;
+        return;
+    }
+
+    //
+    // Where each CPU's next chunk is (Next), or 0 once it stopped.
+    //
+
+    for (Index = 0; Index < Dat->CpuCount; Index++) {
+        PTRACE_DAT_CPU Cpu = &Dat->Cpus[Index];
+        ULONGLONG DataEnd = Cpu->Offset + 4 + Cpu->Size;
+
+        Cpu->NextChunk = 0;
+        Cpu->ChunksLeft = 0;
+        if (Cpu->Size == 0 || Cpu->Offset >= Dat->Length) {
+            continue;
+        }
+        if (DataEnd > Dat->Length || DataEnd < Cpu->Offset) {
+            DataEnd = Dat->Length;
+        }
+        if (DataEnd - Cpu->Offset < 4) {
+            continue;
+        }
+        Cpu->DataEnd = DataEnd;
+        Cpu->ChunksLeft = (ULONG)TraceEventReadNumber(Dat->Buffer +
+                                                      Cpu->Offset, 4);
+        Cpu->NextChunk = Cpu->Offset + 4;
+    }
+
+    //
+    // A chunk of each CPU in turn, while the job runs.  A CPU's chunks
+    // are consecutive in Chunks only if it is the only one still going,
+    // so each chunk records its file offset and LoadChunk looks it up.
+    //
+
+    for (;;) {
+        BOOL Any = FALSE;
+
+        for (Index = 0; Index < Dat->CpuCount; Index++) {
+            PTRACE_DAT_CPU Cpu = &Dat->Cpus[Index];
+            ULONGLONG Offset = Cpu->NextChunk;
+            ULONGLONG Compressed, Uncompressed;
+            SIZE_T Produced = 0;
+            PBYTE Output;
+
+            if (Offset == 0 || Cpu->ChunksLeft == 0 ||
+                Dat->Prefetch.Count == PREFETCH_CHUNKS ||
+                Dat->SymbolJob.Handle == NULL ||
+                Dat->Import->Worker->Done(Dat->SymbolJob.Handle)) {
+                continue;
+            }
+            Cpu->NextChunk = 0;
+            if (Offset > Cpu->DataEnd || Cpu->DataEnd - Offset < 8) {
+                continue;
+            }
+            Compressed = TraceEventReadNumber(Dat->Buffer + Offset, 4);
+            Uncompressed = TraceEventReadNumber(Dat->Buffer + Offset + 4, 4);
+            if (Compressed > Cpu->DataEnd - Offset - 8 || Uncompressed == 0 ||
+                Uncompressed > MAX_CHUNK_BYTES ||
+                Uncompressed > PREFETCH_BYTES - Dat->Prefetch.Used) {
+                continue;
+            }
+            Output = Dat->Prefetch.Buffer + Dat->Prefetch.Used;
+            if (!RTL_SUCCESS(Zstd->Decompress(Zstd->Context,
+                                              Dat->Buffer + Offset + 8,
+                                              (SIZE_T)Compressed, Output,
+                                              (SIZE_T)Uncompressed,
+                                              &Produced)) ||
+                Produced != Uncompressed) {
+                continue;
+            }
+
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Offset = Offset;
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Data = Output;
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Length =
+                (SIZE_T)Uncompressed;
+            Dat->Prefetch.Count++;
+            Dat->Prefetch.Used += (SIZE_T)ALIGN_UP(Uncompressed, 64);
+            Cpu->NextChunk = Offset + 8 + Compressed;
+            Cpu->ChunksLeft--;
+            Any = TRUE;
+        }
+        if (!Any) {
+            break;
+        }
+    }
+
+    //
+    // OpenCpu sets these again from the file.
+    //
+
+    for (Index = 0; Index < Dat->CpuCount; Index++) {
+        Dat->Cpus[Index].NextChunk = 0;
+        Dat->Cpus[Index].ChunksLeft = 0;
+        Dat->Cpus[Index].DataEnd = 0;
+    }
+}
+
+static
 RTL_STATUS
 OpenSection(
     PTRACE_DAT Dat,
@@ -847,6 +1004,7 @@ Routine Description:
 
             PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
 
+            PrefetchChunks(Dat);
             WaitSymbolJob(Dat);
             Output = Job->Output;
             Job->Output = NULL;
@@ -1881,6 +2039,7 @@ Routine Description:
     ULONGLONG Offset = Cpu->NextChunk;
     ULONGLONG Compressed, Uncompressed;
     RTL_STATUS Status;
+    ULONG Index;
 
     if (Offset > Cpu->DataEnd || Cpu->DataEnd - Offset < 8) {
         return CpuTruncated(Dat, Cpu, Offset < Dat->Length ? Offset :
@@ -1900,6 +2059,27 @@ Routine Description:
     if (Uncompressed == 0 || Uncompressed > MAX_CHUNK_BYTES) {
         return DatError(Dat, RTL_STATUS_BAD_FORMAT, Offset + 4,
                         "absurd uncompressed chunk size %llu", Uncompressed);
+    }
+
+    while (Cpu->PrefetchNext < Dat->Prefetch.Count &&
+           Dat->Prefetch.Chunks[Cpu->PrefetchNext].Offset < Offset) {
+        Cpu->PrefetchNext++;
+    }
+    for (Index = Cpu->PrefetchNext; Index < Dat->Prefetch.Count; Index++) {
+        if (Dat->Prefetch.Chunks[Index].Offset == Offset &&
+            Dat->Prefetch.Chunks[Index].Length == Uncompressed) {
+
+            //
+            // Decompressed ahead (and checked as Decompress checks it).
+            //
+
+            Cpu->Chunk = Dat->Prefetch.Chunks[Index].Data;
+            Cpu->PrefetchNext = Index + 1;
+            goto Loaded;
+        }
+        if (Index > Cpu->PrefetchNext + 2 * Dat->CpuCount) {
+            break;
+        }
     }
 
     if (Uncompressed > Cpu->BufferCapacity) {
@@ -1924,7 +2104,9 @@ Routine Description:
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
+    Cpu->Chunk = Cpu->Buffer;
 
+Loaded:
     Cpu->ChunkOffset = Offset;
     Cpu->BufferLength = (SIZE_T)Uncompressed;
     Cpu->BufferNextPage = 0;
@@ -2029,7 +2211,7 @@ Routine Description:
                 return RTL_STATUS_OK;
             }
         }
-        Page = Cpu->Buffer + Cpu->BufferNextPage;
+        Page = Cpu->Chunk + Cpu->BufferNextPage;
         Length = Cpu->BufferLength - Cpu->BufferNextPage;
         if (Length > Dat->CpuPageSize) {
             Length = Dat->CpuPageSize;
@@ -2150,6 +2332,7 @@ OpenCpu(
 {
     Cpu->Page.Data = NULL;
     Cpu->Buffer = NULL;
+    Cpu->Chunk = NULL;
     Cpu->BufferCapacity = 0;
     Cpu->BufferLength = 0;
     Cpu->BufferNextPage = 0;
@@ -2508,6 +2691,10 @@ Return Value:
 
 End:
     ReleaseSymbolJob(Dat);
+    if (Dat->Prefetch.Buffer != NULL) {
+        Rtl->Unmap(Rtl, Dat->Prefetch.Buffer, PREFETCH_BYTES);
+        Dat->Prefetch.Buffer = NULL;
+    }
     if (Dat->Cpus != NULL) {
         for (Index = 0; Index < Dat->CpuCount; Index++) {
             CloseCpu(Dat, &Dat->Cpus[Index]);

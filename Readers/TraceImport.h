@@ -66,9 +66,10 @@ typedef const TRACE_DECOMPRESSOR *PCTRACE_DECOMPRESSOR;
 // A thread the hosted edge lends a reader for work that overlaps its own
 // (the trace.dat reader indexes kallsyms while it parses the event
 // formats).  Start runs Routine(Context) on it and returns the job, or
-// NULL if it cannot (the caller then does the work itself); Wait returns
-// once Routine has returned, and must be called for every job started.
-// The routine may only use what Context gives it and the RTL.
+// NULL if it cannot (the caller then does the work itself); Done says,
+// without waiting, whether Routine has returned; Wait returns once it
+// has, and must be called for every job started.  The routine may only
+// use what Context gives it and the RTL.
 //
 
 typedef VOID (TRACE_JOB_ROUTINE)(PVOID Context);
@@ -76,6 +77,7 @@ typedef TRACE_JOB_ROUTINE *PTRACE_JOB_ROUTINE;
 
 typedef struct _TRACE_WORKER {
     PVOID (*Start)(PTRACE_JOB_ROUTINE Routine, PVOID Context);
+    BOOL (*Done)(PVOID Job);
     VOID (*Wait)(PVOID Job);
 } TRACE_WORKER, *PTRACE_WORKER;
 typedef const TRACE_WORKER *PCTRACE_WORKER;

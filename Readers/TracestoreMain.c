@@ -123,12 +123,18 @@ struct ImportJob {
   pthread_t thread;
   PTRACE_JOB_ROUTINE xRoutine;
   PVOID pContext;
+  int bDone;                  /* set, with release, when xRoutine returned */
 };
 
 static void *importJobMain(void *pArg){
   ImportJob *p = (ImportJob*)pArg;
   p->xRoutine(p->pContext);
+  __atomic_store_n(&p->bDone, 1, __ATOMIC_RELEASE);
   return 0;
+}
+
+static BOOL importJobDone(PVOID pJob){
+  return __atomic_load_n(&((ImportJob*)pJob)->bDone, __ATOMIC_ACQUIRE)!=0;
 }
 
 static PVOID importJobStart(PTRACE_JOB_ROUTINE xRoutine, PVOID pContext){
@@ -136,6 +142,7 @@ static PVOID importJobStart(PTRACE_JOB_ROUTINE xRoutine, PVOID pContext){
   if( p==0 ) return 0;
   p->xRoutine = xRoutine;
   p->pContext = pContext;
+  p->bDone = 0;
   if( pthread_create(&p->thread, 0, importJobMain, p)!=0 ){
     free(p);
     return 0;
@@ -149,7 +156,9 @@ static void importJobWait(PVOID pJob){
   free(p);
 }
 
-static const TRACE_WORKER importWorker = { importJobStart, importJobWait };
+static const TRACE_WORKER importWorker = {
+  importJobStart, importJobDone, importJobWait
+};
 
 static int startQueueThread(PrefaultQueue *q){
   pthread_t t;
