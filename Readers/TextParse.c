@@ -57,6 +57,45 @@ TextFindChar(
 }
 
 PCSZ
+TextFindBlank(
+    PCSZ Start,
+    PCSZ End
+    )
+{
+    PCSZ Cursor = Start;
+
+#if defined(__x86_64__)
+
+    //
+    // Sixteen bytes at a time: a byte is at or below ' ' when the unsigned
+    // minimum of it and ' ' is itself.
+    //
+
+    typedef unsigned char U16 __attribute__((vector_size(16), aligned(1)));
+    U16 Space = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+                 ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+
+    while (End - Cursor >= 16) {
+        U16 Chunk;
+        int Mask;
+
+        __builtin_memcpy(&Chunk, Cursor, 16);
+        Mask = __builtin_ia32_pmovmskb128((V16)(Chunk <= Space));
+        if (Mask != 0) {
+            return Cursor + __builtin_ctz((unsigned)Mask);
+        }
+        Cursor += 16;
+    }
+#endif
+
+    while (Cursor < End && (unsigned char)*Cursor > ' ') {
+        Cursor++;
+    }
+
+    return Cursor;
+}
+
+PCSZ
 TextFindString(
     PCSZ Start,
     PCSZ End,

@@ -33,6 +33,13 @@ typedef struct _TEXT_SPAN {
 PCSZ TextFindChar(PCSZ Start, PCSZ End, CHAR Char);
 
 //
+// Returns the first byte in [Start, End) at or below ' ' (a blank, tab,
+// CR, newline or other control character), or End.
+//
+
+PCSZ TextFindBlank(PCSZ Start, PCSZ End);
+
+//
 // Returns the first occurrence of Needle (NeedleLength bytes) in
 // [Start, End), or NULL.
 //

@@ -59,6 +59,8 @@ Abstract:
 
 #define SECTION_FLAG_COMPRESSED     0x1
 #define CPU_DISCARD_STEP            (1ULL << 20)
+#define PREFETCH_BYTES              (8ULL << 20)
+#define PREFETCH_CHUNKS             1024
 
 typedef struct _TRACE_DAT_CPU {
     ULONG Cpu;
@@ -76,10 +78,14 @@ typedef struct _TRACE_DAT_CPU {
     ULONG Padding;
     ULONGLONG NextChunk;        // file offset of the next chunk header
     ULONGLONG ChunkOffset;      // file offset of the current chunk
-    PBYTE Buffer;               // the decompressed chunk
+    PBYTE Buffer;               // the CPU's own chunk buffer
     SIZE_T BufferCapacity;
+    const BYTE *Chunk;          // the decompressed chunk: Buffer, or one
+                                // decompressed ahead (Dat->Prefetch)
     SIZE_T BufferLength;
     SIZE_T BufferNextPage;
+    ULONG PrefetchNext;         // where to look in Dat->Prefetch.Chunks
+    ULONG Padding2;
 
     //
     // The page being read and its next event.
@@ -97,6 +103,37 @@ typedef struct _TRACE_DAT_CPU {
 // A CPU whose data the file ends inside is read up to there; the others
 // go on, and the import fails at the end with the first such error.
 //
+
+//
+// kallsyms indexed on the hosted edge's worker (Import->Worker) while the
+// reader parses the event formats: the symbol index takes as long as the
+// formats (v7: decompressing the section, too), and neither needs the
+// other.  The job is started only when the kallsyms section is found
+// where the file says without a complaint; the reader then parses the
+// file in its usual order, waits where it reaches kallsyms, and reports
+// what it finds there as before (the decompression's result included),
+// so errors and their order do not change.  The index is installed only
+// if it was built from the very text the reader hands the event table.
+//
+
+typedef struct _DAT_SYMBOL_JOB {
+    PVOID Handle;               // the worker's job; NULL when none runs
+    PRTL Rtl;
+    PCTRACE_DECOMPRESSOR Zstd;
+    ULONGLONG SectionOffset;    // v7: the kallsyms section, else 0
+    const BYTE *Input;          // v7 compressed: the zstd frame
+    SIZE_T InputLength;
+    PBYTE Output;               // v7 compressed: the section, decompressed
+    SIZE_T OutputLength;
+    SIZE_T OutputBytes;         // pages of Output
+    const BYTE *Text;           // uncompressed: the kallsyms text
+    SIZE_T TextLength;
+    RTL_STATUS Status;          // of the decompression
+    SIZE_T Produced;
+    PCSZ IndexedText;           // what Index was built from, or NULL
+    SIZE_T IndexedLength;
+    TRACE_SYMBOL_INDEX Index;
+} DAT_SYMBOL_JOB, *PDAT_SYMBOL_JOB;
 
 typedef struct _TRACE_DAT {
     PTRACE_IMPORT Import;
@@ -149,6 +186,33 @@ typedef struct _TRACE_DAT {
     CHAR Clock[64];
     CHAR ClockOption[64];
 
+    DAT_SYMBOL_JOB SymbolJob;
+
+    //
+    // v7 CPU data decompressed ahead while the reader waits for the
+    // kallsyms job (see PrefetchChunks).
+    //
+
+    struct {
+        PBYTE Buffer;               // PREFETCH_BYTES of pages, or NULL
+        SIZE_T Used;
+        ULONG Count;
+        ULONG Padding;
+        struct {
+            ULONGLONG Offset;       // of the chunk header in the file
+            const BYTE *Data;
+            SIZE_T Length;
+        } Chunks[PREFETCH_CHUNKS];
+    } Prefetch;
+
+    //
+    // Formats are added deferred (checked, their fields parsed at the
+    // first event that uses them: a trace uses a few dozen of the
+    // thousands it describes) while the text they are read from lives as
+    // long as the table: the mapped file, or a section the table keeps.
+    //
+
+    BOOL DeferFormats;
     TRACE_EVENT_TABLE Table;
     TRACE_EVENT_SINK Sink;
 
@@ -420,6 +484,428 @@ Decompress(
 }
 
 static
+VOID
+SymbolJobRoutine(
+    PVOID Context
+    )
+/*++
+
+Routine Description:
+
+    Runs on the worker: decompresses the kallsyms section if it is
+    compressed (with the decompressor's second context), then builds the
+    symbol index of the text in it.  Touches only the job.
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = (PDAT_SYMBOL_JOB)Context;
+    const BYTE *Text = Job->Text;
+    SIZE_T Length = Job->TextLength;
+
+    if (Job->Input != NULL) {
+        ULONGLONG Size;
+
+        //
+        // Fault the output in with one call rather than page by page as
+        // the decompressor first writes each one.
+        //
+
+        Job->Rtl->PrefaultMemory(Job->Rtl, Job->Output, Job->OutputBytes);
+        Job->Status = Job->Zstd->Decompress(Job->Zstd->WorkerContext,
+                                            Job->Input, Job->InputLength,
+                                            Job->Output, Job->OutputLength,
+                                            &Job->Produced);
+        if (!RTL_SUCCESS(Job->Status) ||
+            Job->Produced != Job->OutputLength || Job->OutputLength < 4) {
+            return;
+        }
+
+        //
+        // As ParseKallsyms reads it: a 4-byte size, then the text.
+        //
+
+        Size = TraceEventReadNumber(Job->Output, 4);
+        if (Size > Job->OutputLength - 4) {
+            return;
+        }
+        Text = Job->Output + 4;
+        Length = (SIZE_T)Size;
+    }
+
+    TraceEventBuildSymbolIndex(Job->Rtl, (PCSZ)Text, Length, &Job->Index);
+    Job->IndexedText = (PCSZ)Text;
+    Job->IndexedLength = Length;
+}
+
+static
+VOID
+StartSymbolJob(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Starts SymbolJobRoutine on the worker for the job StartSymbolJobV6 or
+    V7 filled in; without a worker nothing runs (the first lookup builds
+    the index as before).
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+    PCTRACE_WORKER Worker = Dat->Import->Worker;
+
+    Job->Rtl = Dat->Rtl;
+    Job->Zstd = Dat->Import->Zstd;
+    Job->Handle = Worker->Start(SymbolJobRoutine, Job);
+    if (Job->Handle == NULL && Job->Output != NULL) {
+        Dat->Rtl->Unmap(Dat->Rtl, Job->Output, Job->OutputBytes);
+        Job->Output = NULL;
+    }
+}
+
+static
+VOID
+WaitSymbolJob(
+    PTRACE_DAT Dat
+    )
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+    if (Job->Handle != NULL) {
+        Dat->Import->Worker->Wait(Job->Handle);
+        Job->Handle = NULL;
+    }
+}
+
+static
+VOID
+ReleaseSymbolJob(
+    PTRACE_DAT Dat
+    )
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+    WaitSymbolJob(Dat);
+    if (Job->Output != NULL) {
+        Dat->Rtl->Unmap(Dat->Rtl, Job->Output, Job->OutputBytes);
+        Job->Output = NULL;
+    }
+    TraceEventReleaseSymbolIndex(Dat->Rtl, &Job->Index);
+}
+
+static
+VOID
+StartSymbolJobV6(
+    PTRACE_DAT Dat,
+    SIZE_T Position
+    )
+/*++
+
+Routine Description:
+
+    Finds the kallsyms text of a v6 file from Position (just after the
+    header info) by skipping the format files by their sizes, and starts
+    the job on it.  Quietly does nothing if anything is out of place: the
+    reader's own pass reports it.
+
+--*/
+{
+    const BYTE *Buffer = Dat->Buffer;
+    SIZE_T Length = Dat->Length;
+    ULONGLONG Systems = 1;
+    ULONGLONG System;
+    ULONGLONG Size;
+
+    if (Dat->Import->Worker == NULL) {
+        return;
+    }
+
+    //
+    // The ftrace formats (no name before their count), then each system's
+    // NUL-terminated name and formats.
+    //
+
+    for (System = 0; System <= Systems; System++) {
+        ULONGLONG Count;
+        ULONGLONG Index;
+
+        if (System == 1) {
+            if (Length - Position < 4) {
+                return;
+            }
+            Systems = TraceEventReadNumber(Buffer + Position, 4);
+            Position += 4;
+            if (Systems > MAX_SYSTEMS) {
+                return;
+            }
+            if (Systems == 0) {
+                break;
+            }
+        }
+        if (System >= 1) {
+            SIZE_T NameLength;
+
+            for (NameLength = 0; NameLength < 256; NameLength++) {
+                if (Position + NameLength >= Length) {
+                    return;
+                }
+                if (Buffer[Position + NameLength] == 0) {
+                    break;
+                }
+            }
+            if (NameLength == 256) {
+                return;
+            }
+            Position += NameLength + 1;
+        }
+
+        if (Length - Position < 4) {
+            return;
+        }
+        Count = TraceEventReadNumber(Buffer + Position, 4);
+        Position += 4;
+        if (Count > MAX_FORMATS) {
+            return;
+        }
+        for (Index = 0; Index < Count; Index++) {
+            if (Length - Position < 8) {
+                return;
+            }
+            Size = TraceEventReadNumber(Buffer + Position, 8);
+            Position += 8;
+            if (Size > MAX_FORMAT_BYTES || Size > Length - Position) {
+                return;
+            }
+            Position += (SIZE_T)Size;
+        }
+    }
+
+    if (Length - Position < 4) {
+        return;
+    }
+    Size = TraceEventReadNumber(Buffer + Position, 4);
+    Position += 4;
+    if (Size > Length - Position) {
+        return;
+    }
+
+    Dat->SymbolJob.Text = Buffer + Position;
+    Dat->SymbolJob.TextLength = (SIZE_T)Size;
+    StartSymbolJob(Dat);
+}
+
+static
+VOID
+StartSymbolJobV7(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Starts the job on the kallsyms section the options point to, with the
+    checks OpenSection and ParseKallsyms make, quietly: if one fails, no
+    job runs and the reader reports it when it gets there.
+
+--*/
+{
+    PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+    PCTRACE_DECOMPRESSOR Zstd = Dat->Import->Zstd;
+    ULONGLONG Offset = Dat->KallsymsOffset;
+    const BYTE *Header;
+    ULONGLONG Flags;
+    ULONGLONG Size;
+
+    if (Dat->Import->Worker == NULL || Offset == 0 ||
+        Offset > Dat->Length || Dat->Length - Offset < 16) {
+        return;
+    }
+    Header = Dat->Buffer + Offset;
+    Flags = TraceEventReadNumber(Header + 2, 2);
+    Size = TraceEventReadNumber(Header + 8, 8);
+    if (TraceEventReadNumber(Header, 2) != OPTION_KALLSYMS ||
+        Size > Dat->Length - Offset - 16) {
+        return;
+    }
+
+    if (Flags & SECTION_FLAG_COMPRESSED) {
+        ULONGLONG Compressed;
+        ULONGLONG Uncompressed;
+        SIZE_T Bytes;
+
+        if (!Dat->Compressed || Zstd == NULL || Zstd->WorkerContext == NULL ||
+            Size < 8) {
+            return;
+        }
+        Compressed = TraceEventReadNumber(Header + 16, 4);
+        Uncompressed = TraceEventReadNumber(Header + 20, 4);
+        if (Compressed > Size - 8 || Uncompressed > MAX_SECTION_BYTES) {
+            return;
+        }
+        Bytes = (SIZE_T)ALIGN_UP(Uncompressed + 1, RTL_PAGE_SIZE);
+        if (!RTL_SUCCESS(Dat->Rtl->AllocatePages(Dat->Rtl, Bytes,
+                                                 (PVOID *)&Job->Output))) {
+            Job->Output = NULL;
+            return;
+        }
+        Job->OutputBytes = Bytes;
+        Job->OutputLength = (SIZE_T)Uncompressed;
+        Job->Input = Header + 24;
+        Job->InputLength = (SIZE_T)Compressed;
+    } else {
+        ULONGLONG TextLength;
+
+        if (Size < 4) {
+            return;
+        }
+        TextLength = TraceEventReadNumber(Header + 16, 4);
+        if (TextLength > Size - 4) {
+            return;
+        }
+        Job->Text = Header + 20;
+        Job->TextLength = (SIZE_T)TextLength;
+    }
+
+    Job->SectionOffset = Offset;
+    StartSymbolJob(Dat);
+}
+
+static
+VOID
+PrefetchChunks(
+    PTRACE_DAT Dat
+    )
+/*++
+
+Routine Description:
+
+    Decompresses the first chunks of the CPUs' data, a chunk of each CPU
+    in turn, for as long as the kallsyms job runs on the worker (up to
+    PREFETCH_BYTES): the reader would otherwise wait idle there, and
+    decompress the same chunks later.  Quietly stops a CPU at anything
+    out of place; LoadChunk checks every chunk as before and decompresses
+    any it does not find here, so errors are reported where they were.
+
+--*/
+{
+    PCTRACE_DECOMPRESSOR Zstd = Dat->Import->Zstd;
+    const BYTE *Header;
+    ULONG Index;
+
+    if (Dat->Prefetch.Buffer != NULL || !Dat->HaveBuffer ||
+        !Dat->Compressed || Zstd == NULL || Dat->CpuCount == 0 ||
+        Dat->BufferSectionOffset > Dat->Length ||
+        Dat->Length - Dat->BufferSectionOffset < 16) {
+        return;
+    }
+    Header = Dat->Buffer + Dat->BufferSectionOffset;
+    if (TraceEventReadNumber(Header, 2) != OPTION_BUFFER ||
+        !(TraceEventReadNumber(Header + 2, 2) & SECTION_FLAG_COMPRESSED)) {
+        return;
+    }
+
+    if (!RTL_SUCCESS(Dat->Rtl->AllocatePages(Dat->Rtl, PREFETCH_BYTES,
+                                             (PVOID *)&Dat->Prefetch.Buffer))) {
+        Dat->Prefetch.Buffer = NULL;
+        return;
+    }
+
+    //
+    // Where each CPU's next chunk is (Next), or 0 once it stopped.
+    //
+
+    for (Index = 0; Index < Dat->CpuCount; Index++) {
+        PTRACE_DAT_CPU Cpu = &Dat->Cpus[Index];
+        ULONGLONG DataEnd = Cpu->Offset + 4 + Cpu->Size;
+
+        Cpu->NextChunk = 0;
+        Cpu->ChunksLeft = 0;
+        if (Cpu->Size == 0 || Cpu->Offset >= Dat->Length) {
+            continue;
+        }
+        if (DataEnd > Dat->Length || DataEnd < Cpu->Offset) {
+            DataEnd = Dat->Length;
+        }
+        if (DataEnd - Cpu->Offset < 4) {
+            continue;
+        }
+        Cpu->DataEnd = DataEnd;
+        Cpu->ChunksLeft = (ULONG)TraceEventReadNumber(Dat->Buffer +
+                                                      Cpu->Offset, 4);
+        Cpu->NextChunk = Cpu->Offset + 4;
+    }
+
+    //
+    // A chunk of each CPU in turn, while the job runs.  A CPU's chunks
+    // are consecutive in Chunks only if it is the only one still going,
+    // so each chunk records its file offset and LoadChunk looks it up.
+    //
+
+    for (;;) {
+        BOOL Any = FALSE;
+
+        for (Index = 0; Index < Dat->CpuCount; Index++) {
+            PTRACE_DAT_CPU Cpu = &Dat->Cpus[Index];
+            ULONGLONG Offset = Cpu->NextChunk;
+            ULONGLONG Compressed, Uncompressed;
+            SIZE_T Produced = 0;
+            PBYTE Output;
+
+            if (Offset == 0 || Cpu->ChunksLeft == 0 ||
+                Dat->Prefetch.Count == PREFETCH_CHUNKS ||
+                Dat->SymbolJob.Handle == NULL ||
+                Dat->Import->Worker->Done(Dat->SymbolJob.Handle)) {
+                continue;
+            }
+            Cpu->NextChunk = 0;
+            if (Offset > Cpu->DataEnd || Cpu->DataEnd - Offset < 8) {
+                continue;
+            }
+            Compressed = TraceEventReadNumber(Dat->Buffer + Offset, 4);
+            Uncompressed = TraceEventReadNumber(Dat->Buffer + Offset + 4, 4);
+            if (Compressed > Cpu->DataEnd - Offset - 8 || Uncompressed == 0 ||
+                Uncompressed > MAX_CHUNK_BYTES ||
+                Uncompressed > PREFETCH_BYTES - Dat->Prefetch.Used) {
+                continue;
+            }
+            Output = Dat->Prefetch.Buffer + Dat->Prefetch.Used;
+            if (!RTL_SUCCESS(Zstd->Decompress(Zstd->Context,
+                                              Dat->Buffer + Offset + 8,
+                                              (SIZE_T)Compressed, Output,
+                                              (SIZE_T)Uncompressed,
+                                              &Produced)) ||
+                Produced != Uncompressed) {
+                continue;
+            }
+
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Offset = Offset;
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Data = Output;
+            Dat->Prefetch.Chunks[Dat->Prefetch.Count].Length =
+                (SIZE_T)Uncompressed;
+            Dat->Prefetch.Count++;
+            Dat->Prefetch.Used += (SIZE_T)ALIGN_UP(Uncompressed, 64);
+            Cpu->NextChunk = Offset + 8 + Compressed;
+            Cpu->ChunksLeft--;
+            Any = TRUE;
+        }
+        if (!Any) {
+            break;
+        }
+    }
+
+    //
+    // OpenCpu sets these again from the file.
+    //
+
+    for (Index = 0; Index < Dat->CpuCount; Index++) {
+        Dat->Cpus[Index].NextChunk = 0;
+        Dat->Cpus[Index].ChunksLeft = 0;
+        Dat->Cpus[Index].DataEnd = 0;
+    }
+}
+
+static
 RTL_STATUS
 OpenSection(
     PTRACE_DAT Dat,
@@ -508,17 +994,43 @@ Routine Description:
         }
 
         Bytes = (SIZE_T)ALIGN_UP(Uncompressed + 1, RTL_PAGE_SIZE);
-        Status = Dat->Rtl->AllocatePages(Dat->Rtl, Bytes, (PVOID *)&Output);
-        if (!RTL_SUCCESS(Status)) {
-            return DatError(Dat, Status, Offset, "cannot allocate %llu bytes "
-                            "for the %s section", (ULONGLONG)Bytes, What);
-        }
+        if (Dat->SymbolJob.Output != NULL &&
+            Dat->SymbolJob.SectionOffset == Offset) {
 
-        Status = Decompress(Dat, Offset + 24, Input, (SIZE_T)Compressed,
-                            Output, (SIZE_T)Uncompressed);
-        if (!RTL_SUCCESS(Status)) {
-            Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
-            return Status;
+            //
+            // The worker decompressed it (same header, so same sizes):
+            // its result is checked as Decompress checks its own.
+            //
+
+            PDAT_SYMBOL_JOB Job = &Dat->SymbolJob;
+
+            PrefetchChunks(Dat);
+            WaitSymbolJob(Dat);
+            Output = Job->Output;
+            Job->Output = NULL;
+            if (!RTL_SUCCESS(Job->Status) ||
+                Job->Produced != (SIZE_T)Uncompressed) {
+                Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
+                return DatError(Dat, RTL_STATUS_CORRUPT, Offset + 24,
+                                "zstd data of %llu bytes does not "
+                                "decompress to the %llu bytes its header "
+                                "says", Compressed, Uncompressed);
+            }
+        } else {
+            Status = Dat->Rtl->AllocatePages(Dat->Rtl, Bytes,
+                                             (PVOID *)&Output);
+            if (!RTL_SUCCESS(Status)) {
+                return DatError(Dat, Status, Offset, "cannot allocate %llu "
+                                "bytes for the %s section", (ULONGLONG)Bytes,
+                                What);
+            }
+
+            Status = Decompress(Dat, Offset + 24, Input, (SIZE_T)Compressed,
+                                Output, (SIZE_T)Uncompressed);
+            if (!RTL_SUCCESS(Status)) {
+                Dat->Rtl->Unmap(Dat->Rtl, Output, Bytes);
+                return Status;
+            }
         }
 
         Reader->Data = Output;
@@ -639,8 +1151,16 @@ Routine Description:
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        Status = TraceEventTableAddFormat(&Dat->Table, System, SystemLength,
-                                          (PCSZ)Text, (SIZE_T)Size, &Reason);
+        if (Dat->DeferFormats) {
+            Status = TraceEventTableAddFormatDeferred(&Dat->Table, System,
+                                                      SystemLength,
+                                                      (PCSZ)Text,
+                                                      (SIZE_T)Size, &Reason);
+        } else {
+            Status = TraceEventTableAddFormat(&Dat->Table, System,
+                                              SystemLength, (PCSZ)Text,
+                                              (SIZE_T)Size, &Reason);
+        }
         if (!RTL_SUCCESS(Status)) {
             Reader->Position = Start;
             return ReaderError(Reader, Status, "%s (format %llu of system "
@@ -723,6 +1243,16 @@ Routine Description:
     TraceEventTableSetSymbols(&Dat->Table, (PCSZ)Text, (SIZE_T)Size,
                               Reader->Owned, Reader->OwnedSize);
     Reader->Owned = NULL;
+
+    //
+    // The worker's index, if it indexed this very text.
+    //
+
+    WaitSymbolJob(Dat);
+    if (Dat->SymbolJob.IndexedText == (PCSZ)Text &&
+        Dat->SymbolJob.IndexedLength == (SIZE_T)Size) {
+        TraceEventTableSetSymbolIndex(&Dat->Table, &Dat->SymbolJob.Index);
+    }
     return RTL_STATUS_OK;
 }
 
@@ -1194,6 +1724,8 @@ ParseVersion6(
 
     Status = ParseHeaderInfo(Reader);
     if (RTL_SUCCESS(Status)) {
+        StartSymbolJobV6(Dat, Reader->Position);
+        Dat->DeferFormats = TRUE;
         Status = ParseFormats(Reader, "ftrace", 6);
     }
     if (RTL_SUCCESS(Status)) {
@@ -1340,6 +1872,8 @@ ParseVersion7(
                         "described");
     }
 
+    StartSymbolJobV7(Dat);
+
     //
     // The sections the options point to.
     //
@@ -1376,6 +1910,8 @@ ParseVersion7(
             if (!RTL_SUCCESS(Status)) {
                 return Status;
             }
+            Dat->DeferFormats = Section.Owned == NULL ||
+                                TraceEventTableCanKeepText(&Dat->Table);
             switch (Parts[Index].Id) {
             case OPTION_HEADER_INFO:
                 Status = ParseHeaderInfo(&Section);
@@ -1395,6 +1931,13 @@ ParseVersion7(
             default:
                 Status = ParseCmdlines(&Section);
                 break;
+            }
+            if ((Parts[Index].Id == OPTION_FTRACE_EVENTS ||
+                 Parts[Index].Id == OPTION_EVENT_FORMATS) &&
+                Dat->DeferFormats && Section.Owned != NULL) {
+                TraceEventTableKeepText(&Dat->Table, Section.Owned,
+                                        Section.OwnedSize);
+                Section.Owned = NULL;
             }
             ReleaseReader(&Section);
             if (!RTL_SUCCESS(Status)) {
@@ -1496,6 +2039,7 @@ Routine Description:
     ULONGLONG Offset = Cpu->NextChunk;
     ULONGLONG Compressed, Uncompressed;
     RTL_STATUS Status;
+    ULONG Index;
 
     if (Offset > Cpu->DataEnd || Cpu->DataEnd - Offset < 8) {
         return CpuTruncated(Dat, Cpu, Offset < Dat->Length ? Offset :
@@ -1515,6 +2059,27 @@ Routine Description:
     if (Uncompressed == 0 || Uncompressed > MAX_CHUNK_BYTES) {
         return DatError(Dat, RTL_STATUS_BAD_FORMAT, Offset + 4,
                         "absurd uncompressed chunk size %llu", Uncompressed);
+    }
+
+    while (Cpu->PrefetchNext < Dat->Prefetch.Count &&
+           Dat->Prefetch.Chunks[Cpu->PrefetchNext].Offset < Offset) {
+        Cpu->PrefetchNext++;
+    }
+    for (Index = Cpu->PrefetchNext; Index < Dat->Prefetch.Count; Index++) {
+        if (Dat->Prefetch.Chunks[Index].Offset == Offset &&
+            Dat->Prefetch.Chunks[Index].Length == Uncompressed) {
+
+            //
+            // Decompressed ahead (and checked as Decompress checks it).
+            //
+
+            Cpu->Chunk = Dat->Prefetch.Chunks[Index].Data;
+            Cpu->PrefetchNext = Index + 1;
+            goto Loaded;
+        }
+        if (Index > Cpu->PrefetchNext + 2 * Dat->CpuCount) {
+            break;
+        }
     }
 
     if (Uncompressed > Cpu->BufferCapacity) {
@@ -1539,7 +2104,9 @@ Routine Description:
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
+    Cpu->Chunk = Cpu->Buffer;
 
+Loaded:
     Cpu->ChunkOffset = Offset;
     Cpu->BufferLength = (SIZE_T)Uncompressed;
     Cpu->BufferNextPage = 0;
@@ -1644,7 +2211,7 @@ Routine Description:
                 return RTL_STATUS_OK;
             }
         }
-        Page = Cpu->Buffer + Cpu->BufferNextPage;
+        Page = Cpu->Chunk + Cpu->BufferNextPage;
         Length = Cpu->BufferLength - Cpu->BufferNextPage;
         if (Length > Dat->CpuPageSize) {
             Length = Dat->CpuPageSize;
@@ -1765,6 +2332,7 @@ OpenCpu(
 {
     Cpu->Page.Data = NULL;
     Cpu->Buffer = NULL;
+    Cpu->Chunk = NULL;
     Cpu->BufferCapacity = 0;
     Cpu->BufferLength = 0;
     Cpu->BufferNextPage = 0;
@@ -2122,6 +2690,11 @@ Return Value:
     }
 
 End:
+    ReleaseSymbolJob(Dat);
+    if (Dat->Prefetch.Buffer != NULL) {
+        Rtl->Unmap(Rtl, Dat->Prefetch.Buffer, PREFETCH_BYTES);
+        Dat->Prefetch.Buffer = NULL;
+    }
     if (Dat->Cpus != NULL) {
         for (Index = 0; Index < Dat->CpuCount; Index++) {
             CloseCpu(Dat, &Dat->Cpus[Index]);

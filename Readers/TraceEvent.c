@@ -20,6 +20,7 @@ Abstract:
 #include "TraceEvent.h"
 
 #define ARENA_BLOCK_SIZE (256 * 1024)
+#define ARENA_MAX_BLOCK_SIZE (4 * 1024 * 1024)
 #define ARENA_HEADER     16
 #define ARENA_LIMIT      (1ULL << 30)
 
@@ -39,6 +40,9 @@ Routine Description:
 
     Returns Size zeroed bytes, 8-byte aligned, valid until the arena is
     released.  Each block's first word points to the previous block.
+    Blocks grow with the arena (as large as all before them, 256 KB to
+    4 MB), so that the few megabytes a trace's event formats take are a
+    handful of mappings to create and release, not dozens.
 
 --*/
 {
@@ -51,6 +55,10 @@ Routine Description:
 
     if (Arena->Block == NULL || Arena->Size - Arena->Used < Size) {
         BlockSize = ARENA_BLOCK_SIZE;
+        if (Arena->TotalBytes > BlockSize) {
+            BlockSize = Arena->TotalBytes < ARENA_MAX_BLOCK_SIZE ?
+                        (SIZE_T)Arena->TotalBytes : ARENA_MAX_BLOCK_SIZE;
+        }
         if (Size + ARENA_HEADER > BlockSize) {
             BlockSize = (SIZE_T)ALIGN_UP(Size + ARENA_HEADER, RTL_PAGE_SIZE);
         }
@@ -126,7 +134,12 @@ SkipBlanks(
     return Cursor;
 }
 
-static
+//
+// Callers pass a literal: inlined, its length is a constant and the
+// comparison a few loads.
+//
+
+static inline __attribute__((always_inline))
 BOOL
 HasPrefix(
     PCSZ Cursor,
@@ -134,14 +147,10 @@ HasPrefix(
     PCSZ Literal
     )
 {
-    while (*Literal != '\0') {
-        if (Cursor >= End || *Cursor != *Literal) {
-            return FALSE;
-        }
-        Cursor++;
-        Literal++;
-    }
-    return TRUE;
+    SIZE_T Length = __builtin_strlen(Literal);
+
+    return (SIZE_T)(End - Cursor) >= Length &&
+           __builtin_memcmp(Cursor, Literal, Length) == 0;
 }
 
 static
@@ -219,7 +228,7 @@ typedef struct _FIELD_LINE {
     BOOL Signed;
 } FIELD_LINE, *PFIELD_LINE;
 
-static
+static inline __attribute__((always_inline))
 PCSZ
 FindKey(
     PCSZ Cursor,
@@ -233,6 +242,7 @@ Routine Description:
 
     The position after "KEY" in ";\tKEY" at Cursor (the usual layout of
     a field line), else wherever it is after Cursor; NULL if absent.
+    Inlined with a literal Key, the usual case is a few compares.
 
 --*/
 {
@@ -708,6 +718,7 @@ TraceEventTableRelease(
     )
 {
     PRTL Rtl = Table->Rtl;
+    ULONG Index;
 
     if (Rtl == NULL) {
         return;
@@ -724,6 +735,13 @@ TraceEventTableRelease(
     if (Table->Printks != NULL) {
         Rtl->Unmap(Rtl, Table->Printks, Table->PrintkBytes);
         Table->Printks = NULL;
+    }
+    for (Index = 0; Index < ARRAYSIZE(Table->KeptText); Index++) {
+        if (Table->KeptText[Index] != NULL) {
+            Rtl->Unmap(Rtl, Table->KeptText[Index],
+                       Table->KeptTextSize[Index]);
+            Table->KeptText[Index] = NULL;
+        }
     }
 
     TraceArenaRelease(&Table->Arena);
@@ -891,13 +909,145 @@ ParseField(
     return Status;
 }
 
+static
 RTL_STATUS
-TraceEventTableAddFormat(
+CheckField(
+    PFIELD_LINE Line,
+    PCSZ *Reason
+    )
+/*++
+
+Routine Description:
+
+    Fails exactly where ParseField would (its checks, in its order), for a
+    deferred format, without building the field.
+
+--*/
+{
+    PCSZ Type, TypeEnd, Name, NameEnd, Array, ArrayEnd;
+
+    SplitDeclaration(Line->Declaration, Line->DeclarationEnd, &Type,
+                     &TypeEnd, &Name, &NameEnd, &Array, &ArrayEnd);
+
+    if (NameEnd == Name) {
+        *Reason = "event format field without a name";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    if (Line->Size != 2 && Line->Size != 4 &&
+        (TextFindString(Type, TypeEnd, "__data_loc", 10) != NULL ||
+         TextFindString(Type, TypeEnd, "__rel_loc", 9) != NULL)) {
+        *Reason = "__data_loc field that is not 2 or 4 bytes";
+        return RTL_STATUS_BAD_FORMAT;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ParseFields(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ Text,
+    PCSZ End,
+    ULONG FieldCount,
+    PCSZ *Reason
+    )
+/*++
+
+Routine Description:
+
+    The second pass over a format's text: its FieldCount field lines into
+    Format->Fields, or, with Format NULL, only checked (CheckField).
+
+--*/
+{
+    PCSZ Cursor = Text;
+    ULONG Index = 0;
+    RTL_STATUS Status;
+
+    while (Cursor < End && Index < FieldCount) {
+        PCSZ Next = LineEnd(Cursor, End);
+        PCSZ Content = SkipBlanks(Cursor, Next);
+
+        if (HasPrefix(Content, Next, "print fmt:")) {
+            break;
+        }
+        if (HasPrefix(Content, Next, "field:")) {
+            FIELD_LINE Line;
+
+            if (!ParseFieldLine(Content, Next, &Line)) {
+                *Reason = "malformed field line in an event format";
+                return RTL_STATUS_BAD_FORMAT;
+            }
+            if (Format != NULL) {
+                Status = ParseField(Table, &Line, &Format->Fields[Index],
+                                    Reason);
+            } else {
+                Status = CheckField(&Line, Reason);
+            }
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            Index++;
+        }
+        Cursor = Next + (Next < End);
+    }
+    if (Format != NULL) {
+        Format->NumberOfFields = Index;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceEventCompleteFormat(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PCSZ *Reason
+    )
+{
+    PTRACE_EVENT_FIELD Fields;
+    RTL_STATUS Status;
+
+    if (Format->Text == NULL) {
+        return RTL_STATUS_OK;
+    }
+
+    Status = TraceArenaAllocate(&Table->Arena,
+                                sizeof(TRACE_EVENT_FIELD) * Format->FieldCount,
+                                (PVOID *)&Fields);
+    if (RTL_SUCCESS(Status) && Format->PrintText != NULL) {
+        Status = CopyString(Table, Format->PrintText,
+                            Format->PrintTextEnd - Format->PrintText,
+                            &Format->PrintFmt);
+        Format->PrintFmtLength = (ULONG)(Format->PrintTextEnd -
+                                         Format->PrintText);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        *Reason = "out of memory for event formats";
+        return Status;
+    }
+
+    Format->Fields = Fields;
+    Status = ParseFields(Table, Format, Format->Text, Format->TextEnd,
+                         Format->FieldCount, Reason);
+    if (RTL_SUCCESS(Status)) {
+        Format->Text = NULL;
+    }
+    return Status;
+}
+
+static
+RTL_STATUS
+AddFormat(
     PTRACE_EVENT_TABLE Table,
     PCSZ System,
     ULONG SystemLength,
     PCSZ Text,
     SIZE_T Length,
+    BOOL Defer,
     PCSZ *Reason
     )
 {
@@ -910,7 +1060,6 @@ TraceEventTableAddFormat(
     ULONG Id = 0;
     BOOL HaveId = FALSE;
     ULONG FieldCount = 0;
-    ULONG Index;
     PTRACE_EVENT_FORMAT Format;
     RTL_STATUS Status;
 
@@ -964,9 +1113,18 @@ TraceEventTableAddFormat(
         return RTL_STATUS_BAD_FORMAT;
     }
 
+    //
+    // The common fields' places come from the first format that has them:
+    // until then formats are added in full.
+    //
+
+    if (Table->TypeSize == 0) {
+        Defer = FALSE;
+    }
+
     Status = TraceArenaAllocate(&Table->Arena, sizeof(*Format),
                                 (PVOID *)&Format);
-    if (RTL_SUCCESS(Status)) {
+    if (RTL_SUCCESS(Status) && !Defer) {
         Status = TraceArenaAllocate(&Table->Arena,
                                     sizeof(TRACE_EVENT_FIELD) * FieldCount,
                                     (PVOID *)&Format->Fields);
@@ -977,7 +1135,7 @@ TraceEventTableAddFormat(
     if (RTL_SUCCESS(Status)) {
         Status = CopyString(Table, System, SystemLength, &Format->System);
     }
-    if (RTL_SUCCESS(Status) && Print != NULL) {
+    if (RTL_SUCCESS(Status) && Print != NULL && !Defer) {
         Status = CopyString(Table, Print, PrintEnd - Print,
                             &Format->PrintFmt);
         Format->PrintFmtLength = (ULONG)(PrintEnd - Print);
@@ -994,35 +1152,22 @@ TraceEventTableAddFormat(
     }
 
     //
-    // Second pass: the fields.
+    // Second pass: the fields (deferred: only checked, so that a format
+    // fails here as it would in full).
     //
 
-    Index = 0;
-    Cursor = Text;
-    while (Cursor < End && Index < FieldCount) {
-        PCSZ Next = LineEnd(Cursor, End);
-        PCSZ Content = SkipBlanks(Cursor, Next);
-
-        if (HasPrefix(Content, Next, "print fmt:")) {
-            break;
-        }
-        if (HasPrefix(Content, Next, "field:")) {
-            FIELD_LINE Line;
-
-            if (!ParseFieldLine(Content, Next, &Line)) {
-                *Reason = "malformed field line in an event format";
-                return RTL_STATUS_BAD_FORMAT;
-            }
-            Status = ParseField(Table, &Line, &Format->Fields[Index],
-                                Reason);
-            if (!RTL_SUCCESS(Status)) {
-                return Status;
-            }
-            Index++;
-        }
-        Cursor = Next + (Next < End);
+    Status = ParseFields(Table, Defer ? NULL : Format, Text, End,
+                         FieldCount, Reason);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
     }
-    Format->NumberOfFields = Index;
+    if (Defer) {
+        Format->Text = Text;
+        Format->TextEnd = End;
+        Format->PrintText = Print;
+        Format->PrintTextEnd = PrintEnd;
+        Format->FieldCount = FieldCount;
+    }
 
     //
     // The common fields are the same for every event; take their place
@@ -1049,6 +1194,60 @@ TraceEventTableAddFormat(
     }
     Table->ById[Id] = Format;
     return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+TraceEventTableAddFormat(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ System,
+    ULONG SystemLength,
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    return AddFormat(Table, System, SystemLength, Text, Length, FALSE,
+                     Reason);
+}
+
+RTL_STATUS
+TraceEventTableAddFormatDeferred(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ System,
+    ULONG SystemLength,
+    PCSZ Text,
+    SIZE_T Length,
+    PCSZ *Reason
+    )
+{
+    return AddFormat(Table, System, SystemLength, Text, Length, TRUE,
+                     Reason);
+}
+
+BOOL
+TraceEventTableCanKeepText(
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    return Table->KeptText[ARRAYSIZE(Table->KeptText) - 1] == NULL;
+}
+
+VOID
+TraceEventTableKeepText(
+    PTRACE_EVENT_TABLE Table,
+    PVOID Pages,
+    SIZE_T Size
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < ARRAYSIZE(Table->KeptText); Index++) {
+        if (Table->KeptText[Index] == NULL) {
+            Table->KeptText[Index] = Pages;
+            Table->KeptTextSize[Index] = Size;
+            return;
+        }
+    }
 }
 
 PCTRACE_EVENT_FIELD
@@ -1334,9 +1533,162 @@ TraceEventTableSetPrintk(
 }
 
 static
+BOOL
+ParseHex16(
+    PCSZ Text,
+    PULONGLONG Address
+    )
+/*++
+
+Routine Description:
+
+    Reads exactly 16 hex digits (either case) at Text, eight bytes at a
+    time in a 64-bit word.  Checks: no byte has its top bit set (so the
+    per-byte additions below cannot carry into the next byte), and each is
+    in '0'..'9' or, with 0x20 or'ed in, in 'a'..'f' (x >= Low sets bit 7
+    of x + 0x80 - Low; x <= High keeps it clear in x + 0x7f - High).
+    Value: each byte's low nibble, plus 9 for a letter (bit 6 set), then
+    the nibbles gathered pairwise into bytes, bytes into 16-bit halves
+    and halves into the 32-bit value.  FALSE if any of the 16 bytes is
+    not a hex digit.
+
+--*/
+{
+#if defined(__x86_64__)
+
+    //
+    // The same with SSE2 (part of x86-64), all 16 digits at once: the
+    // digit values, then pairs of nibbles gathered in 16-bit lanes and
+    // packed to the 8 bytes of the value, most significant first.
+    //
+
+    typedef unsigned char U8X16 __attribute__((vector_size(16)));
+    typedef unsigned short U16X8 __attribute__((vector_size(16)));
+    typedef char I8X16 __attribute__((vector_size(16)));
+    typedef short I16X8 __attribute__((vector_size(16)));
+    U8X16 Chars;
+    U8X16 Digit;
+    U8X16 Letter;
+    U8X16 IsDigit;
+    U8X16 Nibble;
+    U16X8 Lanes;
+    U8X16 Packed;
+    ULONGLONG Value;
+
+    __builtin_memcpy(&Chars, Text, 16);
+    Digit = Chars - (U8X16)(I8X16){'0', '0', '0', '0', '0', '0', '0', '0',
+                                   '0', '0', '0', '0', '0', '0', '0', '0'};
+    Letter = (Chars | 0x20) - (U8X16)(I8X16){'a', 'a', 'a', 'a', 'a', 'a',
+                                             'a', 'a', 'a', 'a', 'a', 'a',
+                                             'a', 'a', 'a', 'a'};
+    IsDigit = (U8X16)(Digit < 10);
+    if (__builtin_ia32_pmovmskb128((I8X16)(IsDigit | (U8X16)(Letter < 6)))
+        != 0xffff) {
+        return FALSE;
+    }
+    Nibble = (Digit & IsDigit) | ((Letter + 10) & ~IsDigit);
+    Lanes = (U16X8)Nibble;
+    Lanes = ((Lanes << 4) & 0xf0) | (Lanes >> 8);
+    Packed = (U8X16)__builtin_ia32_packuswb128((I16X8)Lanes, (I16X8)Lanes);
+    __builtin_memcpy(&Value, &Packed, 8);
+    *Address = __builtin_bswap64(Value);
+    return TRUE;
+
+#else
+
+    const ULONGLONG Ones = 0x0101010101010101ULL;
+    const ULONGLONG High = 0x8080808080808080ULL;
+    ULONGLONG Half[2];
+    ULONG Part;
+
+    for (Part = 0; Part < 2; Part++) {
+        ULONGLONG Word;
+        ULONGLONG Lower;
+        ULONGLONG Digit;
+        ULONGLONG Letter;
+
+        __builtin_memcpy(&Word, Text + 8 * Part, 8);
+        if ((Word & High) != 0) {
+            return FALSE;
+        }
+        Lower = Word | (0x20 * Ones);
+        Digit = (Word + (0x80 - '0') * Ones) & ~(Word + (0x7f - '9') * Ones);
+        Letter = (Lower + (0x80 - 'a') * Ones) &
+                 ~(Lower + (0x7f - 'f') * Ones);
+        if (((Digit | Letter) & High) != High) {
+            return FALSE;
+        }
+
+        Word = (Word & 0x0F0F0F0F0F0F0F0FULL) +
+               9 * ((Word >> 6) & 0x0101010101010101ULL);
+        Word = ((Word & 0x0F000F000F000F00ULL) >> 8) |
+               ((Word & 0x000F000F000F000FULL) << 4);
+        Word = ((Word & 0x00FF000000FF0000ULL) >> 16) |
+               ((Word & 0x000000FF000000FFULL) << 8);
+        Word = ((Word & 0x0000FFFF00000000ULL) >> 32) |
+               ((Word & 0x000000000000FFFFULL) << 16);
+        Half[Part] = Word;
+    }
+
+    *Address = (Half[0] << 32) | Half[1];
+    return TRUE;
+
+#endif
+}
+
+typedef struct _SYMBOL_ORDER {
+    ULONG RunStart;         // first symbol at the newest address
+    BOOL Ordered;           // no address below the one before it so far
+} SYMBOL_ORDER, *PSYMBOL_ORDER;
+
+static inline
 VOID
-IndexSymbols(
-    PTRACE_EVENT_TABLE Table
+AddSymbol(
+    PTRACE_SYMBOL Symbols,
+    ULONG Index,
+    PSYMBOL_ORDER Order,
+    ULONGLONG Address,
+    ULONG NameOffset,
+    ULONG NameLength
+    )
+/*++
+
+Routine Description:
+
+    Appends a symbol in trace-cmd's order as long as kallsyms is in
+    address order (it usually is): a symbol at the same address as the
+    one before goes to the front of that address's run.  Order->Ordered
+    says whether that held throughout; if not, SortSymbols puts the array
+    in order (its order is total, so where the runs stand does not
+    matter).
+
+--*/
+{
+    if (Index != 0 && Address == Symbols[Index - 1].Address) {
+        ULONG Move;
+
+        for (Move = Index; Move > Order->RunStart; Move--) {
+            Symbols[Move] = Symbols[Move - 1];
+        }
+        Index = Order->RunStart;
+    } else {
+        if (Index != 0 && Address < Symbols[Index - 1].Address) {
+            Order->Ordered = FALSE;
+        }
+        Order->RunStart = Index;
+    }
+
+    Symbols[Index].Address = Address;
+    Symbols[Index].NameOffset = NameOffset;
+    Symbols[Index].NameLength = NameLength;
+}
+
+VOID
+TraceEventBuildSymbolIndex(
+    PRTL Rtl,
+    PCSZ Text,
+    SIZE_T Length,
+    PTRACE_SYMBOL_INDEX SymbolIndex
     )
 /*++
 
@@ -1345,24 +1697,25 @@ Routine Description:
     Builds the sorted symbol array from kallsyms ("ADDR TYPE NAME [MOD]"
     lines), as trace-cmd does: absolute symbols ('A', 'a') and names
     starting with '$' are left out; symbols are registered in reverse
-    order and sorted stably.  On any failure the table simply has no
-    symbols (addresses print as numbers).
+    order and sorted stably.  On any failure the index is empty (addresses
+    print as numbers).  Reads only Text and writes only *SymbolIndex and
+    the pages it allocates.
 
 --*/
 {
-    PRTL Rtl = Table->Rtl;
-    PCSZ Text = Table->SymbolText;
-    PCSZ End = Text + Table->SymbolTextLength;
+    PCSZ End = Text + Length;
     PCSZ Cursor;
     ULONG Count = 0;
     ULONG Index;
     SIZE_T Bytes;
     PTRACE_SYMBOL Symbols;
+    SYMBOL_ORDER Order = { 0, TRUE };
 
-    Table->SymbolsIndexed = TRUE;
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
 
-    if (Text == NULL || Table->SymbolTextLength >= 0xffffffffULL ||
-        Table->SymbolTextLength < 4) {
+    if (Text == NULL || Length >= 0xffffffffULL || Length < 4) {
         return;
     }
 
@@ -1371,11 +1724,24 @@ Routine Description:
     // a pass to count lines (untouched pages cost nothing).
     //
 
-    Count = (ULONG)(Table->SymbolTextLength / 6) + 1;
+    Count = (ULONG)(Length / 6) + 1;
     Bytes = (SIZE_T)ALIGN_UP((SIZE_T)Count * sizeof(TRACE_SYMBOL) * 2,
                              RTL_PAGE_SIZE);
     if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Symbols))) {
         return;
+    }
+
+    //
+    // Fault in, with one call, the part a usual kallsyms fills (lines of
+    // 32 bytes or more) instead of page by page.
+    //
+
+    {
+        SIZE_T Likely = (SIZE_T)ALIGN_UP((Length / 32 + 1) *
+                                         sizeof(TRACE_SYMBOL),
+                                         RTL_PAGE_SIZE);
+
+        Rtl->PrefaultMemory(Rtl, Symbols, Likely < Bytes ? Likely : Bytes);
     }
 
     //
@@ -1389,6 +1755,37 @@ Routine Description:
         PCSZ Name;
         PCSZ NameEnd;
         CHAR Type;
+
+        //
+        // The usual line of a 64-bit kernel, "%016lx %c NAME\n" or with
+        // "\t[MODULE]" after the name, in one pass; anything else (a
+        // shorter address, blanks in or after the name, the last line
+        // without a newline) takes the general path below, which gives
+        // the same result for these lines too.
+        //
+
+        if (End - Cursor >= 20 && Cursor[16] == ' ' && Cursor[18] == ' ' &&
+            ParseHex16(Cursor, &Address)) {
+            PCSZ Stop;
+
+            Name = Cursor + 19;
+            Stop = TextFindBlank(Name, End);
+            if (Stop < End && (*Stop == '\n' || *Stop == '\t')) {
+                Type = Cursor[17];
+                NameEnd = Stop;
+                Cursor = (*Stop == '\n') ? Stop + 1 :
+                                            LineEnd(Stop, End) + 1;
+                if (NameEnd == Name || Name[0] == '$' || Type == 'A' ||
+                    Type == 'a' || Index == Count) {
+                    continue;
+                }
+                AddSymbol(Symbols, Index, &Order, Address,
+                          (ULONG)(Name - Text), (ULONG)(NameEnd - Name));
+                Index++;
+                continue;
+            }
+            Address = 0;
+        }
 
         for (; Cursor < End; Cursor++) {
             ULONG Digit = (ULONG)(BYTE)*Cursor - '0';
@@ -1428,17 +1825,63 @@ Routine Description:
             continue;
         }
 
-        Symbols[Index].Address = Address;
-        Symbols[Index].NameOffset = (ULONG)(Name - Text);
-        Symbols[Index].NameLength = (ULONG)(NameEnd - Name);
+        AddSymbol(Symbols, Index, &Order, Address, (ULONG)(Name - Text),
+                  (ULONG)(NameEnd - Name));
         Index++;
     }
 
-    SortSymbols(Symbols, Symbols + Index, Index);
+    if (!Order.Ordered) {
+        SortSymbols(Symbols, Symbols + Index, Index);
+    }
 
-    Table->Symbols = Symbols;
-    Table->SymbolBytes = Bytes;
-    Table->NumberOfSymbols = Index;
+    SymbolIndex->Symbols = Symbols;
+    SymbolIndex->Bytes = Bytes;
+    SymbolIndex->NumberOfSymbols = Index;
+}
+
+VOID
+TraceEventReleaseSymbolIndex(
+    PRTL Rtl,
+    PTRACE_SYMBOL_INDEX SymbolIndex
+    )
+{
+    if (SymbolIndex->Symbols != NULL) {
+        Rtl->Unmap(Rtl, SymbolIndex->Symbols, SymbolIndex->Bytes);
+    }
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
+}
+
+VOID
+TraceEventTableSetSymbolIndex(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_SYMBOL_INDEX SymbolIndex
+    )
+{
+    if (Table->Symbols != NULL) {
+        Table->Rtl->Unmap(Table->Rtl, Table->Symbols, Table->SymbolBytes);
+    }
+    Table->Symbols = SymbolIndex->Symbols;
+    Table->SymbolBytes = SymbolIndex->Bytes;
+    Table->NumberOfSymbols = SymbolIndex->NumberOfSymbols;
+    Table->SymbolsIndexed = TRUE;
+    SymbolIndex->Symbols = NULL;
+    SymbolIndex->NumberOfSymbols = 0;
+    SymbolIndex->Bytes = 0;
+}
+
+static
+VOID
+IndexSymbols(
+    PTRACE_EVENT_TABLE Table
+    )
+{
+    TRACE_SYMBOL_INDEX SymbolIndex;
+
+    TraceEventBuildSymbolIndex(Table->Rtl, Table->SymbolText,
+                               Table->SymbolTextLength, &SymbolIndex);
+    TraceEventTableSetSymbolIndex(Table, &SymbolIndex);
 }
 
 BOOL

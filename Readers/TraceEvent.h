@@ -215,6 +215,19 @@ typedef struct _TRACE_EVENT_FORMAT {
     PTRACE_PRINT Print;             // compiled on first use
 
     //
+    // A format added with TraceEventTableAddFormatDeferred is checked when
+    // added but its fields and print fmt are only taken from its text
+    // (which outlives the table) by TraceEventCompleteFormat; until then
+    // Text is not NULL and Fields and PrintFmt are.
+    //
+
+    PCSZ Text;
+    PCSZ TextEnd;
+    PCSZ PrintText;                 // the print fmt in Text, or NULL
+    PCSZ PrintTextEnd;
+    ULONG FieldCount;
+
+    //
     // For the sink.
     //
 
@@ -284,6 +297,14 @@ typedef struct _TRACE_EVENT_TABLE {
     SIZE_T SymbolBytes;             // pages of Symbols
     SIZE_T PrintkBytes;             // pages of Printks
 
+    //
+    // Pages holding the text of deferred formats, released with the table
+    // (TraceEventTableKeepText).
+    //
+
+    PVOID KeptText[4];
+    SIZE_T KeptTextSize[4];
+
 } TRACE_EVENT_TABLE, *PTRACE_EVENT_TABLE;
 
 RTL_STATUS TraceEventTableInitialize(PRTL Rtl, ULONG LongSize,
@@ -301,6 +322,40 @@ RTL_STATUS TraceEventTableAddFormat(PTRACE_EVENT_TABLE Table, PCSZ System,
                                     SIZE_T Length, PCSZ *Reason);
 
 //
+// The same for a Text that outlives the table, for a reader that adds
+// every format of a trace and uses few: the format is checked now (it
+// fails exactly as TraceEventTableAddFormat would), but its fields and
+// print fmt are taken from Text only when TraceEventCompleteFormat is
+// called, at the first lookup that needs them.  The first formats, up to
+// the one that gives the common fields' places, are added in full.
+//
+
+RTL_STATUS TraceEventTableAddFormatDeferred(PTRACE_EVENT_TABLE Table,
+                                            PCSZ System, ULONG SystemLength,
+                                            PCSZ Text, SIZE_T Length,
+                                            PCSZ *Reason);
+
+//
+// Completes a deferred format (nothing to do for others).  Fails only
+// without memory, with *Reason set.
+//
+
+RTL_STATUS TraceEventCompleteFormat(PTRACE_EVENT_TABLE Table,
+                                    PTRACE_EVENT_FORMAT Format,
+                                    PCSZ *Reason);
+
+//
+// Hands the table pages (Size bytes) holding deferred formats' text, to
+// be released with it (Rtl->Unmap).  It keeps up to four such regions:
+// ask TraceEventTableCanKeepText first, and add the formats in full if
+// it cannot.
+//
+
+BOOL TraceEventTableCanKeepText(PTRACE_EVENT_TABLE Table);
+VOID TraceEventTableKeepText(PTRACE_EVENT_TABLE Table, PVOID Pages,
+                             SIZE_T Size);
+
+//
 // Hands kallsyms text to the table.  If Owned is not NULL the table
 // releases those pages (OwnedSize bytes) with Rtl->Unmap; otherwise the
 // text must outlive the table.
@@ -309,6 +364,28 @@ RTL_STATUS TraceEventTableAddFormat(PTRACE_EVENT_TABLE Table, PCSZ System,
 VOID TraceEventTableSetSymbols(PTRACE_EVENT_TABLE Table, PCSZ Text,
                                SIZE_T Length, PVOID Owned,
                                SIZE_T OwnedSize);
+
+//
+// The sorted symbols of a kallsyms text, as the first lookup builds them.
+// TraceEventBuildSymbolIndex reads only the text and writes only *Index
+// (and pages it allocates), so a worker thread may build it while the
+// table is in use; TraceEventTableSetSymbolIndex then gives it to the
+// table, which must hold that same text (TraceEventTableSetSymbols).  An
+// index not handed over is released with TraceEventReleaseSymbolIndex.
+//
+
+typedef struct _TRACE_SYMBOL_INDEX {
+    PTRACE_SYMBOL Symbols;          // NULL if none
+    ULONG NumberOfSymbols;
+    ULONG Padding;
+    SIZE_T Bytes;                   // pages of Symbols
+} TRACE_SYMBOL_INDEX, *PTRACE_SYMBOL_INDEX;
+
+VOID TraceEventBuildSymbolIndex(PRTL Rtl, PCSZ Text, SIZE_T Length,
+                                PTRACE_SYMBOL_INDEX Index);
+VOID TraceEventTableSetSymbolIndex(PTRACE_EVENT_TABLE Table,
+                                   PTRACE_SYMBOL_INDEX Index);
+VOID TraceEventReleaseSymbolIndex(PRTL Rtl, PTRACE_SYMBOL_INDEX Index);
 
 //
 // Hands printk_formats text to the table (it must outlive the table).
@@ -325,6 +402,11 @@ VOID TraceEventTableSetPrintk(PTRACE_EVENT_TABLE Table, PCSZ Text,
 
 BOOL TraceEventFindSymbol(PTRACE_EVENT_TABLE Table, ULONGLONG Address,
                           PCSZ *Name, PULONG NameLength, PULONGLONG Start);
+
+//
+// The format of an event id, or NULL.  A deferred one must be completed
+// (TraceEventCompleteFormat) before its fields or print fmt are used.
+//
 
 static inline
 PTRACE_EVENT_FORMAT

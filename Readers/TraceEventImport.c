@@ -1228,6 +1228,10 @@ TraceEventSinkRecord(
     }
 
     if (Format->Kind == TraceEventKindUnknown) {
+        Status = TraceEventCompleteFormat(Table, Format, Reason);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
         Status = Classify(Sink, Format);
         if (!RTL_SUCCESS(Status)) {
             return Status;

@@ -57,8 +57,30 @@ typedef struct _TRACE_DECOMPRESSOR {
     PCSZ Name;                      // "zstd"
     PVOID Context;
     PTRACE_DECOMPRESS Decompress;
+    PVOID WorkerContext;            // a second context, for a job on the
+                                    // worker (TRACE_WORKER); NULL if none
 } TRACE_DECOMPRESSOR, *PTRACE_DECOMPRESSOR;
 typedef const TRACE_DECOMPRESSOR *PCTRACE_DECOMPRESSOR;
+
+//
+// A thread the hosted edge lends a reader for work that overlaps its own
+// (the trace.dat reader indexes kallsyms while it parses the event
+// formats).  Start runs Routine(Context) on it and returns the job, or
+// NULL if it cannot (the caller then does the work itself); Done says,
+// without waiting, whether Routine has returned; Wait returns once it
+// has, and must be called for every job started.  The routine may only
+// use what Context gives it and the RTL.
+//
+
+typedef VOID (TRACE_JOB_ROUTINE)(PVOID Context);
+typedef TRACE_JOB_ROUTINE *PTRACE_JOB_ROUTINE;
+
+typedef struct _TRACE_WORKER {
+    PVOID (*Start)(PTRACE_JOB_ROUTINE Routine, PVOID Context);
+    BOOL (*Done)(PVOID Job);
+    VOID (*Wait)(PVOID Job);
+} TRACE_WORKER, *PTRACE_WORKER;
+typedef const TRACE_WORKER *PCTRACE_WORKER;
 
 //
 // Called every few thousand events so a hosted edge can show progress.
@@ -225,6 +247,7 @@ typedef struct _TRACE_IMPORT {
     PTRACE_IMPORT_PROGRESS Progress;
     PVOID ProgressContext;
     PCTRACE_DECOMPRESSOR Zstd;      // NULL when the edge has none
+    PCTRACE_WORKER Worker;          // NULL when the edge has none
     DOUBLE TscMhz;                  // TSC rate for TSC-clocked inputs, or 0
     ULONG ReorderWindow;            // span events held to restore time
                                     // order (0: TRACE_REORDER_WINDOW)

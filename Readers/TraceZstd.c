@@ -14,12 +14,15 @@ static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
   return RTL_STATUS_OK;
 }
 
-static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress };
+static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress, 0 };
 
 PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
   if( zstdTable.Context==0 ){
     zstdTable.Context = ZSTD_createDCtx();
     if( zstdTable.Context==0 ) return 0;
+    /* A context for a job on a worker thread; without it (no memory) the
+    ** reader decompresses on its own thread only. */
+    zstdTable.WorkerContext = ZSTD_createDCtx();
   }
   return &zstdTable;
 }

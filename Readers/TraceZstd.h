@@ -9,7 +9,8 @@
 
 #include "TraceImport.h"
 
-/* The decompressor (one context, made on first use), or NULL: no memory. */
+/* The decompressor (its contexts made on first use: one for the reader's
+** thread, one for a job on a worker), or NULL: no memory. */
 PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void);
 
 #endif

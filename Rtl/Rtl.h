@@ -72,6 +72,8 @@ typedef LONG_PTR HANDLE, *PHANDLE;
 #define ARRAYSIZE(Array) (sizeof(Array) / sizeof((Array)[0]))
 #define ALIGN_UP(Value, Alignment) \
     (((Value) + ((Alignment) - 1)) & ~((ULONGLONG)(Alignment) - 1))
+#define ALIGN_DOWN(Value, Alignment) \
+    ((Value) & ~((ULONGLONG)(Alignment) - 1))
 
 #define RTL_PAGE_SIZE 4096
 
@@ -303,7 +305,10 @@ typedef RTL_STATUS (RTL_ALLOCATE_PAGES)(
 typedef RTL_ALLOCATE_PAGES *PRTL_ALLOCATE_PAGES;
 
 //
-// Writes back dirty pages of a mapping to its file (msync).
+// Makes the writes through a mapping part of its file, so that FlushFile
+// then makes them durable (FlushViewOfFile on Windows; nothing on Linux,
+// where a shared mapping writes the page cache directly).  Durability
+// always takes FlushFile after it.
 //
 
 typedef RTL_STATUS (RTL_FLUSH_MAPPING)(PRTL Rtl, PVOID Address, SIZE_T Size);

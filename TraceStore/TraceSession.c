@@ -772,6 +772,24 @@ Routine Description:
     PRTL Rtl = Session->Rtl;
     ULONG Index;
 
+    //
+    // Trim every store (freeing disk blocks, which the device would
+    // otherwise queue behind the writes), then unmap each and start its
+    // write-back, so that the device works on all of them while each
+    // flush waits.
+    //
+
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        TraceStoreTrim(&Session->Stores[Index]);
+    }
+    TraceStoreTrim(&Session->Strings.Index);
+    TraceStoreTrim(&Session->Strings.Data);
+    for (Index = 0; Index < Session->NumberOfStores; Index++) {
+        TraceStoreStartClose(&Session->Stores[Index]);
+    }
+    TraceStoreStartClose(&Session->Strings.Index);
+    TraceStoreStartClose(&Session->Strings.Data);
+
     for (Index = 0; Index < Session->NumberOfStores; Index++) {
         TraceStoreClose(&Session->Stores[Index]);
     }

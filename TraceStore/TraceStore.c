@@ -20,9 +20,21 @@ Abstract:
     the failure surfaces as an error from TraceStoreReserve instead).
 
     Pre-faulting.  When the writer enters the last chunk of the file, the
-    next chunk is allocated, mapped and handed to Rtl->PrefaultMemoryAsync,
-    so that by the time the writer reaches it its pages are present and
-    writable: the append hot path takes no page faults and no system calls.
+    next chunk is allocated and mapped.  The pages up to two windows (an
+    eighth of the records so far, 64 KB to 4 MB) ahead of the writer are
+    handed to Rtl->PrefaultMemoryAsync, a window at a time, so that by the
+    time the writer reaches them they are present and writable: the
+    append hot path takes no page faults and no system calls.  Only pages
+    the writer is about to fill are faulted in: the rest of a chunk that
+    the store never fills costs no page-cache pages to zero, to drop again
+    when close trims the file, or to unmap.
+
+    Write-back.  Pages are written to disk early only once the writer has
+    unmapped them (DiscardBehind), and at close after the whole mapping
+    is gone: writing back a page that is still mapped makes the kernel
+    write-protect it in the writer's page tables (a TLB shootdown on the
+    writer's CPU, and a fault when the writer touches the page again),
+    which cost a million-event import more than it saved at close.
 
     Readers map the whole file read-only and remap when a snapshot's count
     passes their mapping.
@@ -34,6 +46,9 @@ Abstract:
 #define MIN_CHUNK_BYTES      (64ULL * 1024)
 #define MAX_CHUNK_BYTES      (64ULL * 1024 * 1024)
 #define MIN_RESERVATION      (1ULL << 30)
+#define STORE_DISCARD_LAG    (512ULL * 1024)
+#define STORE_WINDOW         (64ULL * 1024)
+#define MAX_STORE_WINDOW     (4ULL * 1024 * 1024)
 #define SLOT_READ_RETRIES    1000
 #define SNAPSHOT_RETRIES     1000
 #define MAX_RECORD_COUNT     (1ULL << 48)
@@ -451,38 +466,46 @@ DiscardBehind(
 
 Routine Description:
 
-    Drops the mapping of records that lie more than TRACE_DISCARD_BEHIND
-    bytes behind the last reserved one, in steps of at least
-    TRACE_DISCARD_BEHIND, if the store asks for it.  The records stay in
-    the file and the page cache, so this includes reserved records that
-    are not committed yet (a KVM exit or a span waiting for its end): a
-    later write to one faults its page back in from the page cache.
+    Drops the mapping of records that lie more than STORE_DISCARD_LAG
+    bytes behind the last reserved one, in steps of at least half of
+    TRACE_DISCARD_BEHIND, if the store asks for it, and starts writing
+    them back.  The records stay in the file and the page cache, so this
+    includes reserved records that are not committed yet (a KVM exit or a
+    span waiting for its end): a later write to one faults its page back
+    in from the page cache.
+
+    The lag is short (512 KB) so that most of a store of a few megabytes
+    (a fresh capture's) is written back during the import, unmapped, and
+    close waits for little; the steps are long so that a large import
+    makes few such calls.
 
 --*/
 {
     ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
 
     if (!Store->DiscardBehind ||
-        Reserved < Store->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
+        Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
+                   TRACE_DISCARD_BEHIND / 2) {
         return;
     }
 
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
-                              (SIZE_T)(Reserved - TRACE_DISCARD_BEHIND -
+                              (SIZE_T)(Reserved - STORE_DISCARD_LAG -
                                        Store->DiscardedBytes));
 
     //
     // Start writing them to disk now (on a worker, if the edge has one)
-    // rather than all at close.  A record still open (not committed) is
-    // simply written again when it changes.
+    // rather than all at close: unmapped, they need no write-protecting.
+    // A record still open (not committed) is simply written again when it
+    // changes.
     //
 
     Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
                                TRACE_STORE_HEADER_SIZE +
                                Store->DiscardedBytes,
-                               Reserved - TRACE_DISCARD_BEHIND -
+                               Reserved - STORE_DISCARD_LAG -
                                Store->DiscardedBytes);
-    Store->DiscardedBytes = Reserved - TRACE_DISCARD_BEHIND;
+    Store->DiscardedBytes = Reserved - STORE_DISCARD_LAG;
 }
 
 static
@@ -491,6 +514,7 @@ CreateStoreFile(
     PRTL Rtl,
     PCSZ Path,
     PCTRACE_STORE_SCHEMA Schema,
+    PHANDLE FileHandle,
     PRTL_ERROR Error
     )
 /*++
@@ -498,13 +522,16 @@ CreateStoreFile(
 Routine Description:
 
     Writes a new, empty store file for Schema under a temporary name and
-    renames it to Path, so that readers never see a partial header.
+    renames it to Path, so that readers never see a partial header.  On
+    success *FileHandle is the file, open for reading and writing (the
+    caller goes on with it rather than opening Path again).
 
 --*/
 {
     RTL_STATUS Status;
     HANDLE Handle = INVALID_HANDLE_VALUE;
-    PTRACE_STORE_HEADER Header = NULL;
+    TRACE_STORE_HEADER HeaderBuffer;
+    PTRACE_STORE_HEADER Header = &HeaderBuffer;
     TRACE_STORE_COMMIT_SLOT Slot;
     CHAR TempPath[TRACE_PATH_SIZE + 32];
     ULONG Index;
@@ -519,11 +546,8 @@ Routine Description:
                            "%s: invalid schema", Path);
     }
 
-    Status = Rtl->AllocatePages(Rtl, sizeof(*Header), (PPVOID)&Header);
-    if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                           RtlStatusText(Status));
-    }
+    *FileHandle = INVALID_HANDLE_VALUE;
+    Rtl->FillMemory(Header, sizeof(*Header), 0);
 
     Header->Magic = TRACE_STORE_MAGIC;
     Header->Version = TRACE_STORE_VERSION;
@@ -605,11 +629,13 @@ Routine Description:
         goto End;
     }
 
+    *FileHandle = Handle;
+    Handle = INVALID_HANDLE_VALUE;
+
 End:
     if (Handle != INVALID_HANDLE_VALUE) {
         Rtl->CloseFile(Rtl, Handle);
     }
-    Rtl->Unmap(Rtl, Header, sizeof(*Header));
 
     return Status;
 }
@@ -706,12 +732,11 @@ Return Value:
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite, &Store->FileHandle);
     if (Status == RTL_STATUS_NOT_FOUND) {
-        Status = CreateStoreFile(Rtl, Path, Schema, Error);
+        Status = CreateStoreFile(Rtl, Path, Schema, &Store->FileHandle,
+                                 Error);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite,
-                               &Store->FileHandle);
     }
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(Error, Status, 0, 0, "%s: cannot open: %s", Path,
@@ -804,6 +829,10 @@ Return Value:
     Store->Capacity = (FileSize - Store->Header->HeaderSize) /
                       Store->RecordSize;
     Store->GrowAtRecords = 0;
+    Store->ChunkAtRecords = 0;
+    Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
+                                        Latest.RecordCount *
+                                        Store->RecordSize, RTL_PAGE_SIZE);
     Store->ReservedCount = Latest.RecordCount;
     Store->CommittedCount = Latest.RecordCount;
     Store->Sequence = Latest.Sequence;
@@ -918,15 +947,14 @@ Return Value:
 
         //
         // The pages the writer has yet to fill are in the page cache but
-        // not in the new page tables.
+        // not in the new page tables: fault them in again from the
+        // writer's position.
         //
 
-        Address = Store->Base + Store->ReservedCount * Store->RecordSize;
-        if ((PBYTE)Address < (PBYTE)NewMapping + OldSize) {
-            Rtl->PrefaultMemoryAsync(Rtl, Address,
-                                     (SIZE_T)((PBYTE)NewMapping + OldSize -
-                                              (PBYTE)Address));
-        }
+        Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
+                                            Store->ReservedCount *
+                                            Store->RecordSize,
+                                            RTL_PAGE_SIZE);
     }
 
     Status = Rtl->GrowFile(Rtl, Store->FileHandle, NewSize);
@@ -969,22 +997,86 @@ Return Value:
     Store->Capacity = (NewSize - TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
 
     //
-    // Pre-fault what the writer does not need yet; what it needs now it
-    // will fault itself.
-    //
-
-    Rtl->PrefaultMemoryAsync(Rtl, (PBYTE)Store->Mapping + OldSize,
-                             (SIZE_T)(NewSize - OldSize));
-
-    //
     // Grow again when the writer enters the last chunk.  NewSize is at
     // least Needed + Chunk, so this is never below what was just asked for.
+    // (AdvanceWriter pre-faults the new pages as the writer nears them.)
     //
 
-    Store->GrowAtRecords = (NewSize - Chunk - TRACE_STORE_HEADER_SIZE) /
-                           Store->RecordSize;
+    Store->ChunkAtRecords = (NewSize - Chunk - TRACE_STORE_HEADER_SIZE) /
+                            Store->RecordSize;
 
     return RTL_STATUS_OK;
+}
+
+static
+VOID
+AdvanceWriter(
+    PTRACE_STORE Store,
+    ULONGLONG Needed
+    )
+/*++
+
+Routine Description:
+
+    Keeps the pages up to two windows ahead of a writer that will have
+    reserved Needed records pre-faulted, and sets GrowAtRecords to the
+    next reservation that needs this or a new chunk.  The requests are
+    hints to the hosted edge's worker (nothing happens without one).
+
+    A window is an eighth of what the writer has filled, from 64 KB up to
+    4 MB, so that a fast writer of a large store makes few requests, and
+    a store that stops soon after a growth has little pre-faulted that
+    close must trim.  A store that unmaps behind its writer keeps no more
+    than TRACE_DISCARD_BEHIND pre-faulted ahead (its chunks' size), so its
+    resident set stays as bounded as before.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    ULONGLONG Position = TRACE_STORE_HEADER_SIZE +
+                         Needed * Store->RecordSize;
+    ULONGLONG Window = Position / 8;
+    ULONGLONG Ahead;
+    ULONGLONG Next;
+
+    if (Window < STORE_WINDOW) {
+        Window = STORE_WINDOW;
+    }
+    if (Window > MAX_STORE_WINDOW) {
+        Window = MAX_STORE_WINDOW;
+    }
+    if (Store->DiscardBehind && Window > TRACE_DISCARD_BEHIND / 2) {
+        Window = TRACE_DISCARD_BEHIND / 2;
+    }
+    Window = ALIGN_UP(Window, RTL_PAGE_SIZE);
+
+    Ahead = ALIGN_UP(Position + 2 * Window, RTL_PAGE_SIZE);
+    if (Ahead > Store->MappedFileBytes) {
+        Ahead = Store->MappedFileBytes;
+    }
+    if (Ahead > Store->PrefaultedBytes) {
+        Rtl->PrefaultMemoryAsync(Rtl, (PBYTE)Store->Mapping +
+                                      Store->PrefaultedBytes,
+                                 (SIZE_T)(Ahead - Store->PrefaultedBytes));
+        Store->PrefaultedBytes = Ahead;
+    }
+
+    //
+    // Come back when the writer enters the last pre-faulted window, or at
+    // the last chunk.  The pre-faulted end is at least two windows past
+    // Position unless it is the end of the mapping, so this is not below
+    // Needed.
+    //
+
+    Next = Store->ChunkAtRecords;
+    if (Store->PrefaultedBytes < Store->MappedFileBytes) {
+        ULONGLONG AtWindow = (Store->PrefaultedBytes - Window -
+                              TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
+        if (AtWindow < Next) {
+            Next = AtWindow;
+        }
+    }
+    Store->GrowAtRecords = Next;
 }
 
 RTL_STATUS
@@ -1020,21 +1112,24 @@ Return Value:
     ULONGLONG Needed = Store->ReservedCount + Count;
 
     if (Needed > Store->GrowAtRecords) {
-        Status = GrowStore(Store, Needed);
-        if (!RTL_SUCCESS(Status)) {
-            if (Needed > Store->Capacity) {
-                return Status;
+        if (Needed > Store->ChunkAtRecords) {
+            Status = GrowStore(Store, Needed);
+            if (!RTL_SUCCESS(Status)) {
+                if (Needed > Store->Capacity) {
+                    return Status;
+                }
+
+                //
+                // Failing to grow *ahead* is not yet an error: the records
+                // asked for fit.  Try again when they no longer do (not at
+                // every reservation: a full disk would cost a system call
+                // per record), and report it then.
+                //
+
+                Store->ChunkAtRecords = Store->Capacity;
             }
-
-            //
-            // Failing to grow *ahead* is not yet an error: the records
-            // asked for fit.  Try again when they no longer do (not at
-            // every reservation: a full disk would cost a system call per
-            // record), and report it then.
-            //
-
-            Store->GrowAtRecords = Store->Capacity;
         }
+        AdvanceWriter(Store, Needed);
     }
 
     *Index = Store->ReservedCount;
@@ -1100,6 +1195,8 @@ Return Value:
     OldSize &= ~(SIZE_T)(RTL_PAGE_SIZE - 1);
     Rtl->PrefaultMemory(Rtl, (PBYTE)Store->Mapping + OldSize,
                         Store->MappedFileBytes - OldSize);
+    Store->PrefaultedBytes = Store->MappedFileBytes;
+    AdvanceWriter(Store, Store->ReservedCount);
 
     return RTL_STATUS_OK;
 }
@@ -1718,6 +1815,77 @@ TraceStoreFlush(
 }
 
 VOID
+TraceStoreTrim(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Trims a writer's file to the committed records, page-rounded,
+    publishing the smaller capacity first so that no reader trusts a size
+    the file no longer has.  Done once; nothing may be committed after.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    ULONGLONG Size;
+
+    if (Store->FileHandle == INVALID_HANDLE_VALUE || !Store->Writable ||
+        Store->Header == NULL || Store->Trimmed) {
+        return;
+    }
+
+    Size = ALIGN_UP(TRACE_STORE_HEADER_SIZE +
+                    Store->CommittedCount * Store->RecordSize,
+                    RTL_PAGE_SIZE);
+    if (Size < Store->MappedFileBytes) {
+        Store->Capacity = (Size - TRACE_STORE_HEADER_SIZE) /
+                          Store->RecordSize;
+        PublishSlot(Store, Store->CommittedCount, Store->Capacity);
+        Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
+        Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
+        Store->MappedFileBytes = (SIZE_T)Size;
+    } else {
+        Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
+    }
+    Store->Trimmed = TRUE;
+}
+
+VOID
+TraceStoreStartClose(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Trims a writer's file (TraceStoreTrim), unmaps it (so that writing
+    back needs no write-protecting of mapped pages) and starts writing it
+    back; TraceStoreClose waits for it.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    SIZE_T Size;
+
+    if (Store->FileHandle == INVALID_HANDLE_VALUE || !Store->Writable ||
+        Store->Mapping == NULL) {
+        return;
+    }
+
+    TraceStoreTrim(Store);
+    Size = Store->MappedFileBytes;
+
+    Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+    Store->Mapping = NULL;
+    Store->Header = NULL;
+    Store->Base = NULL;
+
+    Rtl->WriteBack(Rtl, Store->FileHandle, 0, Size);
+}
+
+VOID
 TraceStoreClose(
     PTRACE_STORE Store
     )
@@ -1726,8 +1894,8 @@ TraceStoreClose(
 Routine Description:
 
     Closes a store.  The writer trims the file to the committed records
-    (publishing the smaller capacity first, so no reader trusts a size the
-    file no longer has), flushes, and releases its lock by closing.
+    (TraceStoreStartClose, if not done yet), flushes, and releases its
+    lock by closing.
 
 --*/
 {
@@ -1737,19 +1905,8 @@ Routine Description:
         return;
     }
 
-    if (Store->Writable && Store->Header != NULL) {
-        ULONGLONG Size = ALIGN_UP(TRACE_STORE_HEADER_SIZE +
-                                  Store->CommittedCount * Store->RecordSize,
-                                  RTL_PAGE_SIZE);
-        if (Size < Store->MappedFileBytes) {
-            Store->Capacity = (Size - TRACE_STORE_HEADER_SIZE) /
-                              Store->RecordSize;
-            PublishSlot(Store, Store->CommittedCount, Store->Capacity);
-            Rtl->FlushMapping(Rtl, Store->Mapping, (SIZE_T)Size);
-            Rtl->TruncateFile(Rtl, Store->FileHandle, Size);
-        } else {
-            Rtl->FlushMapping(Rtl, Store->Mapping, Store->MappedFileBytes);
-        }
+    if (Store->Writable && (Store->Mapping != NULL || Store->Trimmed)) {
+        TraceStoreStartClose(Store);
         Rtl->FlushFile(Rtl, Store->FileHandle);
     }
 
@@ -1762,6 +1919,7 @@ Routine Description:
     Store->Mapping = NULL;
     Store->Header = NULL;
     Store->Base = NULL;
+    Store->Trimmed = FALSE;
 }
 
 PCTRACE_COLUMN_DESCRIPTOR

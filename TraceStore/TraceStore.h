@@ -386,15 +386,19 @@ typedef struct _TRACE_STORE {
 
     //
     // Writer state: records handed out by Reserve, committed, and the
-    // capacity that is fallocated and mapped.  When a reservation passes
-    // GrowAtRecords (the start of the last chunk) the next chunk is added
-    // and pre-faulted ahead of the writer.
+    // capacity that is fallocated and mapped.  A reservation past
+    // GrowAtRecords takes the slow path: past ChunkAtRecords (the start of
+    // the last chunk) the next chunk is added; and the pages a window or
+    // two ahead of the writer are handed to the pre-fault worker
+    // (PrefaultedBytes: the file offset up to which they were).
     //
 
     ULONGLONG ReservedCount;
     ULONGLONG CommittedCount;
     ULONGLONG Capacity;
     ULONGLONG GrowAtRecords;
+    ULONGLONG ChunkAtRecords;
+    ULONGLONG PrefaultedBytes;
     ULONGLONG Sequence;
     ULONGLONG Generation;
     LONGLONG FirstTs;
@@ -413,15 +417,16 @@ typedef struct _TRACE_STORE {
 
     //
     // When DiscardBehind is set, each commit drops the process's mapping
-    // of the records (reserved or committed) more than TRACE_DISCARD_BEHIND
-    // bytes behind the newest (Rtl->DiscardMemory), and the file grows in
-    // chunks of at most that size, so a writer's resident set stays bounded however
-    // large the store grows.  Off by default: a writer that reads old
-    // records back often would fault them in again.
+    // of the records (reserved or committed) more than 512 KB behind the
+    // newest (Rtl->DiscardMemory, a megabyte or more at a time) and starts
+    // writing them back, and the file grows in chunks of at most
+    // TRACE_DISCARD_BEHIND, so a writer's resident set stays bounded
+    // however large the store grows.  Off by default: a writer that reads
+    // old records back often would fault them in again.
     //
 
     BOOL DiscardBehind;
-    ULONG Padding3;
+    BOOL Trimmed;                   // TraceStoreTrim done
     ULONGLONG DiscardedBytes;
 
     //
@@ -662,6 +667,25 @@ TRACE_STORE_FLUSH TraceStoreFlush;
 typedef VOID (TRACE_STORE_CLOSE)(PTRACE_STORE Store);
 typedef TRACE_STORE_CLOSE *PTRACE_STORE_CLOSE;
 TRACE_STORE_CLOSE TraceStoreClose;
+
+//
+// The first steps of TraceStoreClose, for closing several stores:
+// TraceStoreTrim trims the file to the committed records; then
+// TraceStoreStartClose (trimming first if needed) unmaps it and starts
+// writing it back without waiting.  TraceStoreClose then flushes (waiting
+// for the device once per store, while the others' writes are already
+// under way) and closes.  Nothing is committed after TraceStoreTrim.
+// Closing several stores trims them all first: a trim frees disk blocks,
+// which the device would otherwise do behind the others' writes.
+//
+
+typedef VOID (TRACE_STORE_TRIM)(PTRACE_STORE Store);
+typedef TRACE_STORE_TRIM *PTRACE_STORE_TRIM;
+TRACE_STORE_TRIM TraceStoreTrim;
+
+typedef VOID (TRACE_STORE_START_CLOSE)(PTRACE_STORE Store);
+typedef TRACE_STORE_START_CLOSE *PTRACE_STORE_START_CLOSE;
+TRACE_STORE_START_CLOSE TraceStoreStartClose;
 
 //
 // Adds to the count of dropped/lost events published with the next commit.

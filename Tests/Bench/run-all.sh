@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# Tests/Bench/run-all.sh [--quick] [--write | --no-write] [BUILD_DIR]
+# Tests/Bench/run-all.sh [--quick] [--write | --no-write] [--only NAME] [BUILD_DIR]
 #
 # Runs every benchmark of BENCHMARKS.md, each next to its reference measured
 # in the same run, and rewrites the generated tables there (between the
@@ -13,6 +13,10 @@
 #                the suite; writes BUILD_DIR/bench/BENCHMARKS.md only.
 #   --write      rewrite BENCHMARKS.md in the source tree (the default in
 #                the full mode); --no-write: only BUILD_DIR/bench/BENCHMARKS.md.
+#   --only NAME  only the steps whose command contains NAME (e.g. tracedat):
+#                their tables are rewritten, each saying it was a run of
+#                that step alone, and the machine summary of the last full
+#                run is left as it was.
 #
 # Inputs are generated from the samples (Tests/Data, ../shared/data) with
 # fixed seeds, and kept in BUILD_DIR/bench between runs.  The live
@@ -23,13 +27,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-quick=0; write=
+quick=0; write=; only=
 while [ $# -gt 0 ]; do
   case $1 in
   --quick) quick=1 ;;
   --write) write=1 ;;
   --no-write) write=0 ;;
-  -*) sed -n '3,21p' "$0"; exit 2 ;;
+  --only) only=$2; shift ;;
+  -*) sed -n '3,25p' "$0"; exit 2 ;;
   *) break ;;
   esac
   shift
@@ -50,6 +55,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # step COMMAND...: one benchmark, its output shown and kept in $out, with
 # the load average and the wall time around it.
 step() {
+  case "$*" in *"$only"*) ;; *) return 0 ;; esac
   echo "== $*"
   meta step "$*" "$(load)"
   t0=$(date +%s)
@@ -61,6 +67,7 @@ step() {
 failed=0
 # record [VAR=VALUE...]: the live recording benchmark, with its schedule.
 record() {
+  case bench_record.sh in *"$only"*) ;; *) return 0 ;; esac
   if [ "$(id -u)" != 0 ]; then
     meta skip "bench_record.sh" "not root (tracefs)"
   elif [ ! -d /sys/kernel/tracing/instances ] &&
@@ -73,7 +80,8 @@ record() {
 }
 
 meta info mode "$([ $quick = 1 ] && echo quick || echo full)"
-meta info command "Tests/Bench/run-all.sh $([ $quick = 1 ] && echo '--quick ')$b"
+meta info command "Tests/Bench/run-all.sh $([ $quick = 1 ] && echo '--quick ')$([ -n "$only" ] && echo "--only $only ")$b"
+[ -z "$only" ] || meta info only "$only"
 meta info date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 meta info cpu "$(nproc) x $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 meta info memory "$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
@@ -90,7 +98,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_rss.sh "$ts" 200 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 20 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 100 "$work/chrome"
-  step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat"
+  step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
   record "RATES=200000 0" REPS=1 BUFKB=4096 LAT_REPS=1 LAT_POLL_US=0
 else
@@ -99,7 +107,7 @@ else
   step sh Tests/Bench/bench_rss.sh "$ts" 2000 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 200 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 1000 "$work/chrome"
-  step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat"
+  step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" "$work/sql"
   record
 fi

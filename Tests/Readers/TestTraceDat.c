@@ -11,6 +11,18 @@
 **                                      extends, absolute time stamps,
 **                                      padding, long records, a stored
 **                                      lost-events count, bad commits
+**   TestTraceDat kallsyms              symbol lookups in a hand-written
+**                                      kallsyms whose lines take the
+**                                      indexer's fast path (16 hex digits,
+**                                      either case, a name then newline or
+**                                      tab) and its general one (short
+**                                      addresses, blanks, CRLF, bad digits,
+**                                      no final newline); expected symbols
+**                                      worked out by hand from trace-cmd's
+**                                      rules (sorted by address, later
+**                                      line first at one address, the
+**                                      bisection's pick, the last symbol
+**                                      only exactly)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,11 +201,102 @@ static int testRingPage(void){
   return nFail!=0;
 }
 
+static int testKallsyms(void){
+  static const char zText[] =
+    "ffffffff81000000 T _stext\n"
+    "ffffffff81000000 T _text\n"
+    "FFFFFFFF81000100 t UpperHex\n"
+    "ffffffff81000200 t with_module\t[kvm]\n"
+    "ffffffff81000300 t trailing_blank \t[kvm]\n"
+    "ffffffff81000400 t has space\n"
+    "ffffffff81000500 A absolute\n"
+    "ffffffff81000600 t $dollar\n"
+    "ffffffff8100070g t badhex\n"
+    "ffffffff8100\xe9" "780 t highbit\n"
+    "81000800 t short_address\n"
+    "ffffffff81000900 t crlf\r\n"
+    "ffffffff81000a00 t last_line";
+  static const struct { unsigned long long iAddr; const char *zWant; } a[] = {
+    { 0x81000000ULL,         0 },                /* below the first */
+    { 0x81000900ULL,         "short_address" },
+    { 0xffffffff81000000ULL, "_stext" },         /* the bisection's pick */
+    { 0xffffffff81000010ULL, "_stext" },
+    { 0xffffffff81000150ULL, "UpperHex" },
+    { 0xffffffff81000200ULL, "with_module" },
+    { 0xffffffff81000350ULL, "trailing_blank" },
+    { 0xffffffff81000400ULL, "trailing_blank" }, /* spaced name left out */
+    { 0xffffffff81000700ULL, "trailing_blank" }, /* so are A, $, bad hex */
+    { 0xffffffff81000780ULL, "trailing_blank" },
+    { 0xffffffff81000950ULL, "crlf" },
+    { 0xffffffff81000a00ULL, "last_line" },
+    { 0xffffffff81000a01ULL, 0 },                /* last: exactly only */
+  };
+  TRACE_EVENT_TABLE table;
+  unsigned i;
+  CHECK( RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, &table)) );
+  TraceEventTableSetSymbols(&table, zText, sizeof(zText) - 1, 0, 0);
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+    PCSZ zName = 0; ULONG nName = 0; ULONGLONG iStart = 0;
+    BOOL bFound = TraceEventFindSymbol(&table, a[i].iAddr, &zName, &nName,
+                                       &iStart);
+    if( a[i].zWant==0 ){
+      if( bFound ){
+        printf("FAIL %#llx: found %.*s, wanted none\n", a[i].iAddr,
+               (int)nName, zName);
+        nFail++;
+      }
+    }else if( !bFound || nName!=strlen(a[i].zWant)
+           || memcmp(zName, a[i].zWant, nName)!=0 ){
+      printf("FAIL %#llx: found %.*s, wanted %s\n", a[i].iAddr,
+             bFound ? (int)nName : 6, bFound ? zName : "(none)", a[i].zWant);
+      nFail++;
+    }
+  }
+  CHECK( table.NumberOfSymbols==8 );
+  TraceEventTableRelease(&table);
+
+  /* In address order with three names at one address (the order the
+  ** indexer keeps without sorting): trace-cmd's array is c_third,
+  ** b_second, a_first, after, and its bisection probes index 2 first. */
+  {
+    static const char zOrdered[] =
+      "ffffffff81000000 T a_first\n"
+      "ffffffff81000000 T b_second\n"
+      "ffffffff81000000 T c_third\n"
+      "ffffffff81000100 T after\n";
+    static const struct { unsigned long long iAddr; const char *zWant; } b[] = {
+      { 0xffffffff81000000ULL, "a_first" },
+      { 0xffffffff81000050ULL, "a_first" },
+      { 0xffffffff81000100ULL, "after" },
+    };
+    CHECK( RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, &table)) );
+    TraceEventTableSetSymbols(&table, zOrdered, sizeof(zOrdered) - 1, 0, 0);
+    for(i=0; i<sizeof(b)/sizeof(b[0]); i++){
+      PCSZ zName = 0; ULONG nName = 0; ULONGLONG iStart = 0;
+      BOOL bFound = TraceEventFindSymbol(&table, b[i].iAddr, &zName, &nName,
+                                         &iStart);
+      if( !bFound || nName!=strlen(b[i].zWant)
+       || memcmp(zName, b[i].zWant, nName)!=0 ){
+        printf("FAIL %#llx: found %.*s, wanted %s\n", b[i].iAddr,
+               bFound ? (int)nName : 6, bFound ? zName : "(none)", b[i].zWant);
+        nFail++;
+      }
+    }
+    CHECK( table.NumberOfSymbols==4 );
+    TraceEventTableRelease(&table);
+  }
+
+  printf("%s\n", nFail ? "FAILED" : "ok");
+  return nFail!=0;
+}
+
 int main(int argc, char **argv){
   InitializeRtl(&Rtl);
   if( argc>=4 && strcmp(argv[1], "nozstd")==0 ) return testNoZstd(argv[2], argv[3]);
   if( argc>=2 && strcmp(argv[1], "printf")==0 ) return testPrintf();
   if( argc>=2 && strcmp(argv[1], "ringpage")==0 ) return testRingPage();
-  fprintf(stderr, "usage: %s nozstd FILE SESSION | printf | ringpage\n", argv[0]);
+  if( argc>=2 && strcmp(argv[1], "kallsyms")==0 ) return testKallsyms();
+  fprintf(stderr, "usage: %s nozstd FILE SESSION | printf | ringpage | "
+          "kallsyms\n", argv[0]);
   return 2;
 }

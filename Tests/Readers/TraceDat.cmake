@@ -88,10 +88,13 @@ add_test(NAME reader.tracedat.bad_input.plugins_truncated_data
           ${TRACEDAT_DATA}/plugins.dat ${READER_WORK}/tracedat-bad-plugins truncated_data)
 set_tests_properties(reader.tracedat.bad_input.plugins_truncated_data PROPERTIES
   LABELS integration TIMEOUT 60 FIXTURES_REQUIRED tracedat_data)
-foreach(case truncated_data truncated_header version cpu_count format_size zstd_chunk)
+foreach(case truncated_data truncated_header version cpu_count format_size format_field
+        zstd_chunk zstd_kallsyms)
   set(file ${TRACEDAT_DATA}/syn.dat)
-  if(case STREQUAL zstd_chunk)
+  if(case MATCHES "^zstd_")
     set(file ${TRACEDAT_DATA}/syn-v7zstd.dat)
+  elseif(case STREQUAL format_field)
+    set(file ${TRACEDAT_TEMPLATE})
   endif()
   add_test(NAME reader.tracedat.bad_input.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/tracedat_bad.sh $<TARGET_FILE:tracestore>
@@ -123,11 +126,15 @@ add_test(NAME reader.tracedat.no_zstd_decompressor
           $<TARGET_FILE:TestTraceDat> ${TRACEDAT_SAMPLES}/trace.dat ${READER_WORK}/tracedat-nozstd)
 add_test(NAME reader.tracedat.printf COMMAND TestTraceDat printf)
 add_test(NAME reader.tracedat.ring_page COMMAND TestTraceDat ringpage)
+add_test(NAME reader.tracedat.kallsyms COMMAND TestTraceDat kallsyms)
 set_tests_properties(reader.tracedat.no_zstd_decompressor reader.tracedat.printf
-  reader.tracedat.ring_page PROPERTIES LABELS unit TIMEOUT 60)
+  reader.tracedat.ring_page reader.tracedat.kallsyms PROPERTIES LABELS unit TIMEOUT 60)
 
-# Benchmark (ctest -L bench): a million events, import vs trace-cmd report.
+# Benchmark (ctest -L bench): a fresh capture (as root) and a million
+# events, import vs trace-cmd report.
 add_test(NAME bench.import_tracedat
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_tracedat.sh $<TARGET_FILE:tracestore>
-          ${TRACEDAT_TEMPLATE} 450 ${CMAKE_CURRENT_BINARY_DIR}/bench-tracedat)
-set_tests_properties(bench.import_tracedat PROPERTIES LABELS bench TIMEOUT 900 RUN_SERIAL TRUE)
+          ${TRACEDAT_TEMPLATE} 450 ${CMAKE_CURRENT_BINARY_DIR}/bench-tracedat
+          ${TRACER_SHARED_DIR}/tools/capture.sh)
+set_tests_properties(bench.import_tracedat PROPERTIES LABELS bench TIMEOUT 900 RUN_SERIAL TRUE
+  RESOURCE_LOCK tracefs)

@@ -2,9 +2,10 @@
 # A damaged trace.dat must give exit status 1 and an error naming the file
 # and the byte offset, not a crash; events read before the damage stay.
 # usage: tracedat_bad.sh TRACESTORE SAMPLE.dat WORKDIR CASE
-#   SAMPLE is a v6 file (syn.dat); for zstd_chunk a v7 zstd one.
+#   SAMPLE is a v6 file (syn.dat; for format_field capture-1's
+#   trace-v6.dat); for zstd_* a v7 zstd one.
 #   CASE: truncated_data | truncated_header | version | cpu_count |
-#         format_size | zstd_chunk
+#         format_size | format_field | zstd_chunk | zstd_kallsyms
 set -eu
 ts=$1; sample=$2; work=$3; case=$4
 rm -rf "$work"; mkdir -p "$work"
@@ -40,11 +41,30 @@ format_size)        # the first ftrace format's size -> 2^40
   at=$((at + 8 + hsize + 4))
   patch "$in" $at 0000000000010000
   offset=$at; want="absurd event format size"; kept=0 ;;
+format_field)       # a field line without "offset:" in the format of an
+                    # event the trace never has (sys_enter_openat): the
+                    # reader checks every format up front, even those whose
+                    # fields it only parses at their first event, so the
+                    # import fails there, naming the format's first byte
+  cp "$sample" "$in"
+  at=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().find(b"name: sys_enter_openat\n"))' "$in")
+  [ "$at" -gt 0 ] || { echo "FAIL: no sys_enter_openat format in $sample"; exit 1; }
+  field=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().find(b"\toffset:8;", int(sys.argv[2])))' "$in" "$at")
+  patch "$in" $((field + 1)) 6f666673657820   # "offsex "
+  offset=$at; want="malformed field line in an event format"; kept=0 ;;
 zstd_chunk)         # garble the zstd frame header of CPU 0's first chunk
   cp "$sample" "$in"
   off=$(trace-cmd dump --options -i "$sample" 2>/dev/null | awk '/data offset and size/ && $1 == 0 {print $2; exit}')
   patch "$in" $((off + 12)) 5a5a5a5a5a5a5a5a
   offset=$((off + 4)); want="does not decompress"; kept=0 ;;
+zstd_kallsyms)      # garble the kallsyms section's zstd frame (decompressed
+                    # on the worker while the formats are parsed); the error
+                    # names the frame: section offset + 16 (section header)
+                    # + 8 (compressed and uncompressed sizes)
+  cp "$sample" "$in"
+  sec=$(trace-cmd dump --options -i "$sample" 2>/dev/null | sed -n 's/.*Option KALLSYMS.*@ *\([0-9]*\).*/\1/p' | head -1)
+  patch "$in" $((sec + 28)) 5a5a5a5a5a5a5a5a
+  offset=$((sec + 24)); want="does not decompress"; kept=0 ;;
 *) echo "unknown case"; exit 2 ;;
 esac
 
