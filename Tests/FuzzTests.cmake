@@ -48,7 +48,7 @@ function(fuzz_target name)
   endif()
   if(F_SQL)
     list(APPEND defs FUZZ_SESSION_SQL)
-    set(libs TracerSqlite3ExtStatic)
+    set(libs TracerSqlite3ExtStatic TracerReaders)
   endif()
   set(sources ${source} ${FUZZ_DIR}/FuzzCommon.c
               ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)

@@ -14,12 +14,12 @@
 #
 
 #
-# The kernel names of Readers/KvmExitReason.c against VMX_EXIT_REASONS and
+# The kernel names of TraceStore/KvmExitReason.c against VMX_EXIT_REASONS and
 # SVM_EXIT_REASONS of the installed kernel headers.
 #
 add_executable(TestKvmExitReason ${CMAKE_CURRENT_SOURCE_DIR}/Core/TestKvmExitReason.c)
 target_include_directories(TestKvmExitReason PRIVATE ${CMAKE_SOURCE_DIR})
-target_link_libraries(TestKvmExitReason PRIVATE TracerReaders)
+target_link_libraries(TestKvmExitReason PRIVATE TracerStore)
 target_compile_options(TestKvmExitReason PRIVATE ${TRACER_WARNINGS})
 add_test(NAME kvm_exit_reason.header COMMAND TestKvmExitReason)
 set_tests_properties(kvm_exit_reason.header PROPERTIES LABELS unit TIMEOUT 60)
