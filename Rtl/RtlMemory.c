@@ -9,11 +9,9 @@ Abstract:
     This module implements the memory routines of the RTL (copy, fill,
     compare) and XXH3-64 hashing, with no C runtime.
 
-    It also provides memcpy, memmove, memset and memcmp with hidden
-    visibility: a freestanding compiler may still emit calls to them (for
-    structure copies and zeroing), and the core must link with nothing
-    else.  Hidden visibility keeps these from replacing the C runtime's
-    versions in hosted programs and shared objects that link the core.
+    The memcpy, memmove, memset and memcmp a compiler may emit calls to
+    are not here but in RtlCompilerSupport.c, linked only into programs
+    that have no C runtime: a hosted program keeps its C library's.
 
 --*/
 
@@ -43,8 +41,6 @@ Abstract:
 #undef memcpy
 #undef free
 #undef malloc
-
-#define HIDDEN __attribute__((visibility("hidden")))
 
 VOID
 RtlCopyMemory(
@@ -189,35 +185,4 @@ RtlHash64(
     )
 {
     return XXH3_64bits(Buffer, Size);
-}
-
-//
-// Compiler support routines.
-//
-
-HIDDEN void *
-memcpy(void *Destination, const void *Source, size_t Size)
-{
-    RtlCopyMemory(Destination, Source, Size);
-    return Destination;
-}
-
-HIDDEN void *
-memmove(void *Destination, const void *Source, size_t Size)
-{
-    RtlCopyMemory(Destination, Source, Size);
-    return Destination;
-}
-
-HIDDEN void *
-memset(void *Destination, int Fill, size_t Size)
-{
-    RtlFillMemory(Destination, Size, (BYTE)Fill);
-    return Destination;
-}
-
-HIDDEN int
-memcmp(const void *Left, const void *Right, size_t Size)
-{
-    return (int)RtlCompareMemory(Left, Right, Size);
 }

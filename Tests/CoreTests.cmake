@@ -7,7 +7,8 @@ if(NOT TRACER_SANITIZE)
   target_include_directories(NoCrtImport PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
   target_compile_options(NoCrtImport PRIVATE ${TRACER_CORE_FLAGS})
   target_link_options(NoCrtImport PRIVATE -nostdlib -static -Wl,--no-undefined)
-  target_link_libraries(NoCrtImport PRIVATE TracerReaders TracerStore TracerRtl)
+  target_link_libraries(NoCrtImport PRIVATE TracerReaders TracerStore TracerRtl
+                        TracerRtlCompilerSupport)
 
   # Expected: the number of event lines, counted by grep on the sample.
   add_test(NAME core.nocrt_import
@@ -19,7 +20,15 @@ if(NOT TRACER_SANITIZE)
             $<TARGET_FILE:NoCrtImport>)
   add_test(NAME core.archives_self_contained
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_core_symbols.sh
-            $<TARGET_FILE:TracerRtl> $<TARGET_FILE:TracerStore> $<TARGET_FILE:TracerReaders>)
+            $<TARGET_FILE:TracerRtl> $<TARGET_FILE:TracerStore> $<TARGET_FILE:TracerReaders>
+            $<TARGET_FILE:TracerRtlCompilerSupport>)
   set_tests_properties(core.nocrt_import core.nocrt_no_libc_symbols
     core.archives_self_contained PROPERTIES LABELS unit TIMEOUT 60)
 endif()
+
+# The hosted programs keep the C library's memory routines: no memcpy,
+# memmove, memset or memcmp defined in tracestore or tracestore.so.
+add_test(NAME core.hosted_keeps_libc_memory
+  COMMAND sh -c "nm --defined-only \"$0\" \"$1\" | grep -E ' [A-Za-z] (memcpy|memmove|memset|memcmp)$' && exit 1 || echo 'libc memory routines kept'"
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext>)
+set_tests_properties(core.hosted_keeps_libc_memory PROPERTIES LABELS unit TIMEOUT 60)
