@@ -100,6 +100,40 @@ TraceImportUnmapInput(
 }
 
 RTL_STATUS
+TraceImportRun(
+    PTRACE_IMPORT Import,
+    PCTRACE_FORMAT Format
+    )
+{
+    RTL_STATUS Status;
+
+    Import->FormatName = NULL;
+    Status = TraceImportMapInput(Import);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    if (Format == NULL) {
+        Format = TraceDetectFormat(Import);
+    }
+    if (Format == NULL) {
+        TraceImportUnmapInput(Import);
+        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
+                           "%s: unrecognized format", Import->Path);
+    }
+    Import->FormatName = Format->Name;
+
+    Status = TraceImportBegin(Import);
+    if (RTL_SUCCESS(Status)) {
+        Status = Format->Import(Import);
+    }
+    Status = TraceImportEnd(Import);
+    TraceImportUnmapInput(Import);
+
+    return Status;
+}
+
+RTL_STATUS
 TraceImportBegin(
     PTRACE_IMPORT Import
     )

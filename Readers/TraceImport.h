@@ -268,6 +268,19 @@ RTL_STATUS TraceImportBegin(PTRACE_IMPORT Import);
 RTL_STATUS TraceImportEnd(PTRACE_IMPORT Import);
 
 //
+// One whole import, the sequence every caller runs: maps Import->Path,
+// detects its format (or uses Format when not NULL), sets
+// Import->FormatName, then TraceImportBegin, the reader, TraceImportEnd,
+// and unmaps.  The caller has set Rtl, Session, Path and any options
+// (progress, decompressor, worker, TSC rate, reorder window).  An input
+// no reader recognizes fails with RTL_STATUS_BAD_FORMAT and FormatName
+// NULL ("PATH: unrecognized format"); otherwise Import->Error describes a
+// failure and the events read before it are committed.
+//
+
+RTL_STATUS TraceImportRun(PTRACE_IMPORT Import, PCTRACE_FORMAT Format);
+
+//
 // Interns Length bytes at Text; on failure fills Import->Error.
 //
 

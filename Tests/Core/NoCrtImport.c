@@ -92,15 +92,7 @@ NoCrtMain(
     Import.Path = Arguments[1];
     Import.FormatName = "ftrace";
 
-    Status = TraceImportMapInput(&Import);
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceImportBegin(&Import);
-        if (RTL_SUCCESS(Status)) {
-            Status = FtraceTextImport(&Import);
-        }
-        Status = TraceImportEnd(&Import);
-        TraceImportUnmapInput(&Import);
-    }
+    Status = TraceImportRun(&Import, TraceFindFormat(TraceFormatFtraceText));
     TraceSessionClose(&Session);
 
     if (!RTL_SUCCESS(Status)) {

@@ -50,15 +50,9 @@ static int testNoZstd(const char *zPath, const char *zSession){
   imp.Rtl = &Rtl;
   imp.Session = pSession;
   imp.Path = zPath;
-  imp.FormatName = "trace-dat";
   imp.Zstd = 0;
-  rc = TraceImportMapInput(&imp);
-  CHECK( RTL_SUCCESS(rc) );
-  CHECK( TraceDatDetect(&imp) );
-  rc = TraceImportBegin(&imp);
-  if( RTL_SUCCESS(rc) ) rc = TraceDatImport(&imp);
-  rc = TraceImportEnd(&imp);
-  TraceImportUnmapInput(&imp);
+  rc = TraceImportRun(&imp, 0);
+  CHECK( imp.FormatName!=0 && strcmp(imp.FormatName, "trace-dat")==0 );
   printf("%s\n", imp.Error.Message);
   CHECK( rc==RTL_STATUS_BAD_VERSION );
   snprintf(zWant, sizeof(zWant), "%s: offset ", zPath);

@@ -1,0 +1,64 @@
+/*
+** Cli.h: what the files of the `tracestore` command share.
+**
+** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
+** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
+** TraceStore/TraceStore.h) and SQL through the extension's public header
+** (Sqlite3Ext/tracestore.h) only.
+**
+** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
+** CmdSchema.c, CmdKvmtraceFormat.c), Main.c for the dispatch and the small
+** helpers below, Workers.c for the threads the core's asynchronous RTL
+** routines and reader jobs run on.
+*/
+#ifndef TRACER_CLI_H
+#define TRACER_CLI_H
+
+#include <stddef.h>
+
+#include "../TraceImport.h"
+
+/* The RTL of the process (Main.c), filled in by InitializeRtl(). */
+extern RTL Rtl;
+
+/* Prints "tracestore: " and the message, with a newline, to stderr. */
+void cliFail(const char *zFormat, ...) __attribute__((format(printf, 1, 2)));
+
+/* CLOCK_MONOTONIC in seconds. */
+double cliNowSeconds(void);
+
+/* Allocates a TRACE_SESSION (large) or exits. */
+PTRACE_SESSION cliNewSession(void);
+
+/*
+** Reads all of file zFile ("-": standard input) into a buffer from malloc()
+** with a NUL after the *pn bytes read.  Returns NULL, with errno set, on
+** failure.
+*/
+char *cliReadText(const char *zFile, size_t *pn);
+
+/*
+** Prints z[0..n) (or NUL-terminated z) as a JSON string: quote, backslash
+** and control characters escaped, well-formed UTF-8 copied, each other byte
+** replaced by U+FFFD.
+*/
+void cliJsonText(const unsigned char *z, int n);
+void cliJsonString(const char *z);
+
+/*
+** Workers.c: starts the pre-fault and write-back threads behind
+** Rtl.PrefaultMemoryAsync and Rtl.WriteBackAsync (a writer calls it before
+** opening a session), and the TRACE_WORKER a reader's import jobs run on.
+*/
+void cliStartWorkers(void);
+extern const TRACE_WORKER cliImportWorker;
+
+/* The commands: argc/argv after the command name; the exit status. */
+int cmdImport(int argc, char **argv);
+int cmdRecord(int argc, char **argv);
+int cmdInfo(int argc, char **argv);
+int cmdSql(int argc, char **argv);
+int cmdSchema(int argc, char **argv);
+int cmdKvmtraceFormat(int argc, char **argv);
+
+#endif /* TRACER_CLI_H */

@@ -1,0 +1,144 @@
+/*
+** CmdInfo.c: `tracestore info`: a session's stores, as a table or JSON.
+**
+** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
+** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
+** TraceStore/TraceStore.h) and SQL through the extension's public header
+** (Sqlite3Ext/tracestore.h) only.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Cli.h"
+
+static const char zInfoHelp[] =
+"usage: tracestore info [--json] SESSION\n"
+"\n"
+"Lists the stores of SESSION: records, bytes, time span, whether records\n"
+"are in time order, and events the source reported lost.  --json prints\n"
+"one JSON object for scripts.\n";
+
+static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
+                      LONGLONG *pFirst, LONGLONG *pLast){
+  PTRACE_STORE_SNAPSHOT s = &p->Snapshot;
+  unsigned long long nBytes = TRACE_STORE_HEADER_SIZE
+                            + s->RecordCount*(ULONGLONG)p->RecordSize;
+  int bTs = p->TimestampOffset!=TRACE_NO_COLUMN && s->RecordCount>0;
+  if( bTs ){
+    if( s->FirstTs < *pFirst ) *pFirst = s->FirstTs;
+    if( s->LastTs > *pLast ) *pLast = s->LastTs;
+  }
+  if( bJson ){
+    printf("%s\n    {\"name\": ", bFirst ? "" : ",");
+    cliJsonString(p->Name);
+    printf(", \"records\": %llu, \"bytes\": %llu, \"record_size\": %u, "
+           "\"generation\": %llu, \"sorted\": %s, \"dropped\": %u, "
+           "\"repaired\": %llu",
+           (unsigned long long)s->RecordCount, nBytes, p->RecordSize,
+           (unsigned long long)s->Generation,
+           p->TimestampOffset==TRACE_NO_COLUMN ? "null" :
+           (s->Flags & TRACE_SLOT_SORTED) ? "true" : "false", s->Dropped,
+           (unsigned long long)s->Repaired);
+    if( bTs ){
+      printf(", \"first_ts\": %lld, \"last_ts\": %lld",
+             (long long)s->FirstTs, (long long)s->LastTs);
+    }else{
+      printf(", \"first_ts\": null, \"last_ts\": null");
+    }
+    printf("}");
+  }else{
+    char zFirst[32] = "-", zLast[32] = "-";
+    if( bTs ){
+      snprintf(zFirst, sizeof(zFirst), "%.9f", s->FirstTs/1e9);
+      snprintf(zLast, sizeof(zLast), "%.9f", s->LastTs/1e9);
+    }
+    printf("%-14s %10llu %12llu %20s %20s %6s %7u %8llu\n", p->Name,
+           (unsigned long long)s->RecordCount, nBytes, zFirst, zLast,
+           (p->TimestampOffset==TRACE_NO_COLUMN) ? "-" :
+           (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped,
+           (unsigned long long)s->Repaired);
+  }
+}
+
+int cmdInfo(int argc, char **argv){
+  int bJson = 0, i;
+  const char *zSession = 0;
+  PTRACE_SESSION pSession;
+  RTL_ERROR err;
+  LONGLONG iFirst = 0x7fffffffffffffffLL, iLast = -0x7fffffffffffffffLL;
+  PTRACE_STORE aAll[TRACE_SESSION_MAX_STORES + 2];
+  int nAll = 0;
+
+  for(i=0; i<argc; i++){
+    if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
+      fputs(zInfoHelp, stdout);
+      return 0;
+    }else if( strcmp(argv[i], "--json")==0 ){
+      bJson = 1;
+    }else if( argv[i][0]=='-' ){
+      cliFail("info: unknown option '%s'", argv[i]);
+      return 2;
+    }else if( zSession==0 ){
+      zSession = argv[i];
+    }else{
+      fputs(zInfoHelp, stderr);
+      return 2;
+    }
+  }
+  if( zSession==0 ){
+    fputs(zInfoHelp, stderr);
+    return 2;
+  }
+
+  pSession = cliNewSession();
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenReader(&Rtl, zSession, pSession, &err)) ){
+    cliFail("%s", err.Message);
+    free(pSession);
+    return 1;
+  }
+
+  for(i=0; i<(int)pSession->NumberOfStores; i++){
+    aAll[nAll++] = &pSession->Stores[i];
+  }
+  aAll[nAll++] = &pSession->Strings.Index;
+  aAll[nAll++] = &pSession->Strings.Data;
+
+  if( bJson ){
+    printf("{\n  \"session\": ");
+    cliJsonString(pSession->Path);
+    printf(",\n  \"clock\": ");
+    cliJsonString(pSession->Header.ClockName);
+    printf(",\n  \"stores\": [");
+  }else{
+    printf("session: %s\nclock:   %s\n\n", pSession->Path,
+           pSession->Header.ClockName);
+    printf("%-14s %10s %12s %20s %20s %6s %7s %8s\n", "store", "records",
+           "bytes", "first_ts (s)", "last_ts (s)", "sorted", "dropped",
+           "repaired");
+  }
+  for(i=0; i<nAll; i++){
+    infoStore(aAll[i], bJson, i==0, &iFirst, &iLast);
+  }
+  if( bJson ){
+    printf("\n  ],\n");
+    if( iFirst<=iLast ){
+      /* Unsigned: from -2^63 to 2^63-1 is 2^64-1 ns, not an overflow. */
+      printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
+             "  \"duration_ns\": %llu\n}\n", (long long)iFirst,
+             (long long)iLast,
+             (unsigned long long)iLast - (unsigned long long)iFirst);
+    }else{
+      printf("  \"first_ts\": null,\n  \"last_ts\": null,\n"
+             "  \"duration_ns\": null\n}\n");
+    }
+  }else if( iFirst<=iLast ){
+    printf("\ntime span: %.9f .. %.9f s (%.6f s)\n", iFirst/1e9, iLast/1e9,
+           ((double)iLast - (double)iFirst)/1e9);
+  }
+
+  TraceSessionClose(pSession);
+  free(pSession);
+  return 0;
+}
