@@ -403,27 +403,41 @@ Routine Description:
     return AppendRecord(Import, Import->Span, Record, Index);
 }
 
+static
 RTL_STATUS
-TraceImportSpanBegin(
+SpanStart(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
+    LONGLONG Duration,
+    LONGLONG End,
     ULONG NameId,
     ULONG CategoryId,
     ULONG ArgsId
     )
+/*++
+
+Routine Description:
+
+    Appends a span that begins at the event and pushes it on its thread's
+    stack: of known Duration, ending at End (Chrome X), or open (Duration
+    NULL, End TRACE_SPAN_OPEN) until an end fills in its dur.
+
+--*/
 {
     RTL_STATUS Status;
     PTRACE_SPAN_THREAD Thread;
     SPAN_RECORD Record;
     ULONGLONG Index;
 
-    Status = SpanEnter(Import, Event, Event->Timestamp, TRUE, &Thread);
+    Status = SpanEnter(Import, Event,
+                       End == TRACE_SPAN_OPEN ? Event->Timestamp : End, TRUE,
+                       &Thread);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
     Record.Timestamp = Event->Timestamp;
-    Record.Duration = TRACE_NULL_LONGLONG;  // filled in at the end
+    Record.Duration = Duration;
     Record.NameId = NameId;
     Record.CategoryId = CategoryId;
     Record.ArgsId = ArgsId;
@@ -434,7 +448,20 @@ TraceImportSpanBegin(
         return Status;
     }
 
-    return SpanPush(Import, Thread, Index, TRACE_SPAN_OPEN);
+    return SpanPush(Import, Thread, Index, End);
+}
+
+RTL_STATUS
+TraceImportSpanBegin(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    ULONG NameId,
+    ULONG CategoryId,
+    ULONG ArgsId
+    )
+{
+    return SpanStart(Import, Event, TRACE_NULL_LONGLONG, TRACE_SPAN_OPEN,
+                     NameId, CategoryId, ArgsId);
 }
 
 RTL_STATUS
@@ -521,30 +548,8 @@ TraceImportSpanComplete(
     ULONG ArgsId
     )
 {
-    RTL_STATUS Status;
-    PTRACE_SPAN_THREAD Thread;
-    SPAN_RECORD Record;
-    ULONGLONG Index;
-    LONGLONG End = Event->Timestamp + Duration;
-
-    Status = SpanEnter(Import, Event, End, TRUE, &Thread);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    Record.Timestamp = Event->Timestamp;
-    Record.Duration = Duration;
-    Record.NameId = NameId;
-    Record.CategoryId = CategoryId;
-    Record.ArgsId = ArgsId;
-    Record.Flags = 0;
-
-    Status = SpanAppend(Import, Thread, Event, &Record, &Index);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    return SpanPush(Import, Thread, Index, End);
+    return SpanStart(Import, Event, Duration, Event->Timestamp + Duration,
+                     NameId, CategoryId, ArgsId);
 }
 
 RTL_STATUS
