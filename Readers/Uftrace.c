@@ -73,6 +73,7 @@ Abstract:
 
 #include "TraceImport.h"
 #include "UftraceArgs.h"
+#include "TimeMerge.h"
 
 #define UFTRACE_MAGIC_LENGTH    8
 #define UFTRACE_HEADER_MINIMUM  40
@@ -278,10 +279,9 @@ typedef struct _UFTRACE_READER {
     PUFTRACE_FORK Forks;
     PUFTRACE_PERF Perf;
     SIZE_T PerfSize;
-    PULONG Heap;
-    SIZE_T HeapSize;
-    ULONG HeapCount;
-    ULONG Padding;
+    TIME_MERGE Merge;               // tasks, then perf files
+    PVOID MergeMemory;
+    SIZE_T MergeMemorySize;
     PUFTRACE_SYMBOL_CACHE_ENTRY Cache;
     SIZE_T ArraysSize;          // bytes of the one allocation above
     PVOID Arrays;
@@ -3469,70 +3469,6 @@ Routine Description:
 //
 
 static
-LONGLONG
-CursorTime(
-    PUFTRACE_READER Reader,
-    ULONG Cursor
-    )
-{
-    return (Cursor < Reader->TaskCount) ?
-               Reader->Tasks[Cursor].Time :
-               Reader->Perf[Cursor - Reader->TaskCount].Time;
-}
-
-static
-BOOL
-HeapBefore(
-    PUFTRACE_READER Reader,
-    ULONG Left,
-    ULONG Right
-    )
-{
-    LONGLONG A = CursorTime(Reader, Left);
-    LONGLONG B = CursorTime(Reader, Right);
-
-    //
-    // Ties: tasks in task.txt order, then the perf files (uftrace takes a
-    // perf event only when it is strictly earlier).
-    //
-
-    return A < B || (A == B && Left < Right);
-}
-
-static
-VOID
-HeapSiftDown(
-    PUFTRACE_READER Reader,
-    ULONG Position
-    )
-{
-    PULONG Heap = Reader->Heap;
-
-    for (;;) {
-        ULONG Smallest = Position;
-        ULONG Left = 2 * Position + 1;
-        ULONG Right = Left + 1;
-        ULONG Swap;
-
-        if (Left < Reader->HeapCount &&
-            HeapBefore(Reader, Heap[Left], Heap[Smallest])) {
-            Smallest = Left;
-        }
-        if (Right < Reader->HeapCount &&
-            HeapBefore(Reader, Heap[Right], Heap[Smallest])) {
-            Smallest = Right;
-        }
-        if (Smallest == Position) {
-            return;
-        }
-        Swap = Heap[Position];
-        Heap[Position] = Heap[Smallest];
-        Heap[Smallest] = Swap;
-        Position = Smallest;
-    }
-}
-
-static
 BOOL
 IsExecName(
     PUFTRACE_READER Reader,
@@ -3798,29 +3734,35 @@ MergeTasks(
 
 Routine Description:
 
-    Imports every task's records and the context switches in time order:
-    a binary heap of the cursors keyed by the time of their current record
-    (ties in task.txt order, tasks before perf files).
+    Imports every task's records and the context switches in time order
+    (TimeMerge.h): the sources are the tasks in task.txt order, then the
+    perf files, which orders ties (uftrace takes a perf event only when it
+    is strictly earlier).
 
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
     RTL_STATUS Status;
     ULONG Number;
-    PVOID Address;
+    ULONG Source;
 
-    Reader->HeapSize = (SIZE_T)ALIGN_UP(
-        ((SIZE_T)Reader->TaskCount + Reader->PerfCount + 1) * sizeof(ULONG),
+    Reader->MergeMemorySize = (SIZE_T)ALIGN_UP(
+        TIME_MERGE_SIZE((SIZE_T)Reader->TaskCount + Reader->PerfCount + 1),
         RTL_PAGE_SIZE);
-    Status = Reader->Rtl->AllocatePages(Reader->Rtl, Reader->HeapSize,
-                                        &Address);
+    Status = Reader->Rtl->AllocatePages(Reader->Rtl, Reader->MergeMemorySize,
+                                        &Reader->MergeMemory);
     if (!RTL_SUCCESS(Status)) {
+        Reader->MergeMemory = NULL;
         return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
                            Import->Path, RtlStatusText(Status));
     }
-    Reader->Heap = (PULONG)Address;
+    TimeMergeInitialize(&Reader->Merge, Reader->MergeMemory);
 
-    Reader->HeapCount = 0;
+    //
+    // Times are never negative (NextRecord and NextPerfRecord refuse
+    // them): as unsigned keys they keep their order.
+    //
+
     for (Number = 0; Number < Reader->TaskCount; Number++) {
         PUFTRACE_TASK Task = &Reader->Tasks[Number];
 
@@ -3832,7 +3774,7 @@ Routine Description:
             return Status;
         }
         if (!Task->Done) {
-            Reader->Heap[Reader->HeapCount++] = Number;
+            TimeMergeInsert(&Reader->Merge, Number, (ULONGLONG)Task->Time);
         }
     }
     for (Number = 0; Number < Reader->PerfCount; Number++) {
@@ -3843,43 +3785,43 @@ Routine Description:
             return Status;
         }
         if (!Perf->Done) {
-            Reader->Heap[Reader->HeapCount++] = Reader->TaskCount + Number;
+            TimeMergeInsert(&Reader->Merge, Reader->TaskCount + Number,
+                            (ULONGLONG)Perf->Time);
         }
     }
 
-    for (Number = Reader->HeapCount / 2; Number-- != 0; ) {
-        HeapSiftDown(Reader, Number);
-    }
-
-    while (Reader->HeapCount != 0) {
-        ULONG Cursor = Reader->Heap[0];
+    while (TimeMergeFirst(&Reader->Merge, &Source)) {
         BOOL Done;
+        LONGLONG Time;
 
-        if (Cursor < Reader->TaskCount) {
-            PUFTRACE_TASK Task = &Reader->Tasks[Cursor];
+        if (Source < Reader->TaskCount) {
+            PUFTRACE_TASK Task = &Reader->Tasks[Source];
 
             Status = ImportRecord(Reader, Task);
             if (RTL_SUCCESS(Status)) {
                 Status = NextRecord(Reader, Task);
             }
             Done = Task->Done;
+            Time = Task->Time;
         } else {
-            PUFTRACE_PERF Perf = &Reader->Perf[Cursor - Reader->TaskCount];
+            PUFTRACE_PERF Perf = &Reader->Perf[Source - Reader->TaskCount];
 
             Status = ImportSwitch(Reader, Perf);
             if (RTL_SUCCESS(Status)) {
                 Status = NextPerfRecord(Reader, Perf);
             }
             Done = Perf->Done;
+            Time = Perf->Time;
         }
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
 
         if (Done) {
-            Reader->Heap[0] = Reader->Heap[--Reader->HeapCount];
+            TimeMergeRemoveFirst(&Reader->Merge);
+        } else {
+            TimeMergeUpdateFirst(&Reader->Merge, (ULONGLONG)Time);
         }
-        HeapSiftDown(Reader, 0);
     }
 
     return RTL_STATUS_OK;
@@ -4168,8 +4110,8 @@ End:
     if (Reader->Perf != NULL) {
         Rtl->Unmap(Rtl, Reader->Perf, Reader->PerfSize);
     }
-    if (Reader->Heap != NULL) {
-        Rtl->Unmap(Rtl, Reader->Heap, Reader->HeapSize);
+    if (Reader->MergeMemory != NULL) {
+        Rtl->Unmap(Rtl, Reader->MergeMemory, Reader->MergeMemorySize);
     }
     if (Reader->NamePool != NULL) {
         Rtl->Unmap(Rtl, Reader->NamePool, Reader->NamePoolSize);
