@@ -448,6 +448,74 @@ Routine Description:
     return Status;
 }
 
+static
+VOID
+DestroyReader(
+    PUFTRACE_READER Reader
+    )
+/*++
+
+Routine Description:
+
+    Unmaps every file of the directory and frees what the import
+    allocated, the reader last.
+
+--*/
+{
+    PRTL Rtl = Reader->Rtl;
+    ULONG Number;
+
+    for (Number = 0; Number < Reader->TaskCount; Number++) {
+        UftraceUnmapFile(Reader, &Reader->Tasks[Number].Data);
+    }
+    for (Number = 0; Number < Reader->PerfCount; Number++) {
+        UftraceUnmapFile(Reader, &Reader->Perf[Number].Data);
+    }
+    for (Number = 0; Number < Reader->ModuleCount; Number++) {
+        PUFTRACE_MODULE Module = &Reader->Modules[Number];
+
+        UftraceUnmapFile(Reader, &Module->Symbols);
+        UftraceUnmapFile(Reader, &Module->Debug);
+        if (Module->Functions != NULL) {
+            Rtl->Unmap(Rtl, Module->Functions, Module->DebugArraySize);
+        }
+    }
+    for (Number = 0; Number < Reader->SessionCount; Number++) {
+        UftraceUnmapFile(Reader, &Reader->Sessions[Number].Map);
+    }
+    if (Reader->Modules != NULL) {
+        Rtl->Unmap(Rtl, Reader->Modules,
+                   Reader->ModuleCapacity * sizeof(UFTRACE_MODULE));
+    }
+    if (Reader->Perf != NULL) {
+        Rtl->Unmap(Rtl, Reader->Perf, Reader->PerfSize);
+    }
+    if (Reader->MergeMemory != NULL) {
+        Rtl->Unmap(Rtl, Reader->MergeMemory, Reader->MergeMemorySize);
+    }
+    if (Reader->NamePool != NULL) {
+        Rtl->Unmap(Rtl, Reader->NamePool, Reader->NamePoolSize);
+    }
+    while (Reader->Arena != NULL) {
+        PUFTRACE_ARENA_BLOCK Block = Reader->Arena;
+
+        Reader->Arena = Block->Next;
+        Rtl->Unmap(Rtl, Block, Block->Size);
+    }
+    if (Reader->PatternWorkspace != NULL) {
+        Rtl->Unmap(Rtl, Reader->PatternWorkspace,
+                   Reader->PatternWorkspaceSize);
+    }
+    UftraceUnmapFile(Reader, &Reader->TaskText);
+    UftraceUnmapFile(Reader, &Reader->Info);
+    TraceHashDestroy(&Reader->TaskIndex);
+    TraceHashDestroy(&Reader->SpecIndex);
+    if (Reader->Arrays != NULL) {
+        Rtl->Unmap(Rtl, Reader->Arrays, Reader->ArraysSize);
+    }
+    Rtl->Unmap(Rtl, Reader, sizeof(UFTRACE_READER));
+}
+
 BOOL
 UftraceDetect(
     PTRACE_IMPORT Import
@@ -594,55 +662,7 @@ Return Value:
     }
 
 End:
-    for (Number = 0; Number < Reader->TaskCount; Number++) {
-        UftraceUnmapFile(Reader, &Reader->Tasks[Number].Data);
-    }
-    for (Number = 0; Number < Reader->PerfCount; Number++) {
-        UftraceUnmapFile(Reader, &Reader->Perf[Number].Data);
-    }
-    for (Number = 0; Number < Reader->ModuleCount; Number++) {
-        PUFTRACE_MODULE Module = &Reader->Modules[Number];
-
-        UftraceUnmapFile(Reader, &Module->Symbols);
-        UftraceUnmapFile(Reader, &Module->Debug);
-        if (Module->Functions != NULL) {
-            Rtl->Unmap(Rtl, Module->Functions, Module->DebugArraySize);
-        }
-    }
-    for (Number = 0; Number < Reader->SessionCount; Number++) {
-        UftraceUnmapFile(Reader, &Reader->Sessions[Number].Map);
-    }
-    if (Reader->Modules != NULL) {
-        Rtl->Unmap(Rtl, Reader->Modules,
-                   Reader->ModuleCapacity * sizeof(UFTRACE_MODULE));
-    }
-    if (Reader->Perf != NULL) {
-        Rtl->Unmap(Rtl, Reader->Perf, Reader->PerfSize);
-    }
-    if (Reader->MergeMemory != NULL) {
-        Rtl->Unmap(Rtl, Reader->MergeMemory, Reader->MergeMemorySize);
-    }
-    if (Reader->NamePool != NULL) {
-        Rtl->Unmap(Rtl, Reader->NamePool, Reader->NamePoolSize);
-    }
-    while (Reader->Arena != NULL) {
-        PUFTRACE_ARENA_BLOCK Block = Reader->Arena;
-
-        Reader->Arena = Block->Next;
-        Rtl->Unmap(Rtl, Block, Block->Size);
-    }
-    if (Reader->PatternWorkspace != NULL) {
-        Rtl->Unmap(Rtl, Reader->PatternWorkspace,
-                   Reader->PatternWorkspaceSize);
-    }
-    UftraceUnmapFile(Reader, &Reader->TaskText);
-    UftraceUnmapFile(Reader, &Reader->Info);
-    TraceHashDestroy(&Reader->TaskIndex);
-    TraceHashDestroy(&Reader->SpecIndex);
-    if (Reader->Arrays != NULL) {
-        Rtl->Unmap(Rtl, Reader->Arrays, Reader->ArraysSize);
-    }
-    Rtl->Unmap(Rtl, Reader, sizeof(UFTRACE_READER));
+    DestroyReader(Reader);
 
     return Status;
 }

@@ -430,6 +430,21 @@ UftraceReadModules(
     PUFTRACE_READER Reader
     );
 
+//
+// Maps BASENAME.Extension of a module (a missing file maps to no data),
+// refusing a cut one; Name (UFTRACE_PATH_SIZE bytes) receives its name.
+//
+
+RTL_STATUS
+UftraceMapModuleFile(
+    PUFTRACE_READER Reader,
+    PUFTRACE_MODULE Module,
+    PCSZ Extension,
+    PUFTRACE_FILE File,
+    PCHAR Name,
+    PULONG NameLength
+    );
+
 RTL_STATUS
 UftraceImportModules(
     PUFTRACE_READER Reader,

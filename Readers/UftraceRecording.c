@@ -334,6 +334,217 @@ FieldTime(
            TextParseSeconds(Span.Start, Span.End, Value) == Span.End;
 }
 
+static
+RTL_STATUS
+AllocateArrays(
+    PUFTRACE_READER Reader,
+    ULONG Sessions,
+    ULONG Tasks,
+    ULONG Forks
+    )
+/*++
+
+Routine Description:
+
+    One allocation for the arrays whose sizes task.txt gives: sessions,
+    tasks, forks, and the fixed symbol cache and call stack.
+
+--*/
+{
+    PTRACE_IMPORT Import = Reader->Import;
+    PRTL Rtl = Reader->Rtl;
+    RTL_STATUS Status;
+    PBYTE Arrays;
+    SIZE_T Size;
+
+    Size = Sessions * sizeof(UFTRACE_SESSION) +
+           Tasks * sizeof(UFTRACE_TASK) + Forks * sizeof(UFTRACE_FORK) +
+           UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY) +
+           UFTRACE_MAX_DEPTH * sizeof(ULONGLONG) + 64;
+    Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
+
+    Status = Rtl->AllocatePages(Rtl, Size, &Reader->Arrays);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+    Reader->ArraysSize = Size;
+
+    Arrays = (PBYTE)Reader->Arrays;
+    Reader->Cache = (PUFTRACE_SYMBOL_CACHE_ENTRY)Arrays;
+    Arrays += UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY);
+    Reader->Stack = (ULONGLONG *)Arrays;
+    Arrays += UFTRACE_MAX_DEPTH * sizeof(ULONGLONG);
+    Reader->Sessions = (PUFTRACE_SESSION)Arrays;
+    Arrays += Sessions * sizeof(UFTRACE_SESSION);
+    Reader->Tasks = (PUFTRACE_TASK)Arrays;
+    Arrays += Tasks * sizeof(UFTRACE_TASK);
+    Reader->Forks = (PUFTRACE_FORK)Arrays;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ReadSessionLine(
+    PUFTRACE_READER Reader,
+    ULONG Line,
+    PCSZ Cursor,
+    PCSZ LineEnd
+    )
+/*++
+
+Routine Description:
+
+    "SESS timestamp=S.NS pid=P sid=SID exename="PATH"": a process image.
+
+--*/
+{
+    PTRACE_IMPORT Import = Reader->Import;
+    PRTL Rtl = Reader->Rtl;
+    PUFTRACE_SESSION Session = &Reader->Sessions[Reader->SessionCount];
+    TEXT_SPAN Sid;
+    PCSZ Exe;
+    PCSZ ExeEnd;
+    ULONGLONG Pid;
+    LONGLONG Timestamp;
+    RTL_STATUS Status;
+
+    if (!FieldTime(Cursor, LineEnd, &Timestamp) ||
+        !FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
+        Pid >= TRACE_NULL_ULONG ||
+        !TextFindField(Cursor, LineEnd, "sid=", &Sid) ||
+        TEXT_SPAN_LENGTH(Sid) == 0 ||
+        TEXT_SPAN_LENGTH(Sid) >= sizeof(Session->Sid)) {
+        return TaskLineError(Reader, Line, Cursor,
+                             "SESS line without timestamp=, pid= "
+                             "and sid=");
+    }
+
+    Exe = TextFindString(Cursor, LineEnd, "exename=\"", 9);
+    ExeEnd = LineEnd;
+    while (ExeEnd > Cursor && ExeEnd[-1] != '"') {
+        ExeEnd--;
+    }
+    if (Exe == NULL || ExeEnd <= Exe + 9) {
+        return TaskLineError(Reader, Line, Cursor,
+                             "SESS line without exename=\"...\"");
+    }
+    Exe += 9;
+    ExeEnd--;
+
+    Rtl->FillMemory(Session, sizeof(*Session), 0);
+    Session->Timestamp = Timestamp;
+    Session->Pid = (ULONG)Pid;
+    Session->ExeName = Exe;
+    Session->ExeNameLength = (ULONG)(ExeEnd - Exe);
+    Rtl->CopyMemory(Session->Sid, Sid.Start, TEXT_SPAN_LENGTH(Sid));
+    Session->Sid[TEXT_SPAN_LENGTH(Sid)] = '\0';
+
+    Status = TraceImportIntern(Import, Exe, (ULONG)(ExeEnd - Exe),
+                               &Session->FileNameId);
+    if (RTL_SUCCESS(Status)) {
+        PCSZ Base = BaseName(Exe, ExeEnd);
+
+        Status = TraceImportIntern(Import, Base, (ULONG)(ExeEnd - Base),
+                                   &Session->NameId);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    Reader->SessionCount++;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ReadTaskLine(
+    PUFTRACE_READER Reader,
+    ULONG Line,
+    PCSZ Cursor,
+    PCSZ LineEnd
+    )
+/*++
+
+Routine Description:
+
+    "TASK timestamp=S.NS tid=T pid=P": a thread, once per tid.
+
+--*/
+{
+    PTRACE_IMPORT Import = Reader->Import;
+    PUFTRACE_TASK Task = &Reader->Tasks[Reader->TaskCount];
+    ULONGLONG Probe = 0;
+    ULONGLONG Number;
+    ULONGLONG Tid;
+    ULONGLONG Pid;
+    LONGLONG Timestamp;
+    RTL_STATUS Status;
+
+    if (!FieldTime(Cursor, LineEnd, &Timestamp) ||
+        !FieldNumber(Cursor, LineEnd, "tid=", FALSE, &Tid) ||
+        !FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
+        Tid >= TRACE_NULL_ULONG || Pid >= TRACE_NULL_ULONG) {
+        return TaskLineError(Reader, Line, Cursor,
+                             "TASK line without timestamp=, tid= "
+                             "and pid=");
+    }
+
+    //
+    // A task that execs is listed again (in its new session); its
+    // records stay in one file.
+    //
+
+    if (!TraceHashFind(&Reader->TaskIndex, Tid + 1, &Probe, &Number)) {
+        Status = TraceHashInsert(&Reader->TaskIndex, Tid + 1,
+                                 Reader->TaskCount);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                               Import->Path, RtlStatusText(Status));
+        }
+        Reader->Rtl->FillMemory(Task, sizeof(*Task), 0);
+        Task->Tid = (ULONG)Tid;
+        Task->Pid = (ULONG)Pid;
+        Reader->TaskCount++;
+    }
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ReadForkLine(
+    PUFTRACE_READER Reader,
+    ULONG Line,
+    PCSZ Cursor,
+    PCSZ LineEnd
+    )
+/*++
+
+Routine Description:
+
+    "FORK timestamp=S.NS pid=P ppid=PP": a process made by fork.
+
+--*/
+{
+    PUFTRACE_FORK Fork = &Reader->Forks[Reader->ForkCount];
+    ULONGLONG Pid;
+    ULONGLONG ParentPid;
+
+    if (!FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
+        !FieldNumber(Cursor, LineEnd, "ppid=", FALSE, &ParentPid)) {
+        return TaskLineError(Reader, Line, Cursor,
+                             "FORK line without pid= and ppid=");
+    }
+    Reader->Rtl->FillMemory(Fork, sizeof(*Fork), 0);
+    if (!FieldTime(Cursor, LineEnd, &Fork->Timestamp)) {
+        Fork->Timestamp = 0;
+    }
+    Fork->Pid = (ULONG)Pid;
+    Fork->ParentPid = (ULONG)ParentPid;
+    Fork->Names = ~0u;
+    Reader->ForkCount++;
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 UftraceReadTasks(
     PUFTRACE_READER Reader
@@ -348,7 +559,6 @@ Routine Description:
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
-    PRTL Rtl = Reader->Rtl;
     PCSZ Start;
     PCSZ End;
     PCSZ Cursor;
@@ -356,9 +566,7 @@ Routine Description:
     ULONG Sessions = 0;
     ULONG Tasks = 0;
     ULONG Forks = 0;
-    SIZE_T Size;
     RTL_STATUS Status;
-    PBYTE Arrays;
 
     Status = UftraceMapFile(Reader, "task.txt", 8, &Reader->TaskText);
     if (Status == RTL_STATUS_NOT_FOUND) {
@@ -415,144 +623,29 @@ Routine Description:
                            "%s/task.txt: no SESS line", Import->Path);
     }
 
-    Size = Sessions * sizeof(UFTRACE_SESSION) +
-           Tasks * sizeof(UFTRACE_TASK) + Forks * sizeof(UFTRACE_FORK) +
-           UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY) +
-           UFTRACE_MAX_DEPTH * sizeof(ULONGLONG) + 64;
-    Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
-
-    Status = Rtl->AllocatePages(Rtl, Size, &Reader->Arrays);
+    Status = AllocateArrays(Reader, Sessions, Tasks, Forks);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
-                           Import->Path, RtlStatusText(Status));
+        return Status;
     }
-    Reader->ArraysSize = Size;
-
-    Arrays = (PBYTE)Reader->Arrays;
-    Reader->Cache = (PUFTRACE_SYMBOL_CACHE_ENTRY)Arrays;
-    Arrays += UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY);
-    Reader->Stack = (ULONGLONG *)Arrays;
-    Arrays += UFTRACE_MAX_DEPTH * sizeof(ULONGLONG);
-    Reader->Sessions = (PUFTRACE_SESSION)Arrays;
-    Arrays += Sessions * sizeof(UFTRACE_SESSION);
-    Reader->Tasks = (PUFTRACE_TASK)Arrays;
-    Arrays += Tasks * sizeof(UFTRACE_TASK);
-    Reader->Forks = (PUFTRACE_FORK)Arrays;
 
     Line = 0;
     for (Cursor = Start; Cursor < End; ) {
         PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
-        ULONGLONG Value;
-        ULONGLONG Pid;
-        LONGLONG Timestamp;
 
         Line++;
-
         if (TextStartsWith(Cursor, LineEnd, "SESS ")) {
-            PUFTRACE_SESSION Session = &Reader->Sessions[Reader->SessionCount];
-            TEXT_SPAN Sid;
-            PCSZ Exe;
-            PCSZ ExeEnd;
-
-            if (!FieldTime(Cursor, LineEnd, &Timestamp) ||
-                !FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
-                Pid >= TRACE_NULL_ULONG ||
-                !TextFindField(Cursor, LineEnd, "sid=", &Sid) ||
-                TEXT_SPAN_LENGTH(Sid) == 0 ||
-                TEXT_SPAN_LENGTH(Sid) >= sizeof(Session->Sid)) {
-                return TaskLineError(Reader, Line, Cursor,
-                                     "SESS line without timestamp=, pid= "
-                                     "and sid=");
-            }
-
-            Exe = TextFindString(Cursor, LineEnd, "exename=\"", 9);
-            ExeEnd = LineEnd;
-            while (ExeEnd > Cursor && ExeEnd[-1] != '"') {
-                ExeEnd--;
-            }
-            if (Exe == NULL || ExeEnd <= Exe + 9) {
-                return TaskLineError(Reader, Line, Cursor,
-                                     "SESS line without exename=\"...\"");
-            }
-            Exe += 9;
-            ExeEnd--;
-
-            Rtl->FillMemory(Session, sizeof(*Session), 0);
-            Session->Timestamp = Timestamp;
-            Session->Pid = (ULONG)Pid;
-            Session->ExeName = Exe;
-            Session->ExeNameLength = (ULONG)(ExeEnd - Exe);
-            Rtl->CopyMemory(Session->Sid, Sid.Start, TEXT_SPAN_LENGTH(Sid));
-            Session->Sid[TEXT_SPAN_LENGTH(Sid)] = '\0';
-
-            Status = TraceImportIntern(Import, Exe, (ULONG)(ExeEnd - Exe),
-                                       &Session->FileNameId);
-            if (RTL_SUCCESS(Status)) {
-                PCSZ Base = BaseName(Exe, ExeEnd);
-
-                Status = TraceImportIntern(Import, Base,
-                                           (ULONG)(ExeEnd - Base),
-                                           &Session->NameId);
-            }
-            if (!RTL_SUCCESS(Status)) {
-                return Status;
-            }
-            Reader->SessionCount++;
-
+            Status = ReadSessionLine(Reader, Line, Cursor, LineEnd);
         } else if (TextStartsWith(Cursor, LineEnd, "TASK ")) {
-            PUFTRACE_TASK Task = &Reader->Tasks[Reader->TaskCount];
-            ULONGLONG Probe = 0;
-            ULONGLONG Number;
-
-            if (!FieldTime(Cursor, LineEnd, &Timestamp) ||
-                !FieldNumber(Cursor, LineEnd, "tid=", FALSE, &Value) ||
-                !FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
-                Value >= TRACE_NULL_ULONG || Pid >= TRACE_NULL_ULONG) {
-                return TaskLineError(Reader, Line, Cursor,
-                                     "TASK line without timestamp=, tid= "
-                                     "and pid=");
-            }
-
-            //
-            // A task that execs is listed again (in its new session); its
-            // records stay in one file.
-            //
-
-            if (!TraceHashFind(&Reader->TaskIndex, Value + 1, &Probe,
-                               &Number)) {
-                Status = TraceHashInsert(&Reader->TaskIndex, Value + 1,
-                                         Reader->TaskCount);
-                if (!RTL_SUCCESS(Status)) {
-                    return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
-                                       Import->Path, RtlStatusText(Status));
-                }
-                Rtl->FillMemory(Task, sizeof(*Task), 0);
-                Task->Tid = (ULONG)Value;
-                Task->Pid = (ULONG)Pid;
-                Reader->TaskCount++;
-            }
-
+            Status = ReadTaskLine(Reader, Line, Cursor, LineEnd);
         } else if (TextStartsWith(Cursor, LineEnd, "FORK ")) {
-            PUFTRACE_FORK Fork = &Reader->Forks[Reader->ForkCount];
-
-            if (!FieldNumber(Cursor, LineEnd, "pid=", FALSE, &Pid) ||
-                !FieldNumber(Cursor, LineEnd, "ppid=", FALSE, &Value)) {
-                return TaskLineError(Reader, Line, Cursor,
-                                     "FORK line without pid= and ppid=");
-            }
-            Rtl->FillMemory(Fork, sizeof(*Fork), 0);
-            if (!FieldTime(Cursor, LineEnd, &Fork->Timestamp)) {
-                Fork->Timestamp = 0;
-            }
-            Fork->Pid = (ULONG)Pid;
-            Fork->ParentPid = (ULONG)Value;
-            Fork->Names = ~0u;
-            Reader->ForkCount++;
-
-        } else if (Cursor < LineEnd && !TextStartsWith(Cursor, LineEnd,
-                                                       "DLOP ")) {
-            return TaskLineError(Reader, Line, Cursor,
-                                 "not a SESS, TASK, FORK or DLOP line");
+            Status = ReadForkLine(Reader, Line, Cursor, LineEnd);
+        } else if (Cursor < LineEnd &&
+                   !TextStartsWith(Cursor, LineEnd, "DLOP ")) {
+            Status = TaskLineError(Reader, Line, Cursor,
+                                   "not a SESS, TASK, FORK or DLOP line");
+        }
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
         }
 
         Cursor = LineEnd + 1;

@@ -206,6 +206,107 @@ Routine Description:
 // ---------------------------------------------------------------------------
 //
 
+//
+// The addresses of the fork calls a process's children came from, so that
+// the scan passes over other entries at once.
+//
+
+#define FORK_CALLS_KEPT 8
+
+typedef struct _FORK_CALLS {
+    ULONGLONG Addresses[FORK_CALLS_KEPT];
+    ULONG Count;
+    BOOL Many;                  // more than kept: any entry may be one
+} FORK_CALLS, *PFORK_CALLS;
+
+static
+VOID
+FindForkCalls(
+    PUFTRACE_READER Reader,
+    PUFTRACE_TASK Task,
+    PFORK_CALLS Calls
+    )
+{
+    ULONG Number;
+
+    Calls->Count = 0;
+    Calls->Many = FALSE;
+
+    for (Number = 0; Number < Reader->ForkCount; Number++) {
+        PUFTRACE_FORK Child = &Reader->Forks[Number];
+        ULONG Index;
+
+        if (Child->ParentPid != Task->Pid || Child->Inherited == 0) {
+            continue;
+        }
+        for (Index = 0; Index < Calls->Count; Index++) {
+            if (Calls->Addresses[Index] == Child->Address) {
+                break;
+            }
+        }
+        if (Index == Calls->Count) {
+            if (Calls->Count == FORK_CALLS_KEPT) {
+                Calls->Many = TRUE;
+            } else {
+                Calls->Addresses[Calls->Count++] = Child->Address;
+            }
+        }
+    }
+}
+
+static
+BOOL
+IsForkCall(
+    PFORK_CALLS Calls,
+    ULONGLONG Address
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; !Calls->Many && Index < Calls->Count; Index++) {
+        if (Calls->Addresses[Index] == Address) {
+            return TRUE;
+        }
+    }
+    return Calls->Many;
+}
+
+static
+RTL_STATUS
+ScanUnmatchedExit(
+    PUFTRACE_READER Reader,
+    PUFTRACE_TASK Task
+    )
+/*++
+
+Routine Description:
+
+    An exit the scan found no entry for: the span builder will open it
+    first, named by the exit's address and with its return value.
+
+--*/
+{
+    ULONG ArgsId = TRACE_NULL_ULONG;
+    UFTRACE_TEXT Text;
+    RTL_STATUS Status;
+    ULONG NameId;
+
+    Status = UftraceSymbolName(Reader, Task, Task->Time, Task->Address,
+                               &NameId);
+    if (RTL_SUCCESS(Status) && Task->Spec != NULL) {
+        Status = UftraceFormatRecordArgs(Reader, Task, &Text);
+        if (RTL_SUCCESS(Status)) {
+            Status = UftraceInternArgs(Reader, NULL, 0, "retval", &Text,
+                                       &ArgsId);
+        }
+    }
+    if (RTL_SUCCESS(Status)) {
+        TraceImportSpanScanUnmatched(Reader->Import, NameId,
+                                     TRACE_NULL_ULONG, ArgsId);
+    }
+    return Status;
+}
+
 static
 RTL_STATUS
 ScanTask(
@@ -228,41 +329,12 @@ Routine Description:
     TRACE_EVENT_CONTEXT Context;
     RTL_STATUS Status = RTL_STATUS_OK;
     BOOL Unmatched;
-    ULONG NameId;
-    ULONG Number;
     ULONG Entered = 0;
     ULONG Inherited;
     LONGLONG Last = 0;
-    ULONGLONG Calls[8];         // the fork calls of this task's children
-    ULONG CallCount = 0;
-    BOOL ManyCalls = FALSE;
+    FORK_CALLS Calls;
 
-    //
-    // The addresses of the fork calls its process's children came from,
-    // so that other entries are passed over at once.
-    //
-
-    for (Number = 0; Number < Reader->ForkCount; Number++) {
-        PUFTRACE_FORK Child = &Reader->Forks[Number];
-        ULONG Index;
-
-        if (Child->ParentPid != Task->Pid || Child->Inherited == 0) {
-            continue;
-        }
-        for (Index = 0; Index < CallCount; Index++) {
-            if (Calls[Index] == Child->Address) {
-                break;
-            }
-        }
-        if (Index == CallCount) {
-            if (CallCount == sizeof(Calls) / sizeof(Calls[0])) {
-                ManyCalls = TRUE;
-            } else {
-                Calls[CallCount++] = Child->Address;
-            }
-        }
-    }
-
+    FindForkCalls(Reader, Task, &Calls);
     Inherited = (Fork != NULL && Fork->Named) ? Fork->Inherited : 0;
     Task->Program = 0;
     Task->Scanned = TRUE;
@@ -298,15 +370,8 @@ Routine Description:
             if (Task->Depth < UFTRACE_MAX_DEPTH) {
                 Reader->Stack[Task->Depth] = Task->Address;
             }
-            if (RTL_SUCCESS(Status) && (CallCount != 0 || ManyCalls)) {
-                BOOL Call = ManyCalls;
-
-                for (Number = 0; !Call && Number < CallCount; Number++) {
-                    Call = (Calls[Number] == Task->Address);
-                }
-                if (Call) {
-                    Status = NameInheritedCalls(Reader, Task);
-                }
+            if (RTL_SUCCESS(Status) && IsForkCall(&Calls, Task->Address)) {
+                Status = NameInheritedCalls(Reader, Task);
             }
             Entered++;
             if (Task->Depth < Inherited) {
@@ -318,23 +383,7 @@ Routine Description:
                 Entered--;
             }
             if (RTL_SUCCESS(Status) && Unmatched) {
-                ULONG ArgsId = TRACE_NULL_ULONG;
-
-                Status = UftraceSymbolName(Reader, Task, Task->Time,
-                                           Task->Address, &NameId);
-                if (RTL_SUCCESS(Status) && Task->Spec != NULL) {
-                    UFTRACE_TEXT Text;
-
-                    Status = UftraceFormatRecordArgs(Reader, Task, &Text);
-                    if (RTL_SUCCESS(Status)) {
-                        Status = UftraceInternArgs(Reader, NULL, 0, "retval",
-                                                   &Text, &ArgsId);
-                    }
-                }
-                if (RTL_SUCCESS(Status)) {
-                    TraceImportSpanScanUnmatched(Import, NameId,
-                                                 TRACE_NULL_ULONG, ArgsId);
-                }
+                Status = ScanUnmatchedExit(Reader, Task);
             }
             if (Task->Depth < Inherited) {
                 Inherited = Task->Depth;

@@ -95,6 +95,113 @@ Routine Description:
 
 static
 RTL_STATUS
+IndexDebugLines(
+    PUFTRACE_READER Reader,
+    PUFTRACE_MODULE Module,
+    PCSZ Name,
+    ULONG NameLength,
+    BOOL Fill,
+    PULONG FunctionCount,
+    PULONG EnumCount
+    )
+/*++
+
+Routine Description:
+
+    One pass over the module's mapped .dbg: counts (and with Fill, also
+    records) the functions that have "A:"/"R:" lines after their "F:
+    ADDRESS NAME" and the "E:" lines.  Lines are "K: TEXT"; '#' lines are
+    comments; another kind of line is an error.
+
+--*/
+{
+    PCSZ Start = (PCSZ)Module->Debug.Data;
+    PCSZ End = Start + Module->Debug.Length;
+    PCSZ Cursor;
+    PUFTRACE_DEBUG_FUNCTION Function = NULL;
+    ULONG Functions = 0;
+    ULONG Enums = 0;
+    BOOL Open = FALSE;
+    ULONGLONG Address = 0;
+
+    for (Cursor = Start; Cursor < End; ) {
+        PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
+        CHAR Kind = *Cursor;
+
+        if (Kind == '#') {
+            Cursor = LineEnd + 1;
+            continue;
+        }
+        if (LineEnd - Cursor < 3 || Cursor[1] != ':' || Cursor[2] != ' ') {
+            return UftraceFileError(Reader, Name, NameLength,
+                                    (SIZE_T)(Cursor - Start),
+                                    "not a \"KIND: TEXT\" line");
+        }
+
+        switch (Kind) {
+        case 'F': {
+            PCSZ Text = Cursor + 3;
+
+            if (LineEnd - Text >= 2 && Text[0] == '0' &&
+                (Text[1] == 'x' || Text[1] == 'X')) {
+                Text += 2;
+            }
+            if (TextParseUnsigned(Text, LineEnd, TRUE, &Address) == NULL) {
+                return UftraceFileError(Reader, Name, NameLength,
+                                        (SIZE_T)(Cursor - Start),
+                                        "not an \"F: ADDRESS NAME\" line");
+            }
+            Open = FALSE;
+            break;
+        }
+
+        case 'A':
+        case 'R':
+            if (!Open) {
+                if (Fill) {
+                    Function = &Module->Functions[Functions];
+                    Function->Address = Address;
+                    Function->Arguments = ~0u;
+                    Function->Returns = ~0u;
+                    if (Functions != 0 && Function[-1].Address > Address) {
+                        Module->DebugSorted = FALSE;
+                    }
+                }
+                Functions++;
+                Open = TRUE;
+            }
+            if (Fill) {
+                ULONG Offset = (ULONG)(Cursor - Start);
+
+                if (Kind == 'A') {
+                    Function->Arguments = Offset;
+                } else {
+                    Function->Returns = Offset;
+                }
+            }
+            break;
+
+        case 'E':
+            if (Fill) {
+                Module->Enums[Enums] = (ULONG)(Cursor - Start);
+            }
+            Enums++;
+            break;
+
+        default:
+            break;          // L: (source lines) and the like
+        }
+
+        Cursor = LineEnd + 1;
+    }
+
+    *FunctionCount = Functions;
+    *EnumCount = Enums;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
 IndexDebugInfo(
     PUFTRACE_READER Reader,
     PUFTRACE_MODULE Module
@@ -104,28 +211,21 @@ IndexDebugInfo(
 Routine Description:
 
     Maps the module's BASENAME.dbg (once) and indexes the functions that
-    have argument specs ("A:"/"R:" after their "F: ADDRESS NAME") and the
-    enum definitions ("E:").  Lines are "K: TEXT"; '#' lines are comments.
-    A cut file (no final newline) or another kind of line is an error.
+    have argument specs and the enum definitions: a pass to count them,
+    and after one allocation, a pass to record where they are.  A cut
+    file (no final newline) or another kind of line is an error.
 
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
     PRTL Rtl = Reader->Rtl;
-    PCSZ Base;
-    PCSZ PathEnd;
     CHAR Name[UFTRACE_PATH_SIZE];
     ULONG NameLength;
-    PCSZ Start;
-    PCSZ End;
-    PCSZ Cursor;
     ULONG Functions = 0;
     ULONG Enums = 0;
-    ULONG Pass;
-    BOOL Open;
-    ULONGLONG Address = 0;
     RTL_STATUS Status;
     PVOID Arrays;
+    SIZE_T Size;
 
     if (Module->DebugLoaded) {
         return RTL_STATUS_OK;
@@ -133,132 +233,41 @@ Routine Description:
     Module->DebugLoaded = TRUE;
     Module->DebugSorted = TRUE;
 
-    PathEnd = Module->Path + Module->PathLength;
-    Base = BaseName(Module->Path, PathEnd);
-    NameLength = (ULONG)RtlFormat(Name, sizeof(Name), "%.*s.dbg",
-                                  (int)(PathEnd - Base), Base);
-    Status = UftraceMapFile(Reader, Name, NameLength, &Module->Debug);
-    if (Status == RTL_STATUS_NOT_FOUND) {
-        return RTL_STATUS_OK;
-    }
+    Status = UftraceMapModuleFile(Reader, Module, "dbg", &Module->Debug,
+                                  Name, &NameLength);
     if (!RTL_SUCCESS(Status) || Module->Debug.Data == NULL) {
         return Status;
     }
 
-    Start = (PCSZ)Module->Debug.Data;
-    End = Start + Module->Debug.Length;
-    if (End[-1] != '\n') {
-        return UftraceFileError(Reader, Name, NameLength, Module->Debug.Length,
-                                "last line has no newline (file cut off?)");
+    Status = IndexDebugLines(Reader, Module, Name, NameLength, FALSE,
+                             &Functions, &Enums);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    if (Functions == 0 && Enums == 0) {
+        return RTL_STATUS_OK;
+    }
+    if (Module->Debug.Length >= 0xffffffffULL) {
+        return UftraceFileError(Reader, Name, NameLength, 0,
+                                "debug info larger than 4 GB");
     }
 
-    //
-    // Pass 0 counts and checks, pass 1 fills the arrays.
-    //
+    Size = Functions * sizeof(UFTRACE_DEBUG_FUNCTION) +
+           Enums * sizeof(ULONG) + 8;
+    Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
+    Status = Rtl->AllocatePages(Rtl, Size, &Arrays);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+    Module->DebugArraySize = Size;
+    Module->Functions = (PUFTRACE_DEBUG_FUNCTION)Arrays;
+    Module->Enums = (PULONG)(Module->Functions + Functions);
 
-    for (Pass = 0; Pass < 2; Pass++) {
-        PUFTRACE_DEBUG_FUNCTION Function = NULL;
-
-        Open = FALSE;
-        Functions = 0;
-        Enums = 0;
-
-        for (Cursor = Start; Cursor < End; ) {
-            PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
-            CHAR Kind = *Cursor;
-
-            if (Kind == '#') {
-                Cursor = LineEnd + 1;
-                continue;
-            }
-            if (LineEnd - Cursor < 3 || Cursor[1] != ':' || Cursor[2] != ' ') {
-                return UftraceFileError(Reader, Name, NameLength,
-                                        (SIZE_T)(Cursor - Start),
-                                        "not a \"KIND: TEXT\" line");
-            }
-
-            switch (Kind) {
-            case 'F': {
-                PCSZ Text = Cursor + 3;
-
-                if (LineEnd - Text >= 2 && Text[0] == '0' &&
-                    (Text[1] == 'x' || Text[1] == 'X')) {
-                    Text += 2;
-                }
-                if (TextParseUnsigned(Text, LineEnd, TRUE, &Address) ==
-                    NULL) {
-                    return UftraceFileError(Reader, Name, NameLength,
-                                            (SIZE_T)(Cursor - Start),
-                                            "not an \"F: ADDRESS NAME\" "
-                                            "line");
-                }
-                Open = FALSE;
-                break;
-            }
-
-            case 'A':
-            case 'R':
-                if (!Open) {
-                    if (Pass == 1) {
-                        Function = &Module->Functions[Functions];
-                        Function->Address = Address;
-                        Function->Arguments = ~0u;
-                        Function->Returns = ~0u;
-                        if (Functions != 0 &&
-                            Function[-1].Address > Address) {
-                            Module->DebugSorted = FALSE;
-                        }
-                    }
-                    Functions++;
-                    Open = TRUE;
-                }
-                if (Pass == 1) {
-                    ULONG Offset = (ULONG)(Cursor - Start);
-
-                    if (Kind == 'A') {
-                        Function->Arguments = Offset;
-                    } else {
-                        Function->Returns = Offset;
-                    }
-                }
-                break;
-
-            case 'E':
-                if (Pass == 1) {
-                    Module->Enums[Enums] = (ULONG)(Cursor - Start);
-                }
-                Enums++;
-                break;
-
-            default:
-                break;          // L: (source lines) and the like
-            }
-
-            Cursor = LineEnd + 1;
-        }
-
-        if (Pass == 0) {
-            SIZE_T Size;
-
-            if (Functions == 0 && Enums == 0) {
-                return RTL_STATUS_OK;
-            }
-            if (Module->Debug.Length >= 0xffffffffULL) {
-                return UftraceFileError(Reader, Name, NameLength, 0,
-                                        "debug info larger than 4 GB");
-            }
-            Size = Functions * sizeof(UFTRACE_DEBUG_FUNCTION) +
-                   Enums * sizeof(ULONG) + 8;
-            Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
-            Status = Rtl->AllocatePages(Rtl, Size, &Arrays);
-            if (!RTL_SUCCESS(Status)) {
-                return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
-                                   Import->Path, RtlStatusText(Status));
-            }
-            Module->DebugArraySize = Size;
-            Module->Functions = (PUFTRACE_DEBUG_FUNCTION)Arrays;
-            Module->Enums = (PULONG)(Module->Functions + Functions);
-        }
+    Status = IndexDebugLines(Reader, Module, Name, NameLength, TRUE,
+                             &Functions, &Enums);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
     }
 
     Module->FunctionCount = Functions;

@@ -57,13 +57,58 @@ Routine Description:
     return Cursor + 3;
 }
 
+RTL_STATUS
+UftraceMapModuleFile(
+    PUFTRACE_READER Reader,
+    PUFTRACE_MODULE Module,
+    PCSZ Extension,
+    PUFTRACE_FILE File,
+    PCHAR Name,
+    PULONG NameLength
+    )
+/*++
+
+Routine Description:
+
+    Maps BASENAME.Extension of a module ("sym", "dbg"), if the directory
+    has it, and checks that it was not cut (its last line ends).
+
+Arguments:
+
+    File - Receives the mapping; no data when there is no such file, or
+        it is empty.
+
+    Name - Receives the file's name (UFTRACE_PATH_SIZE bytes), for
+        messages, and NameLength its length.
+
+--*/
+{
+    PCSZ PathEnd = Module->Path + Module->PathLength;
+    PCSZ Base = BaseName(Module->Path, PathEnd);
+    RTL_STATUS Status;
+
+    *NameLength = (ULONG)RtlFormat(Name, UFTRACE_PATH_SIZE, "%.*s.%s",
+                                   (int)(PathEnd - Base), Base, Extension);
+    Status = UftraceMapFile(Reader, Name, *NameLength, File);
+    if (Status == RTL_STATUS_NOT_FOUND) {
+        return RTL_STATUS_OK;
+    }
+    if (!RTL_SUCCESS(Status) || File->Data == NULL) {
+        return Status;
+    }
+
+    if (File->Data[File->Length - 1] != '\n') {
+        return UftraceFileError(Reader, Name, *NameLength, File->Length,
+                                "last line has no newline (file cut off?)");
+    }
+    return RTL_STATUS_OK;
+}
+
 static
 RTL_STATUS
 LoadSymbols(
     PUFTRACE_READER Reader,
-    PUFTRACE_MODULE Module,
-    PCSZ ModulePath,
-    PCSZ ModulePathEnd
+    PUFTRACE_MODULE Module
     )
 /*++
 
@@ -75,7 +120,6 @@ Routine Description:
 
 --*/
 {
-    PCSZ Base = BaseName(ModulePath, ModulePathEnd);
     CHAR Name[UFTRACE_PATH_SIZE];
     ULONG NameLength;
     PCSZ Start;
@@ -84,23 +128,14 @@ Routine Description:
     ULONGLONG Previous = 0;
     RTL_STATUS Status;
 
-    NameLength = (ULONG)RtlFormat(Name, sizeof(Name), "%.*s.sym",
-                                  (int)(ModulePathEnd - Base), Base);
-    Status = UftraceMapFile(Reader, Name, NameLength, &Module->Symbols);
-    if (Status == RTL_STATUS_NOT_FOUND) {
-        return RTL_STATUS_OK;
-    }
+    Status = UftraceMapModuleFile(Reader, Module, "sym", &Module->Symbols,
+                                  Name, &NameLength);
     if (!RTL_SUCCESS(Status) || Module->Symbols.Data == NULL) {
         return Status;
     }
 
     Start = (PCSZ)Module->Symbols.Data;
     End = Start + Module->Symbols.Length;
-    if (End[-1] != '\n') {
-        return UftraceFileError(Reader, Name, NameLength,
-                                Module->Symbols.Length,
-                                "last line has no newline (file cut off?)");
-    }
 
     Cursor = Start;
     while (Cursor < End && *Cursor == '#') {
@@ -128,6 +163,86 @@ Routine Description:
     }
 
     return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ReadMapLine(
+    PUFTRACE_READER Reader,
+    PUFTRACE_SESSION Session,
+    PCSZ Line,
+    PCSZ LineEnd
+    )
+/*++
+
+Routine Description:
+
+    One line of sid-SID.map, "START-END PERMS OFFSET DEV INODE PATH
+    [build-id:...]": a module of the session, with its symbols, unless
+    the path is empty or a [name] (the stack, vdso).
+
+--*/
+{
+    PRTL Rtl = Reader->Rtl;
+    PUFTRACE_MODULE Module = &Reader->Modules[Reader->ModuleCount];
+    PCSZ Start = (PCSZ)Session->Map.Data;
+    ULONGLONG First;
+    ULONGLONG Last;
+    PCSZ After;
+    PCSZ Path;
+    PCSZ PathEnd;
+    ULONG Field;
+    CHAR Name[64];
+    ULONG NameLength;
+
+    After = TextParseUnsigned(Line, LineEnd, TRUE, &First);
+    if (After != NULL && After < LineEnd && *After == '-') {
+        After = TextParseUnsigned(After + 1, LineEnd, TRUE, &Last);
+    } else {
+        After = NULL;
+    }
+    if (After == NULL || Last < First) {
+        NameLength = (ULONG)RtlFormat(Name, sizeof(Name), "sid-%s.map",
+                                      Session->Sid);
+        return UftraceFileError(Reader, Name, NameLength,
+                                (SIZE_T)(Line - Start),
+                                "not a START-END mapping line");
+    }
+
+    Path = After;
+    for (Field = 0; Field < 4 && Path < LineEnd; Field++) {
+        Path = TextSkipSpaces(Path, LineEnd);
+        while (Path < LineEnd && *Path != ' ') {
+            Path++;
+        }
+    }
+    Path = TextSkipSpaces(Path, LineEnd);
+    PathEnd = Path;
+    while (PathEnd < LineEnd && *PathEnd != ' ') {
+        PathEnd++;
+    }
+
+    if (PathEnd == Path || *Path == '[') {
+        return RTL_STATUS_OK;
+    }
+
+    Rtl->FillMemory(Module, sizeof(*Module), 0);
+    Module->Start = First;
+    Module->End = Last;
+    Module->Path = Path;
+    Module->PathLength = (ULONG)(PathEnd - Path);
+    Module->Skip = TextStartsWith(BaseName(Path, PathEnd), PathEnd,
+                                  "libmcount");
+    Reader->ModuleCount++;
+    Session->ModuleCount++;
+
+    if (Session->ExecModule == 0 &&
+        Module->PathLength == Session->ExeNameLength &&
+        Rtl->CompareMemory(Path, Session->ExeName, Module->PathLength) == 0) {
+        Session->ExecModule = Reader->ModuleCount;
+    }
+
+    return LoadSymbols(Reader, Module);
 }
 
 RTL_STATUS
@@ -211,70 +326,11 @@ Routine Description:
 
         while (Cursor < End) {
             PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
-            PUFTRACE_MODULE Module = &Reader->Modules[Reader->ModuleCount];
-            ULONGLONG First;
-            ULONGLONG Last;
-            PCSZ After;
-            PCSZ Path;
-            PCSZ PathEnd;
-            ULONG Field;
 
-            //
-            // START-END PERMS OFFSET DEV INODE PATH [build-id:...]
-            //
-
-            After = TextParseUnsigned(Cursor, LineEnd, TRUE, &First);
-            if (After != NULL && After < LineEnd && *After == '-') {
-                After = TextParseUnsigned(After + 1, LineEnd, TRUE, &Last);
-            } else {
-                After = NULL;
+            Status = ReadMapLine(Reader, Session, Cursor, LineEnd);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
             }
-            if (After == NULL || Last < First) {
-                NameLength = (ULONG)RtlFormat(Name, sizeof(Name),
-                                              "sid-%s.map", Session->Sid);
-                return UftraceFileError(Reader, Name, NameLength,
-                                        (SIZE_T)(Cursor - Start),
-                                        "not a START-END mapping line");
-            }
-
-            Path = After;
-            for (Field = 0; Field < 4 && Path < LineEnd; Field++) {
-                Path = TextSkipSpaces(Path, LineEnd);
-                while (Path < LineEnd && *Path != ' ') {
-                    Path++;
-                }
-            }
-            Path = TextSkipSpaces(Path, LineEnd);
-            PathEnd = Path;
-            while (PathEnd < LineEnd && *PathEnd != ' ') {
-                PathEnd++;
-            }
-
-            if (PathEnd > Path && *Path != '[') {
-                PCSZ Base = BaseName(Path, PathEnd);
-
-                Rtl->FillMemory(Module, sizeof(*Module), 0);
-                Module->Start = First;
-                Module->End = Last;
-                Module->Path = Path;
-                Module->PathLength = (ULONG)(PathEnd - Path);
-                Module->Skip = TextStartsWith(Base, PathEnd, "libmcount");
-                Reader->ModuleCount++;
-                Session->ModuleCount++;
-
-                if (Session->ExecModule == 0 &&
-                    Module->PathLength == Session->ExeNameLength &&
-                    Rtl->CompareMemory(Path, Session->ExeName,
-                                       Module->PathLength) == 0) {
-                    Session->ExecModule = Reader->ModuleCount;
-                }
-
-                Status = LoadSymbols(Reader, Module, Path, PathEnd);
-                if (!RTL_SUCCESS(Status)) {
-                    return Status;
-                }
-            }
-
             Cursor = LineEnd + 1;
         }
     }
