@@ -217,6 +217,151 @@ Routine Description:
 
 static
 BOOL
+ParseEnumFormat(
+    PCSZ Suffix,
+    PCSZ End,
+    PUFTRACE_ARG Arg
+    )
+/*++
+
+Routine Description:
+
+    "e:NAME[%LOC]" at Suffix: an enum type.
+
+--*/
+{
+    PCSZ Name = Suffix + 2;
+    PCSZ NameEnd = Name;
+
+    if (End - Suffix < 3 || Suffix[1] != ':' ||
+        (!IsAlpha(Suffix[2]) && Suffix[2] != '_')) {
+        return FALSE;
+    }
+    while (NameEnd < End && *NameEnd != '%') {
+        NameEnd++;
+    }
+    Arg->Format = UFTRACE_FMT_ENUM;
+    Arg->TypeName = Name;
+    Arg->TypeNameLength = (ULONG)(NameEnd - Name);
+    if (NameEnd < End) {
+        return ParseLocation(NameEnd, End, Arg);
+    }
+    return TRUE;
+}
+
+static
+BOOL
+ParseStructFormat(
+    PCSZ Suffix,
+    PCSZ End,
+    PUFTRACE_ARG Arg
+    )
+/*++
+
+Routine Description:
+
+    "tSIZE[:NAME][%LOC]" at Suffix: a struct passed by value.
+
+--*/
+{
+    LONGLONG Value;
+    PCSZ After = UftraceParseLong(Suffix + 1, End, 0, &Value);
+
+    if (Value < 0 || Value > 0xffff) {
+        return FALSE;
+    }
+    Arg->Format = UFTRACE_FMT_STRUCT;
+    Arg->Size = (ULONG)Value;
+    if (After < End && *After == ':') {
+        PCSZ Name = After + 1;
+
+        After = Name;
+        while (After < End && *After != '%') {
+            After++;
+        }
+        Arg->TypeName = Name;
+        Arg->TypeNameLength = (ULONG)(After - Name);
+    }
+    if (After < End && *After == '%') {
+        if (End - After >= 7 && TextEquals(After, 7, "%stack+")) {
+            return ParseLocation(After, End, Arg);
+        }
+
+        //
+        // %REG+REG...: the last register that uftrace knows is the
+        // one it compares (an unknown one is skipped).
+        //
+
+        while (After < End) {
+            PCSZ Next = After + 1;
+            LONG Register;
+
+            while (Next < End && *Next != '+') {
+                Next++;
+            }
+            Register = RegisterNumber(After + 1, Next);
+            if (Register >= 0) {
+                Arg->Location = Register;
+                Arg->Type = UFTRACE_LOC_REGISTER;
+            }
+            After = Next;
+        }
+    }
+    return TRUE;
+}
+
+static
+BOOL
+ParseSize(
+    PCSZ Suffix,
+    PCSZ End,
+    PUFTRACE_ARG Arg
+    )
+/*++
+
+Routine Description:
+
+    "BITS[%LOC]" at Suffix (after a format letter, or for fparg after the
+    '/'): 8, 16, 32 or 64, or 80 for a float (long double).
+
+--*/
+{
+    LONGLONG Bits;
+    PCSZ After = UftraceParseLong(Suffix, End, 10, &Bits);
+
+    if (After == Suffix) {
+        Bits = 0;
+    }
+    Suffix = After;
+
+    switch (Bits) {
+    case 8:
+    case 16:
+    case 32:
+    case 64:
+        Arg->Size = (ULONG)(Bits / 8);
+        break;
+    case 80:
+        if (Arg->Format == UFTRACE_FMT_FLOAT) {
+            Arg->Size = 10;
+            break;
+        }
+        return FALSE;
+    default:
+        return FALSE;
+    }
+
+    if (Suffix < End) {
+        if (*Suffix != '%') {
+            return FALSE;
+        }
+        return ParseLocation(Suffix, End, Arg);
+    }
+    return TRUE;
+}
+
+static
+BOOL
 ParseArgSpec(
     PCSZ Start,
     PCSZ End,
@@ -233,7 +378,6 @@ Routine Description:
 {
     PCSZ Suffix;
     LONGLONG Value;
-    LONGLONG Bits;
 
     Arg->Format = UFTRACE_FMT_AUTO;
     Arg->Type = UFTRACE_LOC_INDEX;
@@ -304,76 +448,18 @@ Routine Description:
     case 'p':
         Arg->Format = UFTRACE_FMT_POINTER;
         break;
-
-    case 'e': {
-        PCSZ Name = Suffix + 2;
-        PCSZ NameEnd = Name;
-
-        if (End - Suffix < 3 || Suffix[1] != ':' ||
-            (!IsAlpha(Suffix[2]) && Suffix[2] != '_')) {
-            return FALSE;
-        }
-        while (NameEnd < End && *NameEnd != '%') {
-            NameEnd++;
-        }
-        Arg->Format = UFTRACE_FMT_ENUM;
-        Arg->TypeName = Name;
-        Arg->TypeNameLength = (ULONG)(NameEnd - Name);
-        if (NameEnd < End) {
-            return ParseLocation(NameEnd, End, Arg);
-        }
-        return TRUE;
-    }
-
-    case 't': {
-        PCSZ After = UftraceParseLong(Suffix + 1, End, 0, &Value);
-
-        if (Value < 0 || Value > 0xffff) {
-            return FALSE;
-        }
-        Arg->Format = UFTRACE_FMT_STRUCT;
-        Arg->Size = (ULONG)Value;
-        if (After < End && *After == ':') {
-            PCSZ Name = After + 1;
-
-            After = Name;
-            while (After < End && *After != '%') {
-                After++;
-            }
-            Arg->TypeName = Name;
-            Arg->TypeNameLength = (ULONG)(After - Name);
-        }
-        if (After < End && *After == '%') {
-            if (End - After >= 7 && TextEquals(After, 7, "%stack+")) {
-                return ParseLocation(After, End, Arg);
-            }
-
-            //
-            // %REG+REG...: the last register that uftrace knows is the
-            // one it compares (an unknown one is skipped).
-            //
-
-            while (After < End) {
-                PCSZ Next = After + 1;
-                LONG Register;
-
-                while (Next < End && *Next != '+') {
-                    Next++;
-                }
-                Register = RegisterNumber(After + 1, Next);
-                if (Register >= 0) {
-                    Arg->Location = Register;
-                    Arg->Type = UFTRACE_LOC_REGISTER;
-                }
-                After = Next;
-            }
-        }
-        return TRUE;
-    }
-
+    case 'e':
+        return ParseEnumFormat(Suffix, End, Arg);
+    case 't':
+        return ParseStructFormat(Suffix, End, Arg);
     default:
+
+        //
+        // fpargN/BITS: the size right after the '/'.
+        //
+
         if (Arg->Format == UFTRACE_FMT_FLOAT && TextIsDigit(*Suffix)) {
-            goto Size;
+            return ParseSize(Suffix, End, Arg);
         }
         return FALSE;
     }
@@ -385,40 +471,7 @@ Routine Description:
     if (*Suffix == '%') {
         return ParseLocation(Suffix, End, Arg);
     }
-
-Size:
-    {
-        PCSZ After = UftraceParseLong(Suffix, End, 10, &Bits);
-
-        if (After == Suffix) {
-            Bits = 0;
-        }
-        Suffix = After;
-    }
-    switch (Bits) {
-    case 8:
-    case 16:
-    case 32:
-    case 64:
-        Arg->Size = (ULONG)(Bits / 8);
-        break;
-    case 80:
-        if (Arg->Format == UFTRACE_FMT_FLOAT) {
-            Arg->Size = 10;
-            break;
-        }
-        return FALSE;
-    default:
-        return FALSE;
-    }
-
-    if (Suffix < End) {
-        if (*Suffix != '%') {
-            return FALSE;
-        }
-        return ParseLocation(Suffix, End, Arg);
-    }
-    return TRUE;
+    return ParseSize(Suffix, End, Arg);
 }
 
 //
