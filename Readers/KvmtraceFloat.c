@@ -500,6 +500,42 @@ PutZeros(
     return Out;
 }
 
+static
+PCHAR
+PutExponent(
+    PCHAR Out,
+    CHAR Type,
+    LONG Exponent
+    )
+/*++
+
+Routine Description:
+
+    "e+XX": the letter in the case of Type, the sign, at least two digits.
+
+--*/
+{
+    CHAR Buffer[8];
+    ULONG Length = 0;
+
+    *Out++ = (Type >= 'A' && Type <= 'Z') ? 'E' : 'e';
+    *Out++ = Exponent < 0 ? '-' : '+';
+    if (Exponent < 0) {
+        Exponent = -Exponent;
+    }
+    do {
+        Buffer[Length++] = (CHAR)('0' + Exponent % 10);
+        Exponent /= 10;
+    } while (Exponent != 0);
+    if (Length < 2) {
+        Buffer[Length++] = '0';
+    }
+    while (Length > 0) {
+        *Out++ = Buffer[--Length];
+    }
+    return Out;
+}
+
 ULONG
 KvmtraceFormatFloat(
     DOUBLE Value,
@@ -529,8 +565,6 @@ Routine Description:
     BOOL Negative;
     BOOL UseExponent = FALSE;
     PCHAR Out = Output;
-    CHAR Buffer[8];
-    ULONG Length;
 
     switch (Lower) {
     case 'e':
@@ -636,22 +670,7 @@ Routine Description:
     }
 
     if (UseExponent) {
-        *Out++ = (Type >= 'A' && Type <= 'Z') ? 'E' : 'e';
-        *Out++ = Exponent < 0 ? '-' : '+';
-        if (Exponent < 0) {
-            Exponent = -Exponent;
-        }
-        Length = 0;
-        do {
-            Buffer[Length++] = (CHAR)('0' + Exponent % 10);
-            Exponent /= 10;
-        } while (Exponent != 0);
-        if (Length < 2) {
-            Buffer[Length++] = '0';
-        }
-        while (Length > 0) {
-            *Out++ = Buffer[--Length];
-        }
+        Out = PutExponent(Out, Type, Exponent);
     }
 
     return (ULONG)(Out - Output);

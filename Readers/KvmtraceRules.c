@@ -634,6 +634,347 @@ NewOp(
 }
 
 static
+PKVMTRACE_OP
+FailOp(
+    PCOMPILER Compiler,
+    ULONG Reason
+    )
+/*++
+
+Routine Description:
+
+    The op where Python would raise: the rule ends there.
+
+--*/
+{
+    PKVMTRACE_OP Op = NewOp(Compiler, OP_FAIL);
+
+    Op->Reason = Reason;
+    return Op;
+}
+
+static
+BOOL
+CompileKey(
+    PCOMPILER Compiler,
+    PCSZ *Cursor,
+    PCSZ End,
+    PULONG Key
+    )
+/*++
+
+Routine Description:
+
+    "(KEY)" at *Cursor: balanced parentheses, looked up at once, as Python
+    does.  FALSE after a FAIL op (an incomplete or unknown key).
+
+--*/
+{
+    PCSZ Text = Compiler->Rules->Text;
+    PCSZ KeyStart = *Cursor + 1;
+    PCSZ At = KeyStart;
+    ULONG Depth = 1;
+    ULONG Index;
+    PKVMTRACE_OP Op;
+
+    while (At < End) {
+        if (*At == ')') {
+            if (--Depth == 0) {
+                break;
+            }
+        } else if (*At == '(') {
+            Depth++;
+        }
+        At++;
+    }
+    if (At >= End) {
+        FailOp(Compiler, FailIncompleteKey);
+        return FALSE;
+    }
+
+    for (Index = 0; Index < KEY_COUNT; Index++) {
+        PCSZ Name = KvmtraceKeyNames[Index];
+        SIZE_T Length = RtlStringLength(Name);
+
+        if ((SIZE_T)(At - KeyStart) == Length &&
+            Compiler->Rules->Rtl->CompareMemory(KeyStart, Name,
+                                                Length) == 0) {
+            break;
+        }
+    }
+    if (Index == KEY_COUNT) {
+        Op = FailOp(Compiler, FailKey);
+        Op->Offset = (ULONG)(KeyStart - Text);
+        Op->Length = (ULONG)(At - KeyStart);
+        return FALSE;
+    }
+
+    *Key = Index;
+    *Cursor = At + 1;
+    return TRUE;
+}
+
+static
+ULONG
+ParseFieldSpec(
+    PCSZ *Cursor,
+    PCSZ End,
+    BOOL Positional,
+    PUCHAR Flags,
+    PLONGLONG Width,
+    PLONGLONG Precision
+    )
+/*++
+
+Routine Description:
+
+    Flags, width, precision and length modifier, up to the conversion
+    character.  Running off the end anywhere here is "incomplete format".
+
+Return Value:
+
+    0, or the FAIL_REASON Python raises.
+
+--*/
+{
+    PCSZ At = *Cursor;
+    CHAR Char;
+
+    *Flags = 0;
+    *Width = -1;
+    *Precision = -1;
+
+    for (; At < End; At++) {
+        Char = *At;
+        if (Char == '-') {
+            *Flags |= FLAG_LJUST;
+        } else if (Char == '+') {
+            *Flags |= FLAG_SIGN;
+        } else if (Char == ' ') {
+            *Flags |= FLAG_BLANK;
+        } else if (Char == '#') {
+            *Flags |= FLAG_ALT;
+        } else if (Char == '0') {
+            *Flags |= FLAG_ZERO;
+        } else {
+            break;
+        }
+    }
+
+    if (At < End && *At == '*') {
+        return Positional ? FailStar : FailNotEnoughArguments;
+    }
+    if (At < End && *At >= '0' && *At <= '9') {
+        *Width = 0;
+        while (At < End && *At >= '0' && *At <= '9') {
+            if (*Width <= MAX_FIELD) {
+                *Width = *Width * 10 + (*At - '0');
+            }
+            At++;
+        }
+    }
+    if (At < End && *At == '.') {
+        At++;
+        *Precision = 0;
+        if (At < End && *At == '*') {
+            return Positional ? FailStar : FailNotEnoughArguments;
+        }
+        while (At < End && *At >= '0' && *At <= '9') {
+            if (*Precision <= MAX_FIELD) {
+                *Precision = *Precision * 10 + (*At - '0');
+            }
+            At++;
+        }
+    }
+    if (At < End && (*At == 'h' || *At == 'l' || *At == 'L')) {
+        At++;
+    }
+    if (At >= End) {
+        return FailIncomplete;
+    }
+
+    *Cursor = At;
+    return 0;
+}
+
+static
+ULONG
+CheckConversion(
+    PCHAR Char,
+    ULONG Key,
+    LONGLONG Mhz
+    )
+/*++
+
+Routine Description:
+
+    Whether the conversion *Char takes the value of Key (the dict itself
+    for KEY_MAPPING; a float for %(tsc) with -c), as Python checks it
+    after taking the argument; d i u become d, s r a become s.
+
+Return Value:
+
+    0, or the FAIL_REASON Python raises (FailUnsupported for a character
+    that is no conversion).
+
+--*/
+{
+    switch (*Char) {
+    case 'd':
+    case 'i':
+    case 'u':
+        if (Key == KEY_MAPPING) {
+            return FailRealRequired;
+        }
+        *Char = 'd';
+        return 0;
+    case 'o':
+    case 'x':
+    case 'X':
+        if (Key == KEY_MAPPING || (Key == KEY_TSC && Mhz != 0)) {
+            return FailIntegerRequired;
+        }
+        return 0;
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G':
+        return (Key == KEY_MAPPING) ? FailMustBeReal : 0;
+    case 'c':
+        if (Key == KEY_MAPPING || (Key == KEY_TSC && Mhz != 0)) {
+            return FailCharRequired;
+        }
+        return 0;
+    case 's':
+    case 'r':
+    case 'a':
+        *Char = 's';
+        return 0;
+    default:
+        return FailUnsupported;
+    }
+}
+
+static
+BOOL
+CompileSpecifier(
+    PCOMPILER Compiler,
+    PCSZ Start,
+    PCSZ *Cursor,
+    PCSZ End,
+    PBOOL Positional,
+    PULONGLONG Bound
+    )
+/*++
+
+Routine Description:
+
+    The specifier at *Cursor (a '%'), following CPython's
+    unicode_format_arg_parse/_format: "%%", or [(KEY)] flags width
+    precision length conversion.  The conversion takes the next argument
+    first (a keyed value, or the dict once), then checks its type.
+
+Arguments:
+
+    Start - The rule's format (an unsupported character's index counts
+        from it).
+
+    Positional - Whether the dict is still there to be consumed.
+
+    Bound - Adds the bytes the specifier can render.
+
+Return Value:
+
+    TRUE, *Cursor past the specifier; FALSE after a FAIL op.
+
+--*/
+{
+    PCSZ Text = Compiler->Rules->Text;
+    PCSZ At = *Cursor + 1;
+    PCSZ Counted;
+    PKVMTRACE_OP Op;
+    ULONG Key = KEY_MAPPING;
+    ULONG Reason;
+    ULONG CodePoint;
+    UCHAR Flags;
+    LONGLONG Width;
+    LONGLONG Precision;
+    CHAR Char;
+
+    if (At >= End) {
+        FailOp(Compiler, FailIncomplete);
+        return FALSE;
+    }
+    if (*At == '%') {
+        Op = NewOp(Compiler, OP_LITERAL);
+        Op->Offset = (ULONG)(At - Text);
+        Op->Length = 1;
+        *Bound += 1;
+        *Cursor = At + 1;
+        return TRUE;
+    }
+
+    if (*At == '(') {
+        if (!CompileKey(Compiler, &At, End, &Key)) {
+            return FALSE;
+        }
+        *Positional = TRUE;         // args = the value, argidx = -2
+    }
+
+    Reason = ParseFieldSpec(&At, End, *Positional, &Flags, &Width,
+                            &Precision);
+    if (Reason != 0) {
+        FailOp(Compiler, Reason);
+        return FALSE;
+    }
+
+    Char = *At;
+    if (!*Positional) {
+        FailOp(Compiler, FailNotEnoughArguments);
+        return FALSE;
+    }
+    *Positional = FALSE;
+
+    Reason = CheckConversion(&Char, Key, Compiler->Rules->Mhz);
+    if (Reason == FailUnsupported) {
+        Op = FailOp(Compiler, FailUnsupported);
+        Utf8Decode(At, End, &CodePoint);
+        Op->CodePoint = CodePoint;
+        Op->Index = 0;
+        for (Counted = Start; Counted < At; Counted++) {
+            Op->Index += ((BYTE)*Counted & 0xc0) != 0x80;
+        }
+        return FALSE;
+    }
+    if (Reason != 0) {
+        FailOp(Compiler, Reason);
+        return FALSE;
+    }
+
+    if (Width > MAX_FIELD || Precision > MAX_FIELD) {
+        FailOp(Compiler, FailTooWide);
+        return FALSE;
+    }
+
+    Op = NewOp(Compiler, OP_CONVERT);
+    Op->Key = (UCHAR)Key;
+    Op->Type = (UCHAR)Char;
+    Op->Flags = Flags;
+    Op->Width = (LONG)Width;
+    Op->Precision = (LONG)Precision;
+    *Bound += ConversionBound(Op);
+    *Cursor = At + 1;
+
+    if (*Bound > MAX_RULE_LENGTH) {
+        FailOp(Compiler, FailTooLong);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static
 VOID
 CompileFormat(
     PCOMPILER Compiler,
@@ -645,253 +986,40 @@ CompileFormat(
 
 Routine Description:
 
-    Translates a rule's format into ops, following CPython's
-    unicode_format_arg_parse/_format step by step.  Compilation stops at
-    the first point where Python would raise, with a FAIL op there.
+    Translates a rule's format into ops: literal text, and each specifier
+    (CompileSpecifier).  Compilation stops at the first point where Python
+    would raise, with a FAIL op there.
 
 --*/
 {
     PCSZ Text = Compiler->Rules->Text;
     PCSZ Cursor = Start;
-    PCSZ Spec;
+    PCSZ Literal;
     PKVMTRACE_OP Op;
     BOOL Positional = TRUE;     // the dict is still there to be consumed
     ULONGLONG Bound = 0;
-    ULONG Key;
-    ULONG CodePoint;
-    UCHAR Flags;
-    LONGLONG Width;
-    LONGLONG Precision;
-    CHAR Char;
 
     Rule->FirstOp = Compiler->OpCount;
 
-#define FAIL_HERE(ReasonValue) do {                                         \
-        Op = NewOp(Compiler, OP_FAIL);                                      \
-        Op->Reason = (ReasonValue);                                         \
-        goto Done;                                                          \
-    } while (0)
-
     while (Cursor < End) {
-
-        //
-        // Literal text up to the next '%'.
-        //
-
         if (*Cursor != '%') {
-            Spec = Cursor;
+            Literal = Cursor;
             while (Cursor < End && *Cursor != '%') {
                 Cursor++;
             }
             Op = NewOp(Compiler, OP_LITERAL);
-            Op->Offset = (ULONG)(Spec - Text);
-            Op->Length = (ULONG)(Cursor - Spec);
+            Op->Offset = (ULONG)(Literal - Text);
+            Op->Length = (ULONG)(Cursor - Literal);
             Bound += Op->Length;
             continue;
         }
 
-        Spec = Cursor++;
-        if (Cursor >= End) {
-            FAIL_HERE(FailIncomplete);
-        }
-        if (*Cursor == '%') {
-            Op = NewOp(Compiler, OP_LITERAL);
-            Op->Offset = (ULONG)(Cursor - Text);
-            Op->Length = 1;
-            Bound += 1;
-            Cursor++;
-            continue;
-        }
-
-        //
-        // %(key): balanced parentheses; looked up at once, as Python does.
-        //
-
-        Key = KEY_MAPPING;
-        if (*Cursor == '(') {
-            PCSZ KeyStart = ++Cursor;
-            ULONG Depth = 1;
-            ULONG Index;
-
-            while (Cursor < End) {
-                if (*Cursor == ')') {
-                    if (--Depth == 0) {
-                        break;
-                    }
-                } else if (*Cursor == '(') {
-                    Depth++;
-                }
-                Cursor++;
-            }
-            if (Cursor >= End) {
-                FAIL_HERE(FailIncompleteKey);
-            }
-
-            for (Index = 0; Index < KEY_COUNT; Index++) {
-                PCSZ Name = KvmtraceKeyNames[Index];
-                SIZE_T Length = RtlStringLength(Name);
-
-                if ((SIZE_T)(Cursor - KeyStart) == Length &&
-                    Compiler->Rules->Rtl->CompareMemory(KeyStart, Name,
-                                                        Length) == 0) {
-                    break;
-                }
-            }
-            if (Index == KEY_COUNT) {
-                Op = NewOp(Compiler, OP_FAIL);
-                Op->Reason = FailKey;
-                Op->Offset = (ULONG)(KeyStart - Text);
-                Op->Length = (ULONG)(Cursor - KeyStart);
-                goto Done;
-            }
-
-            Key = Index;
-            Positional = TRUE;      // args = the value, argidx = -2
-            Cursor++;
-        }
-
-        //
-        // Flags, width, precision, length modifier.  Running off the end
-        // anywhere here is "incomplete format".
-        //
-
-        Flags = 0;
-        Width = -1;
-        Precision = -1;
-
-        for (; Cursor < End; Cursor++) {
-            Char = *Cursor;
-            if (Char == '-') {
-                Flags |= FLAG_LJUST;
-            } else if (Char == '+') {
-                Flags |= FLAG_SIGN;
-            } else if (Char == ' ') {
-                Flags |= FLAG_BLANK;
-            } else if (Char == '#') {
-                Flags |= FLAG_ALT;
-            } else if (Char == '0') {
-                Flags |= FLAG_ZERO;
-            } else {
-                break;
-            }
-        }
-
-        if (Cursor < End && *Cursor == '*') {
-            FAIL_HERE(Positional ? FailStar : FailNotEnoughArguments);
-        }
-        if (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
-            Width = 0;
-            while (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
-                if (Width <= MAX_FIELD) {
-                    Width = Width * 10 + (*Cursor - '0');
-                }
-                Cursor++;
-            }
-        }
-        if (Cursor < End && *Cursor == '.') {
-            Cursor++;
-            Precision = 0;
-            if (Cursor < End && *Cursor == '*') {
-                FAIL_HERE(Positional ? FailStar : FailNotEnoughArguments);
-            }
-            while (Cursor < End && *Cursor >= '0' && *Cursor <= '9') {
-                if (Precision <= MAX_FIELD) {
-                    Precision = Precision * 10 + (*Cursor - '0');
-                }
-                Cursor++;
-            }
-        }
-        if (Cursor < End &&
-            (*Cursor == 'h' || *Cursor == 'l' || *Cursor == 'L')) {
-            Cursor++;
-        }
-        if (Cursor >= End) {
-            FAIL_HERE(FailIncomplete);
-        }
-
-        //
-        // The conversion takes the next argument first (a keyed value, or
-        // the dict once), then checks its type.
-        //
-
-        Char = *Cursor;
-        if (!Positional) {
-            FAIL_HERE(FailNotEnoughArguments);
-        }
-        Positional = FALSE;
-
-        switch (Char) {
-        case 'd':
-        case 'i':
-        case 'u':
-            if (Key == KEY_MAPPING) {
-                FAIL_HERE(FailRealRequired);
-            }
-            Char = 'd';
+        if (!CompileSpecifier(Compiler, Start, &Cursor, End, &Positional,
+                              &Bound)) {
             break;
-        case 'o':
-        case 'x':
-        case 'X':
-            if (Key == KEY_MAPPING) {
-                FAIL_HERE(FailIntegerRequired);
-            }
-            if (Key == KEY_TSC && Compiler->Rules->Mhz != 0) {
-                FAIL_HERE(FailIntegerRequired);
-            }
-            break;
-        case 'e':
-        case 'E':
-        case 'f':
-        case 'F':
-        case 'g':
-        case 'G':
-            if (Key == KEY_MAPPING) {
-                FAIL_HERE(FailMustBeReal);
-            }
-            break;
-        case 'c':
-            if (Key == KEY_MAPPING ||
-                (Key == KEY_TSC && Compiler->Rules->Mhz != 0)) {
-                FAIL_HERE(FailCharRequired);
-            }
-            break;
-        case 's':
-        case 'r':
-        case 'a':
-            Char = 's';
-            break;
-        default:
-            Op = NewOp(Compiler, OP_FAIL);
-            Op->Reason = FailUnsupported;
-            Utf8Decode(Cursor, End, &CodePoint);
-            Op->CodePoint = CodePoint;
-            Op->Index = 0;
-            for (Spec = Start; Spec < Cursor; Spec++) {
-                Op->Index += ((BYTE)*Spec & 0xc0) != 0x80;
-            }
-            goto Done;
-        }
-
-        if (Width > MAX_FIELD || Precision > MAX_FIELD) {
-            FAIL_HERE(FailTooWide);
-        }
-
-        Op = NewOp(Compiler, OP_CONVERT);
-        Op->Key = (UCHAR)Key;
-        Op->Type = (UCHAR)Char;
-        Op->Flags = Flags;
-        Op->Width = (LONG)Width;
-        Op->Precision = (LONG)Precision;
-        Bound += ConversionBound(Op);
-        Cursor++;
-
-        if (Bound > MAX_RULE_LENGTH) {
-            FAIL_HERE(FailTooLong);
         }
     }
 
-Done:
-#undef FAIL_HERE
     Rule->OpCount = Compiler->OpCount - Rule->FirstOp;
     if (Bound > MAX_RULE_LENGTH) {
         Bound = MAX_RULE_LENGTH;
@@ -937,6 +1065,48 @@ NextLine(
     return LineEndPosition;
 }
 
+static inline
+BOOL
+LookupBefore(
+    const KVMTRACE_LOOKUP *A,
+    const KVMTRACE_LOOKUP *B
+    )
+{
+    return A->Event < B->Event || (A->Event == B->Event && A->Rule < B->Rule);
+}
+
+static
+VOID
+SiftLookup(
+    PKVMTRACE_LOOKUP Lookup,
+    ULONG Root,
+    ULONG Count
+    )
+/*++
+
+Routine Description:
+
+    Moves Lookup[Root] down the max-heap Lookup[0..Count) to its place.
+
+--*/
+{
+    ULONG Child;
+    KVMTRACE_LOOKUP Swap;
+
+    for (; (Child = 2 * Root + 1) < Count; Root = Child) {
+        if (Child + 1 < Count && LookupBefore(&Lookup[Child],
+                                              &Lookup[Child + 1])) {
+            Child++;
+        }
+        if (!LookupBefore(&Lookup[Root], &Lookup[Child])) {
+            break;
+        }
+        Swap = Lookup[Root];
+        Lookup[Root] = Lookup[Child];
+        Lookup[Child] = Swap;
+    }
+}
+
 static
 VOID
 SortLookup(
@@ -953,49 +1123,229 @@ Routine Description:
 {
     ULONG Start;
     ULONG Last;
-    ULONG Root;
-    ULONG Child;
     KVMTRACE_LOOKUP Swap;
-
-#define LESS(A, B) ((A).Event < (B).Event ||                                \
-                    ((A).Event == (B).Event && (A).Rule < (B).Rule))
 
     if (Count < 2) {
         return;
     }
 
     for (Start = Count / 2; Start-- > 0;) {
-        for (Root = Start; (Child = 2 * Root + 1) < Count; Root = Child) {
-            if (Child + 1 < Count && LESS(Lookup[Child], Lookup[Child + 1])) {
-                Child++;
-            }
-            if (!LESS(Lookup[Root], Lookup[Child])) {
-                break;
-            }
-            Swap = Lookup[Root];
-            Lookup[Root] = Lookup[Child];
-            Lookup[Child] = Swap;
-        }
+        SiftLookup(Lookup, Start, Count);
     }
 
     for (Last = Count - 1; Last > 0; Last--) {
         Swap = Lookup[0];
         Lookup[0] = Lookup[Last];
         Lookup[Last] = Swap;
-        for (Root = 0; (Child = 2 * Root + 1) < Last; Root = Child) {
-            if (Child + 1 < Last && LESS(Lookup[Child], Lookup[Child + 1])) {
-                Child++;
-            }
-            if (!LESS(Lookup[Root], Lookup[Child])) {
-                break;
-            }
-            Swap = Lookup[Root];
-            Lookup[Root] = Lookup[Child];
-            Lookup[Child] = Swap;
+        SiftLookup(Lookup, 0, Last);
+    }
+}
+
+static
+RTL_STATUS
+MeasureText(
+    PKVMTRACE_RULES Rules,
+    PULONG Lines,
+    PULONG Percents,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Checks that the file is UTF-8 text, as Python reads it (anything else
+    raises before a rule is used), and counts its lines and its '%'
+    characters, which bound the rules and ops.
+
+--*/
+{
+    PCSZ Text = Rules->Text;
+    PCSZ End = Text + Rules->TextLength;
+    PCSZ Line;
+    SIZE_T Offset;
+    ULONG Length;
+
+    *Lines = 0;
+    *Percents = 0;
+
+    for (Offset = 0; Offset < Rules->TextLength; Offset += Length) {
+        Length = Utf8Length((const BYTE *)Text + Offset,
+                            Rules->TextLength - Offset);
+        if (Length == 0) {
+            return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, 0, Offset,
+                               "%s: byte offset %llu: not UTF-8 text "
+                               "(the seed reads the rules as UTF-8)",
+                               Rules->Path, (ULONGLONG)Offset);
+        }
+        if (Text[Offset] == '%') {
+            (*Percents)++;
         }
     }
 
-#undef LESS
+    for (Line = Text; Line < End; Line = NextLine(LineEnd(Line, End), End)) {
+        (*Lines)++;
+    }
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+AllocateRules(
+    PKVMTRACE_RULES Rules,
+    PCOMPILER Compiler,
+    ULONG Lines,
+    ULONG Percents,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    One block: rules, ops (at most two per '%' plus one per line), the
+    lookup table, and the copy of the text the fast renderer reads.
+
+--*/
+{
+    PRTL Rtl = Rules->Rtl;
+    RTL_STATUS Status;
+    PBYTE Memory;
+    SIZE_T Size;
+
+    Compiler->Rules = Rules;
+    Compiler->OpCount = 0;
+    Compiler->OpCapacity = 2 * Percents + Lines + 1;
+    Size = (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_RULE) +
+           (SIZE_T)Compiler->OpCapacity * sizeof(KVMTRACE_OP) +
+           (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_LOOKUP) +
+           Rules->TextLength + 32;
+    Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
+
+    Status = Rtl->AllocatePages(Rtl, Size, (PPVOID)&Memory);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Rules->Path,
+                           RtlStatusText(Status));
+    }
+    Rules->Memory = Memory;
+    Rules->MemorySize = Size;
+    Rules->Rules = (PKVMTRACE_RULE)Memory;
+    Compiler->Ops = (PKVMTRACE_OP)(Memory + (SIZE_T)(Lines + 1) *
+                                   sizeof(KVMTRACE_RULE));
+    Rules->Ops = Compiler->Ops;
+    Rules->Lookup = (PKVMTRACE_LOOKUP)((PBYTE)Compiler->Ops +
+                                       (SIZE_T)Compiler->OpCapacity *
+                                       sizeof(KVMTRACE_OP));
+    Rules->Literals = (PCSZ)(Rules->Lookup + Lines + 1);
+    Rtl->CopyMemory((PVOID)Rules->Literals, Rules->Text, Rules->TextLength);
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+ParseRuleLine(
+    PKVMTRACE_RULES Rules,
+    PCOMPILER Compiler,
+    PCSZ Line,
+    PCSZ Stop,
+    ULONG LineNumber,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    One line of the file: nothing for a blank line or a '#' comment, else
+    a rule.  The line must match (\S+)\s+(\S.*): the id, whitespace, then
+    at least one more character that is not whitespace; the format runs
+    to the end of the line, trailing whitespace included.  A rule whose
+    id no record can have is kept but not compiled.
+
+--*/
+{
+    PKVMTRACE_RULE Rule;
+    PCSZ Key;
+    PCSZ KeyEnd;
+    PCSZ Format;
+    ULONG Event;
+    BOOL Matchable;
+
+    if (SkipSpace(Line, Stop, TRUE) == Stop || *Line == '#') {
+        return RTL_STATUS_OK;
+    }
+
+    Key = Line;
+    KeyEnd = SkipSpace(Key, Stop, FALSE);
+    Format = SkipSpace(KeyEnd, Stop, TRUE);
+    if (KeyEnd == Key || Format == KeyEnd || Format == Stop) {
+        return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, LineNumber,
+                           (ULONGLONG)(Line - Rules->Text),
+                           "%s:%u: not a rule (expected EVENT_ID "
+                           "FORMAT)", Rules->Path, LineNumber);
+    }
+
+    if (!ParseEventId(Key, KeyEnd, &Event, &Matchable)) {
+        return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, LineNumber,
+                           (ULONGLONG)(Line - Rules->Text),
+                           "%s:%u: event id '%.*s' is not an integer "
+                           "(decimal, 0x, 0o or 0b)", Rules->Path,
+                           LineNumber,
+                           (int)(KeyEnd - Key > 40 ? 40 : KeyEnd - Key),
+                           Key);
+    }
+
+    Rule = &Rules->Rules[Rules->RuleCount];
+    Rule->Event = Event;
+    Rule->Line = LineNumber;
+    Rule->FirstOp = Compiler->OpCount;
+    Rule->OpCount = 0;
+    Rule->MaxLength = 1 + KVMTRACE_RENDER_SLACK;
+    Rule->Fast = FALSE;
+    Rule->Keys = 0;
+    Rule->Padding = 0;
+
+    if (Matchable) {
+        CompileFormat(Compiler, Rule, Format, Stop);
+        if (Rule->MaxLength > Rules->MaxLength) {
+            Rules->MaxLength = Rule->MaxLength;
+        }
+        Rules->Lookup[Rules->LookupCount].Event = Event;
+        Rules->Lookup[Rules->LookupCount].Rule = Rules->RuleCount;
+        Rules->LookupCount++;
+    }
+    Rules->RuleCount++;
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+KeepLastRules(
+    PKVMTRACE_RULES Rules
+    )
+/*++
+
+Routine Description:
+
+    Sorts the lookup by id and keeps the last rule of each id (a later
+    line replaces an earlier one in the seed's dict); rule 0, if any, is
+    the fallback.
+
+--*/
+{
+    ULONG Index;
+    ULONG Kept;
+
+    SortLookup(Rules->Lookup, Rules->LookupCount);
+    for (Index = 0, Kept = 0; Index < Rules->LookupCount; Index++) {
+        if (Index + 1 < Rules->LookupCount &&
+            Rules->Lookup[Index + 1].Event == Rules->Lookup[Index].Event) {
+            continue;
+        }
+        Rules->Lookup[Kept++] = Rules->Lookup[Index];
+    }
+    Rules->LookupCount = Kept;
+
+    if (Kept != 0 && Rules->Lookup[0].Event == 0) {
+        Rules->FallbackRule = Rules->Lookup[0].Rule;
+    }
 }
 
 RTL_STATUS
@@ -1027,24 +1377,15 @@ Return Value:
     PCSZ End = Text + TextLength;
     PCSZ Line;
     PCSZ Stop;
-    PCSZ Key;
-    PCSZ KeyEnd;
-    PCSZ Format;
-    SIZE_T Offset;
-    SIZE_T Size;
     ULONG LineNumber;
-    ULONG Lines = 0;
-    ULONG Percents = 0;
-    ULONG RuleCount = 0;
+    ULONG Lines;
+    ULONG Percents;
     ULONG Index;
-    ULONG Event;
-    ULONG Length;
-    BOOL Matchable;
     COMPILER Compiler;
     RTL_STATUS Status;
-    PBYTE Memory;
 
     Rtl->FillMemory(Rules, sizeof(*Rules), 0);
+    Rtl->FillMemory(&Compiler, sizeof(Compiler), 0);
     Rules->Rtl = Rtl;
     Rules->Path = Path;
     Rules->Text = Text;
@@ -1063,140 +1404,29 @@ Return Value:
                            Path, (ULONGLONG)TextLength);
     }
 
-    //
-    // Python reads the file as UTF-8 text: anything else raises before a
-    // rule is used.
-    //
-
-    for (Offset = 0; Offset < TextLength; Offset += Length) {
-        Length = Utf8Length((const BYTE *)Text + Offset, TextLength - Offset);
-        if (Length == 0) {
-            return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, 0, Offset,
-                               "%s: byte offset %llu: not UTF-8 text "
-                               "(the seed reads the rules as UTF-8)",
-                               Path, (ULONGLONG)Offset);
-        }
-        if (Text[Offset] == '%') {
-            Percents++;
-        }
+    Status = MeasureText(Rules, &Lines, &Percents, Error);
+    if (RTL_SUCCESS(Status)) {
+        Status = AllocateRules(Rules, &Compiler, Lines, Percents, Error);
     }
-
-    for (Line = Text; Line < End; Line = NextLine(LineEnd(Line, End), End)) {
-        Lines++;
-    }
-
-    //
-    // One block: rules, ops (at most two per '%' plus one per line), and
-    // the lookup table.
-    //
-
-    Compiler.Rules = Rules;
-    Compiler.OpCount = 0;
-    Compiler.OpCapacity = 2 * Percents + Lines + 1;
-    Size = (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_RULE) +
-           (SIZE_T)Compiler.OpCapacity * sizeof(KVMTRACE_OP) +
-           (SIZE_T)(Lines + 1) * sizeof(KVMTRACE_LOOKUP) +
-           TextLength + 32;
-    Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
-
-    Status = Rtl->AllocatePages(Rtl, Size, (PPVOID)&Memory);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                           RtlStatusText(Status));
+        return Status;
     }
-    Rules->Memory = Memory;
-    Rules->MemorySize = Size;
-    Rules->Rules = (PKVMTRACE_RULE)Memory;
-    Compiler.Ops = (PKVMTRACE_OP)(Memory + (SIZE_T)(Lines + 1) *
-                                  sizeof(KVMTRACE_RULE));
-    Rules->Ops = Compiler.Ops;
-    Rules->Lookup = (PKVMTRACE_LOOKUP)((PBYTE)Compiler.Ops +
-                                       (SIZE_T)Compiler.OpCapacity *
-                                       sizeof(KVMTRACE_OP));
-    Rules->Literals = (PCSZ)(Rules->Lookup + Lines + 1);
-    Rtl->CopyMemory((PVOID)Rules->Literals, Text, TextLength);
 
     LineNumber = 0;
     for (Line = Text; Line < End; Line = NextLine(Stop, End)) {
-        PKVMTRACE_RULE Rule;
-
         LineNumber++;
         Stop = LineEnd(Line, End);
 
-        if (SkipSpace(Line, Stop, TRUE) == Stop || *Line == '#') {
-            continue;
-        }
-
-        //
-        // (\S+)\s+(\S.*): the id, whitespace, then at least one more
-        // character that is not whitespace; the format runs to the end
-        // of the line, trailing whitespace included.
-        //
-
-        Key = Line;
-        KeyEnd = SkipSpace(Key, Stop, FALSE);
-        Format = SkipSpace(KeyEnd, Stop, TRUE);
-        if (KeyEnd == Key || Format == KeyEnd || Format == Stop) {
+        Status = ParseRuleLine(Rules, &Compiler, Line, Stop, LineNumber,
+                               Error);
+        if (!RTL_SUCCESS(Status)) {
             KvmtraceRulesFree(Rules);
-            return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, LineNumber,
-                               (ULONGLONG)(Line - Text),
-                               "%s:%u: not a rule (expected EVENT_ID "
-                               "FORMAT)", Path, LineNumber);
+            return Status;
         }
-
-        if (!ParseEventId(Key, KeyEnd, &Event, &Matchable)) {
-            KvmtraceRulesFree(Rules);
-            return RtlSetError(Error, RTL_STATUS_BAD_FORMAT, LineNumber,
-                               (ULONGLONG)(Line - Text),
-                               "%s:%u: event id '%.*s' is not an integer "
-                               "(decimal, 0x, 0o or 0b)", Path, LineNumber,
-                               (int)(KeyEnd - Key > 40 ? 40 : KeyEnd - Key),
-                               Key);
-        }
-
-        Rule = &Rules->Rules[RuleCount];
-        Rule->Event = Event;
-        Rule->Line = LineNumber;
-        Rule->FirstOp = Compiler.OpCount;
-        Rule->OpCount = 0;
-        Rule->MaxLength = 1 + KVMTRACE_RENDER_SLACK;
-        Rule->Fast = FALSE;
-        Rule->Keys = 0;
-        Rule->Padding = 0;
-
-        if (Matchable) {
-            CompileFormat(&Compiler, Rule, Format, Stop);
-            if (Rule->MaxLength > Rules->MaxLength) {
-                Rules->MaxLength = Rule->MaxLength;
-            }
-            Rules->Lookup[Rules->LookupCount].Event = Event;
-            Rules->Lookup[Rules->LookupCount].Rule = RuleCount;
-            Rules->LookupCount++;
-        }
-        RuleCount++;
     }
 
-    Rules->RuleCount = RuleCount;
     Rules->OpCount = Compiler.OpCount;
-
-    //
-    // Sort, then keep the last rule of each id.
-    //
-
-    SortLookup(Rules->Lookup, Rules->LookupCount);
-    for (Index = 0, Length = 0; Index < Rules->LookupCount; Index++) {
-        if (Index + 1 < Rules->LookupCount &&
-            Rules->Lookup[Index + 1].Event == Rules->Lookup[Index].Event) {
-            continue;
-        }
-        Rules->Lookup[Length++] = Rules->Lookup[Index];
-    }
-    Rules->LookupCount = Length;
-
-    if (Length != 0 && Rules->Lookup[0].Event == 0) {
-        Rules->FallbackRule = Rules->Lookup[0].Rule;
-    }
-
+    KeepLastRules(Rules);
     return RTL_STATUS_OK;
 }
 
