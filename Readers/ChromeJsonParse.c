@@ -464,6 +464,142 @@ ClassifyKey(
     return ChromeKeyOther;
 }
 
+static inline __attribute__((always_inline))
+RTL_STATUS
+ParseMember(
+    PCHROME_READER Reader,
+    CHROME_KEY Which,
+    PCSZ *Cursor,
+    PCHROME_EVENT Event
+    )
+/*++
+
+Routine Description:
+
+    The value of one member at *Cursor: kept in Event when it is one of
+    the members of interest (Which), else skipped (and validated).
+    *Cursor moves past it.
+
+--*/
+{
+    PCSZ At = *Cursor;
+    PCSZ End = Reader->End;
+    PCSZ After;
+    JSON_STRING String;
+    RTL_STATUS Status = RTL_STATUS_OK;
+
+    switch (Which) {
+    case ChromeKeyPh:
+
+        //
+        // The usual one-character phase, then anything else.
+        //
+
+        if (End - At >= 3 && At[0] == '"' && At[2] == '"' &&
+            (BYTE)At[1] >= 0x20 && At[1] != '\\' &&
+            At[1] != '"') {
+            Event->Phase = At[1];
+            Event->PhaseIsOneChar = TRUE;
+            At += 3;
+        } else {
+            Status = ParseStringField(Reader, &At, &String,
+                                      "\"ph\" is not a string");
+            if (RTL_SUCCESS(Status)) {
+                CHAR Phase[2];
+                ULONG PhaseLength = JsonDecodeString(&String, Phase, 2);
+
+                Event->Phase = (PhaseLength >= 1 && PhaseLength != ~0u) ?
+                               Phase[0] : 0;
+                Event->PhaseIsOneChar = (PhaseLength == 1);
+            }
+        }
+        Event->Fields |= FIELD_PH;
+        break;
+
+    case ChromeKeyTs:
+        Status = ParseNumberField(Reader, &At, 3, &Event->Ts,
+                                  "\"ts\" is not a number");
+        Event->Fields |= FIELD_TS;
+        break;
+
+    case ChromeKeyDur:
+        Status = ParseNumberField(Reader, &At, 3, &Event->Dur,
+                                  "\"dur\" is not a number");
+        Event->Fields |= FIELD_DUR;
+        break;
+
+    case ChromeKeyPid:
+        Status = ParseIdField(Reader, &At, &Event->Pid,
+                              &Reader->PidCache,
+                              "\"pid\" is not a process id");
+        Event->Fields |= FIELD_PID;
+        break;
+
+    case ChromeKeyTid:
+        Status = ParseIdField(Reader, &At, &Event->Tid,
+                              &Reader->TidCache,
+                              "\"tid\" is not a thread id");
+        Event->Fields |= FIELD_TID;
+        break;
+
+    case ChromeKeyName:
+        Status = ParseStringField(Reader, &At, &Event->Name,
+                                  "\"name\" is not a string");
+        Event->Fields |= FIELD_NAME;
+        break;
+
+    case ChromeKeyCat:
+        Status = ParseStringField(Reader, &At, &Event->Category,
+                                  "\"cat\" is not a string");
+        Event->Fields |= FIELD_CAT;
+        break;
+
+    case ChromeKeyArgs:
+        Event->ArgsStart = At;
+        At = JsonSkipValue(At, End, &Reader->Json);
+        if (At == NULL) {
+            return ChromeJsonError(Reader);
+        }
+        Event->ArgsEnd = At;
+        Event->Fields |= FIELD_ARGS;
+        break;
+
+    case ChromeKeyScope:
+        Status = ParseStringField(Reader, &At, &Event->Scope,
+                                  "\"s\" is not a string");
+        Event->Fields |= FIELD_SCOPE;
+        break;
+
+    case ChromeKeyId:
+        if (*At == '"') {
+            Status = ParseStringField(Reader, &At, &Event->Id, "");
+        } else {
+            JSON_NUMBER Number;
+
+            After = JsonScanNumber(At, End, &Number, &Reader->Json);
+            if (After == NULL) {
+                return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
+                                   "\"id\" is not a string or number");
+            }
+            Event->Id.Start = Number.Start;
+            Event->Id.End = Number.End;
+            Event->Id.Escaped = FALSE;
+            At = After;
+        }
+        Event->Fields |= FIELD_ID;
+        break;
+
+    default:
+        At = JsonSkipValue(At, End, &Reader->Json);
+        if (At == NULL) {
+            return ChromeJsonError(Reader);
+        }
+        break;
+    }
+    *Cursor = At;
+    return Status;
+}
+
 RTL_STATUS
 ChromeParseEvent(
     PCHROME_READER Reader,
@@ -485,7 +621,6 @@ Routine Description:
     PCSZ End = Reader->End;
     PCSZ After;
     JSON_STRING Key;
-    JSON_STRING String;
     RTL_STATUS Status;
     CHROME_KEY Which;
 
@@ -532,117 +667,8 @@ Routine Description:
                                "unexpected end of input");
         }
         Event->Members++;
-        Status = RTL_STATUS_OK;
 
-        switch (Which) {
-        case ChromeKeyPh:
-
-            //
-            // The usual one-character phase, then anything else.
-            //
-
-            if (End - Cursor >= 3 && Cursor[0] == '"' && Cursor[2] == '"' &&
-                (BYTE)Cursor[1] >= 0x20 && Cursor[1] != '\\' &&
-                Cursor[1] != '"') {
-                Event->Phase = Cursor[1];
-                Event->PhaseIsOneChar = TRUE;
-                Cursor += 3;
-            } else {
-                Status = ParseStringField(Reader, &Cursor, &String,
-                                          "\"ph\" is not a string");
-                if (RTL_SUCCESS(Status)) {
-                    CHAR Phase[2];
-                    ULONG PhaseLength = JsonDecodeString(&String, Phase, 2);
-
-                    Event->Phase = (PhaseLength >= 1 && PhaseLength != ~0u) ?
-                                   Phase[0] : 0;
-                    Event->PhaseIsOneChar = (PhaseLength == 1);
-                }
-            }
-            Event->Fields |= FIELD_PH;
-            break;
-
-        case ChromeKeyTs:
-            Status = ParseNumberField(Reader, &Cursor, 3, &Event->Ts,
-                                      "\"ts\" is not a number");
-            Event->Fields |= FIELD_TS;
-            break;
-
-        case ChromeKeyDur:
-            Status = ParseNumberField(Reader, &Cursor, 3, &Event->Dur,
-                                      "\"dur\" is not a number");
-            Event->Fields |= FIELD_DUR;
-            break;
-
-        case ChromeKeyPid:
-            Status = ParseIdField(Reader, &Cursor, &Event->Pid,
-                                  &Reader->PidCache,
-                                  "\"pid\" is not a process id");
-            Event->Fields |= FIELD_PID;
-            break;
-
-        case ChromeKeyTid:
-            Status = ParseIdField(Reader, &Cursor, &Event->Tid,
-                                  &Reader->TidCache,
-                                  "\"tid\" is not a thread id");
-            Event->Fields |= FIELD_TID;
-            break;
-
-        case ChromeKeyName:
-            Status = ParseStringField(Reader, &Cursor, &Event->Name,
-                                      "\"name\" is not a string");
-            Event->Fields |= FIELD_NAME;
-            break;
-
-        case ChromeKeyCat:
-            Status = ParseStringField(Reader, &Cursor, &Event->Category,
-                                      "\"cat\" is not a string");
-            Event->Fields |= FIELD_CAT;
-            break;
-
-        case ChromeKeyArgs:
-            Event->ArgsStart = Cursor;
-            Cursor = JsonSkipValue(Cursor, End, &Reader->Json);
-            if (Cursor == NULL) {
-                return ChromeJsonError(Reader);
-            }
-            Event->ArgsEnd = Cursor;
-            Event->Fields |= FIELD_ARGS;
-            break;
-
-        case ChromeKeyScope:
-            Status = ParseStringField(Reader, &Cursor, &Event->Scope,
-                                      "\"s\" is not a string");
-            Event->Fields |= FIELD_SCOPE;
-            break;
-
-        case ChromeKeyId:
-            if (*Cursor == '"') {
-                Status = ParseStringField(Reader, &Cursor, &Event->Id, "");
-            } else {
-                JSON_NUMBER Number;
-
-                After = JsonScanNumber(Cursor, End, &Number, &Reader->Json);
-                if (After == NULL) {
-                    return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
-                                       "\"id\" is not a string or number");
-                }
-                Event->Id.Start = Number.Start;
-                Event->Id.End = Number.End;
-                Event->Id.Escaped = FALSE;
-                Cursor = After;
-            }
-            Event->Fields |= FIELD_ID;
-            break;
-
-        default:
-            Cursor = JsonSkipValue(Cursor, End, &Reader->Json);
-            if (Cursor == NULL) {
-                return ChromeJsonError(Reader);
-            }
-            break;
-        }
-
+        Status = ParseMember(Reader, Which, &Cursor, Event);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
