@@ -17,8 +17,9 @@ Abstract:
 Environment:
 
     Core: no C runtime, no OS service (the caller gives the regex machine
-    its workspace).  Called by the uftrace reader (UftraceSpecs.c); calls
-    UftraceArgSpec.c (UftraceParseLong) and TextParse.h.
+    its workspace).  Called by the uftrace reader (UftraceSpecs.c matches;
+    Uftrace.c sizes the workspace); calls UftraceArgSpec.c
+    (UftraceParseLong) and TextParse.h.
 
 --*/
 
