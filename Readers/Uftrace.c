@@ -94,20 +94,12 @@ Routine Description:
 --*/
 {
     PTRACE_IMPORT Import = Reader->Import;
-    ULONG ArgsId = TRACE_NULL_ULONG;
-    UFTRACE_TEXT Text;
     RTL_STATUS Status;
     ULONG NameId;
+    ULONG ArgsId;
 
-    Status = UftraceSymbolName(Reader, Task, Task->Time, Task->Address,
-                               &NameId);
-    if (RTL_SUCCESS(Status) && Task->Spec != NULL) {
-        Status = UftraceFormatRecordArgs(Reader, Task, &Text);
-        if (RTL_SUCCESS(Status)) {
-            Status = UftraceInternArgs(Reader, NULL, 0, "arguments", &Text,
-                                       &ArgsId);
-        }
-    }
+    Status = UftraceInternRecord(Reader, Task, "arguments", &NameId,
+                                 &ArgsId);
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportSpanBegin(Import, Context, NameId,
                                       TRACE_NULL_ULONG, ArgsId);

@@ -550,6 +550,15 @@ UftraceInternArgs(
     PULONG Id
     );
 
+RTL_STATUS
+UftraceInternRecord(
+    PUFTRACE_READER Reader,
+    PUFTRACE_TASK Task,
+    PCSZ Key,
+    PULONG NameId,
+    PULONG ArgsId
+    );
+
 //
 // ---------------------------------------------------------------------------
 // UftraceScan.c: the first pass, fork and exec

@@ -417,3 +417,37 @@ Routine Description:
 
     return TraceImportIntern(Reader->Import, Json.Buffer, Json.Length, Id);
 }
+
+RTL_STATUS
+UftraceInternRecord(
+    PUFTRACE_READER Reader,
+    PUFTRACE_TASK Task,
+    PCSZ Key,
+    PULONG NameId,
+    PULONG ArgsId
+    )
+/*++
+
+Routine Description:
+
+    Interns the name of the current record's function and, when the
+    record has argument data, its args {"KEY":"TEXT"} (Key "arguments"
+    for an entry, "retval" for an exit); *ArgsId is TRACE_NULL_ULONG when
+    it has none.
+
+--*/
+{
+    UFTRACE_TEXT Text;
+    RTL_STATUS Status;
+
+    *ArgsId = TRACE_NULL_ULONG;
+    Status = UftraceSymbolName(Reader, Task, Task->Time, Task->Address,
+                               NameId);
+    if (RTL_SUCCESS(Status) && Task->Spec != NULL) {
+        Status = UftraceFormatRecordArgs(Reader, Task, &Text);
+        if (RTL_SUCCESS(Status)) {
+            Status = UftraceInternArgs(Reader, NULL, 0, Key, &Text, ArgsId);
+        }
+    }
+    return Status;
+}

@@ -286,20 +286,11 @@ Routine Description:
 
 --*/
 {
-    ULONG ArgsId = TRACE_NULL_ULONG;
-    UFTRACE_TEXT Text;
     RTL_STATUS Status;
     ULONG NameId;
+    ULONG ArgsId;
 
-    Status = UftraceSymbolName(Reader, Task, Task->Time, Task->Address,
-                               &NameId);
-    if (RTL_SUCCESS(Status) && Task->Spec != NULL) {
-        Status = UftraceFormatRecordArgs(Reader, Task, &Text);
-        if (RTL_SUCCESS(Status)) {
-            Status = UftraceInternArgs(Reader, NULL, 0, "retval", &Text,
-                                       &ArgsId);
-        }
-    }
+    Status = UftraceInternRecord(Reader, Task, "retval", &NameId, &ArgsId);
     if (RTL_SUCCESS(Status)) {
         TraceImportSpanScanUnmatched(Reader->Import, NameId,
                                      TRACE_NULL_ULONG, ArgsId);
