@@ -29,6 +29,8 @@ Abstract:
 
         KvmtraceRules.c     the formats file, compiled into rules
                             (KvmtraceOps.h: what a rule compiles to)
+        KvmtracePython.c    Python's UTF-8, whitespace and int(ID, 0),
+                            for it
         KvmtraceFormat.c    a record's values, rendered by its rule (the
                             emulated semantics and the few documented
                             limits are described there)
