@@ -51,7 +51,7 @@ Environment:
 
 --*/
 
-#include "UftraceReader.h"
+#include "UftraceRecording.h"
 
 //
 // ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ Environment:
 
 --*/
 
-#include "UftraceReader.h"
+#include "UftraceRecording.h"
 
 //
 // perf_event records in perf-cpuN.dat (context switches only).

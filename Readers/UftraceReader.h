@@ -27,7 +27,10 @@ Abstract:
                             linux:schedule spans
 
     The argument spec language, the patterns and the value formatter are
-    a module of their own (UftraceArgs.h).
+    a module of their own (UftraceArgs.h).  UftraceRecording.c, which every
+    other file calls for each record (the session a task runs in), has its
+    own header, UftraceRecording.h, with that lookup's fast path inline;
+    the others' routines are declared here.
 
 Environment:
 
@@ -346,78 +349,6 @@ BaseName(
     }
     return Cursor;
 }
-
-//
-// ---------------------------------------------------------------------------
-// UftraceRecording.c: the directory's files, info, task.txt, sessions
-// ---------------------------------------------------------------------------
-//
-
-//
-// Maps DIRECTORY/NAME read-only (an empty file maps to no data).
-// RTL_STATUS_NOT_FOUND is returned without an error recorded: the caller
-// decides whether a missing file is one.
-//
-
-RTL_STATUS
-UftraceMapFile(
-    PUFTRACE_READER Reader,
-    PCSZ Name,
-    ULONG NameLength,
-    PUFTRACE_FILE File
-    );
-
-VOID
-UftraceUnmapFile(
-    PUFTRACE_READER Reader,
-    PUFTRACE_FILE File
-    );
-
-//
-// Records "DIRECTORY/NAME: offset N: Reason" (a file of the directory
-// that is not what uftrace writes).
-//
-
-RTL_STATUS
-UftraceFileError(
-    PUFTRACE_READER Reader,
-    PCSZ Name,
-    ULONG NameLength,
-    SIZE_T Offset,
-    PCSZ Reason
-    );
-
-//
-// info (the header and the specs of the recording), then task.txt.
-//
-
-RTL_STATUS
-UftraceReadInfo(
-    PUFTRACE_READER Reader
-    );
-
-RTL_STATUS
-UftraceReadTasks(
-    PUFTRACE_READER Reader
-    );
-
-//
-// The session (process image) a task runs at Time.
-//
-
-ULONG
-UftraceFindSession(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    LONGLONG Time
-    );
-
-BOOL
-UftraceStartsProgram(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    ULONG Session
-    );
 
 //
 // ---------------------------------------------------------------------------

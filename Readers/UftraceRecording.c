@@ -30,7 +30,7 @@ Environment:
 
 --*/
 
-#include "UftraceReader.h"
+#include "UftraceRecording.h"
 
 RTL_STATUS
 UftraceMapFile(
@@ -660,9 +660,8 @@ Routine Description:
 // ---------------------------------------------------------------------------
 //
 
-static
 ULONG
-FindSessionSlow(
+UftraceFindSessionSlow(
     PUFTRACE_READER Reader,
     PUFTRACE_TASK Task,
     LONGLONG Time
@@ -744,37 +743,4 @@ Routine Description:
     Task->SessionUntil = 0x7fffffffffffffffLL;
     Task->Module = 0;
     return 0;
-}
-
-ULONG
-UftraceFindSession(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    LONGLONG Time
-    )
-{
-    if (Task->SessionUntil != 0 && Time >= Task->SessionFrom &&
-        Time < Task->SessionUntil) {
-        return Task->Session;
-    }
-    return FindSessionSlow(Reader, Task, Time);
-}
-
-BOOL
-UftraceStartsProgram(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    ULONG Session
-    )
-/*++
-
-Routine Description:
-
-    Whether the current record runs another program than the task's last
-    record did: a new session of the task's own process (an exec).
-
---*/
-{
-    return Task->Program != 0 && Task->Program != Session + 1 &&
-           Reader->Sessions[Session].Pid == Task->Pid;
 }

@@ -29,7 +29,7 @@ Environment:
 
 --*/
 
-#include "UftraceReader.h"
+#include "UftraceRecording.h"
 
 //
 // ---------------------------------------------------------------------------

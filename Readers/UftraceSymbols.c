@@ -28,7 +28,7 @@ Environment:
 
 --*/
 
-#include "UftraceReader.h"
+#include "UftraceRecording.h"
 
 static
 PCSZ
