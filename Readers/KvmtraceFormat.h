@@ -25,10 +25,23 @@ Abstract:
     vcpu, 1..5}.  The seed's kvmtrace_format prints each record with the
     rule of its event id, or with rule 0 when its id has none.  This module
     parses rules exactly as the seed's Python does and renders records
-    byte for byte as Python's % operator would (see KvmtraceFormat.c for the
-    emulated semantics and the few documented limits).
+    byte for byte as Python's % operator would:
 
-    Everything here is core: no C runtime, OS access through PRTL.
+        KvmtraceRules.c     the formats file, compiled into rules
+                            (KvmtraceOps.h: what a rule compiles to)
+        KvmtracePython.c    Python's UTF-8, whitespace and int(ID, 0),
+                            for it
+        KvmtraceFormat.c    a record's values, rendered by its rule (the
+                            emulated semantics and the few documented
+                            limits are described there)
+        KvmtraceFloat.c     Python's float formatting, for it
+        KvmtraceFormatter.c the seed's kvmtrace_format over a stream
+
+Environment:
+
+    Core: no C runtime, OS access through PRTL.  Included by the kvmtrace
+    reader (Kvmtrace.c), `tracestore kvmtrace-format` (TracestoreMain.c)
+    and the files above; KvmtraceDecode (inline here) calls nothing.
 
 --*/
 

@@ -12,10 +12,20 @@ Abstract:
     `retval/e:color`, ...), the patterns that pick the functions (simple,
     POSIX extended regex, glob), the merge of several specs for one
     function, the size of a record's argument data, and the text uftrace
-    prints for each value (`uftrace replay`).  Uftrace.c finds the specs
-    of a function and the bytes of a record; this module does the rest.
+    prints for each value (`uftrace replay`).  The reader finds the specs
+    of a function and the bytes of a record (UftraceSpecs.c,
+    UftraceRecords.c); this module does the rest:
 
-    Core: no C runtime.
+        UftraceArgSpec.c    the spec language, merging specs, data sizes
+        UftracePattern.c    simple names, POSIX extended regex, glob
+        UftraceArgFormat.c  the values as text
+
+Environment:
+
+    Core: no C runtime, no OS service.  Included by the uftrace reader's
+    files and the argument module's own (through UftraceArgsInternal.h);
+    declares what UftraceArgSpec.c, UftracePattern.c and
+    UftraceArgFormat.c define.
 
 --*/
 
