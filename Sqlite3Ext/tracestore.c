@@ -2475,65 +2475,6 @@ static char *tsTargetSql(tracestore_target *pTarget, const char *zPath){
 }
 
 /*
-** Sets *peAction from what zSchema holds under zName (see
-** tracestore_int.h).
-*/
-int tsCheckName(
-  sqlite3 *db,
-  const char *zSchema,
-  const char *zName,
-  const char *zType,
-  int (*xOurs)(const char*),
-  const char *zWanted,
-  int *peAction,
-  char **pzOldSql,
-  char **pzErr
-){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  int rc;
-
-  *peAction = TS_ACTION_CREATE;
-  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
-                         "WHERE name=?1 COLLATE NOCASE", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("there is no database named '%s' to create the "
-                             "tables in (ATTACH one first, e.g. "
-                             "ATTACH ':memory:' AS \"%w\")", zSchema, zSchema);
-    return rc;
-  }
-  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    const char *zFound = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    rc = SQLITE_OK;
-    if( zFound==0 || strcmp(zFound, zType)!=0 || !xOurs(zCreate) ){
-      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
-                               "tracestore %s: drop it, or attach into "
-                               "another schema with tracestore_attach(PATH, "
-                               "SCHEMA)", zSchema, zName, zType);
-      rc = SQLITE_ERROR;
-    }else if( strcmp(zWanted, zCreate)==0 ){
-      *peAction = TS_ACTION_KEEP;
-    }else{
-      *peAction = TS_ACTION_REPLACE;
-      *pzOldSql = sqlite3_mprintf("%s", zCreate);
-      if( *pzOldSql==0 ) rc = SQLITE_NOMEM;
-    }
-  }else if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
-}
-
-/*
 ** Sets pTarget->eAction (and zOldSql) from what zSchema holds under
 ** pTarget->zName.  Returns an error, with a message in *pzErr, if the name
 ** is taken by something that is not a tracestore table, or if there is no
@@ -2583,51 +2524,6 @@ static int tsMadeByAttach(const char *zName, const char *zSql){
   sqlite3_free(zPrefix);
   sqlite3_free(zSuffix);
   return bMatch;
-}
-
-/*
-** Calls xObject for each object of type zType in zSchema (see
-** tracestore_int.h).
-*/
-int tsForEachObject(
-  sqlite3 *db,
-  const char *zSchema,
-  const char *zType,
-  int (*xObject)(void*, const char*, const char*),
-  void *pArg,
-  char **pzErr
-){
-  sqlite3_stmt *pStmt = 0;
-  const char *zName, *zSql;
-  char *zQuery;
-  int rc;
-
-  zQuery = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
-                           "WHERE type=%Q", zSchema, zType);
-  if( zQuery==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zQuery, -1, &pStmt, 0);
-  sqlite3_free(zQuery);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    zName = (const char*)sqlite3_column_text(pStmt, 0);
-    zSql = (const char*)sqlite3_column_text(pStmt, 1);
-    if( zName==0 || zSql==0 ) continue;
-    rc = xObject(pArg, zName, zSql);
-    if( rc!=SQLITE_OK ){
-      sqlite3_finalize(pStmt);
-      return rc;
-    }
-  }
-  if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
 }
 
 /* The targets of tsFindStale(), and the number of them. */
@@ -2682,17 +2578,6 @@ static int tsFindStale(
   rc = tsForEachObject(db, zSchema, "table", tsAddStale, &t, pzErr);
   *paTarget = t.aTarget;
   *pnTarget = t.nTarget;
-  return rc;
-}
-
-/*
-** Runs one statement built with sqlite3_mprintf() (which may have failed).
-*/
-int tsExec(sqlite3 *db, char *zSql, char **pzErr){
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
-  sqlite3_free(zSql);
   return rc;
 }
 

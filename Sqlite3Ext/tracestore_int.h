@@ -1,9 +1,12 @@
 /*
-** tracestore_int.h: helpers tracestore.c defines for the other files of
-** the extension (tracestore_views.c): tracestore_attach() makes its tables
-** and its views by the same rules (create, keep, replace, refuse a name
-** taken by something else, drop what an earlier call made), so both use
-** these to read SCHEMA.sqlite_master and to run what they build.
+** tracestore_int.h: declarations internal to the Tracer SQLite extension,
+** shared between its files (the public entry point is tracestore.h).
+**
+** tracestore_catalog.c: tracestore_attach() makes its tables (tracestore.c)
+** and its views (tracestore_views.c) by the same rules (create, keep,
+** replace, refuse a name taken by something else, drop what an earlier
+** call made), so both use these to read SCHEMA.sqlite_master and to run
+** what they build.
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_INT_H
 #define TRACER_SQLITE3EXT_TRACESTORE_INT_H
