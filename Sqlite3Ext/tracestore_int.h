@@ -2,6 +2,9 @@
 ** tracestore_int.h: declarations internal to the Tracer SQLite extension,
 ** shared between its files (the public entry point is tracestore.h).
 **
+** tracestore_session.c: the process's RTL, and sessions opened read-only
+** for the virtual tables and tracestore_attach().
+**
 ** tracestore_catalog.c: tracestore_attach() makes its tables (tracestore.c)
 ** and its views (tracestore_views.c) by the same rules (create, keep,
 ** replace, refuse a name taken by something else, drop what an earlier
@@ -12,6 +15,61 @@
 #define TRACER_SQLITE3EXT_TRACESTORE_INT_H
 
 #include <sqlite3.h>
+
+#include "../TraceStore/TraceStore.h"
+
+/* -------------------------------------------------------------------------
+** tracestore_session.c
+*/
+
+/*
+** Fills in the RTL every connection of the process shares, once (the
+** first call; later ones return at once).  SQLITE_ERROR with a message in
+** *pzErrMsg if the runtime cannot start.
+*/
+int tsInitializeRtl(char **pzErrMsg);
+
+/*
+** Copies a fixed-size name field of a store header, which need not be
+** NUL-terminated in a damaged file, into z (TRACE_NAME_SIZE+1 bytes).
+*/
+void tsCopyName(char *z, const char *zField);
+
+/*
+** Removes the quotes SQLite leaves on a module argument ('x', "x", `x`,
+** [x]) and surrounding white space, in place.
+*/
+void tsDequote(char *z);
+
+/*
+** The text of a failed core call, for a person at the prompt: the core's
+** message (which names the file) when there is one, or the status text.
+** From sqlite3_mprintf().
+*/
+char *tsErrorText(RTL_STATUS status, RTL_ERROR *pError);
+
+/*
+** Opens the session at zPath read-only into a new TRACE_SESSION, closed
+** with tsSessionClose() (which takes 0 too).  On failure *pzErr holds a
+** message naming zPath and the reason.
+*/
+int tsSessionOpen(const char *zPath, TRACE_SESSION **ppSession,
+                  char **pzErr);
+void tsSessionClose(TRACE_SESSION *pSession);
+
+/* The store named zName, string stores included, or 0. */
+PTRACE_STORE tsFindStore(TRACE_SESSION *pSession, const char *zName);
+
+/*
+** Fills apStore (TRACE_SESSION_MAX_STORES + 2 entries) with every open
+** store of the session, string stores included, in name order.  Returns
+** the count.
+*/
+int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore);
+
+/* -------------------------------------------------------------------------
+** tracestore_catalog.c
+*/
 
 /* What tracestore_attach() does with one table or view. */
 #define TS_ACTION_CREATE   0    /* No such name: create it */
