@@ -5,6 +5,9 @@
 ** tracestore_session.c: the process's RTL, and sessions opened read-only
 ** for the virtual tables and tracestore_attach().
 **
+** tracestore_info.c: the tracestore_info module, registered by
+** sqlite3_tracestore_init().
+**
 ** tracestore_catalog.c: tracestore_attach() makes its tables (tracestore.c)
 ** and its views (tracestore_views.c) by the same rules (create, keep,
 ** replace, refuse a name taken by something else, drop what an earlier
@@ -66,6 +69,13 @@ PTRACE_STORE tsFindStore(TRACE_SESSION *pSession, const char *zName);
 ** the count.
 */
 int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore);
+
+/* -------------------------------------------------------------------------
+** tracestore_info.c
+*/
+
+/* Registers the tracestore_info module. */
+int tracestoreInfoInit(sqlite3 *db);
 
 /* -------------------------------------------------------------------------
 ** tracestore_catalog.c
