@@ -8,7 +8,10 @@
 ** tracestore_info.c: the tracestore_info module, registered by
 ** sqlite3_tracestore_init().
 **
-** tracestore_catalog.c: tracestore_attach() makes its tables (tracestore.c)
+** tracestore_attach.c: tracestore_attach(), registered by
+** sqlite3_tracestore_init().
+**
+** tracestore_catalog.c: tracestore_attach() makes its tables (above)
 ** and its views (tracestore_views.c) by the same rules (create, keep,
 ** replace, refuse a name taken by something else, drop what an earlier
 ** call made), so both use these to read SCHEMA.sqlite_master and to run
@@ -76,6 +79,13 @@ int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore);
 
 /* Registers the tracestore_info module. */
 int tracestoreInfoInit(sqlite3 *db);
+
+/* -------------------------------------------------------------------------
+** tracestore_attach.c
+*/
+
+/* Registers tracestore_attach(PATH [, SCHEMA]). */
+int tracestoreAttachInit(sqlite3 *db);
 
 /* -------------------------------------------------------------------------
 ** tracestore_catalog.c
