@@ -247,6 +247,142 @@ static ULONG tsTypeWidth(ULONG eType){
 */
 
 /*
+** The message of a table whose store the session does not have: it lists
+** the stores it has.  From sqlite3_str_finish(); 0 when out of memory.
+*/
+static char *tsNoSuchStore(sqlite3 *db, tracestore_vtab *pNew){
+  sqlite3_str *pMsg = sqlite3_str_new(db);
+  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
+  char zName[TRACE_NAME_SIZE+1];
+  int nStore, i;
+  sqlite3_str_appendf(pMsg, "trace session '%s' has no store named '%s'"
+                      "; its stores are:", pNew->zPath, pNew->zStore);
+  nStore = tsListStores(pNew->pSession, apStore);
+  for(i=0; i<nStore; i++){
+    tsCopyName(zName, apStore[i]->Name);
+    sqlite3_str_appendf(pMsg, "%s %s", i ? "," : "", zName);
+  }
+  return sqlite3_str_finish(pMsg);
+}
+
+/*
+** Checks the column table of pNew's store before trusting it, and keeps a
+** copy in pNew->aCol (the header is in the mapping, which may move when
+** the store is remapped); sets nCol, iIdColumn, iFirstStoreColumn and
+** iTsCol.  SQLITE_ERROR with a message naming the file if the header is
+** corrupt.
+*/
+static int tsReadColumns(tracestore_vtab *pNew, char **pzErr){
+  TRACE_STORE_HEADER *pHeader = pNew->pStore->Header;
+  char zName[TRACE_NAME_SIZE+1];
+  int i;
+
+  if( pHeader->NumberOfColumns>TRACE_STORE_MAX_COLUMNS
+   || pNew->pStore->RecordSize==0 ){
+    *pzErr = sqlite3_mprintf("corrupt store header in %s: %u columns, "
+                             "record size %u", pNew->pStore->Path,
+                             (unsigned)pHeader->NumberOfColumns,
+                             (unsigned)pNew->pStore->RecordSize);
+    return SQLITE_ERROR;
+  }
+  pNew->nCol = (int)pHeader->NumberOfColumns;
+  memcpy(pNew->aCol, pHeader->Columns,
+         sizeof(pNew->aCol[0]) * (size_t)pNew->nCol);
+  pNew->iTsCol = -1;
+  pNew->iIdColumn = 0;
+  for(i=0; i<pNew->nCol; i++){
+    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
+    ULONG nWidth = tsTypeWidth(pCol->Type);
+    if( nWidth==0 || pCol->Width!=nWidth
+     || pCol->Offset>pNew->pStore->RecordSize
+     || pNew->pStore->RecordSize-pCol->Offset<pCol->Width
+     || ((pCol->Flags & TRACE_COLUMN_STRING_ID)!=0
+         && pCol->Type==TraceColumnDouble) ){
+      tsCopyName(zName, pCol->Name);
+      *pzErr = sqlite3_mprintf("corrupt store header in %s: column %d "
+                               "(\"%s\") has type %u, offset %u, width %u "
+                               "in a record of %u bytes", pNew->pStore->Path,
+                               i, zName, (unsigned)pCol->Type,
+                               (unsigned)pCol->Offset, (unsigned)pCol->Width,
+                               (unsigned)pNew->pStore->RecordSize);
+      return SQLITE_ERROR;
+    }
+    tsCopyName(zName, pCol->Name);
+    if( sqlite3_stricmp(zName, "id")==0 ) pNew->iIdColumn = -1;
+  }
+  pNew->iFirstStoreColumn = pNew->iIdColumn==0 ? 1 : 0;
+  if( pHeader->TimestampColumn<(ULONG)pNew->nCol ){
+    PCTRACE_COLUMN_DESCRIPTOR pTs = &pNew->aCol[pHeader->TimestampColumn];
+    if( pTs->Type==TraceColumnInt64
+     && (pTs->Flags & (TRACE_COLUMN_NULLABLE|TRACE_COLUMN_STRING_ID))==0 ){
+      pNew->iTsCol = (int)pHeader->TimestampColumn;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Declares the table's columns to SQLite: `id` first (unless the store
+** has its own), then the store's, TEXT for string ids and REAL for
+** doubles.  A declaration SQLite refuses (two columns whose names differ
+** only in case) is an error naming the descriptor's byte offset.
+*/
+static int tsDeclareTable(sqlite3 *db, tracestore_vtab *pNew, char **pzErr){
+  sqlite3_str *pDecl;
+  char *zDecl;
+  char zName[TRACE_NAME_SIZE+1];
+  int i, rc;
+
+  pDecl = sqlite3_str_new(db);
+  sqlite3_str_appendall(pDecl, "CREATE TABLE x(");
+  if( pNew->iIdColumn==0 ){
+    sqlite3_str_appendall(pDecl, "id INTEGER");
+  }
+  for(i=0; i<pNew->nCol; i++){
+    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
+    const char *zType = "INTEGER";
+    if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+      zType = "TEXT";
+    }else if( pCol->Type==TraceColumnDouble ){
+      zType = "REAL";
+    }
+    tsCopyName(zName, pCol->Name);
+    sqlite3_str_appendf(pDecl, "%s\"%w\" %s",
+                        (i>0 || pNew->iIdColumn==0) ? ", " : "",
+                        zName, zType);
+  }
+  sqlite3_str_appendall(pDecl, ")");
+  zDecl = sqlite3_str_finish(pDecl);
+  if( zDecl==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_declare_vtab(db, zDecl);
+  sqlite3_free(zDecl);
+  if( rc!=SQLITE_OK ){
+    /* Which descriptor repeats an earlier name (SQLite ignores case)? */
+    int j, iDup = -1;
+    char zOther[TRACE_NAME_SIZE+1];
+    for(i=1; i<pNew->nCol && iDup<0; i++){
+      tsCopyName(zName, pNew->aCol[i].Name);
+      for(j=0; j<i && iDup<0; j++){
+        tsCopyName(zOther, pNew->aCol[j].Name);
+        if( sqlite3_stricmp(zName, zOther)==0 ) iDup = i;
+      }
+    }
+    if( iDup>=0 ){
+      *pzErr = sqlite3_mprintf("%s: byte offset %d: cannot declare the "
+                               "table for store '%s': %s", pNew->pStore->Path,
+                               (int)FIELD_OFFSET(TRACE_STORE_HEADER, Columns)
+                               + iDup*(int)sizeof(TRACE_COLUMN_DESCRIPTOR),
+                               pNew->zStore, sqlite3_errmsg(db));
+    }else{
+      *pzErr = sqlite3_mprintf("%s: cannot declare the table for store "
+                               "'%s': %s", pNew->pStore->Path, pNew->zStore,
+                               sqlite3_errmsg(db));
+    }
+  }
+  return rc;
+}
+
+/*
 ** xConnect (also xCreate): argv[3] is the session path, argv[4] the store
 ** name (default: the table name, argv[2]).
 */
@@ -258,12 +394,7 @@ static int tracestoreConnect(
   char **pzErr
 ){
   tracestore_vtab *pNew = 0;
-  sqlite3_str *pDecl = 0;
-  char *zDecl = 0;
-  char zName[TRACE_NAME_SIZE+1];
-  TRACE_STORE_HEADER *pHeader;
-  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
-  int nStore, i, rc;
+  int rc;
 
   *ppVtab = 0;
   if( pAux==0 ) return SQLITE_MISUSE;   /* Registered without counters */
@@ -293,127 +424,19 @@ static int tracestoreConnect(
 
   pNew->pStore = tsFindStore(pNew->pSession, pNew->zStore);
   if( pNew->pStore==0 ){
-    pDecl = sqlite3_str_new(db);
-    sqlite3_str_appendf(pDecl, "trace session '%s' has no store named '%s'"
-                        "; its stores are:", pNew->zPath, pNew->zStore);
-    nStore = tsListStores(pNew->pSession, apStore);
-    for(i=0; i<nStore; i++){
-      tsCopyName(zName, apStore[i]->Name);
-      sqlite3_str_appendf(pDecl, "%s %s", i ? "," : "", zName);
-    }
-    *pzErr = sqlite3_str_finish(pDecl);
-    pDecl = 0;
+    *pzErr = tsNoSuchStore(db, pNew);
     rc = SQLITE_ERROR;
     goto connect_error;
   }
-
-  /*
-  ** Check the column table before trusting it, and keep a copy: the
-  ** header is in the mapping, which may move when the store is remapped.
-  */
-  pHeader = pNew->pStore->Header;
-  if( pHeader->NumberOfColumns>TRACE_STORE_MAX_COLUMNS
-   || pNew->pStore->RecordSize==0 ){
-    *pzErr = sqlite3_mprintf("corrupt store header in %s: %u columns, "
-                             "record size %u", pNew->pStore->Path,
-                             (unsigned)pHeader->NumberOfColumns,
-                             (unsigned)pNew->pStore->RecordSize);
-    rc = SQLITE_ERROR;
-    goto connect_error;
-  }
-  pNew->nCol = (int)pHeader->NumberOfColumns;
-  memcpy(pNew->aCol, pHeader->Columns,
-         sizeof(pNew->aCol[0]) * (size_t)pNew->nCol);
-  pNew->iTsCol = -1;
-  pNew->iIdColumn = 0;
-  for(i=0; i<pNew->nCol; i++){
-    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
-    ULONG nWidth = tsTypeWidth(pCol->Type);
-    if( nWidth==0 || pCol->Width!=nWidth
-     || pCol->Offset>pNew->pStore->RecordSize
-     || pNew->pStore->RecordSize-pCol->Offset<pCol->Width
-     || ((pCol->Flags & TRACE_COLUMN_STRING_ID)!=0
-         && pCol->Type==TraceColumnDouble) ){
-      tsCopyName(zName, pCol->Name);
-      *pzErr = sqlite3_mprintf("corrupt store header in %s: column %d "
-                               "(\"%s\") has type %u, offset %u, width %u "
-                               "in a record of %u bytes", pNew->pStore->Path,
-                               i, zName, (unsigned)pCol->Type,
-                               (unsigned)pCol->Offset, (unsigned)pCol->Width,
-                               (unsigned)pNew->pStore->RecordSize);
-      rc = SQLITE_ERROR;
-      goto connect_error;
-    }
-    tsCopyName(zName, pCol->Name);
-    if( sqlite3_stricmp(zName, "id")==0 ) pNew->iIdColumn = -1;
-  }
-  pNew->iFirstStoreColumn = pNew->iIdColumn==0 ? 1 : 0;
-  if( pHeader->TimestampColumn<(ULONG)pNew->nCol ){
-    PCTRACE_COLUMN_DESCRIPTOR pTs = &pNew->aCol[pHeader->TimestampColumn];
-    if( pTs->Type==TraceColumnInt64
-     && (pTs->Flags & (TRACE_COLUMN_NULLABLE|TRACE_COLUMN_STRING_ID))==0 ){
-      pNew->iTsCol = (int)pHeader->TimestampColumn;
-    }
-  }
-
-  pDecl = sqlite3_str_new(db);
-  sqlite3_str_appendall(pDecl, "CREATE TABLE x(");
-  if( pNew->iIdColumn==0 ){
-    sqlite3_str_appendall(pDecl, "id INTEGER");
-  }
-  for(i=0; i<pNew->nCol; i++){
-    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
-    const char *zType = "INTEGER";
-    if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
-      zType = "TEXT";
-    }else if( pCol->Type==TraceColumnDouble ){
-      zType = "REAL";
-    }
-    tsCopyName(zName, pCol->Name);
-    sqlite3_str_appendf(pDecl, "%s\"%w\" %s",
-                        (i>0 || pNew->iIdColumn==0) ? ", " : "",
-                        zName, zType);
-  }
-  sqlite3_str_appendall(pDecl, ")");
-  zDecl = sqlite3_str_finish(pDecl);
-  pDecl = 0;
-  if( zDecl==0 ){
-    rc = SQLITE_NOMEM;
-    goto connect_error;
-  }
-  rc = sqlite3_declare_vtab(db, zDecl);
-  if( rc!=SQLITE_OK ){
-    /* Which descriptor repeats an earlier name (SQLite ignores case)? */
-    int j, iDup = -1;
-    char zOther[TRACE_NAME_SIZE+1];
-    for(i=1; i<pNew->nCol && iDup<0; i++){
-      tsCopyName(zName, pNew->aCol[i].Name);
-      for(j=0; j<i && iDup<0; j++){
-        tsCopyName(zOther, pNew->aCol[j].Name);
-        if( sqlite3_stricmp(zName, zOther)==0 ) iDup = i;
-      }
-    }
-    if( iDup>=0 ){
-      *pzErr = sqlite3_mprintf("%s: byte offset %d: cannot declare the "
-                               "table for store '%s': %s", pNew->pStore->Path,
-                               (int)FIELD_OFFSET(TRACE_STORE_HEADER, Columns)
-                               + iDup*(int)sizeof(TRACE_COLUMN_DESCRIPTOR),
-                               pNew->zStore, sqlite3_errmsg(db));
-    }else{
-      *pzErr = sqlite3_mprintf("%s: cannot declare the table for store "
-                               "'%s': %s", pNew->pStore->Path, pNew->zStore,
-                               sqlite3_errmsg(db));
-    }
-    goto connect_error;
-  }
-  sqlite3_free(zDecl);
+  rc = tsReadColumns(pNew, pzErr);
+  if( rc!=SQLITE_OK ) goto connect_error;
+  rc = tsDeclareTable(db, pNew, pzErr);
+  if( rc!=SQLITE_OK ) goto connect_error;
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &pNew->base;
   return SQLITE_OK;
 
 connect_error:
-  sqlite3_free(sqlite3_str_finish(pDecl));
-  sqlite3_free(zDecl);
   if( pNew ){
     tsSessionClose(pNew->pSession);
     tsStatsUnref(pNew->pStats);
@@ -460,42 +483,22 @@ static sqlite3_value *tsLiteral(sqlite3_index_info *pIdxInfo, int iCons){
 }
 
 /*
-** xBestIndex: takes at most one usable constraint per idxNum bit on the
-** rowid (column -1, or `id`) and on ts, an IN list on the rowid, the ORDER
-** BY when the scan order answers it, and LIMIT/OFFSET when nothing is left
-** for SQLite to check (see "Push-down" in the header comment).
-**
-** Cost: one unit per record read.  Constraint values that are literals
-** in the SQL are applied exactly (binary search on a sorted store); other
-** bounds are guessed to keep a quarter of the rows each, an IN list 10
-** rows, ts = ? 4 rows.  A ts range on a store that is not sorted reads the
-** rows in range, the block index and up to two partial blocks.
+** xBestIndex, the constraints: sets aiCons[j] (TS_N_ARG_BIT entries) to
+** the first usable constraint that idxNum bit aTsArgBit[j] answers, or to
+** -1.  Returns false if a usable constraint is left to SQLite (one on
+** another column, or a second one for the same bit).
 */
-static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
-  tracestore_vtab *pTab = (tracestore_vtab*)tab;
-  int aiCons[TS_N_ARG_BIT];          /* aConstraint[] index per arg bit */
-  int iTsColumn = -2;                /* SQL column index of ts */
+static int tsPlanConstraints(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  int iTsColumn,                     /* SQL column index of ts, or -2 */
+  int *aiCons
+){
   int bApi338 = sqlite3_libversion_number()>=3038000;
   int bAllTaken = 1;                 /* No constraint left to SQLite */
-  int bSorted;                       /* Store sorted by ts, last snapshot */
-  int bOrderOk, bDesc = -1, bOrderTs = 0;
-  int idxNum = 0, nArg = 0, i, j, k, eArg, op, iCol;
-  int jIn = tsArgBitIndex(TS_ROWID_IN);
-  int jLimit = tsArgBitIndex(TS_LIMIT);
-  int jOffset = tsArgBitIndex(TS_OFFSET);
-  sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
-  sqlite3_int64 nEst;                /* nRecord, at least TS_PLAN_MIN_RECORDS */
-  sqlite3_int64 nProbe = 0;
-  int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
-  sqlite3_value *pVal;
-  double nOut, nVisit, rFraction, rSpan;
-  char zStr[256];
+  int i, j, eArg, op;
 
-  if( pTab->iTsCol>=0 ) iTsColumn = pTab->iTsCol + pTab->iFirstStoreColumn;
-  bSorted = pTab->iTsCol>=0
-         && (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
   for(j=0; j<TS_N_ARG_BIT; j++) aiCons[j] = -1;
-
   for(i=0; i<pIdxInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *p = &pIdxInfo->aConstraint[i];
     op = p->op;
@@ -528,12 +531,27 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
       bAllTaken = 0;
     }
   }
+  return bAllTaken;
+}
 
-  /*
-  ** ORDER BY: rowid order answers terms on the rowid (after which nothing
-  ** matters: it is unique) and, on a sorted store, terms on ts, all in
-  ** one direction.
-  */
+/*
+** xBestIndex, the ORDER BY: rowid order answers terms on the rowid (after
+** which nothing matters: it is unique) and, on a sorted store, terms on
+** ts, all in one direction.  Sets orderByConsumed if the scan order
+** answers every term, and returns the TS_ORDER_* bits of the plan; sets
+** *pbDesc (1 descending, 0 ascending, -1 no term) and *pbOrderTs.
+*/
+static int tsPlanOrderBy(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  int iTsColumn,
+  int bSorted,                       /* Store sorted by ts, last snapshot */
+  int *pbDesc,
+  int *pbOrderTs
+){
+  int bOrderOk, bDesc = -1, bOrderTs = 0;
+  int idxNum = 0, k, iCol;
+
   bOrderOk = pIdxInfo->nOrderBy>0;
   for(k=0; k<pIdxInfo->nOrderBy && bOrderOk; k++){
     int d = pIdxInfo->aOrderBy[k].desc!=0;
@@ -555,17 +573,31 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     if( bDesc>0 ) idxNum |= TS_ORDER_DESC;
     if( bOrderTs ) idxNum |= TS_ORDER_TS;
   }
+  *pbDesc = bDesc;
+  *pbOrderTs = bOrderTs;
+  return idxNum;
+}
 
-  /*
-  ** LIMIT and OFFSET count the rows SQLite returns: take them only if no
-  ** row this table hands out can be rejected or reordered afterwards.
-  ** SQLite passes a row-value comparison such as (ts, id) > (?, ?) as
-  ** ts >= ? and tests the whole comparison again whatever `omit` says,
-  ** yet still offers LIMIT (seen with SQLite 3.40); its right-hand side is
-  ** never a literal, so a >= or <= taken without a literal value keeps
-  ** LIMIT and OFFSET with SQLite.  SQLite stops the scan at its own LIMIT
-  ** anyway; OFFSET then steps over rows instead of jumping.
-  */
+/*
+** xBestIndex, LIMIT and OFFSET: they count the rows SQLite returns, so
+** they are taken only if no row this table hands out can be rejected or
+** reordered afterwards.  SQLite passes a row-value comparison such as (ts, id) > (?, ?) as
+** ts >= ? and tests the whole comparison again whatever `omit` says,
+** yet still offers LIMIT (seen with SQLite 3.40); its right-hand side is
+** never a literal, so a >= or <= taken without a literal value keeps
+** LIMIT and OFFSET with SQLite.  SQLite stops the scan at its own LIMIT
+** anyway; OFFSET then steps over rows instead of jumping.
+*/
+static void tsPlanLimit(
+  sqlite3_index_info *pIdxInfo,
+  int *aiCons,
+  int bAllTaken
+){
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int jOffset = tsArgBitIndex(TS_OFFSET);
+  sqlite3_value *pVal;
+  int j;
+
   for(j=0; j<TS_N_ARG_BIT && bAllTaken; j++){
     if( aiCons[j]>=0
      && (aTsArgBit[j].op==SQLITE_INDEX_CONSTRAINT_GE
@@ -580,16 +612,36 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     aiCons[jLimit] = -1;
     aiCons[jOffset] = -1;
   }
+}
 
-  for(j=0; j<TS_N_ARG_BIT; j++){
-    if( aiCons[j]<0 ) continue;
-    idxNum |= aTsArgBit[j].mask;
-    pIdxInfo->aConstraintUsage[aiCons[j]].argvIndex = ++nArg;
-    pIdxInfo->aConstraintUsage[aiCons[j]].omit = 1;
-  }
-  if( aiCons[jIn]>=0 ) sqlite3_vtab_in(pIdxInfo, aiCons[jIn], 1);
+/*
+** xBestIndex, the estimates: sets estimatedRows and estimatedCost, and
+** SQLITE_INDEX_SCAN_UNIQUE for rowid = ?.  nArg is the number of argv
+** values the plan takes.
+**
+** Cost: one unit per record read.  Constraint values that are literals
+** in the SQL are applied exactly (binary search on a sorted store); other
+** bounds are guessed to keep a quarter of the rows each, an IN list 10
+** rows, ts = ? 4 rows.  A ts range on a store that is not sorted reads the
+** rows in range, the block index and up to two partial blocks.
+*/
+static void tsPlanCost(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  const int *aiCons,
+  int bSorted,
+  int nArg
+){
+  int jIn = tsArgBitIndex(TS_ROWID_IN);
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int j, k, eArg, op;
+  sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
+  sqlite3_int64 nEst;                /* nRecord, at least TS_PLAN_MIN_RECORDS */
+  sqlite3_int64 nProbe = 0;
+  int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
+  sqlite3_value *pVal;
+  double nOut, nVisit, rFraction, rSpan;
 
-  /* Estimates. */
   nRecord = (sqlite3_int64)pTab->pStore->Snapshot.RecordCount;
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
   nEst = nRecord<TS_PLAN_MIN_RECORDS ? TS_PLAN_MIN_RECORDS : nRecord;
@@ -660,9 +712,22 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   if( aiCons[tsArgBitIndex(TS_ROWID_EQ)]>=0 ){
     pIdxInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
-  pIdxInfo->idxNum = idxNum;
+}
 
-  /* What was taken, for EXPLAIN QUERY PLAN. */
+/*
+** xBestIndex, idxStr: what was taken, for EXPLAIN QUERY PLAN.
+*/
+static int tsPlanText(
+  sqlite3_index_info *pIdxInfo,
+  const int *aiCons,
+  int bOrderTs,
+  int bDesc
+){
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int jOffset = tsArgBitIndex(TS_OFFSET);
+  char zStr[256];
+  int j;
+
   zStr[0] = 0;
   for(j=0; j<TS_N_ARG_BIT; j++){
     if( aiCons[j]>=0 && aTsArgBit[j].zText ){
@@ -681,6 +746,46 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     pIdxInfo->needToFreeIdxStr = 1;
   }
   return SQLITE_OK;
+}
+
+/*
+** xBestIndex: takes at most one usable constraint per idxNum bit on the
+** rowid (column -1, or `id`) and on ts, an IN list on the rowid, the ORDER
+** BY when the scan order answers it, and LIMIT/OFFSET when nothing is left
+** for SQLite to check (see "Push-down" in the header comment), in the
+** steps above: tsPlanConstraints, tsPlanOrderBy, tsPlanLimit, then the
+** argv order, tsPlanCost and tsPlanText.
+*/
+static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
+  tracestore_vtab *pTab = (tracestore_vtab*)tab;
+  int aiCons[TS_N_ARG_BIT];          /* aConstraint[] index per arg bit */
+  int iTsColumn = -2;                /* SQL column index of ts */
+  int bAllTaken;                     /* No constraint left to SQLite */
+  int bSorted;                       /* Store sorted by ts, last snapshot */
+  int bDesc, bOrderTs;
+  int idxNum, nArg = 0, j;
+  int jIn = tsArgBitIndex(TS_ROWID_IN);
+
+  if( pTab->iTsCol>=0 ) iTsColumn = pTab->iTsCol + pTab->iFirstStoreColumn;
+  bSorted = pTab->iTsCol>=0
+         && (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
+  bAllTaken = tsPlanConstraints(pTab, pIdxInfo, iTsColumn, aiCons);
+  idxNum = tsPlanOrderBy(pTab, pIdxInfo, iTsColumn, bSorted, &bDesc,
+                         &bOrderTs);
+  tsPlanLimit(pIdxInfo, aiCons, bAllTaken);
+
+  /* The argv order of xFilter: that of the bits, lowest first. */
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( aiCons[j]<0 ) continue;
+    idxNum |= aTsArgBit[j].mask;
+    pIdxInfo->aConstraintUsage[aiCons[j]].argvIndex = ++nArg;
+    pIdxInfo->aConstraintUsage[aiCons[j]].omit = 1;
+  }
+  if( aiCons[jIn]>=0 ) sqlite3_vtab_in(pIdxInfo, aiCons[jIn], 1);
+
+  tsPlanCost(pTab, pIdxInfo, aiCons, bSorted, nArg);
+  pIdxInfo->idxNum = idxNum;
+  return tsPlanText(pIdxInfo, aiCons, bOrderTs, bDesc);
 }
 
 static int tracestoreOpen(sqlite3_vtab *p, sqlite3_vtab_cursor **ppCursor){
@@ -823,6 +928,88 @@ static int tsVerifyRow(tracestore_cursor *pCur){
 }
 
 /*
+** Gives the cursor the snapshot it reads, once per statement.  A cursor
+** lives as long as its statement runs: once it has a snapshot it keeps it
+** when filtered again (the inner loop of a join), and while any cursor of
+** this table holds one, new cursors share it.
+*/
+static int tsShareSnapshot(tracestore_cursor *pCur){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
+  RTL_ERROR error;
+  RTL_STATUS status;
+  char *zReason;
+
+  if( pCur->bShared ) return SQLITE_OK;
+  if( pTab->nSharedSnapshot==0 ){
+    memset(&error, 0, sizeof(error));
+    status = TraceStoreTakeSnapshot(pTab->pStore, pSnap, &error);
+    if( !RTL_SUCCESS(status) ){
+      zReason = tsErrorText(status, &error);
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of "
+                                           "trace session '%s': %s",
+                                           pTab->zStore, pTab->zPath,
+                                           zReason);
+      sqlite3_free(zReason);
+      return SQLITE_ERROR;
+    }
+    /*
+    ** The strings too: text columns read string_data up to the last
+    ** snapshot of it, and the file must still hold that much.
+    */
+    status = TraceStringRefresh(&pTab->pSession->Strings, &error);
+    if( !RTL_SUCCESS(status) ){
+      zReason = tsErrorText(status, &error);
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read the strings of "
+                                           "trace session '%s': %s",
+                                           pTab->zPath, zReason);
+      sqlite3_free(zReason);
+      return SQLITE_ERROR;
+    }
+  }
+  pTab->nSharedSnapshot++;
+  pCur->bShared = 1;
+  return SQLITE_OK;
+}
+
+/*
+** xFilter, the ts bounds [iTsLo, iTsHi] of the cursor: binary search on a
+** snapshot sorted by ts, which narrows the rowid range [*piLo, *piHi];
+** otherwise a check of each row (bTsFilter), with the block index to skip
+** blocks.  The store has a ts column.
+*/
+static void tsFilterTsRange(
+  tracestore_cursor *pCur,
+  sqlite3_int64 nRecord,              /* Records in the snapshot */
+  int bSorted,                        /* The snapshot is sorted by ts */
+  sqlite3_int64 *piLo,
+  sqlite3_int64 *piHi
+){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
+  if( nRecord>0 ){
+    /* The snapshot's first/last ts: a range outside them needs no search. */
+    if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
+      *piHi = *piLo-1;
+    }else{
+      if( pCur->iTsLo<=pSnap->FirstTs ) pCur->iTsLo = TS_INT64_MIN;
+      if( pCur->iTsHi>=pSnap->LastTs ) pCur->iTsHi = TS_INT64_MAX;
+    }
+  }
+  if( *piLo<=*piHi
+   && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX) ){
+    if( bSorted ){
+      tsNarrowSorted(pTab, nRecord, pCur->iTsLo, pCur->iTsHi, piLo, piHi,
+                     &pTab->pStats->nVisited);
+    }else{
+      pCur->bTsFilter = 1;
+    }
+  }
+}
+
+/*
 ** xFilter: takes (or shares) a snapshot, reads the constraint values in
 ** argv (their order is that of the idxNum bits, see the header comment)
 ** and moves to the first row.
@@ -840,9 +1027,6 @@ static int tracestoreFilter(
   sqlite3_int64 nLimit = -1, nOffset = 0, v;
   sqlite3_value *pList = 0;
   int bTsBound = 0, bSorted, iArg = 0, j, rc;
-  RTL_ERROR error;
-  RTL_STATUS status;
-  char *zReason;
 
   (void)idxStr;
   pCur->bEof = 1;
@@ -864,43 +1048,8 @@ static int tracestoreFilter(
     if( rc!=SQLITE_OK ) return rc;
   }
 
-  /*
-  ** A cursor lives as long as its statement runs: once it has a snapshot
-  ** it keeps it when filtered again (the inner loop of a join), and while
-  ** any cursor of this table holds one, new cursors share it.
-  */
-  if( !pCur->bShared ){
-    if( pTab->nSharedSnapshot==0 ){
-      memset(&error, 0, sizeof(error));
-      status = TraceStoreTakeSnapshot(pTab->pStore, pSnap, &error);
-      if( !RTL_SUCCESS(status) ){
-        zReason = tsErrorText(status, &error);
-        sqlite3_free(pTab->base.zErrMsg);
-        pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of "
-                                             "trace session '%s': %s",
-                                             pTab->zStore, pTab->zPath,
-                                             zReason);
-        sqlite3_free(zReason);
-        return SQLITE_ERROR;
-      }
-      /*
-      ** The strings too: text columns read string_data up to the last
-      ** snapshot of it, and the file must still hold that much.
-      */
-      status = TraceStringRefresh(&pTab->pSession->Strings, &error);
-      if( !RTL_SUCCESS(status) ){
-        zReason = tsErrorText(status, &error);
-        sqlite3_free(pTab->base.zErrMsg);
-        pTab->base.zErrMsg = sqlite3_mprintf("cannot read the strings of "
-                                             "trace session '%s': %s",
-                                             pTab->zPath, zReason);
-        sqlite3_free(zReason);
-        return SQLITE_ERROR;
-      }
-    }
-    pTab->nSharedSnapshot++;
-    pCur->bShared = 1;
-  }
+  rc = tsShareSnapshot(pCur);
+  if( rc!=SQLITE_OK ) return rc;
 
   nRecord = (sqlite3_int64)pSnap->RecordCount;
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
@@ -953,27 +1102,8 @@ static int tracestoreFilter(
   pCur->bHavePrevTs = 0;
   pCur->iVerifiedRow = -1;
 
-  /*
-  ** ts bounds: binary search on a snapshot sorted by ts; otherwise a check
-  ** of each row, with the block index to skip blocks.
-  */
-  if( bTsBound && nRecord>0 && pTab->iTsCol>=0 ){
-    /* The snapshot's first/last ts: a range outside them needs no search. */
-    if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
-      iHi = iLo-1;
-    }else{
-      if( pCur->iTsLo<=pSnap->FirstTs ) pCur->iTsLo = TS_INT64_MIN;
-      if( pCur->iTsHi>=pSnap->LastTs ) pCur->iTsHi = TS_INT64_MAX;
-    }
-  }
-  if( iLo<=iHi && bTsBound && pTab->iTsCol>=0
-   && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX) ){
-    if( bSorted ){
-      tsNarrowSorted(pTab, nRecord, pCur->iTsLo, pCur->iTsHi, &iLo, &iHi,
-                     &pTab->pStats->nVisited);
-    }else{
-      pCur->bTsFilter = 1;
-    }
+  if( bTsBound && pTab->iTsCol>=0 ){
+    tsFilterTsRange(pCur, nRecord, bSorted, &iLo, &iHi);
   }
   pCur->iFirst = iLo;
   pCur->iLast = iHi;
@@ -1007,19 +1137,8 @@ static int tracestoreFilter(
     if( rc!=SQLITE_OK ) return rc;
   }
 
-  pCur->bEof = 0;
-  switch( pCur->eScan ){
-    case TS_SCAN_RANGE:
-      tsRangeSeek(pCur, pCur->bDesc ? pCur->iLast : pCur->iFirst);
-      break;
-    case TS_SCAN_IN:
-      tsInSeek(pCur, pCur->bDesc ? pCur->nIn-1 : 0);
-      break;
-    case TS_SCAN_SORT:
-      rc = tsSortFill(pCur);
-      if( rc!=SQLITE_OK ) return rc;
-      break;
-  }
+  rc = tsScanStart(pCur);
+  if( rc!=SQLITE_OK ) return rc;
   rc = tsSkip(pCur, nOffset);
   pCur->nRemain = nLimit;
   if( rc==SQLITE_OK ) rc = tsGuardCheck(pCur);

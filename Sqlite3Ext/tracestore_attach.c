@@ -219,48 +219,39 @@ static int tsFindStale(
   return rc;
 }
 
-static void tracestoreAttachFunc(
-  sqlite3_context *ctx,
-  int argc,
-  sqlite3_value **argv
+/*
+** Sets *paTarget (from sqlite3_malloc, *pnTarget entries, to be freed by
+** the caller also on failure) to the tables the session at zPath needs:
+** one per store but the string stores, then store_info.  The session is
+** opened once, to check it and to learn its store names.  A store whose
+** name cannot be a table in zSchema is an error naming its file.
+*/
+static int tsAttachTargets(
+  const char *zPath,
+  const char *zSchema,
+  tracestore_target **paTarget,
+  int *pnTarget,
+  char **pzErr
 ){
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
   TRACE_SESSION *pSession = 0;
   PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
-  tracestore_target *aTarget = 0;
+  tracestore_target *aTarget;
   tracestore_target *pTarget;
-  const char *zPath;
-  const char *zSchema = "temp";
   char *zErr = 0;
-  char *zMsg;
-  int nTarget = 0, nTable, nStore, i, rc;
+  int nTarget = 0, nStore, i, rc;
 
-  zPath = (const char*)sqlite3_value_text(argv[0]);
-  if( zPath==0 || zPath[0]==0 ){
-    sqlite3_result_error(ctx, "tracestore_attach(PATH [, SCHEMA]): PATH "
-                         "must name the directory of a trace session", -1);
-    return;
-  }
-  if( argc>1 ){
-    zSchema = (const char*)sqlite3_value_text(argv[1]);
-    if( zSchema==0 || zSchema[0]==0 ){
-      sqlite3_result_error(ctx, "tracestore_attach(PATH, SCHEMA): SCHEMA "
-                           "must name a database, such as 'temp' or 'main'",
-                           -1);
-      return;
-    }
-  }
-
-  /* Open the session once, to check it and to learn its store names. */
-  rc = tsSessionOpen(zPath, &pSession, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_error;
+  *paTarget = 0;
+  *pnTarget = 0;
+  rc = tsSessionOpen(zPath, &pSession, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
   nStore = tsListStores(pSession, apStore);
   aTarget = sqlite3_malloc64(sizeof(aTarget[0]) * (size_t)(nStore+1));
   if( aTarget==0 ){
-    rc = SQLITE_NOMEM;
-    goto attach_error;
+    tsSessionClose(pSession);
+    return SQLITE_NOMEM;
   }
   memset(aTarget, 0, sizeof(aTarget[0]) * (size_t)(nStore+1));
+  *paTarget = aTarget;
   for(i=0; i<nStore; i++){
     pTarget = &aTarget[nTarget];
     tsCopyName(pTarget->zName, apStore[i]->Name);
@@ -280,7 +271,7 @@ static void tracestoreAttachFunc(
                              tracestoreIsViewName(pTarget->zName) ?
                              "view" : "table", pTarget->zName);
       rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto attach_error;
+      goto targets_done;
     }
     if( sqlite3_strnicmp(pTarget->zName, "sqlite_", 7)==0 ){
       zErr = sqlite3_mprintf("%s: a store named '%s' cannot be a table: "
@@ -288,23 +279,36 @@ static void tracestoreAttachFunc(
                              "itself; rename or remove that file",
                              apStore[i]->Path, pTarget->zName);
       rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto attach_error;
+      goto targets_done;
     }
     nTarget++;
   }
   memcpy(aTarget[nTarget].zName, "store_info", sizeof("store_info"));
   aTarget[nTarget++].bInfo = 1;
-  tsSessionClose(pSession);
-  pSession = 0;
 
-  /* Change nothing unless every name is free or a tracestore table. */
-  nTable = nTarget;
-  for(i=0; i<nTarget; i++){
-    rc = tsCheckTarget(db, zSchema, zPath, &aTarget[i], &zErr);
-    if( rc!=SQLITE_OK ) goto attach_error;
-  }
-  rc = tsFindStale(db, zSchema, &aTarget, &nTarget, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_error;
+targets_done:
+  if( zErr ) *pzErr = zErr;
+  *pnTarget = nTarget;
+  tsSessionClose(pSession);
+  return rc;
+}
+
+/*
+** Drops the tables that are replaced or stale, then creates the new ones,
+** marking each target bDropped and bCreated as it goes (for
+** tsAttachUndo()).  Stops at the first failure, with a message in *pzErr.
+*/
+static int tsAttachApply(
+  sqlite3 *db,
+  const char *zSchema,
+  const char *zPath,
+  tracestore_target *aTarget,
+  int nTarget,
+  char **pzErr
+){
+  tracestore_target *pTarget;
+  char *zSql;
+  int i, rc;
 
   for(i=0; i<nTarget; i++){
     pTarget = &aTarget[i];
@@ -313,16 +317,16 @@ static void tracestoreAttachFunc(
       continue;
     }
     rc = tsExec(db, sqlite3_mprintf("DROP TABLE \"%w\".\"%w\"",
-                                    zSchema, pTarget->zName), &zErr);
+                                    zSchema, pTarget->zName), pzErr);
     if( rc!=SQLITE_OK ){
       if( rc==SQLITE_LOCKED ){
-        sqlite3_free(zErr);
-        zErr = sqlite3_mprintf("cannot replace %s.%s while a statement "
-                               "that reads it is still running: finish "
-                               "that statement, then attach again",
-                               zSchema, pTarget->zName);
+        sqlite3_free(*pzErr);
+        *pzErr = sqlite3_mprintf("cannot replace %s.%s while a statement "
+                                 "that reads it is still running: finish "
+                                 "that statement, then attach again",
+                                 zSchema, pTarget->zName);
       }
-      goto attach_undo;
+      return rc;
     }
     pTarget->bDropped = 1;
   }
@@ -333,30 +337,34 @@ static void tracestoreAttachFunc(
       continue;
     }
     if( pTarget->bInfo ){
-      zMsg = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
+      zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
                              "USING tracestore_info(%Q)",
                              zSchema, pTarget->zName, zPath);
     }else{
-      zMsg = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
+      zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
                              "USING tracestore(%Q, %Q)",
                              zSchema, pTarget->zName, zPath, pTarget->zName);
     }
-    rc = tsExec(db, zMsg, &zErr);
-    if( rc!=SQLITE_OK ) goto attach_undo;
+    rc = tsExec(db, zSql, pzErr);
+    if( rc!=SQLITE_OK ) return rc;
     pTarget->bCreated = 1;
   }
-  /* The views over these tables (tracestore_views.c). */
-  rc = tracestoreViewsAttach(db, zSchema, zPath, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_undo;
-  sqlite3_result_int(ctx, nTable);
-  goto attach_done;
+  return SQLITE_OK;
+}
 
-attach_undo:
-  /*
-  ** Best effort, keeping the first error: drop what this call created and
-  ** put back what it dropped ("CREATE VIRTUAL TABLE " and then the old
-  ** text from the table name on, into the same schema).
-  */
+/*
+** After a failure, best effort: drops what this call created and puts
+** back what it dropped ("CREATE VIRTUAL TABLE " and then the old text from
+** the table name on, into the same schema).
+*/
+static void tsAttachUndo(
+  sqlite3 *db,
+  const char *zSchema,
+  tracestore_target *aTarget,
+  int nTarget
+){
+  tracestore_target *pTarget;
+  int i;
   for(i=0; i<nTarget; i++){
     pTarget = &aTarget[i];
     if( pTarget->bCreated ){
@@ -368,9 +376,60 @@ attach_undo:
                                  pTarget->zOldSql + 21), 0);
     }
   }
+}
+
+static void tracestoreAttachFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  tracestore_target *aTarget = 0;
+  const char *zPath;
+  const char *zSchema = "temp";
+  char *zErr = 0;
+  char *zMsg;
+  int nTarget = 0, nTable, i, rc;
+
+  zPath = (const char*)sqlite3_value_text(argv[0]);
+  if( zPath==0 || zPath[0]==0 ){
+    sqlite3_result_error(ctx, "tracestore_attach(PATH [, SCHEMA]): PATH "
+                         "must name the directory of a trace session", -1);
+    return;
+  }
+  if( argc>1 ){
+    zSchema = (const char*)sqlite3_value_text(argv[1]);
+    if( zSchema==0 || zSchema[0]==0 ){
+      sqlite3_result_error(ctx, "tracestore_attach(PATH, SCHEMA): SCHEMA "
+                           "must name a database, such as 'temp' or 'main'",
+                           -1);
+      return;
+    }
+  }
+
+  rc = tsAttachTargets(zPath, zSchema, &aTarget, &nTarget, &zErr);
+  if( rc!=SQLITE_OK ) goto attach_error;
+
+  /* Change nothing unless every name is free or a tracestore table. */
+  nTable = nTarget;
+  for(i=0; i<nTarget; i++){
+    rc = tsCheckTarget(db, zSchema, zPath, &aTarget[i], &zErr);
+    if( rc!=SQLITE_OK ) goto attach_error;
+  }
+  rc = tsFindStale(db, zSchema, &aTarget, &nTarget, &zErr);
+  if( rc!=SQLITE_OK ) goto attach_error;
+
+  rc = tsAttachApply(db, zSchema, zPath, aTarget, nTarget, &zErr);
+  /* The views over these tables (tracestore_views.c). */
+  if( rc==SQLITE_OK ) rc = tracestoreViewsAttach(db, zSchema, zPath, &zErr);
+  if( rc!=SQLITE_OK ){
+    tsAttachUndo(db, zSchema, aTarget, nTarget);  /* keeps the first error */
+    goto attach_error;
+  }
+  sqlite3_result_int(ctx, nTable);
+  goto attach_done;
 
 attach_error:
-  tsSessionClose(pSession);
   if( rc==SQLITE_NOMEM ){
     sqlite3_result_error_nomem(ctx);
   }else{

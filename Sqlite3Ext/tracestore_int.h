@@ -202,15 +202,12 @@ int tsIndexExtend(tracestore_vtab *pTab, sqlite3_int64 nRecord);
 int tsCollectIn(tracestore_cursor *pCur, sqlite3_value *pList);
 
 /*
-** Move the cursor: to the first matching row at or after r (TS_SCAN_RANGE;
-** before r going down), to entry k of aIn (TS_SCAN_IN), to the first key
-** of the next window (TS_SCAN_SORT), to the next row in scan order
-** without regard to LIMIT (tsAdvance), or over nSkip rows (OFFSET).  Each
-** sets bEof when there is no such row.
+** Move the cursor: to the first row of the scan xFilter set up
+** (tsScanStart), to the next row in scan order without regard to LIMIT
+** (tsAdvance), or over nSkip rows (OFFSET).  Each sets bEof when there is
+** no such row.
 */
-void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r);
-void tsInSeek(tracestore_cursor *pCur, sqlite3_int64 k);
-int tsSortFill(tracestore_cursor *pCur);
+int tsScanStart(tracestore_cursor *pCur);
 int tsAdvance(tracestore_cursor *pCur);
 int tsSkip(tracestore_cursor *pCur, sqlite3_int64 nSkip);
 

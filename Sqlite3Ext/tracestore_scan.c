@@ -315,7 +315,7 @@ static int tsBlockOf(
 ** blocks outside [iTsLo, iTsHi] and a block wholly inside becomes a run
 ** of rows handed out without reading their ts.
 */
-void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r){
+static void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r){
   tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
   sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
   sqlite3_int64 lo = pCur->iTsLo, hi = pCur->iTsHi;
@@ -394,7 +394,7 @@ void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r){
 ** TS_SCAN_IN: moves to entry k of aIn, or the next one in the scan
 ** direction whose ts matches, or to EOF.
 */
-void tsInSeek(tracestore_cursor *pCur, sqlite3_int64 k){
+static void tsInSeek(tracestore_cursor *pCur, sqlite3_int64 k){
   tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
   sqlite3_int64 ts;
   while( k>=0 && k<pCur->nIn ){
@@ -490,7 +490,7 @@ static void tsSortOffer(
 ** skips blocks outside the ts range, before sortAfter, or past the
 ** window once it is full.
 */
-int tsSortFill(tracestore_cursor *pCur){
+static int tsSortFill(tracestore_cursor *pCur){
   tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
   sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
   sqlite3_int64 r, k, iStart, iEnd;
@@ -601,6 +601,27 @@ int tsCollectIn(tracestore_cursor *pCur, sqlite3_value *pList){
   }
   pCur->bInList = 1;
   return SQLITE_OK;
+}
+
+/*
+** Moves to the first row of the scan xFilter set the cursor up for (its
+** eScan, direction, range or list), or to EOF.
+*/
+int tsScanStart(tracestore_cursor *pCur){
+  int rc = SQLITE_OK;
+  pCur->bEof = 0;
+  switch( pCur->eScan ){
+    case TS_SCAN_RANGE:
+      tsRangeSeek(pCur, pCur->bDesc ? pCur->iLast : pCur->iFirst);
+      break;
+    case TS_SCAN_IN:
+      tsInSeek(pCur, pCur->bDesc ? pCur->nIn-1 : 0);
+      break;
+    case TS_SCAN_SORT:
+      rc = tsSortFill(pCur);
+      break;
+  }
+  return rc;
 }
 
 /*
