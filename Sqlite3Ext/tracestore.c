@@ -137,7 +137,7 @@
 **   it should.
 */
 #include <sqlite3ext.h>
-SQLITE_EXTENSION_INIT1
+SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 
@@ -1380,5 +1380,6 @@ int sqlite3_tracestore_init(
   if( rc==SQLITE_OK ) rc = tracestoreAttachInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreViewsInit(db);
+  if( rc==SQLITE_OK ) rc = tracestoreSchemaInit(db);
   return rc;
 }

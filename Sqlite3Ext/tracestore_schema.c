@@ -246,6 +246,19 @@ void tracestoreSchemaFunc(
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }
 
+/* Registers tracestore_schema() and tracestore_schema(FORMAT) on db. */
+int tracestoreSchemaInit(sqlite3 *db){
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int rc;
+  rc = sqlite3_create_function_v2(db, "tracestore_schema", 0, flags, 0,
+                                  tracestoreSchemaFunc, 0, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function_v2(db, "tracestore_schema", 1, flags, 0,
+                                    tracestoreSchemaFunc, 0, 0, 0);
+  }
+  return rc;
+}
+
 static const char zTsSchemaHelp[] =
 "usage: tracestore schema [--markdown]\n"
 "\n"

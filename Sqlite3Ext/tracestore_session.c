@@ -4,10 +4,12 @@
 ** Zone: hosted (the SQLite extension): libc and SQLite's API; reads
 ** sessions only through the store API of TraceStore/TraceStore.h;
 ** included by nothing outside Sqlite3Ext/.
-** Owns: the RTL every connection of the process shares, and the opening
-** and closing of a session read-only with the messages a person at the
-** prompt sees when that fails; the list of a session's stores, string
-** stores included.
+** Owns: what every connection of the process shares: SQLite's routines
+** for a loadable extension (sqlite3_api, which every file of the
+** extension calls SQLite through; set by sqlite3_tracestore_init()) and
+** the RTL.  The opening and closing of a session read-only, with the
+** messages a person at the prompt sees when that fails; the list of a
+** session's stores, string stores included.
 ** Calls: TraceStore/ (sessions), tracestore_guard.c (which the RTL's
 ** read-only mappings go through).  Called by the files of the virtual
 ** tables (tracestore.c, tracestore_info.c) and by tracestore_attach();
@@ -32,7 +34,7 @@
 **   mapped.
 */
 #include <sqlite3ext.h>
-SQLITE_EXTENSION_INIT3
+SQLITE_EXTENSION_INIT1          /* sqlite3_api: defined here, the lowest file */
 
 #include <string.h>
 

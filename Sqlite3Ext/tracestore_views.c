@@ -171,14 +171,6 @@ int tracestoreViewsInit(sqlite3 *db){
     rc = sqlite3_create_function_v2(db, "syscall_nr", 1, flags, 0,
                                     tsSyscallNrFunc, 0, 0, 0);
   }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_schema", 0, flags, 0,
-                                    tracestoreSchemaFunc, 0, 0, 0);
-  }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_schema", 1, flags, 0,
-                                    tracestoreSchemaFunc, 0, 0, 0);
-  }
   return rc;
 }
 

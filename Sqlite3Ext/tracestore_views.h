@@ -44,8 +44,11 @@ struct tracestore_doc_object {
 /* Registers tracestore_args, tracestore_arg() (tracestore_args.c). */
 int tracestoreArgsInit(sqlite3 *db);
 
-/* Registers the SQL functions of tracestore_views.c and tracestore_schema. */
+/* Registers the SQL functions of tracestore_views.c. */
 int tracestoreViewsInit(sqlite3 *db);
+
+/* Registers tracestore_schema() (tracestore_schema.c). */
+int tracestoreSchemaInit(sqlite3 *db);
 
 /*
 ** Creates, keeps or replaces the views for the tracestore tables that
