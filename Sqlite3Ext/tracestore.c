@@ -1,11 +1,39 @@
 /*
-** tracestore.c: the Tracer SQLite extension.
+** tracestore.c: the Tracer SQLite extension: the store tables, and the
+** entry point that registers everything.
 **
-** This file turns the stores of a Tracer session (a directory written by
-** `tracestore import` or `tracestore record`) into read-only virtual
+** Zone: hosted (the SQLite extension): libc and SQLite's API; reads
+** sessions only through the store API of TraceStore/TraceStore.h;
+** included by nothing outside Sqlite3Ext/.
+** Owns: the tracestore virtual table module (one store of a session as a
+** table: xConnect, xBestIndex and its idxNum bits, xFilter and the
+** cursor, with the checks of what the cursor reads), the connection's row
+** counters, and sqlite3_tracestore_init().
+** Calls: tracestore_scan.c (how the cursor finds its rows),
+** tracestore_session.c, tracestore_guard.c, and the registration of each
+** other file's modules and functions.
+**
+** The extension turns the stores of a Tracer session (a directory written
+** by `tracestore import` or `tracestore record`) into read-only virtual
 ** tables.  It reads the memory-mapped store files directly, through the
 ** store API of TraceStore/TraceStore.h, so a query runs in constant memory
-** and may run while a writer is still appending to the session.
+** and may run while a writer is still appending to the session.  Its
+** files, each of which calls only files below it in this list (their
+** internal declarations are in tracestore_int.h and tracestore_views.h):
+**
+**   tracestore.c          this file
+**   tracestore_attach.c   tracestore_attach(): the tables and views that
+**                         show a session
+**   tracestore_info.c     the tracestore_info module (store_info)
+**   tracestore_schema.c   the schema document, tracestore_schema()
+**   tracestore_args.c     tracestore_args, tracestore_arg(): event fields
+**   tracestore_views.c    the views, and the SQL functions they use
+**   tracestore_scan.c     how a store table's cursor finds its rows
+**   tracestore_catalog.c  what a schema holds under a name (the rules the
+**                         attach and the views share)
+**   tracestore_session.c  sessions opened read-only; the RTL and
+**                         sqlite3_api every connection shares
+**   tracestore_guard.c    store files cut while a statement reads them
 **
 ** Usage:
 **

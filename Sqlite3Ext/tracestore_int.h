@@ -2,23 +2,27 @@
 ** tracestore_int.h: declarations internal to the Tracer SQLite extension,
 ** shared between its files (the public entry point is tracestore.h).
 **
-** tracestore.c and tracestore_scan.c: a store table, its cursor and the
-** way the cursor finds its rows.
+** Zone: hosted (the SQLite extension): SQLite's API and the store API of
+** TraceStore/TraceStore.h; included only by the files of Sqlite3Ext/.
+** Owns: no code; one section per file that defines what it declares:
 **
-** tracestore_session.c: the process's RTL, and sessions opened read-only
-** for the virtual tables and tracestore_attach().
+**   tracestore.c and tracestore_scan.c: a store table, its cursor and the
+**   way the cursor finds its rows (the structs both files work on).
 **
-** tracestore_info.c: the tracestore_info module, registered by
-** sqlite3_tracestore_init().
+**   tracestore_session.c: the process's RTL, and sessions opened read-only
+**   for the virtual tables and tracestore_attach().
 **
-** tracestore_attach.c: tracestore_attach(), registered by
-** sqlite3_tracestore_init().
+**   tracestore_info.c, tracestore_attach.c: their registrations, called by
+**   sqlite3_tracestore_init().
 **
-** tracestore_catalog.c: tracestore_attach() makes its tables (above)
-** and its views (tracestore_views.c) by the same rules (create, keep,
-** replace, refuse a name taken by something else, drop what an earlier
-** call made), so both use these to read SCHEMA.sqlite_master and to run
-** what they build.
+**   tracestore_catalog.c: tracestore_attach() makes its tables and its
+**   views (tracestore_views.c) by the same rules (create, keep, replace,
+**   refuse a name taken by something else, drop what an earlier call
+**   made), so both use these to read SCHEMA.sqlite_master and to run what
+**   they build.
+**
+** The list of the extension's files, and which calls which, is in the
+** header comment of tracestore.c.
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_INT_H
 #define TRACER_SQLITE3EXT_TRACESTORE_INT_H

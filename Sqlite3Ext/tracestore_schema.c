@@ -2,6 +2,16 @@
 ** tracestore_schema.c: the schema document, generated so that it cannot
 ** drift from the code.
 **
+** Zone: hosted (the SQLite extension): libc (stdio for the command) and
+** SQLite's API, and TraceStore/TraceSchema.h (the store descriptors
+** compiled into the core); it opens no session; included by nothing
+** outside Sqlite3Ext/.
+** Owns: the schema document (text or Markdown), the SQL function
+** tracestore_schema() and, for now, the `tracestore schema` command
+** (tracestoreSchemaCommand, called by Readers/TracestoreMain.c).
+** Calls: tracestore_views.c (tracestoreDocObjects).  Registered by
+** sqlite3_tracestore_init() through tracestoreSchemaInit().
+**
 ** Usage:
 **
 **     tracestore schema [--markdown]        (the command line)

@@ -12,6 +12,10 @@
 **   tracestore_schema.c   the schema documentation (SCHEMA.md, `tracestore
 **                         schema`, tracestore_schema()), generated from the
 **                         store descriptors and the tables below
+**
+** Zone: hosted (the SQLite extension): SQLite's API; included by the files
+** of Sqlite3Ext/ (and, for tracestoreSchemaCommand only, by
+** Readers/TracestoreMain.c).
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_VIEWS_H
 #define TRACER_SQLITE3EXT_TRACESTORE_VIEWS_H
