@@ -259,11 +259,9 @@ void tracestoreSchemaFunc(
 /* Registers tracestore_schema() and tracestore_schema(FORMAT) on db. */
 int tracestoreSchemaInit(sqlite3 *db){
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  int rc;
-  rc = sqlite3_create_function_v2(db, "tracestore_schema", 0, flags, 0,
-                                  tracestoreSchemaFunc, 0, 0, 0);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_schema", 1, flags, 0,
+  int nArg, rc = SQLITE_OK;
+  for(nArg=0; nArg<=1 && rc==SQLITE_OK; nArg++){
+    rc = sqlite3_create_function_v2(db, "tracestore_schema", nArg, flags, 0,
                                     tracestoreSchemaFunc, 0, 0, 0);
   }
   return rc;
