@@ -9,6 +9,9 @@
 # in the header's order.  The build runs it (CMakeLists.txt), so the table
 # follows the linux-libc-dev the extension is built with.
 #
+# Zone: build (a CMake script run at build time); its output,
+# tracestore_syscalls.h, is included by tracestore_views.c only.
+#
 if(NOT HEADER OR NOT OUTPUT)
   message(FATAL_ERROR "usage: cmake -DHEADER=... -DOUTPUT=... -P GenerateSyscalls.cmake")
 endif()

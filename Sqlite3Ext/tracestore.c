@@ -1,11 +1,39 @@
 /*
-** tracestore.c: the Tracer SQLite extension.
+** tracestore.c: the Tracer SQLite extension: the store tables, and the
+** entry point that registers everything.
 **
-** This file turns the stores of a Tracer session (a directory written by
-** `tracestore import` or `tracestore record`) into read-only virtual
+** Zone: hosted (the SQLite extension): libc and SQLite's API; reads
+** sessions only through the store API of TraceStore/TraceStore.h;
+** included by nothing outside Sqlite3Ext/.
+** Owns: the tracestore virtual table module (one store of a session as a
+** table: xConnect, xBestIndex and its idxNum bits, xFilter and the
+** cursor, with the checks of what the cursor reads), the connection's row
+** counters, and sqlite3_tracestore_init().
+** Calls: tracestore_scan.c (how the cursor finds its rows),
+** tracestore_session.c, tracestore_guard.c, and the registration of each
+** other file's modules and functions.
+**
+** The extension turns the stores of a Tracer session (a directory written
+** by `tracestore import` or `tracestore record`) into read-only virtual
 ** tables.  It reads the memory-mapped store files directly, through the
 ** store API of TraceStore/TraceStore.h, so a query runs in constant memory
-** and may run while a writer is still appending to the session.
+** and may run while a writer is still appending to the session.  Its
+** files, each of which calls only files below it in this list (their
+** internal declarations are in tracestore_int.h and tracestore_views.h):
+**
+**   tracestore.c          this file
+**   tracestore_attach.c   tracestore_attach(): the tables and views that
+**                         show a session
+**   tracestore_info.c     the tracestore_info module (store_info)
+**   tracestore_schema.c   the schema document, tracestore_schema()
+**   tracestore_args.c     tracestore_args, tracestore_arg(): event fields
+**   tracestore_views.c    the views, and the SQL functions they use
+**   tracestore_scan.c     how a store table's cursor finds its rows
+**   tracestore_catalog.c  what a schema holds under a name (the rules the
+**                         attach and the views share)
+**   tracestore_session.c  sessions opened read-only; the RTL and
+**                         sqlite3_api every connection shares
+**   tracestore_guard.c    store files cut while a statement reads them
 **
 ** Usage:
 **
@@ -17,24 +45,8 @@
 **
 **   tracestore_attach(PATH [, SCHEMA])
 **
-**     Opens the session at PATH read-only, checks it, and creates in SCHEMA
-**     ("temp" if omitted, so that it works on read-only and in-memory
-**     databases) one virtual table per store, named like the store
-**     (page_fault, kvm_exit, sched_switch, ftrace_event, thread, process,
-**     source, ...), plus store_info.  The string stores are not tables:
-**     their text appears in the columns that refer to it.  Returns the
-**     number of tables that show the session, store_info included (tables
-**     an earlier call made for the same session are kept, not made again).
-**     Tracestore tables of the same names that show another session are
-**     replaced, so attaching another session switches to it; a table or
-**     view of the same name that is not a tracestore table is an error.  A
-**     call that fails leaves SCHEMA as it was.  In temp, it also makes
-**     the views of tracestore_views.c (event, args, kvm_exit_reasons, ...),
-**     with the same rules for names.  To look at two sessions
-**     side by side, attach the second one into another schema:
-**
-**         ATTACH ':memory:' AS b;
-**         SELECT tracestore_attach('other.trace', 'b');
+**     Creates a table per store of the session, store_info and the views
+**     (tracestore_attach.c).
 **
 **   CREATE VIRTUAL TABLE temp.NAME USING tracestore(PATH [, STORE])
 **
@@ -50,20 +62,7 @@
 **
 **   CREATE VIRTUAL TABLE temp.NAME USING tracestore_info(PATH)
 **
-**     One row per store of the session, string stores included:
-**       name         store name
-**       records      committed records
-**       bytes        bytes of committed data in the file: the header page
-**                    plus records * record_size
-**       record_size  bytes per record
-**       generation   times a writer has opened the store
-**       first_ts     smallest and largest ts over the records, ns; NULL if
-**       last_ts      the store is empty or has no ts column
-**       sorted       1 if ts never decreases from one record to the next,
-**                    0 if it does, NULL for stores without a ts column
-**       dropped      events the source reported lost, or the reader dropped
-**       repaired     records the reader completed from the trace bounds
-**                    (e.g. spans whose entry or exit was not recorded)
+**     One row per store of the session (tracestore_info.c).
 **
 **   tracestore_rows_visited()
 **   tracestore_rows_indexed()
@@ -118,7 +117,7 @@
 **     rowid IN (...)                  all values at once (sqlite3_vtab_in),
 **                                     sorted and without duplicates
 **     ts =, <, <=, >, >=, BETWEEN     sorted store: binary search; other
-**                                     stores: the block index below, and
+**                                     stores: the block index, and
 **                                     each row of a visited block checked
 **     ORDER BY rowid/id [DESC]        always consumed
 **     ORDER BY ts [DESC] [, id]       consumed if the store is sorted
@@ -152,35 +151,9 @@
 **     0x2000  TS_LIMIT        yes    LIMIT ?  (negative: no limit)
 **     0x4000  TS_OFFSET       yes    OFFSET ?
 **
-**   The block index.  On a store that is not sorted by ts, a table keeps
-**   the smallest and largest ts of each block of TS_BLOCK_SIZE (1024)
-**   records: 16 bytes per block, so 1/64 byte per record (1.6 MB for 100
-**   million records), allocated from the heap of the process that runs the
-**   query.  It is built the first time a scan with a ts bound (or a
-**   ts-ordered scan, below) meets the store unsorted, and each such scan
-**   extends it by the records committed since; records never change once
-**   committed, so the entries never go stale.  The last, incomplete block
-**   has an entry too, extended when the record count grows.  A scan
-**   skips every block whose [min, max] misses the ts range, hands the rows
-**   of a block that lies wholly inside it without reading their ts, and
-**   checks each row of the blocks in between; so a ts range visits the
-**   rows in it plus, at most, the rest of the block where it starts and of
-**   the one where it ends.  Building it reads every ts once (counted by
-**   tracestore_rows_indexed(), not by tracestore_rows_visited()).  A ts
-**   range outside the snapshot's first/last ts reads nothing at all.
-**
-**   A store that stops being sorted between xBestIndex (which looks at the
-**   last snapshot) and xFilter (which takes the statement's snapshot): a
-**   plan that consumed ORDER BY ts still gets its rows in (ts, rowid)
-**   order.  xFilter then selects them in windows: one pass over the
-**   candidate rows (the block index skipping blocks before the last row
-**   handed out or past the window) keeps the next W keys in a heap, which
-**   is sorted and handed out, and the next pass starts after its last key.
-**   W starts at 4096 (or LIMIT + OFFSET) and doubles up to 4 Mi keys (64
-**   MB), so memory stays bounded and a store that is a few sorted runs
-**   costs little more than one pass; a prepared statement re-run later is
-**   planned again by SQLite only if its schema changes, so it may take
-**   this path every time it runs.
+**   How rows are then found (binary search, the block index, IN lists,
+**   and the windows of a ts-ordered scan of a store that is no longer
+**   sorted) is described in tracestore_scan.c.
 **
 **   Rows visited.  tracestore_rows_visited() returns the number of records
 **   the tracestore cursors of this connection have read or handed to
@@ -192,9 +165,8 @@
 **   it should.
 */
 #include <sqlite3ext.h>
-SQLITE_EXTENSION_INIT1
+SQLITE_EXTENSION_INIT3
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../TraceStore/TraceStore.h"
@@ -202,16 +174,6 @@ SQLITE_EXTENSION_INIT1
 #include "tracestore_views.h"
 #include "tracestore_int.h"
 #include "tracestore_guard.h"
-
-/*
-** The RTL shared by every connection, filled in once by
-** sqlite3_tracestore_init().
-*/
-static RTL tsRtl;
-static int tsRtlReady = 0;
-
-#define TS_INT64_MAX ((sqlite3_int64)0x7fffffffffffffffLL)
-#define TS_INT64_MIN (-TS_INT64_MAX - 1)
 
 /*
 ** idxNum bits of the tracestore module (see "Push-down" in the header
@@ -267,13 +229,6 @@ static const struct {
 #define TS_N_ARG_BIT ((int)(sizeof(aTsArgBit)/sizeof(aTsArgBit[0])))
 
 /*
-** The block index of a store not sorted by ts: one entry per complete
-** block of TS_BLOCK_SIZE records.
-*/
-#define TS_BLOCK_SHIFT 10
-#define TS_BLOCK_SIZE  ((sqlite3_int64)1 << TS_BLOCK_SHIFT)
-
-/*
 ** xBestIndex takes a store as holding at least this many records.  A
 ** statement planned while a live store is empty or nearly so is kept by
 ** statement caches (Python's sqlite3 module, a program's own) and run
@@ -284,259 +239,9 @@ static const struct {
 */
 #define TS_PLAN_MIN_RECORDS 1024
 
-typedef struct tracestore_block tracestore_block;
-struct tracestore_block {
-  sqlite3_int64 iMin;           /* Smallest ts in the block */
-  sqlite3_int64 iMax;           /* Largest ts in the block */
-};
-
-/*
-** Keys of the ts-ordered scan of a store that is not sorted (see the
-** header comment): windows of TS_SORT_FIRST keys at first, doubling up to
-** TS_SORT_MAX.
-*/
-#define TS_SORT_FIRST  4096
-#define TS_SORT_MAX    (4*1024*1024)
-
-typedef struct tracestore_key tracestore_key;
-struct tracestore_key {
-  sqlite3_int64 iTs;
-  sqlite3_int64 iRowid;
-};
-
-/*
-** Counters of one connection, shared by its tracestore tables and the
-** tracestore_rows_visited()/tracestore_rows_indexed() functions.
-*/
-typedef struct tracestore_stats tracestore_stats;
-struct tracestore_stats {
-  int nRef;                     /* Module, functions and tables holding it */
-  sqlite3_int64 nVisited;       /* Records read or handed to SQLite */
-  sqlite3_int64 nIndexed;       /* Records read to build block indexes */
-};
-
-/* Columns of tracestore_info, in declaration order. */
-#define TSI_COLUMN_NAME         0
-#define TSI_COLUMN_RECORDS      1
-#define TSI_COLUMN_BYTES        2
-#define TSI_COLUMN_RECORD_SIZE  3
-#define TSI_COLUMN_GENERATION   4
-#define TSI_COLUMN_FIRST_TS     5
-#define TSI_COLUMN_LAST_TS      6
-#define TSI_COLUMN_SORTED       7
-#define TSI_COLUMN_DROPPED      8
-#define TSI_COLUMN_REPAIRED     9
-
-/*
-** A tracestore virtual table: one store of a session.
-*/
-typedef struct tracestore_vtab tracestore_vtab;
-struct tracestore_vtab {
-  sqlite3_vtab base;            /* Base class.  Must be first */
-  TRACE_SESSION *pSession;      /* The session, open read-only */
-  PTRACE_STORE pStore;          /* The store, inside pSession */
-  char *zPath;                  /* Session directory, for messages */
-  char *zStore;                 /* Store name */
-  int iIdColumn;                /* Column index of `id`, or -1 */
-  int iFirstStoreColumn;        /* Column index of aCol[0] */
-  int nCol;                     /* Entries in aCol */
-  int iTsCol;                   /* aCol index of a usable ts column, or -1 */
-  int nSharedSnapshot;          /* Cursors scanning sharedSnapshot */
-  TRACE_STORE_SNAPSHOT sharedSnapshot;  /* Snapshot of the open scans */
-  tracestore_stats *pStats;     /* Counters of the connection */
-  tracestore_block *aBlock;     /* Block index (unsorted stores) */
-  sqlite3_int64 nBlock;         /* Complete blocks indexed */
-  sqlite3_int64 nBlockAlloc;    /* Entries allocated in aBlock */
-  sqlite3_int64 nIndexed;       /* Records covered: aBlock[nBlock] holds
-                                ** the incomplete block up to here, if
-                                ** this is past nBlock*TS_BLOCK_SIZE */
-  TRACE_COLUMN_DESCRIPTOR aCol[TRACE_STORE_MAX_COLUMNS];  /* Private copy */
-};
-
-/*
-** A cursor over a tracestore table.  It visits records iFirst .. iLast
-** (inclusive) of one snapshot, in one of three ways (eScan):
-**
-**   TS_SCAN_RANGE  every record of the range, up or down; with bTsFilter,
-**                  only those whose ts is in [iTsLo, iTsHi] (the block
-**                  index skips blocks).  Records iRowid .. iRunEnd (or
-**                  iRunEnd .. iRowid going down) are known to match.
-**   TS_SCAN_IN     the rowids aIn[0..nIn), sorted, distinct, in range.
-**   TS_SCAN_SORT   the matching records in (ts, rowid) order, a window of
-**                  aSort[0..nSort) at a time (a store that was sorted when
-**                  the plan consumed ORDER BY ts, and no longer is).
-*/
-#define TS_SCAN_RANGE  0
-#define TS_SCAN_IN     1
-#define TS_SCAN_SORT   2
-
-typedef struct tracestore_cursor tracestore_cursor;
-struct tracestore_cursor {
-  sqlite3_vtab_cursor base;     /* Base class.  Must be first */
-  sqlite3_int64 iRowid;         /* Current record index */
-  sqlite3_int64 iFirst;         /* First record that may be visited */
-  sqlite3_int64 iLast;          /* Last record that may be visited */
-  sqlite3_int64 iRunEnd;        /* TS_SCAN_RANGE: end of the known run */
-  sqlite3_int64 iTsLo;          /* ts range of the rows wanted */
-  sqlite3_int64 iTsHi;
-  sqlite3_int64 nRemain;        /* Rows LIMIT still allows, current one
-                                ** included; negative: no limit */
-  int eScan;                    /* TS_SCAN_* */
-  int bEof;                     /* No current row */
-  int bDesc;                    /* Visit in descending order */
-  int bTsFilter;                /* Check each row's ts (TS_SCAN_RANGE/IN) */
-  int bInList;                  /* The rows wanted are those of aIn */
-  int bShared;                  /* Counted in pVtab->nSharedSnapshot */
-  int bVerifyTs;                /* Check each row's ts is in iVerifyLo..Hi */
-  int bVerifyOrder;             /* Check rows come in ts order */
-  int bHavePrevTs;              /* iPrevTs is set */
-  sqlite3_int64 iVerifiedRow;   /* Row last checked, or -1 */
-  sqlite3_int64 iVerifyLo;      /* ts range the query asked for */
-  sqlite3_int64 iVerifyHi;
-  sqlite3_int64 iPrevTs;        /* ts of the row handed out before */
-  sqlite3_int64 *aIn;           /* TS_SCAN_IN: the rowids */
-  sqlite3_int64 nIn;            /* Entries in aIn */
-  sqlite3_int64 nInAlloc;       /* Entries allocated in aIn */
-  sqlite3_int64 iIn;            /* Current entry of aIn */
-  tracestore_key *aSort;        /* TS_SCAN_SORT: the current window */
-  int nSort;                    /* Keys in aSort */
-  int nSortAlloc;               /* Keys allocated in aSort */
-  int nSortCap;                 /* Keys the next window may hold */
-  int iSort;                    /* Current key of aSort */
-  int bSortFinal;               /* The window holds the last keys */
-  int bSortAfter;               /* sortAfter is set */
-  tracestore_key sortAfter;     /* Last key of the previous window */
-  unsigned int nGuard;          /* tsGuardFaults() when it was filtered */
-};
-
-/*
-** A tracestore_info virtual table: every store of a session.
-*/
-typedef struct tracestore_info_vtab tracestore_info_vtab;
-struct tracestore_info_vtab {
-  sqlite3_vtab base;            /* Base class.  Must be first */
-  TRACE_SESSION *pSession;      /* The session, open read-only */
-  int nStore;                   /* Entries in apStore */
-  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];  /* + string stores */
-};
-
-/*
-** A cursor over tracestore_info: row iRow is apStore[iRow], with the
-** snapshot aSnapshot[iRow] taken by xFilter.
-*/
-typedef struct tracestore_info_cursor tracestore_info_cursor;
-struct tracestore_info_cursor {
-  sqlite3_vtab_cursor base;     /* Base class.  Must be first */
-  int iRow;                     /* Current row */
-  int nRow;                     /* Rows in this scan */
-  TRACE_STORE_SNAPSHOT aSnapshot[TRACE_SESSION_MAX_STORES + 2];
-};
-
 /* -------------------------------------------------------------------------
 ** Helpers.
 */
-
-/*
-** Copies a fixed-size name field of a store header, which need not be
-** NUL-terminated in a damaged file, into z (TRACE_NAME_SIZE+1 bytes).
-*/
-static void tsCopyName(char *z, const char *zField){
-  memcpy(z, zField, TRACE_NAME_SIZE);
-  z[TRACE_NAME_SIZE] = 0;
-}
-
-/*
-** Removes the quotes SQLite leaves on a module argument ('x', "x", `x`,
-** [x]) and surrounding white space, in place.
-*/
-static void tsDequote(char *z){
-  size_t n, i, j;
-  char cQuote;
-  while( z[0]==' ' || z[0]=='\t' || z[0]=='\n' || z[0]=='\r' ){
-    memmove(z, z+1, strlen(z));
-  }
-  n = strlen(z);
-  while( n>0 && (z[n-1]==' ' || z[n-1]=='\t' || z[n-1]=='\n' || z[n-1]=='\r') ){
-    z[--n] = 0;
-  }
-  if( n<2 ) return;
-  cQuote = z[0];
-  if( cQuote=='[' ){
-    if( z[n-1]!=']' ) return;
-    memmove(z, z+1, n-2);
-    z[n-2] = 0;
-    return;
-  }
-  if( (cQuote!='\'' && cQuote!='"' && cQuote!='`') || z[n-1]!=cQuote ) return;
-  for(i=1, j=0; i<n-1; i++){
-    if( z[i]==cQuote && z[i+1]==cQuote ) i++;
-    z[j++] = z[i];
-  }
-  z[j] = 0;
-}
-
-/*
-** Returns the text of a failed core call, for a person at the prompt:
-** the core's message (which names the file) when there is one, or the
-** status text.  The result is from sqlite3_mprintf().
-*/
-static char *tsErrorText(RTL_STATUS status, RTL_ERROR *pError){
-  pError->Message[RTL_ERROR_MESSAGE_SIZE-1] = 0;
-  if( pError->Message[0] ){
-    return sqlite3_mprintf("%s", pError->Message);
-  }
-  return sqlite3_mprintf("%s (status %d)", RtlStatusText(status), (int)status);
-}
-
-/*
-** Opens the session at zPath read-only into a new TRACE_SESSION.  On
-** failure *pzErr holds a message naming zPath and the reason.
-*/
-static int tsSessionOpen(
-  const char *zPath,
-  TRACE_SESSION **ppSession,
-  char **pzErr
-){
-  TRACE_SESSION *pSession;
-  RTL_ERROR error;
-  RTL_STATUS status;
-  char *zReason;
-
-  *ppSession = 0;
-  if( strlen(zPath)>=TRACE_PATH_SIZE ){
-    *pzErr = sqlite3_mprintf("cannot open trace session '%s': "
-                             "the path is longer than %d bytes",
-                             zPath, TRACE_PATH_SIZE-1);
-    return SQLITE_ERROR;
-  }
-  pSession = sqlite3_malloc64(sizeof(*pSession));
-  if( pSession==0 ) return SQLITE_NOMEM;
-  memset(pSession, 0, sizeof(*pSession));
-  memset(&error, 0, sizeof(error));
-  status = TraceSessionOpenReader(&tsRtl, zPath, pSession, &error);
-  if( !RTL_SUCCESS(status) ){
-    /* The core's message names the file; add the session if it doesn't. */
-    zReason = tsErrorText(status, &error);
-    if( zReason && strstr(zReason, zPath)!=0 ){
-      *pzErr = zReason;
-    }else{
-      *pzErr = sqlite3_mprintf("cannot open trace session '%s': %s",
-                               zPath, zReason ? zReason : "out of memory");
-      sqlite3_free(zReason);
-    }
-    sqlite3_free(pSession);
-    return status==RTL_STATUS_NO_MEMORY ? SQLITE_NOMEM : SQLITE_ERROR;
-  }
-  *ppSession = pSession;
-  return SQLITE_OK;
-}
-
-static void tsSessionClose(TRACE_SESSION *pSession){
-  if( pSession ){
-    TraceSessionClose(pSession);
-    sqlite3_free(pSession);
-  }
-}
 
 /*
 ** Drops a reference to a connection's counters (the destructor of the
@@ -545,64 +250,6 @@ static void tsSessionClose(TRACE_SESSION *pSession){
 static void tsStatsUnref(void *p){
   tracestore_stats *pStats = (tracestore_stats*)p;
   if( pStats && --pStats->nRef==0 ) sqlite3_free(pStats);
-}
-
-/*
-** Returns the store named zName, including the string stores, which a
-** session may keep apart from its other stores.
-*/
-static PTRACE_STORE tsFindStore(TRACE_SESSION *pSession, const char *zName){
-  PTRACE_STORE pStore = TraceSessionFindStore(pSession, zName);
-  if( pStore==0 && pSession->Strings.Index.Header!=0
-   && strcmp(zName, "string")==0 ){
-    pStore = &pSession->Strings.Index;
-  }
-  if( pStore==0 && pSession->Strings.Data.Header!=0
-   && strcmp(zName, "string_data")==0 ){
-    pStore = &pSession->Strings.Data;
-  }
-  return pStore;
-}
-
-/*
-** Returns true if apStore[0..n) holds a store named zName.
-*/
-static int tsHasStore(PTRACE_STORE *apStore, int n, const char *zName){
-  int i;
-  for(i=0; i<n; i++){
-    if( strncmp(apStore[i]->Name, zName, TRACE_NAME_SIZE)==0 ) return 1;
-  }
-  return 0;
-}
-
-/*
-** Fills apStore with every open store of the session, string stores
-** included (the session keeps those apart from the others), in name
-** order.  Returns the count.
-*/
-static int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore){
-  int n = 0, i, j;
-  PTRACE_STORE pSwap;
-  for(i=0; i<(int)pSession->NumberOfStores && i<TRACE_SESSION_MAX_STORES; i++){
-    if( pSession->Stores[i].Header!=0 ) apStore[n++] = &pSession->Stores[i];
-  }
-  if( pSession->Strings.Index.Header!=0
-   && !tsHasStore(apStore, n, pSession->Strings.Index.Name) ){
-    apStore[n++] = &pSession->Strings.Index;
-  }
-  if( pSession->Strings.Data.Header!=0
-   && !tsHasStore(apStore, n, pSession->Strings.Data.Name) ){
-    apStore[n++] = &pSession->Strings.Data;
-  }
-  for(i=1; i<n; i++){
-    for(j=i; j>0 && strncmp(apStore[j-1]->Name, apStore[j]->Name,
-                            TRACE_NAME_SIZE)>0; j--){
-      pSwap = apStore[j];
-      apStore[j] = apStore[j-1];
-      apStore[j-1] = pSwap;
-    }
-  }
-  return n;
 }
 
 /*
@@ -622,290 +269,146 @@ static ULONG tsTypeWidth(ULONG eType){
   return 0;
 }
 
-/*
-** Narrows the inclusive range [*piLo, *piHi] of integer values x to those
-** for which "x OP pVal" is true, exactly as SQLite compares a column of
-** INTEGER affinity with pVal:
-**
-**   - text that looks like a number is that number (the column's affinity
-**     is applied to it, which is what sqlite3_value_numeric_type() does);
-**   - a REAL is compared exactly: x > 2.5 is x >= 3, x = 2.5 is nothing,
-**     x < 1e30 is everything;
-**   - other text, and blobs, are greater than every integer;
-**   - NULL (and NaN, which SQLite turns into NULL) satisfies nothing.
-**
-** An empty result has *piLo > *piHi.
-*/
-static void tsNarrow(
-  sqlite3_value *pVal,
-  int op,
-  sqlite3_int64 *piLo,
-  sqlite3_int64 *piHi
-){
-  sqlite3_int64 iLower = TS_INT64_MIN;    /* Bounds implied by the value */
-  sqlite3_int64 iUpper = TS_INT64_MAX;
-  int bEmpty = 0;
-  sqlite3_int64 v;
-  double r, f;
-
-  switch( sqlite3_value_numeric_type(pVal) ){
-    case SQLITE_INTEGER: {
-      v = sqlite3_value_int64(pVal);
-      switch( op ){
-        case SQLITE_INDEX_CONSTRAINT_EQ: iLower = iUpper = v;  break;
-        case SQLITE_INDEX_CONSTRAINT_GE: iLower = v;           break;
-        case SQLITE_INDEX_CONSTRAINT_LE: iUpper = v;           break;
-        case SQLITE_INDEX_CONSTRAINT_GT:
-          if( v==TS_INT64_MAX ) bEmpty = 1; else iLower = v+1;
-          break;
-        case SQLITE_INDEX_CONSTRAINT_LT:
-          if( v==TS_INT64_MIN ) bEmpty = 1; else iUpper = v-1;
-          break;
-      }
-      break;
-    }
-    case SQLITE_FLOAT: {
-      /*
-      ** Doubles in [-2^63, 2^63) convert to int64 exactly once they are
-      ** whole (floor/ceil of such a double is still in that range, as
-      ** doubles that large are all whole).
-      */
-      r = sqlite3_value_double(pVal);
-      if( r!=r ){
-        bEmpty = 1;
-        break;
-      }
-      if( r>=9223372036854775808.0 ){             /* above every int64 */
-        if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_GT
-         || op==SQLITE_INDEX_CONSTRAINT_GE ){
-          bEmpty = 1;
-        }
-        break;
-      }
-      if( r<-9223372036854775808.0 ){             /* below every int64 */
-        if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_LT
-         || op==SQLITE_INDEX_CONSTRAINT_LE ){
-          bEmpty = 1;
-        }
-        break;
-      }
-      f = (double)(sqlite3_int64)r;               /* r truncated */
-      if( f>r ) f -= 1.0;                         /* floor(r) */
-      switch( op ){
-        case SQLITE_INDEX_CONSTRAINT_EQ:
-          if( f!=r ) bEmpty = 1; else iLower = iUpper = (sqlite3_int64)f;
-          break;
-        case SQLITE_INDEX_CONSTRAINT_GE:          /* x >= ceil(r) */
-          iLower = (sqlite3_int64)f + (f!=r);
-          break;
-        case SQLITE_INDEX_CONSTRAINT_GT:          /* x >= floor(r)+1 */
-          if( (sqlite3_int64)f==TS_INT64_MAX ) bEmpty = 1;
-          else iLower = (sqlite3_int64)f + 1;
-          break;
-        case SQLITE_INDEX_CONSTRAINT_LE:          /* x <= floor(r) */
-          iUpper = (sqlite3_int64)f;
-          break;
-        case SQLITE_INDEX_CONSTRAINT_LT:          /* x <= ceil(r)-1 */
-          if( f==r ){
-            if( (sqlite3_int64)f==TS_INT64_MIN ) bEmpty = 1;
-            else iUpper = (sqlite3_int64)f - 1;
-          }else{
-            iUpper = (sqlite3_int64)f;
-          }
-          break;
-      }
-      break;
-    }
-    case SQLITE_TEXT:
-    case SQLITE_BLOB: {
-      /* Greater than every integer. */
-      if( op==SQLITE_INDEX_CONSTRAINT_EQ || op==SQLITE_INDEX_CONSTRAINT_GT
-       || op==SQLITE_INDEX_CONSTRAINT_GE ){
-        bEmpty = 1;
-      }
-      break;
-    }
-    default: {                                    /* NULL */
-      bEmpty = 1;
-      break;
-    }
-  }
-  if( bEmpty ){
-    *piLo = TS_INT64_MAX;
-    *piHi = TS_INT64_MIN;
-    return;
-  }
-  if( iLower>*piLo ) *piLo = iLower;
-  if( iUpper<*piHi ) *piHi = iUpper;
-}
-
-/*
-** Returns the ts of record i, which must be below the RecordCount of the
-** store's latest snapshot.  The ts column is a non-nullable int64.
-*/
-static sqlite3_int64 tsRecordTs(tracestore_vtab *pTab, sqlite3_int64 i){
-  sqlite3_int64 ts;
-  memcpy(&ts, pTab->pStore->Base + (size_t)i * pTab->pStore->RecordSize
-              + pTab->aCol[pTab->iTsCol].Offset, sizeof(ts));
-  return ts;
-}
-
-/*
-** Returns the first record index in [0, nRecord) whose ts is greater than
-** iTs (bAfter) or at least iTs (!bAfter), or nRecord if there is none.
-** The store must be sorted by ts over those records.  Counts the records
-** it reads in *pnVisited.
-*/
-static sqlite3_int64 tsSearchTs(
-  tracestore_vtab *pTab,
-  sqlite3_int64 nRecord,
-  sqlite3_int64 iTs,
-  int bAfter,
-  sqlite3_int64 *pnVisited
-){
-  sqlite3_int64 lo = 0, hi = nRecord, mid, ts;
-  while( lo<hi ){
-    mid = lo + (hi-lo)/2;
-    ts = tsRecordTs(pTab, mid);
-    (*pnVisited)++;
-    if( bAfter ? ts<=iTs : ts<iTs ){
-      lo = mid+1;
-    }else{
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-/*
-** Narrows the rowid range [*piLo, *piHi] of a store sorted by ts (over
-** its first nRecord records) to the records whose ts is in [iTsLo, iTsHi].
-*/
-static void tsNarrowSorted(
-  tracestore_vtab *pTab,
-  sqlite3_int64 nRecord,
-  sqlite3_int64 iTsLo,
-  sqlite3_int64 iTsHi,
-  sqlite3_int64 *piLo,
-  sqlite3_int64 *piHi,
-  sqlite3_int64 *pnVisited
-){
-  sqlite3_int64 iFrom, iTo;
-  if( iTsLo>iTsHi ){
-    *piHi = *piLo - 1;
-    return;
-  }
-  iFrom = iTsLo==TS_INT64_MIN ? 0
-        : tsSearchTs(pTab, nRecord, iTsLo, 0, pnVisited);
-  iTo = iTsHi==TS_INT64_MAX ? nRecord
-      : tsSearchTs(pTab, nRecord, iTsHi, 1, pnVisited);
-  if( iFrom>*piLo ) *piLo = iFrom;
-  if( iTo-1<*piHi ) *piHi = iTo-1;
-}
-
-/*
-** Extends the block index of pTab to the first nRecord records (a
-** snapshot's count): the complete blocks committed since the last call
-** are read, and the incomplete last block is summarized again if the count
-** changed (a store that no longer grows reads it once).
-*/
-static int tsIndexExtend(tracestore_vtab *pTab, sqlite3_int64 nRecord){
-  sqlite3_int64 nFull = nRecord >> TS_BLOCK_SHIFT;
-  sqlite3_int64 nAlloc, b, i, iEnd;
-  tracestore_block *aNew;
-  const unsigned char *p;
-  size_t nSize = pTab->pStore->RecordSize;
-  sqlite3_int64 ts, iMin, iMax;
-
-  if( nRecord<=pTab->nIndexed ) return SQLITE_OK;
-  if( nFull+1>pTab->nBlockAlloc ){
-    nAlloc = pTab->nBlockAlloc*2;
-    if( nAlloc<nFull+1 ) nAlloc = nFull+1;
-    if( nAlloc<64 ) nAlloc = 64;
-    aNew = sqlite3_realloc64(pTab->aBlock, sizeof(aNew[0])*(size_t)nAlloc);
-    if( aNew==0 ) return SQLITE_NOMEM;
-    pTab->aBlock = aNew;
-    pTab->nBlockAlloc = nAlloc;
-  }
-  for(b=pTab->nBlock; b<=nFull; b++){
-    i = b << TS_BLOCK_SHIFT;
-    iEnd = b<nFull ? i + TS_BLOCK_SIZE : nRecord;
-    if( b==pTab->nBlock && pTab->nIndexed>i ){
-      i = pTab->nIndexed;                 /* Extend the old last block */
-      iMin = pTab->aBlock[b].iMin;
-      iMax = pTab->aBlock[b].iMax;
-    }else if( i<iEnd ){
-      iMin = TS_INT64_MAX;
-      iMax = TS_INT64_MIN;
-    }else{
-      break;                              /* No incomplete block */
-    }
-    pTab->pStats->nIndexed += iEnd - i;
-    p = pTab->pStore->Base + (size_t)i * nSize
-      + pTab->aCol[pTab->iTsCol].Offset;
-    for(; i<iEnd; i++, p+=nSize){
-      memcpy(&ts, p, sizeof(ts));
-      if( ts<iMin ) iMin = ts;
-      if( ts>iMax ) iMax = ts;
-    }
-    pTab->aBlock[b].iMin = iMin;
-    pTab->aBlock[b].iMax = iMax;
-  }
-  pTab->nBlock = nFull;
-  pTab->nIndexed = nRecord;
-  return SQLITE_OK;
-}
-
-/*
-** If the block index covers record r, sets *ppBlk to the entry of its
-** block and *piStart, *piEnd to the block's first and last record that
-** the entry covers, and returns true.
-*/
-static int tsBlockOf(
-  tracestore_vtab *pTab,
-  sqlite3_int64 r,
-  const tracestore_block **ppBlk,
-  sqlite3_int64 *piStart,
-  sqlite3_int64 *piEnd
-){
-  sqlite3_int64 b = r >> TS_BLOCK_SHIFT;
-  if( r>=pTab->nIndexed ) return 0;
-  *ppBlk = &pTab->aBlock[b];
-  *piStart = b << TS_BLOCK_SHIFT;
-  *piEnd = ((b+1) << TS_BLOCK_SHIFT) - 1;
-  if( *piEnd>=pTab->nIndexed ) *piEnd = pTab->nIndexed - 1;
-  return 1;
-}
-
-/*
-** Returns true if zSql, the CREATE statement of a table, creates a
-** tracestore or tracestore_info virtual table.
-*/
-static int tsIsTracestoreTable(const char *zSql){
-  const char *z;
-  if( zSql==0 || sqlite3_strnicmp(zSql, "CREATE VIRTUAL TABLE ", 21)!=0 ){
-    return 0;
-  }
-  for(z=zSql+21; *z; z++){
-    if( sqlite3_strnicmp(z, " USING ", 7)==0 ) break;
-  }
-  if( *z==0 ) return 0;
-  z += 7;
-  while( *z==' ' ) z++;
-  if( sqlite3_strnicmp(z, "tracestore_info", 15)==0 ){
-    z += 15;
-  }else if( sqlite3_strnicmp(z, "tracestore", 10)==0 ){
-    z += 10;
-  }else{
-    return 0;
-  }
-  while( *z==' ' ) z++;
-  return *z=='(';
-}
 
 /* -------------------------------------------------------------------------
 ** The tracestore module.
 */
+
+/*
+** The message of a table whose store the session does not have: it lists
+** the stores it has.  From sqlite3_str_finish(); 0 when out of memory.
+*/
+static char *tsNoSuchStore(sqlite3 *db, tracestore_vtab *pNew){
+  sqlite3_str *pMsg = sqlite3_str_new(db);
+  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
+  char zName[TRACE_NAME_SIZE+1];
+  int nStore, i;
+  sqlite3_str_appendf(pMsg, "trace session '%s' has no store named '%s'"
+                      "; its stores are:", pNew->zPath, pNew->zStore);
+  nStore = tsListStores(pNew->pSession, apStore);
+  for(i=0; i<nStore; i++){
+    tsCopyName(zName, apStore[i]->Name);
+    sqlite3_str_appendf(pMsg, "%s %s", i ? "," : "", zName);
+  }
+  return sqlite3_str_finish(pMsg);
+}
+
+/*
+** Checks the column table of pNew's store before trusting it, and keeps a
+** copy in pNew->aCol (the header is in the mapping, which may move when
+** the store is remapped); sets nCol, iIdColumn, iFirstStoreColumn and
+** iTsCol.  SQLITE_ERROR with a message naming the file if the header is
+** corrupt.
+*/
+static int tsReadColumns(tracestore_vtab *pNew, char **pzErr){
+  TRACE_STORE_HEADER *pHeader = pNew->pStore->Header;
+  char zName[TRACE_NAME_SIZE+1];
+  int i;
+
+  if( pHeader->NumberOfColumns>TRACE_STORE_MAX_COLUMNS
+   || pNew->pStore->RecordSize==0 ){
+    *pzErr = sqlite3_mprintf("corrupt store header in %s: %u columns, "
+                             "record size %u", pNew->pStore->Path,
+                             (unsigned)pHeader->NumberOfColumns,
+                             (unsigned)pNew->pStore->RecordSize);
+    return SQLITE_ERROR;
+  }
+  pNew->nCol = (int)pHeader->NumberOfColumns;
+  memcpy(pNew->aCol, pHeader->Columns,
+         sizeof(pNew->aCol[0]) * (size_t)pNew->nCol);
+  pNew->iTsCol = -1;
+  pNew->iIdColumn = 0;
+  for(i=0; i<pNew->nCol; i++){
+    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
+    ULONG nWidth = tsTypeWidth(pCol->Type);
+    if( nWidth==0 || pCol->Width!=nWidth
+     || pCol->Offset>pNew->pStore->RecordSize
+     || pNew->pStore->RecordSize-pCol->Offset<pCol->Width
+     || ((pCol->Flags & TRACE_COLUMN_STRING_ID)!=0
+         && pCol->Type==TraceColumnDouble) ){
+      tsCopyName(zName, pCol->Name);
+      *pzErr = sqlite3_mprintf("corrupt store header in %s: column %d "
+                               "(\"%s\") has type %u, offset %u, width %u "
+                               "in a record of %u bytes", pNew->pStore->Path,
+                               i, zName, (unsigned)pCol->Type,
+                               (unsigned)pCol->Offset, (unsigned)pCol->Width,
+                               (unsigned)pNew->pStore->RecordSize);
+      return SQLITE_ERROR;
+    }
+    tsCopyName(zName, pCol->Name);
+    if( sqlite3_stricmp(zName, "id")==0 ) pNew->iIdColumn = -1;
+  }
+  pNew->iFirstStoreColumn = pNew->iIdColumn==0 ? 1 : 0;
+  if( pHeader->TimestampColumn<(ULONG)pNew->nCol ){
+    PCTRACE_COLUMN_DESCRIPTOR pTs = &pNew->aCol[pHeader->TimestampColumn];
+    if( pTs->Type==TraceColumnInt64
+     && (pTs->Flags & (TRACE_COLUMN_NULLABLE|TRACE_COLUMN_STRING_ID))==0 ){
+      pNew->iTsCol = (int)pHeader->TimestampColumn;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/*
+** Declares the table's columns to SQLite: `id` first (unless the store
+** has its own), then the store's, TEXT for string ids and REAL for
+** doubles.  A declaration SQLite refuses (two columns whose names differ
+** only in case) is an error naming the descriptor's byte offset.
+*/
+static int tsDeclareTable(sqlite3 *db, tracestore_vtab *pNew, char **pzErr){
+  sqlite3_str *pDecl;
+  char *zDecl;
+  char zName[TRACE_NAME_SIZE+1];
+  int i, rc;
+
+  pDecl = sqlite3_str_new(db);
+  sqlite3_str_appendall(pDecl, "CREATE TABLE x(");
+  if( pNew->iIdColumn==0 ){
+    sqlite3_str_appendall(pDecl, "id INTEGER");
+  }
+  for(i=0; i<pNew->nCol; i++){
+    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
+    const char *zType = "INTEGER";
+    if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+      zType = "TEXT";
+    }else if( pCol->Type==TraceColumnDouble ){
+      zType = "REAL";
+    }
+    tsCopyName(zName, pCol->Name);
+    sqlite3_str_appendf(pDecl, "%s\"%w\" %s",
+                        (i>0 || pNew->iIdColumn==0) ? ", " : "",
+                        zName, zType);
+  }
+  sqlite3_str_appendall(pDecl, ")");
+  zDecl = sqlite3_str_finish(pDecl);
+  if( zDecl==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_declare_vtab(db, zDecl);
+  sqlite3_free(zDecl);
+  if( rc!=SQLITE_OK ){
+    /* Which descriptor repeats an earlier name (SQLite ignores case)? */
+    int j, iDup = -1;
+    char zOther[TRACE_NAME_SIZE+1];
+    for(i=1; i<pNew->nCol && iDup<0; i++){
+      tsCopyName(zName, pNew->aCol[i].Name);
+      for(j=0; j<i && iDup<0; j++){
+        tsCopyName(zOther, pNew->aCol[j].Name);
+        if( sqlite3_stricmp(zName, zOther)==0 ) iDup = i;
+      }
+    }
+    if( iDup>=0 ){
+      *pzErr = sqlite3_mprintf("%s: byte offset %d: cannot declare the "
+                               "table for store '%s': %s", pNew->pStore->Path,
+                               (int)FIELD_OFFSET(TRACE_STORE_HEADER, Columns)
+                               + iDup*(int)sizeof(TRACE_COLUMN_DESCRIPTOR),
+                               pNew->zStore, sqlite3_errmsg(db));
+    }else{
+      *pzErr = sqlite3_mprintf("%s: cannot declare the table for store "
+                               "'%s': %s", pNew->pStore->Path, pNew->zStore,
+                               sqlite3_errmsg(db));
+    }
+  }
+  return rc;
+}
 
 /*
 ** xConnect (also xCreate): argv[3] is the session path, argv[4] the store
@@ -919,12 +422,7 @@ static int tracestoreConnect(
   char **pzErr
 ){
   tracestore_vtab *pNew = 0;
-  sqlite3_str *pDecl = 0;
-  char *zDecl = 0;
-  char zName[TRACE_NAME_SIZE+1];
-  TRACE_STORE_HEADER *pHeader;
-  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
-  int nStore, i, rc;
+  int rc;
 
   *ppVtab = 0;
   if( pAux==0 ) return SQLITE_MISUSE;   /* Registered without counters */
@@ -954,127 +452,19 @@ static int tracestoreConnect(
 
   pNew->pStore = tsFindStore(pNew->pSession, pNew->zStore);
   if( pNew->pStore==0 ){
-    pDecl = sqlite3_str_new(db);
-    sqlite3_str_appendf(pDecl, "trace session '%s' has no store named '%s'"
-                        "; its stores are:", pNew->zPath, pNew->zStore);
-    nStore = tsListStores(pNew->pSession, apStore);
-    for(i=0; i<nStore; i++){
-      tsCopyName(zName, apStore[i]->Name);
-      sqlite3_str_appendf(pDecl, "%s %s", i ? "," : "", zName);
-    }
-    *pzErr = sqlite3_str_finish(pDecl);
-    pDecl = 0;
+    *pzErr = tsNoSuchStore(db, pNew);
     rc = SQLITE_ERROR;
     goto connect_error;
   }
-
-  /*
-  ** Check the column table before trusting it, and keep a copy: the
-  ** header is in the mapping, which may move when the store is remapped.
-  */
-  pHeader = pNew->pStore->Header;
-  if( pHeader->NumberOfColumns>TRACE_STORE_MAX_COLUMNS
-   || pNew->pStore->RecordSize==0 ){
-    *pzErr = sqlite3_mprintf("corrupt store header in %s: %u columns, "
-                             "record size %u", pNew->pStore->Path,
-                             (unsigned)pHeader->NumberOfColumns,
-                             (unsigned)pNew->pStore->RecordSize);
-    rc = SQLITE_ERROR;
-    goto connect_error;
-  }
-  pNew->nCol = (int)pHeader->NumberOfColumns;
-  memcpy(pNew->aCol, pHeader->Columns,
-         sizeof(pNew->aCol[0]) * (size_t)pNew->nCol);
-  pNew->iTsCol = -1;
-  pNew->iIdColumn = 0;
-  for(i=0; i<pNew->nCol; i++){
-    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
-    ULONG nWidth = tsTypeWidth(pCol->Type);
-    if( nWidth==0 || pCol->Width!=nWidth
-     || pCol->Offset>pNew->pStore->RecordSize
-     || pNew->pStore->RecordSize-pCol->Offset<pCol->Width
-     || ((pCol->Flags & TRACE_COLUMN_STRING_ID)!=0
-         && pCol->Type==TraceColumnDouble) ){
-      tsCopyName(zName, pCol->Name);
-      *pzErr = sqlite3_mprintf("corrupt store header in %s: column %d "
-                               "(\"%s\") has type %u, offset %u, width %u "
-                               "in a record of %u bytes", pNew->pStore->Path,
-                               i, zName, (unsigned)pCol->Type,
-                               (unsigned)pCol->Offset, (unsigned)pCol->Width,
-                               (unsigned)pNew->pStore->RecordSize);
-      rc = SQLITE_ERROR;
-      goto connect_error;
-    }
-    tsCopyName(zName, pCol->Name);
-    if( sqlite3_stricmp(zName, "id")==0 ) pNew->iIdColumn = -1;
-  }
-  pNew->iFirstStoreColumn = pNew->iIdColumn==0 ? 1 : 0;
-  if( pHeader->TimestampColumn<(ULONG)pNew->nCol ){
-    PCTRACE_COLUMN_DESCRIPTOR pTs = &pNew->aCol[pHeader->TimestampColumn];
-    if( pTs->Type==TraceColumnInt64
-     && (pTs->Flags & (TRACE_COLUMN_NULLABLE|TRACE_COLUMN_STRING_ID))==0 ){
-      pNew->iTsCol = (int)pHeader->TimestampColumn;
-    }
-  }
-
-  pDecl = sqlite3_str_new(db);
-  sqlite3_str_appendall(pDecl, "CREATE TABLE x(");
-  if( pNew->iIdColumn==0 ){
-    sqlite3_str_appendall(pDecl, "id INTEGER");
-  }
-  for(i=0; i<pNew->nCol; i++){
-    PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
-    const char *zType = "INTEGER";
-    if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
-      zType = "TEXT";
-    }else if( pCol->Type==TraceColumnDouble ){
-      zType = "REAL";
-    }
-    tsCopyName(zName, pCol->Name);
-    sqlite3_str_appendf(pDecl, "%s\"%w\" %s",
-                        (i>0 || pNew->iIdColumn==0) ? ", " : "",
-                        zName, zType);
-  }
-  sqlite3_str_appendall(pDecl, ")");
-  zDecl = sqlite3_str_finish(pDecl);
-  pDecl = 0;
-  if( zDecl==0 ){
-    rc = SQLITE_NOMEM;
-    goto connect_error;
-  }
-  rc = sqlite3_declare_vtab(db, zDecl);
-  if( rc!=SQLITE_OK ){
-    /* Which descriptor repeats an earlier name (SQLite ignores case)? */
-    int j, iDup = -1;
-    char zOther[TRACE_NAME_SIZE+1];
-    for(i=1; i<pNew->nCol && iDup<0; i++){
-      tsCopyName(zName, pNew->aCol[i].Name);
-      for(j=0; j<i && iDup<0; j++){
-        tsCopyName(zOther, pNew->aCol[j].Name);
-        if( sqlite3_stricmp(zName, zOther)==0 ) iDup = i;
-      }
-    }
-    if( iDup>=0 ){
-      *pzErr = sqlite3_mprintf("%s: byte offset %d: cannot declare the "
-                               "table for store '%s': %s", pNew->pStore->Path,
-                               (int)FIELD_OFFSET(TRACE_STORE_HEADER, Columns)
-                               + iDup*(int)sizeof(TRACE_COLUMN_DESCRIPTOR),
-                               pNew->zStore, sqlite3_errmsg(db));
-    }else{
-      *pzErr = sqlite3_mprintf("%s: cannot declare the table for store "
-                               "'%s': %s", pNew->pStore->Path, pNew->zStore,
-                               sqlite3_errmsg(db));
-    }
-    goto connect_error;
-  }
-  sqlite3_free(zDecl);
+  rc = tsReadColumns(pNew, pzErr);
+  if( rc!=SQLITE_OK ) goto connect_error;
+  rc = tsDeclareTable(db, pNew, pzErr);
+  if( rc!=SQLITE_OK ) goto connect_error;
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &pNew->base;
   return SQLITE_OK;
 
 connect_error:
-  sqlite3_free(sqlite3_str_finish(pDecl));
-  sqlite3_free(zDecl);
   if( pNew ){
     tsSessionClose(pNew->pSession);
     tsStatsUnref(pNew->pStats);
@@ -1121,42 +511,22 @@ static sqlite3_value *tsLiteral(sqlite3_index_info *pIdxInfo, int iCons){
 }
 
 /*
-** xBestIndex: takes at most one usable constraint per idxNum bit on the
-** rowid (column -1, or `id`) and on ts, an IN list on the rowid, the ORDER
-** BY when the scan order answers it, and LIMIT/OFFSET when nothing is left
-** for SQLite to check (see "Push-down" in the header comment).
-**
-** Cost: one unit per record read.  Constraint values that are literals
-** in the SQL are applied exactly (binary search on a sorted store); other
-** bounds are guessed to keep a quarter of the rows each, an IN list 10
-** rows, ts = ? 4 rows.  A ts range on a store that is not sorted reads the
-** rows in range, the block index and up to two partial blocks.
+** xBestIndex, the constraints: sets aiCons[j] (TS_N_ARG_BIT entries) to
+** the first usable constraint that idxNum bit aTsArgBit[j] answers, or to
+** -1.  Returns false if a usable constraint is left to SQLite (one on
+** another column, or a second one for the same bit).
 */
-static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
-  tracestore_vtab *pTab = (tracestore_vtab*)tab;
-  int aiCons[TS_N_ARG_BIT];          /* aConstraint[] index per arg bit */
-  int iTsColumn = -2;                /* SQL column index of ts */
+static int tsPlanConstraints(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  int iTsColumn,                     /* SQL column index of ts, or -2 */
+  int *aiCons
+){
   int bApi338 = sqlite3_libversion_number()>=3038000;
   int bAllTaken = 1;                 /* No constraint left to SQLite */
-  int bSorted;                       /* Store sorted by ts, last snapshot */
-  int bOrderOk, bDesc = -1, bOrderTs = 0;
-  int idxNum = 0, nArg = 0, i, j, k, eArg, op, iCol;
-  int jIn = tsArgBitIndex(TS_ROWID_IN);
-  int jLimit = tsArgBitIndex(TS_LIMIT);
-  int jOffset = tsArgBitIndex(TS_OFFSET);
-  sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
-  sqlite3_int64 nEst;                /* nRecord, at least TS_PLAN_MIN_RECORDS */
-  sqlite3_int64 nProbe = 0;
-  int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
-  sqlite3_value *pVal;
-  double nOut, nVisit, rFraction, rSpan;
-  char zStr[256];
+  int i, j, eArg, op;
 
-  if( pTab->iTsCol>=0 ) iTsColumn = pTab->iTsCol + pTab->iFirstStoreColumn;
-  bSorted = pTab->iTsCol>=0
-         && (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
   for(j=0; j<TS_N_ARG_BIT; j++) aiCons[j] = -1;
-
   for(i=0; i<pIdxInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *p = &pIdxInfo->aConstraint[i];
     op = p->op;
@@ -1189,12 +559,27 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
       bAllTaken = 0;
     }
   }
+  return bAllTaken;
+}
 
-  /*
-  ** ORDER BY: rowid order answers terms on the rowid (after which nothing
-  ** matters: it is unique) and, on a sorted store, terms on ts, all in
-  ** one direction.
-  */
+/*
+** xBestIndex, the ORDER BY: rowid order answers terms on the rowid (after
+** which nothing matters: it is unique) and, on a sorted store, terms on
+** ts, all in one direction.  Sets orderByConsumed if the scan order
+** answers every term, and returns the TS_ORDER_* bits of the plan; sets
+** *pbDesc (1 descending, 0 ascending, -1 no term) and *pbOrderTs.
+*/
+static int tsPlanOrderBy(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  int iTsColumn,
+  int bSorted,                       /* Store sorted by ts, last snapshot */
+  int *pbDesc,
+  int *pbOrderTs
+){
+  int bOrderOk, bDesc = -1, bOrderTs = 0;
+  int idxNum = 0, k, iCol;
+
   bOrderOk = pIdxInfo->nOrderBy>0;
   for(k=0; k<pIdxInfo->nOrderBy && bOrderOk; k++){
     int d = pIdxInfo->aOrderBy[k].desc!=0;
@@ -1216,17 +601,31 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     if( bDesc>0 ) idxNum |= TS_ORDER_DESC;
     if( bOrderTs ) idxNum |= TS_ORDER_TS;
   }
+  *pbDesc = bDesc;
+  *pbOrderTs = bOrderTs;
+  return idxNum;
+}
 
-  /*
-  ** LIMIT and OFFSET count the rows SQLite returns: take them only if no
-  ** row this table hands out can be rejected or reordered afterwards.
-  ** SQLite passes a row-value comparison such as (ts, id) > (?, ?) as
-  ** ts >= ? and tests the whole comparison again whatever `omit` says,
-  ** yet still offers LIMIT (seen with SQLite 3.40); its right-hand side is
-  ** never a literal, so a >= or <= taken without a literal value keeps
-  ** LIMIT and OFFSET with SQLite.  SQLite stops the scan at its own LIMIT
-  ** anyway; OFFSET then steps over rows instead of jumping.
-  */
+/*
+** xBestIndex, LIMIT and OFFSET: they count the rows SQLite returns, so
+** they are taken only if no row this table hands out can be rejected or
+** reordered afterwards.  SQLite passes a row-value comparison such as (ts, id) > (?, ?) as
+** ts >= ? and tests the whole comparison again whatever `omit` says,
+** yet still offers LIMIT (seen with SQLite 3.40); its right-hand side is
+** never a literal, so a >= or <= taken without a literal value keeps
+** LIMIT and OFFSET with SQLite.  SQLite stops the scan at its own LIMIT
+** anyway; OFFSET then steps over rows instead of jumping.
+*/
+static void tsPlanLimit(
+  sqlite3_index_info *pIdxInfo,
+  int *aiCons,
+  int bAllTaken
+){
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int jOffset = tsArgBitIndex(TS_OFFSET);
+  sqlite3_value *pVal;
+  int j;
+
   for(j=0; j<TS_N_ARG_BIT && bAllTaken; j++){
     if( aiCons[j]>=0
      && (aTsArgBit[j].op==SQLITE_INDEX_CONSTRAINT_GE
@@ -1241,16 +640,36 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     aiCons[jLimit] = -1;
     aiCons[jOffset] = -1;
   }
+}
 
-  for(j=0; j<TS_N_ARG_BIT; j++){
-    if( aiCons[j]<0 ) continue;
-    idxNum |= aTsArgBit[j].mask;
-    pIdxInfo->aConstraintUsage[aiCons[j]].argvIndex = ++nArg;
-    pIdxInfo->aConstraintUsage[aiCons[j]].omit = 1;
-  }
-  if( aiCons[jIn]>=0 ) sqlite3_vtab_in(pIdxInfo, aiCons[jIn], 1);
+/*
+** xBestIndex, the estimates: sets estimatedRows and estimatedCost, and
+** SQLITE_INDEX_SCAN_UNIQUE for rowid = ?.  nArg is the number of argv
+** values the plan takes.
+**
+** Cost: one unit per record read.  Constraint values that are literals
+** in the SQL are applied exactly (binary search on a sorted store); other
+** bounds are guessed to keep a quarter of the rows each, an IN list 10
+** rows, ts = ? 4 rows.  A ts range on a store that is not sorted reads the
+** rows in range, the block index and up to two partial blocks.
+*/
+static void tsPlanCost(
+  tracestore_vtab *pTab,
+  sqlite3_index_info *pIdxInfo,
+  const int *aiCons,
+  int bSorted,
+  int nArg
+){
+  int jIn = tsArgBitIndex(TS_ROWID_IN);
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int j, k, eArg, op;
+  sqlite3_int64 nRecord, iLo, iHi, iTsLo, iTsHi, nLimit = -1, nOffset = 0;
+  sqlite3_int64 nEst;                /* nRecord, at least TS_PLAN_MIN_RECORDS */
+  sqlite3_int64 nProbe = 0;
+  int nGuess = 0, bEqGuess = 0, bTsEqGuess = 0, bTs = 0;
+  sqlite3_value *pVal;
+  double nOut, nVisit, rFraction, rSpan;
 
-  /* Estimates. */
   nRecord = (sqlite3_int64)pTab->pStore->Snapshot.RecordCount;
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
   nEst = nRecord<TS_PLAN_MIN_RECORDS ? TS_PLAN_MIN_RECORDS : nRecord;
@@ -1321,9 +740,22 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
   if( aiCons[tsArgBitIndex(TS_ROWID_EQ)]>=0 ){
     pIdxInfo->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   }
-  pIdxInfo->idxNum = idxNum;
+}
 
-  /* What was taken, for EXPLAIN QUERY PLAN. */
+/*
+** xBestIndex, idxStr: what was taken, for EXPLAIN QUERY PLAN.
+*/
+static int tsPlanText(
+  sqlite3_index_info *pIdxInfo,
+  const int *aiCons,
+  int bOrderTs,
+  int bDesc
+){
+  int jLimit = tsArgBitIndex(TS_LIMIT);
+  int jOffset = tsArgBitIndex(TS_OFFSET);
+  char zStr[256];
+  int j;
+
   zStr[0] = 0;
   for(j=0; j<TS_N_ARG_BIT; j++){
     if( aiCons[j]>=0 && aTsArgBit[j].zText ){
@@ -1342,6 +774,46 @@ static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
     pIdxInfo->needToFreeIdxStr = 1;
   }
   return SQLITE_OK;
+}
+
+/*
+** xBestIndex: takes at most one usable constraint per idxNum bit on the
+** rowid (column -1, or `id`) and on ts, an IN list on the rowid, the ORDER
+** BY when the scan order answers it, and LIMIT/OFFSET when nothing is left
+** for SQLite to check (see "Push-down" in the header comment), in the
+** steps above: tsPlanConstraints, tsPlanOrderBy, tsPlanLimit, then the
+** argv order, tsPlanCost and tsPlanText.
+*/
+static int tracestoreBestIndex(sqlite3_vtab *tab, sqlite3_index_info *pIdxInfo){
+  tracestore_vtab *pTab = (tracestore_vtab*)tab;
+  int aiCons[TS_N_ARG_BIT];          /* aConstraint[] index per arg bit */
+  int iTsColumn = -2;                /* SQL column index of ts */
+  int bAllTaken;                     /* No constraint left to SQLite */
+  int bSorted;                       /* Store sorted by ts, last snapshot */
+  int bDesc, bOrderTs;
+  int idxNum, nArg = 0, j;
+  int jIn = tsArgBitIndex(TS_ROWID_IN);
+
+  if( pTab->iTsCol>=0 ) iTsColumn = pTab->iTsCol + pTab->iFirstStoreColumn;
+  bSorted = pTab->iTsCol>=0
+         && (pTab->pStore->Snapshot.Flags & TRACE_SLOT_SORTED)!=0;
+  bAllTaken = tsPlanConstraints(pTab, pIdxInfo, iTsColumn, aiCons);
+  idxNum = tsPlanOrderBy(pTab, pIdxInfo, iTsColumn, bSorted, &bDesc,
+                         &bOrderTs);
+  tsPlanLimit(pIdxInfo, aiCons, bAllTaken);
+
+  /* The argv order of xFilter: that of the bits, lowest first. */
+  for(j=0; j<TS_N_ARG_BIT; j++){
+    if( aiCons[j]<0 ) continue;
+    idxNum |= aTsArgBit[j].mask;
+    pIdxInfo->aConstraintUsage[aiCons[j]].argvIndex = ++nArg;
+    pIdxInfo->aConstraintUsage[aiCons[j]].omit = 1;
+  }
+  if( aiCons[jIn]>=0 ) sqlite3_vtab_in(pIdxInfo, aiCons[jIn], 1);
+
+  tsPlanCost(pTab, pIdxInfo, aiCons, bSorted, nArg);
+  pIdxInfo->idxNum = idxNum;
+  return tsPlanText(pIdxInfo, aiCons, bOrderTs, bDesc);
 }
 
 static int tracestoreOpen(sqlite3_vtab *p, sqlite3_vtab_cursor **ppCursor){
@@ -1368,378 +840,6 @@ static void tracestoreReleaseSnapshot(tracestore_cursor *pCur){
   }
 }
 
-/*
-** TS_SCAN_RANGE: moves to the first matching record at or after r (at or
-** before r going down), or to EOF.  With bTsFilter the block index skips
-** blocks outside [iTsLo, iTsHi] and a block wholly inside becomes a run
-** of rows handed out without reading their ts.
-*/
-static void tsRangeSeek(tracestore_cursor *pCur, sqlite3_int64 r){
-  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
-  sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
-  sqlite3_int64 lo = pCur->iTsLo, hi = pCur->iTsHi;
-  sqlite3_int64 iStart, iEnd, ts;
-  const tracestore_block *pBlk;
-
-  if( !pCur->bTsFilter ){
-    if( pCur->bDesc ? r<pCur->iFirst : r>pCur->iLast ){
-      pCur->bEof = 1;
-      return;
-    }
-    pCur->iRowid = r;
-    pCur->iRunEnd = pCur->bDesc ? pCur->iFirst : pCur->iLast;
-    (*pnVisited)++;
-    return;
-  }
-  if( !pCur->bDesc ){
-    while( r<=pCur->iLast ){
-      iEnd = pCur->iLast;                 /* Past the index: row by row */
-      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
-        if( iEnd>pCur->iLast ) iEnd = pCur->iLast;
-        if( pBlk->iMax<lo || pBlk->iMin>hi ){
-          r = iEnd+1;
-          continue;
-        }
-        if( pBlk->iMin>=lo && pBlk->iMax<=hi ){
-          pCur->iRowid = r;
-          pCur->iRunEnd = iEnd;
-          (*pnVisited)++;
-          return;
-        }
-      }
-      for(; r<=iEnd; r++){
-        ts = tsRecordTs(pTab, r);
-        (*pnVisited)++;
-        if( ts>=lo && ts<=hi ){
-          pCur->iRowid = r;
-          pCur->iRunEnd = r;
-          return;
-        }
-      }
-    }
-  }else{
-    while( r>=pCur->iFirst ){
-      iStart = pCur->iFirst;
-      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
-        if( iStart<pCur->iFirst ) iStart = pCur->iFirst;
-        if( pBlk->iMax<lo || pBlk->iMin>hi ){
-          r = iStart-1;
-          continue;
-        }
-        if( pBlk->iMin>=lo && pBlk->iMax<=hi ){
-          pCur->iRowid = r;
-          pCur->iRunEnd = iStart;
-          (*pnVisited)++;
-          return;
-        }
-      }else if( pTab->nIndexed>iStart ){
-        iStart = pTab->nIndexed;          /* Row by row down to the index */
-      }
-      for(; r>=iStart; r--){
-        ts = tsRecordTs(pTab, r);
-        (*pnVisited)++;
-        if( ts>=lo && ts<=hi ){
-          pCur->iRowid = r;
-          pCur->iRunEnd = r;
-          return;
-        }
-      }
-    }
-  }
-  pCur->bEof = 1;
-}
-
-/*
-** TS_SCAN_IN: moves to entry k of aIn, or the next one in the scan
-** direction whose ts matches, or to EOF.
-*/
-static void tsInSeek(tracestore_cursor *pCur, sqlite3_int64 k){
-  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
-  sqlite3_int64 ts;
-  while( k>=0 && k<pCur->nIn ){
-    pTab->pStats->nVisited++;
-    if( pCur->bTsFilter ){
-      ts = tsRecordTs(pTab, pCur->aIn[k]);
-      if( ts<pCur->iTsLo || ts>pCur->iTsHi ){
-        k += pCur->bDesc ? -1 : 1;
-        continue;
-      }
-    }
-    pCur->iIn = k;
-    pCur->iRowid = pCur->aIn[k];
-    return;
-  }
-  pCur->bEof = 1;
-}
-
-/*
-** True if key a comes before key b in the scan order: (ts, rowid)
-** ascending, or descending if bDesc.
-*/
-static int tsKeyBefore(
-  const tracestore_key *a,
-  const tracestore_key *b,
-  int bDesc
-){
-  if( a->iTs!=b->iTs ) return bDesc ? a->iTs>b->iTs : a->iTs<b->iTs;
-  return bDesc ? a->iRowid>b->iRowid : a->iRowid<b->iRowid;
-}
-
-/*
-** The window of TS_SCAN_SORT is a heap whose top is the key that comes
-** last in the scan order.  These restore the heap below a[i] (a[0..n)) and
-** above it.
-*/
-static void tsHeapDown(tracestore_key *a, int n, int i, int bDesc){
-  tracestore_key x = a[i];
-  int c;
-  while( (c = 2*i+1)<n ){
-    if( c+1<n && tsKeyBefore(&a[c], &a[c+1], bDesc) ) c++;
-    if( !tsKeyBefore(&x, &a[c], bDesc) ) break;
-    a[i] = a[c];
-    i = c;
-  }
-  a[i] = x;
-}
-
-static void tsHeapUp(tracestore_key *a, int i, int bDesc){
-  tracestore_key x = a[i];
-  int p;
-  while( i>0 ){
-    p = (i-1)/2;
-    if( !tsKeyBefore(&a[p], &x, bDesc) ) break;
-    a[i] = a[p];
-    i = p;
-  }
-  a[i] = x;
-}
-
-/*
-** Offers record r, whose ts is ts, to the window being filled: the heap
-** aSort[0..*pn) of at most K keys.
-*/
-static void tsSortOffer(
-  tracestore_cursor *pCur,
-  int K,
-  sqlite3_int64 ts,
-  sqlite3_int64 r,
-  int *pn
-){
-  tracestore_key key, *a = pCur->aSort;
-  int bDesc = pCur->bDesc;
-  if( ts<pCur->iTsLo || ts>pCur->iTsHi ) return;
-  key.iTs = ts;
-  key.iRowid = r;
-  if( pCur->bSortAfter && !tsKeyBefore(&pCur->sortAfter, &key, bDesc) ) return;
-  if( *pn<K ){
-    a[*pn] = key;
-    tsHeapUp(a, *pn, bDesc);
-    (*pn)++;
-  }else if( tsKeyBefore(&key, &a[0], bDesc) ){
-    a[0] = key;
-    tsHeapDown(a, *pn, 0, bDesc);
-  }
-}
-
-/*
-** TS_SCAN_SORT: fills the next window with the first nSortCap keys, in
-** scan order, of the matching records that come after sortAfter (if
-** bSortAfter), sorts it and moves to its first key, or to EOF.  The
-** candidates are aIn (bInList) or iFirst..iLast, where the block index
-** skips blocks outside the ts range, before sortAfter, or past the
-** window once it is full.
-*/
-static int tsSortFill(tracestore_cursor *pCur){
-  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
-  sqlite3_int64 *pnVisited = &pTab->pStats->nVisited;
-  sqlite3_int64 r, k, iStart, iEnd;
-  const tracestore_block *pBlk;
-  tracestore_key *a, key;
-  int K = pCur->nSortCap, n = 0, m, bDesc = pCur->bDesc;
-
-  if( pCur->nSortAlloc<K ){
-    a = sqlite3_realloc64(pCur->aSort, sizeof(a[0])*(size_t)K);
-    if( a==0 ) return SQLITE_NOMEM;
-    pCur->aSort = a;
-    pCur->nSortAlloc = K;
-  }
-  a = pCur->aSort;
-  if( pCur->bInList ){
-    for(k=0; k<pCur->nIn; k++){
-      r = pCur->aIn[k];
-      (*pnVisited)++;
-      tsSortOffer(pCur, K, tsRecordTs(pTab, r), r, &n);
-    }
-  }else{
-    r = pCur->iFirst;
-    while( r<=pCur->iLast ){
-      iEnd = pCur->iLast;
-      if( tsBlockOf(pTab, r, &pBlk, &iStart, &iEnd) ){
-        if( iEnd>pCur->iLast ) iEnd = pCur->iLast;
-        if( pBlk->iMax<pCur->iTsLo || pBlk->iMin>pCur->iTsHi
-         || (pCur->bSortAfter && (bDesc ? pBlk->iMin>pCur->sortAfter.iTs
-                                        : pBlk->iMax<pCur->sortAfter.iTs))
-         || (n==K && (bDesc ? pBlk->iMax<a[0].iTs : pBlk->iMin>a[0].iTs)) ){
-          r = iEnd+1;
-          continue;
-        }
-      }
-      for(; r<=iEnd; r++){
-        (*pnVisited)++;
-        tsSortOffer(pCur, K, tsRecordTs(pTab, r), r, &n);
-      }
-    }
-  }
-  for(m=n; m>1; m--){
-    key = a[0];
-    a[0] = a[m-1];
-    a[m-1] = key;
-    tsHeapDown(a, m-1, 0, bDesc);
-  }
-  pCur->nSort = n;
-  pCur->iSort = 0;
-  pCur->bSortFinal = n<K;
-  if( n==0 ){
-    pCur->bEof = 1;
-    return SQLITE_OK;
-  }
-  pCur->iRowid = a[0].iRowid;
-  if( !pCur->bSortFinal && pCur->nSortCap<TS_SORT_MAX ){
-    pCur->nSortCap = pCur->nSortCap>TS_SORT_MAX/2 ? TS_SORT_MAX
-                                                  : pCur->nSortCap*2;
-  }
-  return SQLITE_OK;
-}
-
-static int tsCompareInt64(const void *a, const void *b){
-  sqlite3_int64 x = *(const sqlite3_int64*)a, y = *(const sqlite3_int64*)b;
-  return x<y ? -1 : x>y;
-}
-
-/*
-** Collects into aIn the rowids of the IN list pList that are in
-** [iFirst, iLast] (values compared as in tsNarrow), sorted and distinct.
-*/
-static int tsCollectIn(tracestore_cursor *pCur, sqlite3_value *pList){
-  sqlite3_value *pVal = 0;
-  sqlite3_int64 lo, hi, n = 0, i, *aNew;
-  int rc;
-
-  pCur->nIn = 0;
-  rc = sqlite3_vtab_in_first(pList, &pVal);
-  if( rc==SQLITE_ERROR ){
-    /* Not a list after all: one value, as for rowid = ?. */
-    lo = pCur->iFirst;
-    hi = pCur->iLast;
-    tsNarrow(pList, SQLITE_INDEX_CONSTRAINT_EQ, &lo, &hi);
-    pCur->iFirst = lo;
-    pCur->iLast = hi;
-    return SQLITE_OK;
-  }
-  for(; rc==SQLITE_OK && pVal; rc = sqlite3_vtab_in_next(pList, &pVal)){
-    lo = pCur->iFirst;
-    hi = pCur->iLast;
-    tsNarrow(pVal, SQLITE_INDEX_CONSTRAINT_EQ, &lo, &hi);
-    if( lo>hi ) continue;
-    if( pCur->nIn>=pCur->nInAlloc ){
-      n = pCur->nInAlloc ? pCur->nInAlloc*2 : 16;
-      aNew = sqlite3_realloc64(pCur->aIn, sizeof(aNew[0])*(size_t)n);
-      if( aNew==0 ) return SQLITE_NOMEM;
-      pCur->aIn = aNew;
-      pCur->nInAlloc = n;
-    }
-    pCur->aIn[pCur->nIn++] = lo;
-  }
-  if( rc!=SQLITE_OK && rc!=SQLITE_DONE ) return rc;
-  if( pCur->nIn>1 ){
-    qsort(pCur->aIn, (size_t)pCur->nIn, sizeof(pCur->aIn[0]), tsCompareInt64);
-    for(i=1, n=1; i<pCur->nIn; i++){
-      if( pCur->aIn[i]!=pCur->aIn[n-1] ) pCur->aIn[n++] = pCur->aIn[i];
-    }
-    pCur->nIn = n;
-  }
-  pCur->bInList = 1;
-  return SQLITE_OK;
-}
-
-/*
-** Moves to the next row in scan order (or EOF), without regard to LIMIT.
-*/
-static int tsAdvance(tracestore_cursor *pCur){
-  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
-  sqlite3_int64 r;
-  switch( pCur->eScan ){
-    case TS_SCAN_RANGE: {
-      if( pCur->bDesc ){
-        r = pCur->iRowid-1;
-        if( r>=pCur->iRunEnd ){
-          pCur->iRowid = r;
-          pTab->pStats->nVisited++;
-        }else{
-          tsRangeSeek(pCur, r);
-        }
-      }else{
-        r = pCur->iRowid+1;
-        if( r<=pCur->iRunEnd ){
-          pCur->iRowid = r;
-          pTab->pStats->nVisited++;
-        }else{
-          tsRangeSeek(pCur, r);
-        }
-      }
-      break;
-    }
-    case TS_SCAN_IN: {
-      tsInSeek(pCur, pCur->iIn + (pCur->bDesc ? -1 : 1));
-      break;
-    }
-    case TS_SCAN_SORT: {
-      if( ++pCur->iSort<pCur->nSort ){
-        pCur->iRowid = pCur->aSort[pCur->iSort].iRowid;
-      }else if( pCur->bSortFinal ){
-        pCur->bEof = 1;
-      }else{
-        pCur->sortAfter = pCur->aSort[pCur->nSort-1];
-        pCur->bSortAfter = 1;
-        return tsSortFill(pCur);
-      }
-      break;
-    }
-  }
-  return SQLITE_OK;
-}
-
-/*
-** Skips nSkip rows (OFFSET) from the current one.  Rows of a known run or
-** window are jumped over without reading them.
-*/
-static int tsSkip(tracestore_cursor *pCur, sqlite3_int64 nSkip){
-  sqlite3_int64 nAvail;
-  int rc = SQLITE_OK;
-  while( nSkip>0 && !pCur->bEof && rc==SQLITE_OK ){
-    nAvail = 0;
-    if( pCur->eScan==TS_SCAN_RANGE ){
-      nAvail = pCur->bDesc ? pCur->iRowid - pCur->iRunEnd
-                           : pCur->iRunEnd - pCur->iRowid;
-    }else if( pCur->eScan==TS_SCAN_SORT ){
-      nAvail = pCur->nSort - 1 - pCur->iSort;
-    }
-    if( nAvail>nSkip ) nAvail = nSkip;
-    if( nAvail>0 ){
-      if( pCur->eScan==TS_SCAN_RANGE ){
-        pCur->iRowid += pCur->bDesc ? -nAvail : nAvail;
-      }else{
-        pCur->iSort += (int)nAvail;
-        pCur->iRowid = pCur->aSort[pCur->iSort].iRowid;
-      }
-      nSkip -= nAvail;
-    }else{
-      rc = tsAdvance(pCur);
-      nSkip--;
-    }
-  }
-  return rc;
-}
 
 /*
 ** The files a table reads: its store and the session's strings.
@@ -1856,6 +956,88 @@ static int tsVerifyRow(tracestore_cursor *pCur){
 }
 
 /*
+** Gives the cursor the snapshot it reads, once per statement.  A cursor
+** lives as long as its statement runs: once it has a snapshot it keeps it
+** when filtered again (the inner loop of a join), and while any cursor of
+** this table holds one, new cursors share it.
+*/
+static int tsShareSnapshot(tracestore_cursor *pCur){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
+  RTL_ERROR error;
+  RTL_STATUS status;
+  char *zReason;
+
+  if( pCur->bShared ) return SQLITE_OK;
+  if( pTab->nSharedSnapshot==0 ){
+    memset(&error, 0, sizeof(error));
+    status = TraceStoreTakeSnapshot(pTab->pStore, pSnap, &error);
+    if( !RTL_SUCCESS(status) ){
+      zReason = tsErrorText(status, &error);
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of "
+                                           "trace session '%s': %s",
+                                           pTab->zStore, pTab->zPath,
+                                           zReason);
+      sqlite3_free(zReason);
+      return SQLITE_ERROR;
+    }
+    /*
+    ** The strings too: text columns read string_data up to the last
+    ** snapshot of it, and the file must still hold that much.
+    */
+    status = TraceStringRefresh(&pTab->pSession->Strings, &error);
+    if( !RTL_SUCCESS(status) ){
+      zReason = tsErrorText(status, &error);
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("cannot read the strings of "
+                                           "trace session '%s': %s",
+                                           pTab->zPath, zReason);
+      sqlite3_free(zReason);
+      return SQLITE_ERROR;
+    }
+  }
+  pTab->nSharedSnapshot++;
+  pCur->bShared = 1;
+  return SQLITE_OK;
+}
+
+/*
+** xFilter, the ts bounds [iTsLo, iTsHi] of the cursor: binary search on a
+** snapshot sorted by ts, which narrows the rowid range [*piLo, *piHi];
+** otherwise a check of each row (bTsFilter), with the block index to skip
+** blocks.  The store has a ts column.
+*/
+static void tsFilterTsRange(
+  tracestore_cursor *pCur,
+  sqlite3_int64 nRecord,              /* Records in the snapshot */
+  int bSorted,                        /* The snapshot is sorted by ts */
+  sqlite3_int64 *piLo,
+  sqlite3_int64 *piHi
+){
+  tracestore_vtab *pTab = (tracestore_vtab*)pCur->base.pVtab;
+  TRACE_STORE_SNAPSHOT *pSnap = &pTab->sharedSnapshot;
+  if( nRecord>0 ){
+    /* The snapshot's first/last ts: a range outside them needs no search. */
+    if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
+      *piHi = *piLo-1;
+    }else{
+      if( pCur->iTsLo<=pSnap->FirstTs ) pCur->iTsLo = TS_INT64_MIN;
+      if( pCur->iTsHi>=pSnap->LastTs ) pCur->iTsHi = TS_INT64_MAX;
+    }
+  }
+  if( *piLo<=*piHi
+   && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX) ){
+    if( bSorted ){
+      tsNarrowSorted(pTab, nRecord, pCur->iTsLo, pCur->iTsHi, piLo, piHi,
+                     &pTab->pStats->nVisited);
+    }else{
+      pCur->bTsFilter = 1;
+    }
+  }
+}
+
+/*
 ** xFilter: takes (or shares) a snapshot, reads the constraint values in
 ** argv (their order is that of the idxNum bits, see the header comment)
 ** and moves to the first row.
@@ -1873,9 +1055,6 @@ static int tracestoreFilter(
   sqlite3_int64 nLimit = -1, nOffset = 0, v;
   sqlite3_value *pList = 0;
   int bTsBound = 0, bSorted, iArg = 0, j, rc;
-  RTL_ERROR error;
-  RTL_STATUS status;
-  char *zReason;
 
   (void)idxStr;
   pCur->bEof = 1;
@@ -1897,43 +1076,8 @@ static int tracestoreFilter(
     if( rc!=SQLITE_OK ) return rc;
   }
 
-  /*
-  ** A cursor lives as long as its statement runs: once it has a snapshot
-  ** it keeps it when filtered again (the inner loop of a join), and while
-  ** any cursor of this table holds one, new cursors share it.
-  */
-  if( !pCur->bShared ){
-    if( pTab->nSharedSnapshot==0 ){
-      memset(&error, 0, sizeof(error));
-      status = TraceStoreTakeSnapshot(pTab->pStore, pSnap, &error);
-      if( !RTL_SUCCESS(status) ){
-        zReason = tsErrorText(status, &error);
-        sqlite3_free(pTab->base.zErrMsg);
-        pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of "
-                                             "trace session '%s': %s",
-                                             pTab->zStore, pTab->zPath,
-                                             zReason);
-        sqlite3_free(zReason);
-        return SQLITE_ERROR;
-      }
-      /*
-      ** The strings too: text columns read string_data up to the last
-      ** snapshot of it, and the file must still hold that much.
-      */
-      status = TraceStringRefresh(&pTab->pSession->Strings, &error);
-      if( !RTL_SUCCESS(status) ){
-        zReason = tsErrorText(status, &error);
-        sqlite3_free(pTab->base.zErrMsg);
-        pTab->base.zErrMsg = sqlite3_mprintf("cannot read the strings of "
-                                             "trace session '%s': %s",
-                                             pTab->zPath, zReason);
-        sqlite3_free(zReason);
-        return SQLITE_ERROR;
-      }
-    }
-    pTab->nSharedSnapshot++;
-    pCur->bShared = 1;
-  }
+  rc = tsShareSnapshot(pCur);
+  if( rc!=SQLITE_OK ) return rc;
 
   nRecord = (sqlite3_int64)pSnap->RecordCount;
   if( nRecord<0 ) nRecord = TS_INT64_MAX;
@@ -1986,27 +1130,8 @@ static int tracestoreFilter(
   pCur->bHavePrevTs = 0;
   pCur->iVerifiedRow = -1;
 
-  /*
-  ** ts bounds: binary search on a snapshot sorted by ts; otherwise a check
-  ** of each row, with the block index to skip blocks.
-  */
-  if( bTsBound && nRecord>0 && pTab->iTsCol>=0 ){
-    /* The snapshot's first/last ts: a range outside them needs no search. */
-    if( pCur->iTsLo>pSnap->LastTs || pCur->iTsHi<pSnap->FirstTs ){
-      iHi = iLo-1;
-    }else{
-      if( pCur->iTsLo<=pSnap->FirstTs ) pCur->iTsLo = TS_INT64_MIN;
-      if( pCur->iTsHi>=pSnap->LastTs ) pCur->iTsHi = TS_INT64_MAX;
-    }
-  }
-  if( iLo<=iHi && bTsBound && pTab->iTsCol>=0
-   && (pCur->iTsLo>TS_INT64_MIN || pCur->iTsHi<TS_INT64_MAX) ){
-    if( bSorted ){
-      tsNarrowSorted(pTab, nRecord, pCur->iTsLo, pCur->iTsHi, &iLo, &iHi,
-                     &pTab->pStats->nVisited);
-    }else{
-      pCur->bTsFilter = 1;
-    }
+  if( bTsBound && pTab->iTsCol>=0 ){
+    tsFilterTsRange(pCur, nRecord, bSorted, &iLo, &iHi);
   }
   pCur->iFirst = iLo;
   pCur->iLast = iHi;
@@ -2040,19 +1165,8 @@ static int tracestoreFilter(
     if( rc!=SQLITE_OK ) return rc;
   }
 
-  pCur->bEof = 0;
-  switch( pCur->eScan ){
-    case TS_SCAN_RANGE:
-      tsRangeSeek(pCur, pCur->bDesc ? pCur->iLast : pCur->iFirst);
-      break;
-    case TS_SCAN_IN:
-      tsInSeek(pCur, pCur->bDesc ? pCur->nIn-1 : 0);
-      break;
-    case TS_SCAN_SORT:
-      rc = tsSortFill(pCur);
-      if( rc!=SQLITE_OK ) return rc;
-      break;
-  }
+  rc = tsScanStart(pCur);
+  if( rc!=SQLITE_OK ) return rc;
   rc = tsSkip(pCur, nOffset);
   pCur->nRemain = nLimit;
   if( rc==SQLITE_OK ) rc = tsGuardCheck(pCur);
@@ -2220,652 +1334,6 @@ static sqlite3_module tracestoreModule = {
 };
 
 /* -------------------------------------------------------------------------
-** The tracestore_info module.
-*/
-
-/*
-** xConnect (also xCreate): argv[3] is the session path.
-*/
-static int tracestoreInfoConnect(
-  sqlite3 *db,
-  void *pAux,
-  int argc, const char *const*argv,
-  sqlite3_vtab **ppVtab,
-  char **pzErr
-){
-  tracestore_info_vtab *pNew;
-  char *zPath;
-  int rc;
-
-  (void)pAux;
-  *ppVtab = 0;
-  if( argc!=4 ){
-    *pzErr = sqlite3_mprintf(
-        "wrong number of arguments to tracestore_info: use "
-        "CREATE VIRTUAL TABLE %s USING tracestore_info(SESSION_PATH)",
-        argv[2]);
-    return SQLITE_ERROR;
-  }
-  rc = sqlite3_declare_vtab(db,
-      "CREATE TABLE x(name TEXT, records INTEGER, bytes INTEGER,"
-      " record_size INTEGER, generation INTEGER, first_ts INTEGER,"
-      " last_ts INTEGER, sorted INTEGER, dropped INTEGER, repaired INTEGER)");
-  if( rc!=SQLITE_OK ) return rc;
-  pNew = sqlite3_malloc64(sizeof(*pNew));
-  zPath = sqlite3_mprintf("%s", argv[3]);
-  if( pNew==0 || zPath==0 ){
-    sqlite3_free(pNew);
-    sqlite3_free(zPath);
-    return SQLITE_NOMEM;
-  }
-  memset(pNew, 0, sizeof(*pNew));
-  tsDequote(zPath);
-  rc = tsSessionOpen(zPath, &pNew->pSession, pzErr);
-  sqlite3_free(zPath);
-  if( rc!=SQLITE_OK ){
-    sqlite3_free(pNew);
-    return rc;
-  }
-  pNew->nStore = tsListStores(pNew->pSession, pNew->apStore);
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  *ppVtab = &pNew->base;
-  return SQLITE_OK;
-}
-
-/*
-** xBestIndex: a handful of rows; every constraint is left to SQLite.
-*/
-static int tracestoreInfoBestIndex(
-  sqlite3_vtab *tab,
-  sqlite3_index_info *pIdxInfo
-){
-  tracestore_info_vtab *pTab = (tracestore_info_vtab*)tab;
-  pIdxInfo->estimatedCost = (double)pTab->nStore + 1.0;
-  pIdxInfo->estimatedRows = pTab->nStore;
-  pIdxInfo->idxNum = 0;
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoOpen(sqlite3_vtab *p, sqlite3_vtab_cursor **ppCursor){
-  tracestore_info_cursor *pCur;
-  (void)p;
-  pCur = sqlite3_malloc64(sizeof(*pCur));
-  if( pCur==0 ) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
-  *ppCursor = &pCur->base;
-  return SQLITE_OK;
-}
-
-/*
-** xFilter: a fresh snapshot of every store.
-*/
-static int tracestoreInfoFilter(
-  sqlite3_vtab_cursor *cur,
-  int idxNum, const char *idxStr,
-  int argc, sqlite3_value **argv
-){
-  tracestore_info_cursor *pCur = (tracestore_info_cursor*)cur;
-  tracestore_info_vtab *pTab = (tracestore_info_vtab*)cur->pVtab;
-  RTL_ERROR error;
-  RTL_STATUS status;
-  char *zReason;
-  char zName[TRACE_NAME_SIZE+1];
-  int i;
-
-  (void)idxNum; (void)idxStr; (void)argc; (void)argv;
-  pCur->iRow = 0;
-  pCur->nRow = 0;
-  for(i=0; i<pTab->nStore; i++){
-    memset(&error, 0, sizeof(error));
-    status = TraceStoreTakeSnapshot(pTab->apStore[i], &pCur->aSnapshot[i],
-                                    &error);
-    if( !RTL_SUCCESS(status) ){
-      zReason = tsErrorText(status, &error);
-      tsCopyName(zName, pTab->apStore[i]->Name);
-      sqlite3_free(pTab->base.zErrMsg);
-      pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of trace "
-                                           "session '%s': %s", zName,
-                                           pTab->pSession->Path, zReason);
-      sqlite3_free(zReason);
-      return SQLITE_ERROR;
-    }
-  }
-  pCur->nRow = pTab->nStore;
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoNext(sqlite3_vtab_cursor *cur){
-  tracestore_info_cursor *pCur = (tracestore_info_cursor*)cur;
-  pCur->iRow++;
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoEof(sqlite3_vtab_cursor *cur){
-  tracestore_info_cursor *pCur = (tracestore_info_cursor*)cur;
-  return pCur->iRow>=pCur->nRow;
-}
-
-static int tracestoreInfoColumn(
-  sqlite3_vtab_cursor *cur,
-  sqlite3_context *ctx,
-  int i
-){
-  tracestore_info_cursor *pCur = (tracestore_info_cursor*)cur;
-  tracestore_info_vtab *pTab = (tracestore_info_vtab*)cur->pVtab;
-  PTRACE_STORE pStore = pTab->apStore[pCur->iRow];
-  const TRACE_STORE_SNAPSHOT *pSnap = &pCur->aSnapshot[pCur->iRow];
-  char zName[TRACE_NAME_SIZE+1];
-  int bHasTs;
-
-  bHasTs = pSnap->RecordCount>0
-        && pStore->Header->TimestampColumn!=TRACE_NO_COLUMN;
-  switch( i ){
-    case TSI_COLUMN_NAME:
-      tsCopyName(zName, pStore->Name);
-      sqlite3_result_text(ctx, zName, -1, SQLITE_TRANSIENT);
-      break;
-    case TSI_COLUMN_RECORDS:
-      sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->RecordCount);
-      break;
-    case TSI_COLUMN_BYTES:
-      sqlite3_result_int64(ctx, (sqlite3_int64)(
-          (ULONGLONG)pStore->Header->HeaderSize
-          + pSnap->RecordCount * (ULONGLONG)pStore->RecordSize));
-      break;
-    case TSI_COLUMN_RECORD_SIZE:
-      sqlite3_result_int64(ctx, (sqlite3_int64)pStore->RecordSize);
-      break;
-    case TSI_COLUMN_GENERATION:
-      sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Generation);
-      break;
-    case TSI_COLUMN_FIRST_TS:
-      if( bHasTs ) sqlite3_result_int64(ctx, pSnap->FirstTs);
-      break;
-    case TSI_COLUMN_LAST_TS:
-      if( bHasTs ) sqlite3_result_int64(ctx, pSnap->LastTs);
-      break;
-    case TSI_COLUMN_SORTED:
-      if( pStore->TimestampOffset!=TRACE_NO_COLUMN ){
-        sqlite3_result_int(ctx, (pSnap->Flags & TRACE_SLOT_SORTED)!=0);
-      }
-      break;
-    case TSI_COLUMN_DROPPED:
-      sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Dropped);
-      break;
-    case TSI_COLUMN_REPAIRED:
-      sqlite3_result_int64(ctx, (sqlite3_int64)pSnap->Repaired);
-      break;
-  }
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  tracestore_info_cursor *pCur = (tracestore_info_cursor*)cur;
-  *pRowid = pCur->iRow;
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoClose(sqlite3_vtab_cursor *cur){
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
-
-static int tracestoreInfoDisconnect(sqlite3_vtab *pVtab){
-  tracestore_info_vtab *pTab = (tracestore_info_vtab*)pVtab;
-  tsSessionClose(pTab->pSession);
-  sqlite3_free(pTab);
-  return SQLITE_OK;
-}
-
-static sqlite3_module tracestoreInfoModule = {
-  .iVersion    = 0,
-  .xCreate     = tracestoreInfoConnect,
-  .xConnect    = tracestoreInfoConnect,
-  .xBestIndex  = tracestoreInfoBestIndex,
-  .xDisconnect = tracestoreInfoDisconnect,
-  .xDestroy    = tracestoreInfoDisconnect,
-  .xOpen       = tracestoreInfoOpen,
-  .xClose      = tracestoreInfoClose,
-  .xFilter     = tracestoreInfoFilter,
-  .xNext       = tracestoreInfoNext,
-  .xEof        = tracestoreInfoEof,
-  .xColumn     = tracestoreInfoColumn,
-  .xRowid      = tracestoreInfoRowid,
-};
-
-/* -------------------------------------------------------------------------
-** tracestore_attach(PATH [, SCHEMA])
-**
-** For each table the session needs (one per store but the string stores,
-** and store_info) the function finds what SCHEMA already holds under that
-** name: nothing (create it), the very table it would create (keep it), a
-** tracestore table of another session or store (replace it), or anything
-** else (refuse, before changing anything).  Tables that an earlier call
-** made for stores this session does not have are dropped, so that no
-** table of the previous session stays behind.  The old tables are all
-** dropped first, then the new ones created; if any step fails, what was
-** done is undone and the old tables are put back from their CREATE text,
-** so a failed call leaves SCHEMA as it was.  (A table cannot be dropped
-** while a statement that reads it is still running.)
-*/
-
-typedef struct tracestore_target tracestore_target;
-struct tracestore_target {
-  char zName[TRACE_NAME_SIZE+1];  /* Table (and store) name */
-  int bInfo;                      /* store_info: a tracestore_info table */
-  int eAction;                    /* TS_ACTION_* */
-  char *zOldSql;                  /* CREATE text of the table replaced */
-  int bDropped;                   /* The old table has been dropped */
-  int bCreated;                   /* The new table has been created */
-};
-
-/*
-** Returns the CREATE text SQLite keeps for the table tracestore_attach()
-** creates for pTarget (the statement from the table name on, without the
-** schema).  From sqlite3_mprintf().
-*/
-static char *tsTargetSql(tracestore_target *pTarget, const char *zPath){
-  if( pTarget->bInfo ){
-    return sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
-                           "tracestore_info(%Q)", pTarget->zName, zPath);
-  }
-  return sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
-                         "tracestore(%Q, %Q)", pTarget->zName, zPath,
-                         pTarget->zName);
-}
-
-/*
-** Sets *peAction from what zSchema holds under zName (see
-** tracestore_int.h).
-*/
-int tsCheckName(
-  sqlite3 *db,
-  const char *zSchema,
-  const char *zName,
-  const char *zType,
-  int (*xOurs)(const char*),
-  const char *zWanted,
-  int *peAction,
-  char **pzOldSql,
-  char **pzErr
-){
-  sqlite3_stmt *pStmt = 0;
-  char *zSql;
-  int rc;
-
-  *peAction = TS_ACTION_CREATE;
-  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_master "
-                         "WHERE name=?1 COLLATE NOCASE", zSchema);
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("there is no database named '%s' to create the "
-                             "tables in (ATTACH one first, e.g. "
-                             "ATTACH ':memory:' AS \"%w\")", zSchema, zSchema);
-    return rc;
-  }
-  sqlite3_bind_text(pStmt, 1, zName, -1, SQLITE_STATIC);
-  rc = sqlite3_step(pStmt);
-  if( rc==SQLITE_ROW ){
-    const char *zFound = (const char*)sqlite3_column_text(pStmt, 0);
-    const char *zCreate = (const char*)sqlite3_column_text(pStmt, 1);
-    rc = SQLITE_OK;
-    if( zFound==0 || strcmp(zFound, zType)!=0 || !xOurs(zCreate) ){
-      *pzErr = sqlite3_mprintf("%s.%s already exists and is not a "
-                               "tracestore %s: drop it, or attach into "
-                               "another schema with tracestore_attach(PATH, "
-                               "SCHEMA)", zSchema, zName, zType);
-      rc = SQLITE_ERROR;
-    }else if( strcmp(zWanted, zCreate)==0 ){
-      *peAction = TS_ACTION_KEEP;
-    }else{
-      *peAction = TS_ACTION_REPLACE;
-      *pzOldSql = sqlite3_mprintf("%s", zCreate);
-      if( *pzOldSql==0 ) rc = SQLITE_NOMEM;
-    }
-  }else if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
-}
-
-/*
-** Sets pTarget->eAction (and zOldSql) from what zSchema holds under
-** pTarget->zName.  Returns an error, with a message in *pzErr, if the name
-** is taken by something that is not a tracestore table, or if there is no
-** such schema.
-*/
-static int tsCheckTarget(
-  sqlite3 *db,
-  const char *zSchema,
-  const char *zPath,
-  tracestore_target *pTarget,
-  char **pzErr
-){
-  char *zWanted = tsTargetSql(pTarget, zPath);
-  int rc;
-  if( zWanted==0 ) return SQLITE_NOMEM;
-  rc = tsCheckName(db, zSchema, pTarget->zName, "table", tsIsTracestoreTable,
-                   zWanted, &pTarget->eAction, &pTarget->zOldSql, pzErr);
-  sqlite3_free(zWanted);
-  return rc;
-}
-
-/*
-** Returns true if zSql is the CREATE text of a table that
-** tracestore_attach() made under the name zName (for any session).
-*/
-static int tsMadeByAttach(const char *zName, const char *zSql){
-  char *zPrefix, *zSuffix;
-  size_t nSql, nPrefix, nSuffix;
-  int bMatch = 0;
-  if( sqlite3_stricmp(zName, "store_info")==0 ){
-    zPrefix = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
-                              "tracestore_info(", zName);
-    zSuffix = sqlite3_mprintf(")");
-  }else{
-    zPrefix = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
-                              "tracestore(", zName);
-    zSuffix = sqlite3_mprintf(", %Q)", zName);
-  }
-  if( zPrefix && zSuffix && zSql ){
-    nSql = strlen(zSql);
-    nPrefix = strlen(zPrefix);
-    nSuffix = strlen(zSuffix);
-    bMatch = nSql>nPrefix+nSuffix
-          && memcmp(zSql, zPrefix, nPrefix)==0
-          && memcmp(zSql+nSql-nSuffix, zSuffix, nSuffix)==0;
-  }
-  sqlite3_free(zPrefix);
-  sqlite3_free(zSuffix);
-  return bMatch;
-}
-
-/*
-** Calls xObject for each object of type zType in zSchema (see
-** tracestore_int.h).
-*/
-int tsForEachObject(
-  sqlite3 *db,
-  const char *zSchema,
-  const char *zType,
-  int (*xObject)(void*, const char*, const char*),
-  void *pArg,
-  char **pzErr
-){
-  sqlite3_stmt *pStmt = 0;
-  const char *zName, *zSql;
-  char *zQuery;
-  int rc;
-
-  zQuery = sqlite3_mprintf("SELECT name, sql FROM \"%w\".sqlite_master "
-                           "WHERE type=%Q", zSchema, zType);
-  if( zQuery==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zQuery, -1, &pStmt, 0);
-  sqlite3_free(zQuery);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    zName = (const char*)sqlite3_column_text(pStmt, 0);
-    zSql = (const char*)sqlite3_column_text(pStmt, 1);
-    if( zName==0 || zSql==0 ) continue;
-    rc = xObject(pArg, zName, zSql);
-    if( rc!=SQLITE_OK ){
-      sqlite3_finalize(pStmt);
-      return rc;
-    }
-  }
-  if( rc==SQLITE_DONE ){
-    rc = SQLITE_OK;
-  }else{
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(pStmt);
-  return rc;
-}
-
-/* The targets of tsFindStale(), and the number of them. */
-typedef struct tracestore_targets tracestore_targets;
-struct tracestore_targets {
-  tracestore_target *aTarget;
-  int nTarget;
-};
-
-/*
-** tsForEachObject() callback of tsFindStale(): adds table zName if an
-** earlier tracestore_attach() made it and it is not already a target.
-*/
-static int tsAddStale(void *pArg, const char *zName, const char *zSql){
-  tracestore_targets *p = (tracestore_targets*)pArg;
-  tracestore_target *aNew;
-  int i;
-  if( strlen(zName)>TRACE_NAME_SIZE || !tsMadeByAttach(zName, zSql) ){
-    return SQLITE_OK;
-  }
-  for(i=0; i<p->nTarget; i++){
-    if( sqlite3_stricmp(p->aTarget[i].zName, zName)==0 ) return SQLITE_OK;
-  }
-  aNew = sqlite3_realloc64(p->aTarget,
-                           sizeof(aNew[0])*(size_t)(p->nTarget+1));
-  if( aNew==0 ) return SQLITE_NOMEM;
-  p->aTarget = aNew;
-  aNew = &aNew[p->nTarget++];
-  memset(aNew, 0, sizeof(*aNew));
-  memcpy(aNew->zName, zName, strlen(zName)+1);
-  aNew->eAction = TS_ACTION_DROP;
-  aNew->zOldSql = sqlite3_mprintf("%s", zSql);
-  return aNew->zOldSql ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-/*
-** Appends to *paTarget (holding *pnTarget entries) a TS_ACTION_DROP entry
-** for every table of zSchema that an earlier tracestore_attach() made and
-** that is not already a target.
-*/
-static int tsFindStale(
-  sqlite3 *db,
-  const char *zSchema,
-  tracestore_target **paTarget,
-  int *pnTarget,
-  char **pzErr
-){
-  tracestore_targets t;
-  int rc;
-  t.aTarget = *paTarget;
-  t.nTarget = *pnTarget;
-  rc = tsForEachObject(db, zSchema, "table", tsAddStale, &t, pzErr);
-  *paTarget = t.aTarget;
-  *pnTarget = t.nTarget;
-  return rc;
-}
-
-/*
-** Runs one statement built with sqlite3_mprintf() (which may have failed).
-*/
-int tsExec(sqlite3 *db, char *zSql, char **pzErr){
-  int rc;
-  if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_exec(db, zSql, 0, 0, pzErr);
-  sqlite3_free(zSql);
-  return rc;
-}
-
-static void tracestoreAttachFunc(
-  sqlite3_context *ctx,
-  int argc,
-  sqlite3_value **argv
-){
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
-  TRACE_SESSION *pSession = 0;
-  PTRACE_STORE apStore[TRACE_SESSION_MAX_STORES + 2];
-  tracestore_target *aTarget = 0;
-  tracestore_target *pTarget;
-  const char *zPath;
-  const char *zSchema = "temp";
-  char *zErr = 0;
-  char *zMsg;
-  int nTarget = 0, nTable, nStore, i, rc;
-
-  zPath = (const char*)sqlite3_value_text(argv[0]);
-  if( zPath==0 || zPath[0]==0 ){
-    sqlite3_result_error(ctx, "tracestore_attach(PATH [, SCHEMA]): PATH "
-                         "must name the directory of a trace session", -1);
-    return;
-  }
-  if( argc>1 ){
-    zSchema = (const char*)sqlite3_value_text(argv[1]);
-    if( zSchema==0 || zSchema[0]==0 ){
-      sqlite3_result_error(ctx, "tracestore_attach(PATH, SCHEMA): SCHEMA "
-                           "must name a database, such as 'temp' or 'main'",
-                           -1);
-      return;
-    }
-  }
-
-  /* Open the session once, to check it and to learn its store names. */
-  rc = tsSessionOpen(zPath, &pSession, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_error;
-  nStore = tsListStores(pSession, apStore);
-  aTarget = sqlite3_malloc64(sizeof(aTarget[0]) * (size_t)(nStore+1));
-  if( aTarget==0 ){
-    rc = SQLITE_NOMEM;
-    goto attach_error;
-  }
-  memset(aTarget, 0, sizeof(aTarget[0]) * (size_t)(nStore+1));
-  for(i=0; i<nStore; i++){
-    pTarget = &aTarget[nTarget];
-    tsCopyName(pTarget->zName, apStore[i]->Name);
-    if( strcmp(pTarget->zName, "string")==0
-     || strcmp(pTarget->zName, "string_data")==0
-     || pTarget->zName[0]==0 ){
-      continue;
-    }
-    /* A store file may be named anything: not like store_info or a view,
-    ** nor with the prefix SQLite keeps for itself. */
-    if( sqlite3_stricmp(pTarget->zName, "store_info")==0
-     || (sqlite3_stricmp(zSchema, "temp")==0
-         && tracestoreIsViewName(pTarget->zName)) ){
-      zErr = sqlite3_mprintf("%s: a store named '%s' would take the name of "
-                             "the %s %s; rename or remove that file",
-                             apStore[i]->Path, pTarget->zName,
-                             tracestoreIsViewName(pTarget->zName) ?
-                             "view" : "table", pTarget->zName);
-      rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto attach_error;
-    }
-    if( sqlite3_strnicmp(pTarget->zName, "sqlite_", 7)==0 ){
-      zErr = sqlite3_mprintf("%s: a store named '%s' cannot be a table: "
-                             "SQLite keeps names beginning with sqlite_ for "
-                             "itself; rename or remove that file",
-                             apStore[i]->Path, pTarget->zName);
-      rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-      goto attach_error;
-    }
-    nTarget++;
-  }
-  memcpy(aTarget[nTarget].zName, "store_info", sizeof("store_info"));
-  aTarget[nTarget++].bInfo = 1;
-  tsSessionClose(pSession);
-  pSession = 0;
-
-  /* Change nothing unless every name is free or a tracestore table. */
-  nTable = nTarget;
-  for(i=0; i<nTarget; i++){
-    rc = tsCheckTarget(db, zSchema, zPath, &aTarget[i], &zErr);
-    if( rc!=SQLITE_OK ) goto attach_error;
-  }
-  rc = tsFindStale(db, zSchema, &aTarget, &nTarget, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_error;
-
-  for(i=0; i<nTarget; i++){
-    pTarget = &aTarget[i];
-    if( pTarget->eAction!=TS_ACTION_REPLACE
-     && pTarget->eAction!=TS_ACTION_DROP ){
-      continue;
-    }
-    rc = tsExec(db, sqlite3_mprintf("DROP TABLE \"%w\".\"%w\"",
-                                    zSchema, pTarget->zName), &zErr);
-    if( rc!=SQLITE_OK ){
-      if( rc==SQLITE_LOCKED ){
-        sqlite3_free(zErr);
-        zErr = sqlite3_mprintf("cannot replace %s.%s while a statement "
-                               "that reads it is still running: finish "
-                               "that statement, then attach again",
-                               zSchema, pTarget->zName);
-      }
-      goto attach_undo;
-    }
-    pTarget->bDropped = 1;
-  }
-  for(i=0; i<nTarget; i++){
-    pTarget = &aTarget[i];
-    if( pTarget->eAction==TS_ACTION_KEEP
-     || pTarget->eAction==TS_ACTION_DROP ){
-      continue;
-    }
-    if( pTarget->bInfo ){
-      zMsg = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
-                             "USING tracestore_info(%Q)",
-                             zSchema, pTarget->zName, zPath);
-    }else{
-      zMsg = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
-                             "USING tracestore(%Q, %Q)",
-                             zSchema, pTarget->zName, zPath, pTarget->zName);
-    }
-    rc = tsExec(db, zMsg, &zErr);
-    if( rc!=SQLITE_OK ) goto attach_undo;
-    pTarget->bCreated = 1;
-  }
-  /* The views over these tables (tracestore_views.c). */
-  rc = tracestoreViewsAttach(db, zSchema, zPath, &zErr);
-  if( rc!=SQLITE_OK ) goto attach_undo;
-  sqlite3_result_int(ctx, nTable);
-  goto attach_done;
-
-attach_undo:
-  /*
-  ** Best effort, keeping the first error: drop what this call created and
-  ** put back what it dropped ("CREATE VIRTUAL TABLE " and then the old
-  ** text from the table name on, into the same schema).
-  */
-  for(i=0; i<nTarget; i++){
-    pTarget = &aTarget[i];
-    if( pTarget->bCreated ){
-      tsExec(db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w\"",
-                                 zSchema, pTarget->zName), 0);
-    }
-    if( pTarget->bDropped && pTarget->zOldSql ){
-      tsExec(db, sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".%s", zSchema,
-                                 pTarget->zOldSql + 21), 0);
-    }
-  }
-
-attach_error:
-  tsSessionClose(pSession);
-  if( rc==SQLITE_NOMEM ){
-    sqlite3_result_error_nomem(ctx);
-  }else{
-    zMsg = sqlite3_mprintf("tracestore_attach: %s",
-                           zErr ? zErr : sqlite3_errstr(rc));
-    sqlite3_result_error(ctx, zMsg ? zMsg : "tracestore_attach failed", -1);
-    sqlite3_free(zMsg);
-  }
-
-attach_done:
-  if( aTarget ){
-    for(i=0; i<nTarget; i++) sqlite3_free(aTarget[i].zOldSql);
-    sqlite3_free(aTarget);
-  }
-  sqlite3_free(zErr);
-}
-
-/* -------------------------------------------------------------------------
 ** tracestore_rows_visited(), tracestore_rows_indexed(): the connection's
 ** counters (see "Rows visited" in the header comment).
 */
@@ -2892,30 +1360,6 @@ static void tracestoreRowsIndexedFunc(
 /* -------------------------------------------------------------------------
 ** Entry point.
 */
-
-/*
-** Fills in the shared RTL once per process.
-*/
-static int tsInitializeRtl(char **pzErrMsg){
-  sqlite3_mutex *pMutex = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_MAIN);
-  RTL_STATUS status = RTL_STATUS_OK;
-  sqlite3_mutex_enter(pMutex);
-  if( !tsRtlReady ){
-    memset(&tsRtl, 0, sizeof(tsRtl));
-    status = InitializeRtl(&tsRtl);
-    if( RTL_SUCCESS(status) ){
-      tsGuardInstall(&tsRtl);
-      tsRtlReady = 1;
-    }
-  }
-  sqlite3_mutex_leave(pMutex);
-  if( !RTL_SUCCESS(status) ){
-    *pzErrMsg = sqlite3_mprintf("tracestore: cannot initialize the runtime: "
-                                "%s", RtlStatusText(status));
-    return SQLITE_ERROR;
-  }
-  return SQLITE_OK;
-}
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -2959,20 +1403,11 @@ int sqlite3_tracestore_init(
   }
   tsStatsUnref(pStats);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_create_module_v2(db, "tracestore_info",
-                                  &tracestoreInfoModule, 0, 0);
+    rc = tracestoreInfoInit(db);
   }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_attach", 1,
-                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
-                                    tracestoreAttachFunc, 0, 0, 0);
-  }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_attach", 2,
-                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
-                                    tracestoreAttachFunc, 0, 0, 0);
-  }
+  if( rc==SQLITE_OK ) rc = tracestoreAttachInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreViewsInit(db);
+  if( rc==SQLITE_OK ) rc = tracestoreSchemaInit(db);
   return rc;
 }

@@ -13,6 +13,11 @@
 **     rc = sqlite3_tracestore_init(db, &zErr, 0);
 **
 ** See tracestore.c for the SQL interface.
+**
+** Zone: hosted (the SQLite extension); its only public header, included by
+** the hosts that link it (the tracestore command, tests).  Declares the
+** entry point and nothing else: the extension's internals are in
+** tracestore_int.h and tracestore_views.h, which no host includes.
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_H
 #define TRACER_SQLITE3EXT_TRACESTORE_H

@@ -2,6 +2,13 @@
 ** tracestore_args.c: the fields of an event's text as rows, the way
 ** Perfetto's `args` table shows an event's arguments.
 **
+** Zone: hosted (the SQLite extension): libc and SQLite's API only (it
+** reads text, not sessions); included by nothing outside Sqlite3Ext/.
+** Owns: the parser of an event's fields, the eponymous table-valued
+** function tracestore_args and the SQL function tracestore_arg().
+** Calls: SQLite only.  Registered by sqlite3_tracestore_init() through
+** tracestoreArgsInit() (tracestore_views.h).
+**
 ** Usage:
 **
 **     SELECT key, int_value, string_value

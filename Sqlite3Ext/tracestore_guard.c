@@ -1,6 +1,16 @@
 /*
 ** tracestore_guard.c: store files cut while a statement reads them.
 **
+** Zone: hosted (the SQLite extension): libc, and POSIX signals and mmap:
+** the one file of the extension that calls the OS itself (a signal
+** handler cannot go through the RTL); included by nothing outside
+** Sqlite3Ext/.
+** Owns: the table of guarded read-only mappings, the SIGBUS handler and
+** the count of faults it caught.
+** Calls: the RTL's MapFile and Unmap, which it wraps.  Called by
+** tracestore_session.c (tsGuardInstall, when the RTL is made) and
+** tracestore.c (after each read); declared in tracestore_guard.h.
+**
 ** A reader maps each store file whole and reads its records in place.  If
 ** another program truncates a file (a `cp` over it, `truncate`), or the
 ** disk cannot deliver a page, reading a mapped page past the new end of

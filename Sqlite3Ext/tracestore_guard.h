@@ -1,7 +1,10 @@
 /*
-** tracestore_guard.h: what tracestore.c uses of tracestore_guard.c, the
+** tracestore_guard.h: what the extension uses of tracestore_guard.c, the
 ** SIGBUS guard for store files cut while a statement reads them (see the
 ** header comment there).
+**
+** Zone: hosted (the SQLite extension); included only by the files of
+** Sqlite3Ext/.
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_GUARD_H
 #define TRACER_SQLITE3EXT_TRACESTORE_GUARD_H

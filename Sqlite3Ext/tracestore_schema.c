@@ -2,9 +2,18 @@
 ** tracestore_schema.c: the schema document, generated so that it cannot
 ** drift from the code.
 **
+** Zone: hosted (the SQLite extension): libc and SQLite's API, and
+** TraceStore/TraceSchema.h (the store descriptors compiled into the core);
+** it opens no session; included by nothing outside Sqlite3Ext/.
+** Owns: the schema document (text or Markdown) and the SQL function
+** tracestore_schema(), which `tracestore schema` (Readers/Cli/CmdSchema.c)
+** runs.
+** Calls: tracestore_views.c (tracestoreDocObjects).  Registered by
+** sqlite3_tracestore_init() through tracestoreSchemaInit().
+**
 ** Usage:
 **
-**     tracestore schema [--markdown]        (the command line)
+**     tracestore schema [--markdown]        (the command line runs the SQL)
 **     SELECT tracestore_schema(['markdown']);
 **
 **   Prints every store's table with each column's name, SQL type, flags
@@ -23,7 +32,6 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
-#include <stdio.h>
 #include <string.h>
 
 #include "../TraceStore/TraceSchema.h"
@@ -246,34 +254,13 @@ void tracestoreSchemaFunc(
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }
 
-static const char zTsSchemaHelp[] =
-"usage: tracestore schema [--markdown]\n"
-"\n"
-"Prints the SQL schema: every store's table (columns, types, flags,\n"
-"descriptions), store_info, the views tracestore_attach() creates and the\n"
-"SQL functions.  --markdown prints it as SCHEMA.md.\n";
-
-int tracestoreSchemaCommand(int argc, char **argv){
-  int bMarkdown = 0, i;
-  char *z;
-  for(i=0; i<argc; i++){
-    if( strcmp(argv[i], "--markdown")==0 ){
-      bMarkdown = 1;
-    }else if( strcmp(argv[i], "--help")==0 || strcmp(argv[i], "-h")==0 ){
-      fputs(zTsSchemaHelp, stdout);
-      return 0;
-    }else{
-      fprintf(stderr, "tracestore schema: unknown argument '%s'\n%s",
-              argv[i], zTsSchemaHelp);
-      return 2;
-    }
+/* Registers tracestore_schema() and tracestore_schema(FORMAT) on db. */
+int tracestoreSchemaInit(sqlite3 *db){
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int nArg, rc = SQLITE_OK;
+  for(nArg=0; nArg<=1 && rc==SQLITE_OK; nArg++){
+    rc = sqlite3_create_function_v2(db, "tracestore_schema", nArg, flags, 0,
+                                    tracestoreSchemaFunc, 0, 0, 0);
   }
-  z = tracestoreSchemaText(bMarkdown);
-  if( z==0 ){
-    fputs("tracestore schema: out of memory\n", stderr);
-    return 1;
-  }
-  fputs(z, stdout);
-  sqlite3_free(z);
-  return fflush(stdout)==0 ? 0 : 1;
+  return rc;
 }

@@ -2,6 +2,18 @@
 ** tracestore_views.c: the views tracestore_attach() creates over the store
 ** tables, and the SQL functions they use.
 **
+** Zone: hosted (the SQLite extension): libc and SQLite's API, and
+** TraceStore/KvmExitReason.h (exit reason names); it opens no session;
+** included by nothing outside Sqlite3Ext/.
+** Owns: the text of each view and when it applies, the SQL functions
+** kvm_exit_reason_name(), syscall_name() and syscall_nr() (the system
+** call table is generated at build time by GenerateSyscalls.cmake), and
+** the documentation of the views, store_info, tracestore_args and the
+** functions, from which SCHEMA.md is made.
+** Calls: tracestore_catalog.c.  Called by tracestore_attach.c
+** (tracestoreViewsAttach) and tracestore_schema.c (the documentation);
+** declared in tracestore_views.h.
+**
 ** Usage:
 **
 **     SELECT tracestore_attach('run.trace');
@@ -170,14 +182,6 @@ int tracestoreViewsInit(sqlite3 *db){
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function_v2(db, "syscall_nr", 1, flags, 0,
                                     tsSyscallNrFunc, 0, 0, 0);
-  }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_schema", 0, flags, 0,
-                                    tracestoreSchemaFunc, 0, 0, 0);
-  }
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_schema", 1, flags, 0,
-                                    tracestoreSchemaFunc, 0, 0, 0);
   }
   return rc;
 }

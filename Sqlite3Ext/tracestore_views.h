@@ -12,6 +12,9 @@
 **   tracestore_schema.c   the schema documentation (SCHEMA.md, `tracestore
 **                         schema`, tracestore_schema()), generated from the
 **                         store descriptors and the tables below
+**
+** Zone: hosted (the SQLite extension): SQLite's API; included only by the
+** files of Sqlite3Ext/.
 */
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_VIEWS_H
 #define TRACER_SQLITE3EXT_TRACESTORE_VIEWS_H
@@ -44,8 +47,11 @@ struct tracestore_doc_object {
 /* Registers tracestore_args, tracestore_arg() (tracestore_args.c). */
 int tracestoreArgsInit(sqlite3 *db);
 
-/* Registers the SQL functions of tracestore_views.c and tracestore_schema. */
+/* Registers the SQL functions of tracestore_views.c. */
 int tracestoreViewsInit(sqlite3 *db);
+
+/* Registers tracestore_schema() (tracestore_schema.c). */
+int tracestoreSchemaInit(sqlite3 *db);
 
 /*
 ** Creates, keeps or replaces the views for the tracestore tables that
@@ -77,8 +83,5 @@ char *tracestoreSchemaText(int bMarkdown);
 /* tracestore_schema(['markdown' | 'text']): the SQL function. */
 void tracestoreSchemaFunc(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv);
-
-/* `tracestore schema [--markdown]`: prints tracestoreSchemaText(). */
-int tracestoreSchemaCommand(int argc, char **argv);
 
 #endif /* TRACER_SQLITE3EXT_TRACESTORE_VIEWS_H */

@@ -39,7 +39,7 @@
 #define SQL_TEST_FILE "TestSqlPushdown.c"
 #include "SqlTestUtil.h"
 
-#define BLOCK 1024          /* TS_BLOCK_SIZE of tracestore.c */
+#define BLOCK 1024          /* TS_BLOCK_SIZE of tracestore_int.h */
 
 /* -------------------------------------------------------------------------
 ** Writing sessions.
