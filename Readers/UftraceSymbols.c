@@ -461,17 +461,23 @@ Routine Description:
 
 --*/
 {
-    PCSZ End = (PCSZ)Module->Symbols.Data + Module->Symbols.Length;
+    PCSZ End;
     PCSZ Found = FindSymbolLine(Module, Address);
     PCSZ LineEnd;
     PCSZ Text;
     ULONGLONG LineAddress;
     CHAR Type;
 
+    //
+    // FindSymbolLine is NULL whenever the module has no symbol text, so
+    // the text's end is computed only once a line was found.
+    //
+
     if (Found == NULL) {
         return FALSE;
     }
 
+    End = (PCSZ)Module->Symbols.Data + Module->Symbols.Length;
     LineEnd = TextFindChar(Found, End, '\n');
     Text = ParseSymbolLine(Found, LineEnd, &LineAddress, &Type);
     if (Text == NULL || Type == '?') {
@@ -521,8 +527,8 @@ Routine Description:
 --*/
 {
     PCSZ Start = (PCSZ)Module->Symbols.Data;
-    PCSZ End = Start + Module->Symbols.Length;
-    PCSZ First = Start + Module->FirstSymbol;
+    PCSZ End;
+    PCSZ First;
     PCSZ Line = FindSymbolLine(Module, Address);
     PCSZ Next;
     ULONGLONG LineAddress;
@@ -534,6 +540,9 @@ Routine Description:
     if (Line == NULL) {
         return FALSE;
     }
+
+    End = Start + Module->Symbols.Length;
+    First = Start + Module->FirstSymbol;
 
     //
     // Back to a kept type, and to the first of equal (address, type).

@@ -53,6 +53,10 @@ function(fuzz_target name)
   set(sources ${source} ${FUZZ_DIR}/FuzzCommon.c
               ${CMAKE_SOURCE_DIR}/Readers/TraceZstd.c)
   if(TRACER_FUZZ)
+    # The fixed findings seed the corpus too, so the clang build (whose
+    # UBSan checks more than gcc's) replays them before it mutates.
+    file(GLOB found ${FUZZ_REGRESSIONS}/${name}/*)
+    list(APPEND F_SEEDS ${found})
     add_executable(fuzz_${name} ${sources})
     target_compile_definitions(fuzz_${name} PRIVATE ${defs})
     target_link_libraries(fuzz_${name} PRIVATE ${libs} ${FUZZ_ZSTD_LIBRARY})
