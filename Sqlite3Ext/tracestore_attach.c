@@ -57,7 +57,7 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 #include "tracestore_views.h"
 #include "tracestore_int.h"
 

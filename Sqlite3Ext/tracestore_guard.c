@@ -43,7 +43,7 @@
 */
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 #include "tracestore_guard.h"
 
 #ifndef _WIN32

@@ -9,7 +9,7 @@
 #ifndef TRACER_SQLITE3EXT_TRACESTORE_GUARD_H
 #define TRACER_SQLITE3EXT_TRACESTORE_GUARD_H
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 
 /*
 ** Routes Rtl's read-only file mappings through the guard's table and

@@ -45,7 +45,7 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 #include "tracestore_int.h"
 
 /* Columns of tracestore_info, in declaration order. */

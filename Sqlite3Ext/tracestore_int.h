@@ -30,7 +30,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 
 /* -------------------------------------------------------------------------
 ** tracestore.c and tracestore_scan.c: a store table and its cursor

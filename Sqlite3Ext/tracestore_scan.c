@@ -62,7 +62,7 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 #include "tracestore_int.h"
 
 /*

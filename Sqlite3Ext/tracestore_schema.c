@@ -34,7 +34,7 @@ SQLITE_EXTENSION_INIT3
 
 #include <string.h>
 
-#include "../TraceStore/TraceSchema.h"
+#include "TraceStore/TraceSchema.h"
 #include "tracestore_views.h"
 
 /* The SQL type a column has in its virtual table (tracestore.c). */

@@ -38,7 +38,7 @@ SQLITE_EXTENSION_INIT1          /* sqlite3_api: defined here, the lowest file */
 
 #include <string.h>
 
-#include "../TraceStore/TraceStore.h"
+#include "TraceStore/TraceStore.h"
 #include "tracestore_int.h"
 #include "tracestore_guard.h"
 

@@ -60,7 +60,7 @@ SQLITE_EXTENSION_INIT3
 
 #include "tracestore_views.h"
 #include "tracestore_int.h"
-#include "../TraceStore/KvmExitReason.h"
+#include "TraceStore/KvmExitReason.h"
 #include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
 
 /* Marks the views this file makes (the text after "AS"). */

@@ -20,7 +20,7 @@ Abstract:
 #ifndef _TRACER_KVM_EXIT_REASON_H_
 #define _TRACER_KVM_EXIT_REASON_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 //
 // The instruction set of an exit code, as the kvm_exit tracepoint's `isa`

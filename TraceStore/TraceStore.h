@@ -40,7 +40,7 @@ Abstract:
 #ifndef _TRACER_TRACE_STORE_H_
 #define _TRACER_TRACE_STORE_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "../TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 /* The RTL of the process (Main.c), filled in by InitializeRtl(). */
 extern RTL Rtl;

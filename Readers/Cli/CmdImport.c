@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "Cli.h"
-#include "../TraceZstd.h"
+#include "Readers/Cli/TraceZstd.h"
 
 static const char zImportHelp[] =
 "usage: tracestore import [--format FORMAT] [--tsc-mhz MHZ]\n"

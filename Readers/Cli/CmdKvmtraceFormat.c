@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "Cli.h"
-#include "../KvmtraceFormat.h"
+#include "Readers/Decoders/Kvmtrace/KvmtraceFormat.h"
 
 static const char zKvmtraceFormatHelp[] =
 "usage: tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY\n"

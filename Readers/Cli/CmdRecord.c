@@ -8,7 +8,7 @@
 ** (Sqlite3Ext/tracestore.h) only.
 */
 #include "Cli.h"
-#include "../Record.h"
+#include "Readers/Live/Record.h"
 
 int cmdRecord(int argc, char **argv){
   cliStartWorkers();

@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 
 #include "Cli.h"
-#include "../../Sqlite3Ext/tracestore.h"
+#include "Sqlite3Ext/tracestore.h"
 
 static const char zSchemaHelp[] =
 "usage: tracestore schema [--markdown]\n"

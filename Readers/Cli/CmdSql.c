@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 
 #include "Cli.h"
-#include "../../Sqlite3Ext/tracestore.h"
+#include "Sqlite3Ext/tracestore.h"
 
 static const char zSqlHelp[] =
 "usage: tracestore sql [-c|--csv|--json] SESSION \"SQL\"\n"

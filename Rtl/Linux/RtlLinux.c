@@ -17,7 +17,7 @@ Abstract:
 
 --*/
 
-#include "../Rtl.h"
+#include "Rtl/Rtl.h"
 
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "RtlLinux.c implements the x86-64 Linux system call ABI"

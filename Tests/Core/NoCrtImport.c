@@ -19,7 +19,7 @@ Abstract:
 
 --*/
 
-#include "../../Readers/TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 __asm__(".text\n"
         ".globl _start\n"

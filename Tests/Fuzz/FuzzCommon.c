@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "FuzzCommon.h"
-#include "Readers/TraceZstd.h"
+#include "Readers/Cli/TraceZstd.h"
 
 static char zTempRoot[512];       /* removed at exit */
 int fuzzReplayingSeeds;

@@ -1,6 +1,6 @@
 # Tests of the PerfText reader(s); see Tests/ReaderTests.cmake for the conventions.
 #
-# perf script and perf stat text (Readers/PerfScript.c, Readers/PerfStat.c),
+# perf script and perf stat text (Readers/Decoders/Perf/PerfScript.c, Readers/Decoders/Perf/PerfStat.c),
 # checked with grep/awk over the same text (Readers/perf_oracle.sh), on the
 # capture-1 samples, on small real captures in Tests/Data, and on variants
 # derived from them with sed in the test (Readers/perf_derive.sh).

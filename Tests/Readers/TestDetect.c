@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "Readers/TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 int main(int argc, char **argv){
   static RTL Rtl;

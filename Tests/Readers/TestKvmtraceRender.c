@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "Readers/KvmtraceFormat.h"
+#include "Readers/Decoders/Kvmtrace/KvmtraceFormat.h"
 
 static RTL Rtl;
 static unsigned long long rngState = 20261121;

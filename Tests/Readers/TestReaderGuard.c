@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "Readers/TraceImport.h"
-#include "Readers/TraceZstd.h"
+#include "Readers/Shared/TraceImport.h"
+#include "Readers/Cli/TraceZstd.h"
 
 static RTL Rtl;
 

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "Readers/TraceEvent.h"
+#include "Readers/Decoders/Ftrace/TraceEvent.h"
 
 static RTL Rtl;
 static int nFail = 0;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "Readers/UftraceArgs.h"
+#include "Readers/Decoders/Uftrace/UftraceArgs.h"
 
 static uint64_t Seed = 0x9E3779B97F4A7C15ULL;
 

@@ -1,5 +1,5 @@
 #
-# The trace-cmd trace.dat reader (Readers/TraceDat.c, Readers/TraceEvent*.c).
+# The trace-cmd trace.dat reader (Readers/Decoders/Ftrace/TraceDat.c, Readers/TraceEvent*.c).
 #
 # Oracle: `trace-cmd report` run in the test on the same file
 # (tracedat_oracle.py): per-name counts, every event's ns timestamp, CPU,

@@ -7,7 +7,7 @@
 #ifndef TRACER_TRACE_ZSTD_H
 #define TRACER_TRACE_ZSTD_H
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 /* The decompressor (its contexts made on first use: one for the reader's
 ** thread, one for a job on a worker), or NULL: no memory. */

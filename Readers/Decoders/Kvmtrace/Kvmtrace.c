@@ -33,7 +33,7 @@ Abstract:
 
 --*/
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 #include "KvmtraceFormat.h"
 
 //

@@ -20,7 +20,7 @@ Environment:
 #ifndef _TRACER_KVMTRACE_PYTHON_H_
 #define _TRACER_KVMTRACE_PYTHON_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 //
 // The length of the well-formed UTF-8 sequence at Bytes (Available bytes

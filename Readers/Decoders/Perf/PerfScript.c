@@ -38,7 +38,7 @@ Abstract:
 
 --*/
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 typedef struct _PERF_LINE {
     TRACE_EVENT_CONTEXT Event;

@@ -17,7 +17,7 @@ Abstract:
 #ifndef _TRACER_TEXT_PARSE_H_
 #define _TRACER_TEXT_PARSE_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 typedef struct _TEXT_SPAN {
     PCSZ Start;

@@ -36,7 +36,7 @@ Abstract:
 
 --*/
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 #define MAX_SEPARATOR_LENGTH 8
 #define MAX_FIELDS 16

@@ -36,7 +36,7 @@ Abstract:
 --*/
 
 #include "TraceEvent.h"
-#include "../TraceStore/KvmExitReason.h"
+#include "TraceStore/KvmExitReason.h"
 
 //
 // Field slots of TRACE_EVENT_FORMAT.Special, by kind.

@@ -20,8 +20,8 @@ Abstract:
 #ifndef _TRACER_TRACE_IMPORT_H_
 #define _TRACER_TRACE_IMPORT_H_
 
-#include "../TraceStore/TraceStore.h"
-#include "../TraceStore/TraceSchema.h"
+#include "TraceStore/TraceStore.h"
+#include "TraceStore/TraceSchema.h"
 #include "TextParse.h"
 
 typedef enum _TRACE_INPUT_FORMAT {

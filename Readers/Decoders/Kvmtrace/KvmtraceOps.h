@@ -22,7 +22,7 @@ Environment:
 #ifndef _TRACER_KVMTRACE_OPS_H_
 #define _TRACER_KVMTRACE_OPS_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 #define MAX_FIELD            (1u << 20)     // width, precision
 #define MAX_RULE_LENGTH      (16u << 20)    // bytes one rule may render

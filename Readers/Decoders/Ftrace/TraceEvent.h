@@ -44,7 +44,7 @@ Abstract:
 #ifndef _TRACER_TRACE_EVENT_H_
 #define _TRACER_TRACE_EVENT_H_
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 //
 // A bump allocator over blocks from Rtl->AllocatePages, released at once.

@@ -24,7 +24,7 @@
 #ifndef TRACER_RECORD_TASKS_H
 #define TRACER_RECORD_TASKS_H
 
-#include "TraceEvent.h"
+#include "Readers/Decoders/Ftrace/TraceEvent.h"
 
 typedef struct RecTasks RecTasks;
 

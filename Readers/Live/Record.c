@@ -69,7 +69,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "TraceEvent.h"
+#include "Readers/Decoders/Ftrace/TraceEvent.h"
 #include "Record.h"
 #include "RecordTasks.h"
 

@@ -48,7 +48,7 @@ Environment:
 #ifndef _TRACER_KVMTRACE_FORMAT_H_
 #define _TRACER_KVMTRACE_FORMAT_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 #define KVMTRACE_HEADER_SIZE        12
 #define KVMTRACE_MAX_DATA           7       // n_data is three bits

@@ -30,7 +30,7 @@ Abstract:
 
 --*/
 
-#include "TraceImport.h"
+#include "Readers/Shared/TraceImport.h"
 
 typedef struct _FTRACE_LINE {
     TRACE_EVENT_CONTEXT Event;

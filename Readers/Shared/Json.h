@@ -25,7 +25,7 @@ Abstract:
 #ifndef _TRACER_JSON_H_
 #define _TRACER_JSON_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 #define JSON_MAX_DEPTH 512
 

@@ -21,7 +21,7 @@ Environment:
 #ifndef _TRACER_KVMTRACE_FLOAT_H_
 #define _TRACER_KVMTRACE_FLOAT_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 //
 // Writes a finite Value as CPython's PyOS_double_to_string would: Type

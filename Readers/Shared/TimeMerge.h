@@ -37,7 +37,7 @@ Environment:
 #ifndef _TRACER_TIME_MERGE_H_
 #define _TRACER_TIME_MERGE_H_
 
-#include "../Rtl/Rtl.h"
+#include "Rtl/Rtl.h"
 
 typedef struct _TIME_MERGE_ENTRY {
     ULONGLONG Time;             // the source's current record
