@@ -191,6 +191,107 @@ End:
     return Status;
 }
 
+static
+RTL_STATUS
+MapForWriter(
+    PTRACE_STORE Store,
+    PCSZ Path,
+    ULONGLONG FileSize,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Reserves address space for the whole file and then some, and maps the
+    file at its start.  The file size is always a page multiple, since
+    the writer only ever sets it to one.
+
+Arguments:
+
+    Store - Supplies the writer's store, its file open and locked.
+
+    Path - Supplies the file name, for messages.
+
+    FileSize - Supplies the size of the file.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK or the error; on failure Store->Mapping may hold the
+    reservation (the caller unmaps it).
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+    SIZE_T Reservation;
+    PVOID Address;
+
+    Reservation = (SIZE_T)ALIGN_UP(FileSize * 2, MIN_RESERVATION);
+    Status = Rtl->ReserveAddressSpace(Rtl, Reservation, &Store->Mapping);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot reserve "
+                           "address space: %s", Path, RtlStatusText(Status));
+    }
+    Store->MappingSize = Reservation;
+
+    Status = Rtl->MapFile(Rtl, Store->FileHandle, 0, (SIZE_T)FileSize, TRUE,
+                          Store->Mapping, &Address);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s", Path,
+                           RtlStatusText(Status));
+    }
+    Store->MappedFileBytes = (SIZE_T)FileSize;
+    Store->Header = (PTRACE_STORE_HEADER)Store->Mapping;
+
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+ResumeAfterSlot(
+    PTRACE_STORE Store,
+    const TRACE_STORE_COMMIT_SLOT *Latest,
+    ULONGLONG FileSize
+    )
+/*++
+
+Routine Description:
+
+    Sets a writer's counts and ts state from the latest valid commit: the
+    writer goes on after the committed records (recovery: everything past
+    them is discarded) with the next generation.
+
+--*/
+{
+    Store->RecordSize = Store->Header->RecordSize;
+    Store->Base = (PBYTE)Store->Mapping + Store->Header->HeaderSize;
+    TraceStoreSetTimestampOffset(Store);
+
+    //
+    // Recovery: everything past the committed count is discarded.
+    //
+
+    Store->Capacity = (FileSize - Store->Header->HeaderSize) /
+                      Store->RecordSize;
+    Store->GrowAtRecords = 0;
+    Store->ChunkAtRecords = 0;
+    Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
+                                        Latest->RecordCount *
+                                        Store->RecordSize, RTL_PAGE_SIZE);
+    Store->ReservedCount = Latest->RecordCount;
+    Store->CommittedCount = Latest->RecordCount;
+    Store->Sequence = Latest->Sequence;
+    Store->Generation = Latest->Generation + 1;
+    Store->FirstTs = Latest->FirstTs;
+    Store->LastTs = Latest->LastTs;
+    Store->SlotFlags = Latest->Flags;
+    Store->Dropped = Latest->Dropped;
+    Store->Repaired = Latest->Repaired;
+}
+
 RTL_STATUS
 TraceStoreOpenWriter(
     PRTL Rtl,
@@ -227,8 +328,6 @@ Return Value:
     RTL_STATUS Status;
     ULONGLONG FileSize;
     TRACE_STORE_COMMIT_SLOT Latest;
-    SIZE_T Reservation;
-    PVOID Address;
 
     Rtl->FillMemory(Store, sizeof(*Store), 0);
     Store->Rtl = Rtl;
@@ -275,30 +374,10 @@ Return Value:
         goto Error;
     }
 
-    //
-    // Reserve address space for the whole file and then some, and map the
-    // file at its start.  The file size is always a page multiple, since
-    // the writer only ever sets it to one.
-    //
-
-    Reservation = (SIZE_T)ALIGN_UP(FileSize * 2, MIN_RESERVATION);
-    Status = Rtl->ReserveAddressSpace(Rtl, Reservation, &Store->Mapping);
+    Status = MapForWriter(Store, Path, FileSize, Error);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: cannot reserve address "
-                    "space: %s", Path, RtlStatusText(Status));
         goto Error;
     }
-    Store->MappingSize = Reservation;
-
-    Status = Rtl->MapFile(Rtl, Store->FileHandle, 0, (SIZE_T)FileSize, TRUE,
-                          Store->Mapping, &Address);
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: cannot map: %s", Path,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-    Store->MappedFileBytes = (SIZE_T)FileSize;
-    Store->Header = (PTRACE_STORE_HEADER)Store->Mapping;
 
     Status = TraceStoreValidateHeader(Rtl, Path, Store->Header, FileSize,
                                       Error);
@@ -326,31 +405,7 @@ Return Value:
         goto Error;
     }
 
-    Store->RecordSize = Store->Header->RecordSize;
-    Store->Base = (PBYTE)Store->Mapping + Store->Header->HeaderSize;
-    TraceStoreSetTimestampOffset(Store);
-
-    //
-    // Recovery: everything past the committed count is discarded.
-    //
-
-    Store->Capacity = (FileSize - Store->Header->HeaderSize) /
-                      Store->RecordSize;
-    Store->GrowAtRecords = 0;
-    Store->ChunkAtRecords = 0;
-    Store->PrefaultedBytes = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE +
-                                        Latest.RecordCount *
-                                        Store->RecordSize, RTL_PAGE_SIZE);
-    Store->ReservedCount = Latest.RecordCount;
-    Store->CommittedCount = Latest.RecordCount;
-    Store->Sequence = Latest.Sequence;
-    Store->Generation = Latest.Generation + 1;
-    Store->FirstTs = Latest.FirstTs;
-    Store->LastTs = Latest.LastTs;
-    Store->SlotFlags = Latest.Flags;
-    Store->Dropped = Latest.Dropped;
-    Store->Repaired = Latest.Repaired;
-
+    ResumeAfterSlot(Store, &Latest, FileSize);
     TraceStorePublishSlot(Store, Store->CommittedCount, Store->Capacity);
 
     return RTL_STATUS_OK;
