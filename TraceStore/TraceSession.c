@@ -12,6 +12,15 @@ Abstract:
     schema; readers open every NAME.store they find, so a reader needs no
     list of record types to show a session.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (directories, the
+    header file and its lock, pages for the name list).  Called by the
+    readers' import context, the CLI, the extension and the recorder;
+    calls the store API (TraceStoreWriter.c, TraceStoreReader.c,
+    TraceStoreClose.c), the string store (TraceString.c), TraceHash.c and
+    the string schemas (TraceSchema.h).
+
 --*/
 
 #include "TraceStore.h"

@@ -35,6 +35,15 @@ Abstract:
     Everything here is usable from the core (no C runtime) and from hosted
     code; all OS access goes through the PRTL given at open.
 
+Environment:
+
+    Core: no C runtime; the OS only through the PRTL given at open.
+    The public API of TraceStore/, included by every reader, the hosted
+    edges (CLI, extension) and the tests; includes only Rtl/Rtl.h.  Defined
+    by TraceStoreHeader.c, TraceStoreWriter.c, TraceStoreCommit.c,
+    TraceStoreReader.c, TraceStoreClose.c, TraceString.c, TraceHash.c and
+    TraceSession.c.
+
 --*/
 
 #ifndef _TRACER_TRACE_STORE_H_
