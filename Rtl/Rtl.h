@@ -20,6 +20,13 @@ Abstract:
     Only the compiler's freestanding headers (stddef.h, stdint.h, stdarg.h)
     are included here.
 
+Environment:
+
+    Core: freestanding.  Included by every file of the core and of the
+    hosted edges; includes only the compiler's stddef.h, stdint.h and
+    stdarg.h.  Its routines are defined by RtlString.c and RtlMemory.c
+    (portable) and its table filled in by a back end (Rtl/Linux).
+
 --*/
 
 #ifndef _TRACER_RTL_H_

@@ -10,11 +10,13 @@ Abstract:
     copies and zeroing): memcpy, memmove, memset and memcmp, over the RTL's
     own memory routines.
 
-    Environment: core, no C runtime.  Linked only into programs that have
-    no C runtime (the freestanding link test, a CRT-free Windows build); a
+Environment:
+
+    Core: no C runtime.  Linked only into programs that have no C
+    runtime (the freestanding link test, a CRT-free Windows build); a
     hosted program or shared object that links the core uses its C
     library's routines instead, which are faster and which its other code
-    expects (test core.hosted_keeps_libc_memory).
+    expects (test core.hosted_keeps_libc_memory).  Calls RtlMemory.c.
 
 --*/
 

@@ -13,6 +13,17 @@ Abstract:
     are not here but in RtlCompilerSupport.c, linked only into programs
     that have no C runtime: a hosted program keeps its C library's.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Called through the RTL table
+    (CopyMemory, FillMemory, CompareMemory, Hash64, which the back end
+    points here) and by RtlCompilerSupport.c; calls nothing.  The only
+    core file with headers beyond the compiler's own: xxhash.h (header
+    only, as CMakeLists.txt allows) and, for it, the declarations of
+    stdlib.h and string.h; no C library symbol is linked (tests
+    core.nocrt_no_libc_symbols and core.archives_self_contained; the
+    check_zones.sh exception names these three lines).
+
 --*/
 
 #include "Rtl.h"

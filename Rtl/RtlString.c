@@ -11,6 +11,11 @@ Abstract:
     the kvmtrace/text writers of the core), error filling, and status text.
     No OS access and no C runtime.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Called by everything (RtlFormat,
+    RtlSetError, RtlStatusText, string compares); calls nothing.
+
 --*/
 
 #include "Rtl.h"

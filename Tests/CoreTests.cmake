@@ -32,3 +32,14 @@ add_test(NAME core.hosted_keeps_libc_memory
   COMMAND sh -c "nm --defined-only \"$0\" \"$1\" | grep -E ' [A-Za-z] (memcpy|memmove|memset|memcmp)$' && exit 1 || echo 'libc memory routines kept'"
           $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext>)
 set_tests_properties(core.hosted_keeps_libc_memory PROPERTIES LABELS unit TIMEOUT 60)
+
+# The arrows between the zones (DESIGN.md; issue 14), on the #include lines:
+# who may include the extension, a reader, hosted code, a C library or
+# platform header.  zones.arrows_catches plants one violation of each rule
+# in a scratch tree and expects exactly those, by file and line.
+add_test(NAME zones.arrows
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.sh ${CMAKE_SOURCE_DIR})
+add_test(NAME zones.arrows_catches
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones_catches.sh
+          ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.sh)
+set_tests_properties(zones.arrows zones.arrows_catches PROPERTIES LABELS unit TIMEOUT 60)

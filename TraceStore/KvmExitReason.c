@@ -15,6 +15,12 @@ Abstract:
     against the installed linux-libc-dev headers); the plugin names those of
     libtraceevent 1.7's plugin_kvm.c.  A NULL name: that source has none.
 
+Environment:
+
+    Core: no C runtime, no OS service: constant tables and a lookup.
+    Called by the trace.dat reader and the extension through
+    KvmExitReason.h; calls nothing.
+
 --*/
 
 #include "KvmExitReason.h"

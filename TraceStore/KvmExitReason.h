@@ -13,7 +13,11 @@ Abstract:
     reader renders the plugin's text from it; the SQLite extension's
     kvm_exit_reason_name() decodes raw exit codes (kvmtrace) with it.
 
-    Core: no C runtime, no state.
+Environment:
+
+    Core: no C runtime, no state, no OS service.  Included by the
+    trace.dat reader (Readers/Decoders/Ftrace/TraceEventImport.c) and the
+    SQLite extension (tracestore_views.c); includes only Rtl/Rtl.h.
 
 --*/
 

@@ -13,6 +13,12 @@ Abstract:
     which is safe for the uses here: hashes confirmed by comparing bytes,
     and small integer keys offset by one).
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (AllocatePages, Unmap
+    for the table).  Called by the string store, sessions and the readers
+    (their own lookup tables); calls nothing else.
+
 --*/
 
 #include "TraceStore.h"

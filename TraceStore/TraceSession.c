@@ -12,6 +12,15 @@ Abstract:
     schema; readers open every NAME.store they find, so a reader needs no
     list of record types to show a session.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (directories, the
+    header file and its lock, pages for the name list).  Called by the
+    readers' import context, the CLI, the extension and the recorder;
+    calls the store API (TraceStoreWriter.c, TraceStoreReader.c,
+    TraceStoreClose.c), the string store (TraceString.c), TraceHash.c and
+    the string schemas (TraceSchema.h).
+
 --*/
 
 #include "TraceStore.h"
@@ -182,6 +191,209 @@ InitializeSession(
     }
 }
 
+static
+RTL_STATUS
+OpenWriterHeader(
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Creates the session directory if needed and opens its header file,
+    creating it only in an empty directory; takes the writer's lock,
+    writes a fresh header into an empty file, and reads the header back.
+
+Arguments:
+
+    Session - Supplies the session, initialized, with its Path.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_LOCKED if another writer has the session,
+    RTL_STATUS_NOT_SESSION for a directory that is neither empty nor a
+    session, or another error; the header file may be open either way
+    (the caller closes the session on failure).
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    PCSZ Path = Session->Path;
+    RTL_STATUS Status;
+    CHAR HeaderPath[TRACE_PATH_SIZE];
+    ULONG Entries = 0;
+    ULONGLONG HeaderSize = 0;
+
+    Status = Rtl->CreateDirectory(Rtl, Path);
+    if (!RTL_SUCCESS(Status) && Status != RTL_STATUS_EXISTS) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot create session "
+                           "directory: %s", Path, RtlStatusText(Status));
+    }
+
+    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path, TRACE_SESSION_FILE,
+                  "");
+
+    Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenReadWrite,
+                           &Session->HeaderHandle);
+
+    if (Status == RTL_STATUS_NOT_FOUND) {
+
+        Status = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                               RtlStatusText(Status));
+        }
+        if (Entries != 0) {
+            return RtlSetError(Error, RTL_STATUS_NOT_SESSION, 0, 0,
+                               "%s: exists and is not a tracestore session "
+                               "(no %s); refusing to write into it", Path,
+                               TRACE_SESSION_FILE);
+        }
+
+        Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenCreateNew,
+                               &Session->HeaderHandle);
+    }
+
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
+                           RtlStatusText(Status));
+    }
+
+    //
+    // The lock comes before the header is written: an empty header file
+    // whose lock we get is then one whose creator died before writing it
+    // (SIGKILL between the create and the write), not one being written.
+    //
+
+    Status = Rtl->LockFile(Rtl, Session->HeaderHandle, TRUE);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                           Status == RTL_STATUS_LOCKED ?
+                           "another process is writing this session" :
+                           RtlStatusText(Status));
+    }
+
+    Status = Rtl->GetFileSize(Rtl, Session->HeaderHandle, &HeaderSize);
+    if (RTL_SUCCESS(Status) && HeaderSize == 0) {
+        Session->Header.Magic = TRACE_SESSION_MAGIC;
+        Session->Header.Version = TRACE_SESSION_VERSION;
+        Session->Header.StoreVersion = TRACE_STORE_VERSION;
+        Session->Header.CreatedRealtimeNs =
+            Rtl->QueryTime(Rtl, RtlClockRealtime);
+        RtlFormat(Session->Header.ClockName,
+                  sizeof(Session->Header.ClockName), "unknown");
+        Status = WriteSessionHeader(Session);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
+                           RtlStatusText(Status));
+    }
+
+    return ReadSessionHeader(Session, HeaderPath, Error);
+}
+
+static
+RTL_STATUS
+OpenWriterStrings(
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens both string stores for writing, rebuilds the interning table
+    from the strings already committed, and makes sure id 0 is the empty
+    string.
+
+Arguments:
+
+    Session - Supplies the session, its header open and locked.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK or an error; what was opened stays for the caller to
+    close with the session.
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    PCSZ Path = Session->Path;
+    RTL_STATUS Status;
+    CHAR StorePath[TRACE_PATH_SIZE];
+    ULONGLONG Id;
+    ULONG EmptyId;
+
+    Status = TraceHashInitialize(Rtl, &Session->Strings.Table);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    TraceJoinPath(StorePath, sizeof(StorePath), Path,
+                  TraceStringDataSchema.Name, TRACE_STORE_FILE_SUFFIX);
+    Status = TraceStoreOpenWriter(Rtl, StorePath, &TraceStringDataSchema,
+                                  &Session->Strings.Data, Error);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    TraceJoinPath(StorePath, sizeof(StorePath), Path,
+                  TraceStringSchema.Name, TRACE_STORE_FILE_SUFFIX);
+    Status = TraceStoreOpenWriter(Rtl, StorePath, &TraceStringSchema,
+                                  &Session->Strings.Index, Error);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    for (Id = 0; Id < Session->Strings.Index.CommittedCount; Id++) {
+        PCSZ Text;
+        ULONG Length;
+
+        Status = TraceStringLookup(&Session->Strings, (ULONG)Id, &Text,
+                                   &Length);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0,
+                               Id * sizeof(TRACE_STRING_RECORD),
+                               "%s: corrupt string %llu", StorePath, Id);
+        }
+
+        if (Id >= TRACE_STRING_INTERN_LIMIT) {
+            continue;
+        }
+
+        Status = TraceHashInsert(&Session->Strings.Table,
+                                 Rtl->Hash64(Text, Length), Id);
+        if (!RTL_SUCCESS(Status)) {
+            return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                               RtlStatusText(Status));
+        }
+    }
+
+    //
+    // Id 0 is the empty string.
+    //
+
+    Status = TraceStringIntern(&Session->Strings, "", 0, &EmptyId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceStringCommit(&Session->Strings);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot add the empty "
+                           "string (%s, %s): %s", Path,
+                           Session->Strings.Data.Path,
+                           Session->Strings.Index.Path,
+                           RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 TraceSessionOpenWriter(
     PRTL Rtl,
@@ -215,11 +427,6 @@ Return Value:
 --*/
 {
     RTL_STATUS Status;
-    CHAR HeaderPath[TRACE_PATH_SIZE];
-    ULONGLONG Id;
-    ULONG Entries = 0;
-    ULONG EmptyId;
-    ULONGLONG HeaderSize = 0;
 
     if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
         return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
@@ -229,146 +436,14 @@ Return Value:
     InitializeSession(Rtl, Path, Session);
     Session->Writable = TRUE;
     Session->Strings.Writable = TRUE;
-    Path = Session->Path;
 
-    Status = Rtl->CreateDirectory(Rtl, Path);
-    if (!RTL_SUCCESS(Status) && Status != RTL_STATUS_EXISTS) {
-        return RtlSetError(Error, Status, 0, 0, "%s: cannot create session "
-                           "directory: %s", Path, RtlStatusText(Status));
-    }
-
-    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path, TRACE_SESSION_FILE,
-                  "");
-
-    Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenReadWrite,
-                           &Session->HeaderHandle);
-
-    if (Status == RTL_STATUS_NOT_FOUND) {
-
-        Status = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
-        if (!RTL_SUCCESS(Status)) {
-            return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                               RtlStatusText(Status));
-        }
-        if (Entries != 0) {
-            return RtlSetError(Error, RTL_STATUS_NOT_SESSION, 0, 0,
-                               "%s: exists and is not a tracestore session "
-                               "(no %s); refusing to write into it", Path,
-                               TRACE_SESSION_FILE);
-        }
-
-        Status = Rtl->OpenFile(Rtl, HeaderPath, RtlOpenCreateNew,
-                               &Session->HeaderHandle);
-    }
-
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    //
-    // The lock comes before the header is written: an empty header file
-    // whose lock we get is then one whose creator died before writing it
-    // (SIGKILL between the create and the write), not one being written.
-    //
-
-    Status = Rtl->LockFile(Rtl, Session->HeaderHandle, TRUE);
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    Status == RTL_STATUS_LOCKED ?
-                    "another process is writing this session" :
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    Status = Rtl->GetFileSize(Rtl, Session->HeaderHandle, &HeaderSize);
-    if (RTL_SUCCESS(Status) && HeaderSize == 0) {
-        Session->Header.Magic = TRACE_SESSION_MAGIC;
-        Session->Header.Version = TRACE_SESSION_VERSION;
-        Session->Header.StoreVersion = TRACE_STORE_VERSION;
-        Session->Header.CreatedRealtimeNs =
-            Rtl->QueryTime(Rtl, RtlClockRealtime);
-        RtlFormat(Session->Header.ClockName,
-                  sizeof(Session->Header.ClockName), "unknown");
-        Status = WriteSessionHeader(Session);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", HeaderPath,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    Status = ReadSessionHeader(Session, HeaderPath, Error);
+    Status = OpenWriterHeader(Session, Error);
     if (!RTL_SUCCESS(Status)) {
         goto Error;
     }
 
-    //
-    // Strings: open both stores and rebuild the interning table from what
-    // is committed.
-    //
-
-    Status = TraceHashInitialize(Rtl, &Session->Strings.Table);
+    Status = OpenWriterStrings(Session, Error);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path,
-                  TraceStringDataSchema.Name, TRACE_STORE_FILE_SUFFIX);
-    Status = TraceStoreOpenWriter(Rtl, HeaderPath, &TraceStringDataSchema,
-                                  &Session->Strings.Data, Error);
-    if (!RTL_SUCCESS(Status)) {
-        goto Error;
-    }
-
-    TraceJoinPath(HeaderPath, sizeof(HeaderPath), Path,
-                  TraceStringSchema.Name, TRACE_STORE_FILE_SUFFIX);
-    Status = TraceStoreOpenWriter(Rtl, HeaderPath, &TraceStringSchema,
-                                  &Session->Strings.Index, Error);
-    if (!RTL_SUCCESS(Status)) {
-        goto Error;
-    }
-
-    for (Id = 0; Id < Session->Strings.Index.CommittedCount; Id++) {
-        PCSZ Text;
-        ULONG Length;
-
-        Status = TraceStringLookup(&Session->Strings, (ULONG)Id, &Text,
-                                   &Length);
-        if (!RTL_SUCCESS(Status)) {
-            RtlSetError(Error, Status, 0, Id * sizeof(TRACE_STRING_RECORD),
-                        "%s: corrupt string %llu", HeaderPath, Id);
-            goto Error;
-        }
-
-        if (Id >= TRACE_STRING_INTERN_LIMIT) {
-            continue;
-        }
-
-        Status = TraceHashInsert(&Session->Strings.Table,
-                                 Rtl->Hash64(Text, Length), Id);
-        if (!RTL_SUCCESS(Status)) {
-            RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                        RtlStatusText(Status));
-            goto Error;
-        }
-    }
-
-    //
-    // Id 0 is the empty string.
-    //
-
-    Status = TraceStringIntern(&Session->Strings, "", 0, &EmptyId);
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceStringCommit(&Session->Strings);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: cannot add the empty string "
-                    "(%s, %s): %s", Path, Session->Strings.Data.Path,
-                    Session->Strings.Index.Path, RtlStatusText(Status));
         goto Error;
     }
 
@@ -425,6 +500,302 @@ CollectStoreName(
     return TRUE;
 }
 
+static
+RTL_STATUS
+OpenReaderHeader(
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens and validates a session's header read-only, telling a missing
+    directory from one that is not a session.
+
+Arguments:
+
+    Session - Supplies the session, initialized, with its Path.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK or an error; the header file may be open either way
+    (the caller closes the session on failure).
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    PCSZ Path = Session->Path;
+    RTL_STATUS Status;
+    CHAR FilePath[TRACE_PATH_SIZE];
+
+    TraceJoinPath(FilePath, sizeof(FilePath), Path, TRACE_SESSION_FILE, "");
+
+    Status = Rtl->OpenFile(Rtl, FilePath, RtlOpenReadOnly,
+                           &Session->HeaderHandle);
+    if (Status == RTL_STATUS_NOT_FOUND || Status == RTL_STATUS_NOT_DIRECTORY) {
+        ULONG Entries = 0;
+        RTL_STATUS DirStatus;
+
+        DirStatus = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
+        if (DirStatus == RTL_STATUS_NOT_FOUND) {
+            RtlSetError(Error, DirStatus, 0, 0, "%s: no such session "
+                        "(the directory does not exist)", Path);
+        } else {
+            Status = RTL_STATUS_NOT_SESSION;
+            RtlSetError(Error, Status, 0, 0, "%s: not a tracestore session "
+                        "(no %s)", Path, TRACE_SESSION_FILE);
+        }
+        return Status;
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", FilePath,
+                           RtlStatusText(Status));
+    }
+
+    return ReadSessionHeader(Session, FilePath, Error);
+}
+
+static
+RTL_STATUS
+ListStoreNames(
+    PTRACE_SESSION Session,
+    PENUMERATE_CONTEXT Enumerate,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Collects the name of every NAME.store in the session's directory into
+    Enumerate, in name order, so that every reader lists the stores the
+    same way.
+
+Arguments:
+
+    Session - Supplies the session.
+
+    Enumerate - Supplies a zeroed context; receives the names.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_TOO_LARGE for more stores than a session
+    holds, or the error from reading the directory.
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    PCSZ Path = Session->Path;
+    RTL_STATUS Status;
+    ULONG Index;
+    ULONG Other;
+
+    Status = Rtl->EnumerateDirectory(Rtl, Path, CollectStoreName, Enumerate);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                           RtlStatusText(Status));
+    }
+    if (Enumerate->Overflow) {
+        return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                           "%s: more than %u stores", Path,
+                           TRACE_SESSION_MAX_STORES);
+    }
+
+    for (Index = 1; Index < Enumerate->Count; Index++) {
+        for (Other = Index; Other > 0 &&
+             RtlCompareString(Enumerate->Names[Other - 1],
+                          Enumerate->Names[Other]) > 0; Other--) {
+            CHAR Swap[TRACE_NAME_SIZE];
+            Rtl->CopyMemory(Swap, Enumerate->Names[Other], TRACE_NAME_SIZE);
+            Rtl->CopyMemory(Enumerate->Names[Other],
+                            Enumerate->Names[Other - 1], TRACE_NAME_SIZE);
+            Rtl->CopyMemory(Enumerate->Names[Other - 1], Swap,
+                            TRACE_NAME_SIZE);
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+OpenListedStores(
+    PTRACE_SESSION Session,
+    PENUMERATE_CONTEXT Enumerate,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens every store Enumerate names for reading: the string index first,
+    then the string data (see TraceString.c for the order), then the rest
+    in name order.  Each store's header must name the store its file does.
+
+Arguments:
+
+    Session - Supplies the session.
+
+    Enumerate - Supplies the store names, sorted.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_CORRUPT for a session without both string
+    stores or a store named wrongly, or the first store's error; what was
+    opened stays for the caller to close with the session.
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    PCSZ Path = Session->Path;
+    RTL_STATUS Status;
+    CHAR FilePath[TRACE_PATH_SIZE];
+    ULONG Index;
+    BOOL HaveIndex = FALSE;
+    BOOL HaveData = FALSE;
+
+    for (Index = 0; Index < Enumerate->Count; Index++) {
+        PCSZ Name = Enumerate->Names[Index];
+        PTRACE_STORE Store;
+
+        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
+            Store = &Session->Strings.Index;
+            HaveIndex = TRUE;
+        } else {
+            continue;
+        }
+
+        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
+                      TRACE_STORE_FILE_SUFFIX);
+        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    for (Index = 0; Index < Enumerate->Count; Index++) {
+        PCSZ Name = Enumerate->Names[Index];
+        PTRACE_STORE Store;
+
+        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
+            continue;
+        }
+
+        if (RtlStringEqual(Name, TraceStringDataSchema.Name)) {
+            Store = &Session->Strings.Data;
+            HaveData = TRUE;
+        } else {
+            if (Session->NumberOfStores >= TRACE_SESSION_MAX_STORES) {
+                return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
+                                   "%s: more than %u stores", Path,
+                                   TRACE_SESSION_MAX_STORES);
+            }
+            Store = &Session->Stores[Session->NumberOfStores];
+        }
+
+        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
+                      TRACE_STORE_FILE_SUFFIX);
+        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        if (!RtlStringEqual(Store->Name, Name)) {
+            Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 32,
+                                 "%s: store header names '%s', not '%s'",
+                                 FilePath, Store->Name, Name);
+            TraceStoreClose(Store);
+            return Status;
+        }
+
+        if (Store != &Session->Strings.Data) {
+            Session->NumberOfStores++;
+        }
+    }
+
+    if (!HaveIndex || !HaveData) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 0,
+                           "%s: session has no string store", Path);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+CheckStringLayouts(
+    PTRACE_SESSION Session,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    TraceString.c reads the string stores with their layout compiled in
+    (16-byte records, bytes), not through their descriptors: a header
+    that says anything else would send it past the records.  Refuses
+    such a header, naming the first field that differs.
+
+Arguments:
+
+    Session - Supplies the session, both string stores open.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK or RTL_STATUS_CORRUPT.
+
+--*/
+{
+    PRTL Rtl = Session->Rtl;
+    ULONG Index;
+
+    for (Index = 0; Index < 2; Index++) {
+        PTRACE_STORE Store = Index == 0 ? &Session->Strings.Index :
+                                          &Session->Strings.Data;
+        PCTRACE_STORE_SCHEMA Schema = Index == 0 ? &TraceStringSchema :
+                                                   &TraceStringDataSchema;
+
+        if (!TraceStoreSchemaMatches(Store->Header, Schema)) {
+            const TRACE_STORE_HEADER *Header = Store->Header;
+            ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, RecordSize);
+            ULONG Column;
+
+            if (Header->RecordSize == Schema->RecordSize) {
+                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, NumberOfColumns);
+            }
+            if (Header->RecordSize == Schema->RecordSize &&
+                Header->NumberOfColumns == Schema->NumberOfColumns) {
+                for (Column = 0; Column + 1 < Schema->NumberOfColumns &&
+                     Rtl->CompareMemory(&Header->Columns[Column],
+                                        &Schema->Columns[Column],
+                                        FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR,
+                                                     Description)) == 0;
+                     Column++) {
+                }
+                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
+                         Column * sizeof(TRACE_COLUMN_DESCRIPTOR);
+            }
+            return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
+                               "%s: byte offset %u: not the layout of the "
+                               "%s store (record size %u, %u columns; "
+                               "this build reads %u, %u)", Store->Path,
+                               Offset, Schema->Name, Header->RecordSize,
+                               Header->NumberOfColumns, Schema->RecordSize,
+                               Schema->NumberOfColumns);
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 TraceSessionOpenReader(
     PRTL Rtl,
@@ -457,12 +828,7 @@ Return Value:
 --*/
 {
     RTL_STATUS Status;
-    CHAR FilePath[TRACE_PATH_SIZE];
     PENUMERATE_CONTEXT Enumerate = NULL;
-    ULONG Index;
-    ULONG Other;
-    BOOL HaveIndex = FALSE;
-    BOOL HaveData = FALSE;
 
     if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
         return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
@@ -470,34 +836,8 @@ Return Value:
     }
 
     InitializeSession(Rtl, Path, Session);
-    Path = Session->Path;
 
-    TraceJoinPath(FilePath, sizeof(FilePath), Path, TRACE_SESSION_FILE, "");
-
-    Status = Rtl->OpenFile(Rtl, FilePath, RtlOpenReadOnly,
-                           &Session->HeaderHandle);
-    if (Status == RTL_STATUS_NOT_FOUND || Status == RTL_STATUS_NOT_DIRECTORY) {
-        ULONG Entries = 0;
-        RTL_STATUS DirStatus;
-
-        DirStatus = Rtl->EnumerateDirectory(Rtl, Path, CountEntry, &Entries);
-        if (DirStatus == RTL_STATUS_NOT_FOUND) {
-            RtlSetError(Error, DirStatus, 0, 0, "%s: no such session "
-                        "(the directory does not exist)", Path);
-        } else {
-            Status = RTL_STATUS_NOT_SESSION;
-            RtlSetError(Error, Status, 0, 0, "%s: not a tracestore session "
-                        "(no %s)", Path, TRACE_SESSION_FILE);
-        }
-        goto Error;
-    }
-    if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", FilePath,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    Status = ReadSessionHeader(Session, FilePath, Error);
+    Status = OpenReaderHeader(Session, Error);
     if (!RTL_SUCCESS(Status)) {
         goto Error;
     }
@@ -505,153 +845,24 @@ Return Value:
     Status = Rtl->AllocatePages(Rtl, sizeof(*Enumerate),
                                 (PPVOID)&Enumerate);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+        RtlSetError(Error, Status, 0, 0, "%s: %s", Session->Path,
                     RtlStatusText(Status));
         goto Error;
     }
 
-    Status = Rtl->EnumerateDirectory(Rtl, Path, CollectStoreName, Enumerate);
+    Status = ListStoreNames(Session, Enumerate, Error);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-    if (Enumerate->Overflow) {
-        Status = RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
-                             "%s: more than %u stores", Path,
-                             TRACE_SESSION_MAX_STORES);
         goto Error;
     }
 
-    //
-    // Name order, so that every reader lists the stores the same way.
-    //
-
-    for (Index = 1; Index < Enumerate->Count; Index++) {
-        for (Other = Index; Other > 0 &&
-             RtlCompareString(Enumerate->Names[Other - 1],
-                          Enumerate->Names[Other]) > 0; Other--) {
-            CHAR Swap[TRACE_NAME_SIZE];
-            Rtl->CopyMemory(Swap, Enumerate->Names[Other], TRACE_NAME_SIZE);
-            Rtl->CopyMemory(Enumerate->Names[Other],
-                            Enumerate->Names[Other - 1], TRACE_NAME_SIZE);
-            Rtl->CopyMemory(Enumerate->Names[Other - 1], Swap,
-                            TRACE_NAME_SIZE);
-        }
-    }
-
-    //
-    // Open the string stores first (index before data: see TraceString.c),
-    // then the rest.
-    //
-
-    for (Index = 0; Index < Enumerate->Count; Index++) {
-        PCSZ Name = Enumerate->Names[Index];
-        PTRACE_STORE Store;
-
-        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
-            Store = &Session->Strings.Index;
-            HaveIndex = TRUE;
-        } else {
-            continue;
-        }
-
-        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
-                      TRACE_STORE_FILE_SUFFIX);
-        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
-        if (!RTL_SUCCESS(Status)) {
-            goto Error;
-        }
-    }
-
-    for (Index = 0; Index < Enumerate->Count; Index++) {
-        PCSZ Name = Enumerate->Names[Index];
-        PTRACE_STORE Store;
-
-        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
-            continue;
-        }
-
-        if (RtlStringEqual(Name, TraceStringDataSchema.Name)) {
-            Store = &Session->Strings.Data;
-            HaveData = TRUE;
-        } else {
-            if (Session->NumberOfStores >= TRACE_SESSION_MAX_STORES) {
-                Status = RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
-                                     "%s: more than %u stores", Path,
-                                     TRACE_SESSION_MAX_STORES);
-                goto Error;
-            }
-            Store = &Session->Stores[Session->NumberOfStores];
-        }
-
-        TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
-                      TRACE_STORE_FILE_SUFFIX);
-        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
-        if (!RTL_SUCCESS(Status)) {
-            goto Error;
-        }
-
-        if (!RtlStringEqual(Store->Name, Name)) {
-            Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 32,
-                                 "%s: store header names '%s', not '%s'",
-                                 FilePath, Store->Name, Name);
-            TraceStoreClose(Store);
-            goto Error;
-        }
-
-        if (Store != &Session->Strings.Data) {
-            Session->NumberOfStores++;
-        }
-    }
-
-    if (!HaveIndex || !HaveData) {
-        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 0,
-                             "%s: session has no string store", Path);
+    Status = OpenListedStores(Session, Enumerate, Error);
+    if (!RTL_SUCCESS(Status)) {
         goto Error;
     }
 
-    //
-    // TraceString.c reads the string stores with their layout compiled in
-    // (16-byte records, bytes), not through their descriptors: a header
-    // that says anything else would send it past the records.
-    //
-
-    for (Index = 0; Index < 2; Index++) {
-        PTRACE_STORE Store = Index == 0 ? &Session->Strings.Index :
-                                          &Session->Strings.Data;
-        PCTRACE_STORE_SCHEMA Schema = Index == 0 ? &TraceStringSchema :
-                                                   &TraceStringDataSchema;
-
-        if (!TraceStoreSchemaMatches(Store->Header, Schema)) {
-            const TRACE_STORE_HEADER *Header = Store->Header;
-            ULONG Offset = FIELD_OFFSET(TRACE_STORE_HEADER, RecordSize);
-            ULONG Column;
-
-            if (Header->RecordSize == Schema->RecordSize) {
-                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, NumberOfColumns);
-            }
-            if (Header->RecordSize == Schema->RecordSize &&
-                Header->NumberOfColumns == Schema->NumberOfColumns) {
-                for (Column = 0; Column + 1 < Schema->NumberOfColumns &&
-                     Rtl->CompareMemory(&Header->Columns[Column],
-                                        &Schema->Columns[Column],
-                                        FIELD_OFFSET(TRACE_COLUMN_DESCRIPTOR,
-                                                     Description)) == 0;
-                     Column++) {
-                }
-                Offset = FIELD_OFFSET(TRACE_STORE_HEADER, Columns) +
-                         Column * sizeof(TRACE_COLUMN_DESCRIPTOR);
-            }
-            Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, Offset,
-                                 "%s: byte offset %u: not the layout of the "
-                                 "%s store (record size %u, %u columns; "
-                                 "this build reads %u, %u)", Store->Path,
-                                 Offset, Schema->Name, Header->RecordSize,
-                                 Header->NumberOfColumns, Schema->RecordSize,
-                                 Schema->NumberOfColumns);
-            goto Error;
-        }
+    Status = CheckStringLayouts(Session, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
     }
 
     Rtl->Unmap(Rtl, Enumerate, sizeof(*Enumerate));

@@ -21,7 +21,7 @@ Abstract:
                          slot with the higher sequence) are committed and
                          never change afterwards.
 
-    The commit protocol (see TraceStore.c for the barriers):
+    The commit protocol (see TraceStoreCommit.c for the barriers):
 
         Writer: write records; pick the slot not holding the latest commit;
                 store 0 to its Sequence; release fence; write its fields
@@ -34,6 +34,15 @@ Abstract:
 
     Everything here is usable from the core (no C runtime) and from hosted
     code; all OS access goes through the PRTL given at open.
+
+Environment:
+
+    Core: no C runtime; the OS only through the PRTL given at open.
+    The public API of TraceStore/, included by every reader, the hosted
+    edges (CLI, extension) and the tests; includes only Rtl/Rtl.h.  Defined
+    by TraceStoreHeader.c, TraceStoreWriter.c, TraceStoreCommit.c,
+    TraceStoreReader.c, TraceStoreClose.c, TraceString.c, TraceHash.c and
+    TraceSession.c.
 
 --*/
 
@@ -505,7 +514,7 @@ TRACE_STORE_RESERVE TraceStoreReserve;
 
 //
 // Grows the file to hold Records more records and faults the pages in now,
-// so that appending them takes no page faults (see TraceStore.c).
+// so that appending them takes no page faults (see TraceStoreWriter.c).
 //
 
 typedef RTL_STATUS (TRACE_STORE_PREALLOCATE)(

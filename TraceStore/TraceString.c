@@ -15,6 +15,12 @@ Abstract:
     always points at committed bytes.  Readers snapshot in the opposite
     order (string, then string_data) for the same reason.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (hashing, copies).
+    Called by sessions, the import context, the readers and the extension
+    (lookups); calls the store API on its two stores and TraceHash.c.
+
 --*/
 
 #include "TraceStore.h"

@@ -12,8 +12,16 @@ Abstract:
     header; the system call numbers and structure layouts it needs are
     spelled out below, with the ABI offsets asserted.
 
-    This is one of the two places in the tree allowed to know about the
-    platform (the other is Rtl/Windows).
+    This is the one place in the tree allowed to know about the platform
+    (a Windows back end would be the other, in Rtl/Windows).
+
+Environment:
+
+    Back end: the platform's own zone, freestanding, no C runtime: raw
+    system calls, no libc or kernel header (the numbers and layouts it
+    needs are spelled out here).  InitializeRtl is called once by each
+    hosted edge (the CLI, the extension) and by the tests; fills the RTL
+    with its Linux* routines and RtlMemory.c's; calls RtlMemory.c.
 
 --*/
 

@@ -15,9 +15,9 @@ Abstract:
 
 Environment:
 
-    Core: no C runtime, no OS service.  Called by ChromeJson.c; calls
-    ChromeJsonParse.c (errors), Json.h, TextParse.h and TraceImport.h's
-    counter store.
+    Core: no C runtime, no OS service (only the RTL's CopyMemory and
+    FillMemory).  Called by ChromeJson.c; calls ChromeJsonParse.c
+    (errors), Json.h, TextParse.h and TraceImport.h's counter store.
 
 --*/
 

@@ -31,6 +31,14 @@ Abstract:
     first records all look like kvmtrace records (known event classes,
     pids and vcpu ids in range), which text and JSON never do.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (pages for the reader
+    state, hashing).  Called through the format table (TraceFormats.c:
+    KvmtraceDetect, KvmtraceImport); calls the decoder and renderer
+    (KvmtraceFormat.h), the rules (KvmtraceRules.c) and TraceImport.h's
+    KVM pairs, page faults, generic events and interning.
+
 --*/
 
 #include "Readers/Shared/TraceImport.h"

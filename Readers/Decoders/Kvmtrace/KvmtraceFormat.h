@@ -40,8 +40,9 @@ Abstract:
 Environment:
 
     Core: no C runtime, OS access through PRTL.  Included by the kvmtrace
-    reader (Kvmtrace.c), `tracestore kvmtrace-format` (TracestoreMain.c)
-    and the files above; KvmtraceDecode (inline here) calls nothing.
+    reader (Kvmtrace.c), `tracestore kvmtrace-format`
+    (Readers/Cli/CmdKvmtraceFormat.c) and the files above; KvmtraceDecode
+    (inline here) calls nothing.
 
 --*/
 

@@ -18,8 +18,8 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL (the output buffer);
     output through the caller's KVMTRACE_WRITE.  Called by `tracestore
-    kvmtrace-format` (TracestoreMain.c); calls KvmtraceRules.c and
-    KvmtraceFormat.c.
+    kvmtrace-format` (Readers/Cli/CmdKvmtraceFormat.c); calls
+    KvmtraceRules.c and KvmtraceFormat.c.
 
 --*/
 

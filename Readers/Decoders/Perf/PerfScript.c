@@ -36,6 +36,14 @@ Abstract:
     the first frame's.  `#` comments and blank lines are skipped.  Any
     other line is an error naming the file, line and byte offset.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (through the import
+    context).  Called through the format table (TraceFormats.c:
+    PerfScriptDetect, PerfScriptImport); calls TraceImport.h (the line
+    loop, interning, page faults, ftrace-style events through
+    TraceImportTextEvent) and TextParse.h.
+
 --*/
 
 #include "Readers/Shared/TraceImport.h"

@@ -34,6 +34,13 @@ Abstract:
     are moved onto the TSC clock, N / MHz microseconds later, as the seed
     does.  Without one they stay relative to the start of perf stat.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (Rtl->CopyMemory,
+    FillMemory).  Called through the format table (TraceFormats.c:
+    PerfStatDetect, PerfStatImport); calls TraceImport.h (the line loop,
+    interning, the counter store, the clock) and TextParse.h.
+
 --*/
 
 #include "Readers/Shared/TraceImport.h"

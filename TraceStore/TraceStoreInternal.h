@@ -1,0 +1,89 @@
+/*++
+
+Module Name:
+
+    TraceStoreInternal.h
+
+Abstract:
+
+    What the files of one store (TraceStoreHeader.c, TraceStoreWriter.c,
+    TraceStoreCommit.c, TraceStoreReader.c, TraceStoreClose.c) share and
+    nothing else uses: the limit on a record count, and the routines that
+    read and write the header page and its commit slots.
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Included only by those
+    five files.
+
+--*/
+
+#ifndef _TRACER_TRACE_STORE_INTERNAL_H_
+#define _TRACER_TRACE_STORE_INTERNAL_H_
+
+#include "TraceStore/TraceStore.h"
+
+//
+// The most records a store may hold (and a commit slot may claim): far
+// below what would overflow an offset, far above any real trace.
+//
+
+#define MAX_RECORD_COUNT     (1ULL << 48)
+
+//
+// TraceStoreHeader.c: the header page.
+//
+
+//
+// Copies Source into Destination (Size bytes with the terminator),
+// truncating; FALSE if it had to.
+//
+
+BOOL TraceStoreCopyName(PCHAR Destination, SIZE_T Size, PCSZ Source);
+
+//
+// The XXH3-64 of a header page with HeaderChecksum and the two commit
+// slots zeroed: everything that is fixed at creation.
+//
+
+ULONGLONG TraceStoreHeaderChecksum(PRTL Rtl,
+                                   const TRACE_STORE_HEADER *Header);
+
+//
+// Checks a commit slot against its header and the file size: the count
+// within the capacity and the limit, and its records inside the file.
+//
+
+RTL_STATUS TraceStoreValidateSlot(PCSZ Path,
+                                  const TRACE_STORE_HEADER *Header,
+                                  const TRACE_STORE_COMMIT_SLOT *Slot,
+                                  ULONGLONG FileSize, PRTL_ERROR Error);
+
+//
+// Sets Store->TimestampOffset from the header's timestamp column.
+//
+
+VOID TraceStoreSetTimestampOffset(PTRACE_STORE Store);
+
+//
+// TraceStoreCommit.c: the commit slots.
+//
+
+//
+// Reads the valid slot with the higher sequence (retrying while the
+// writer is between the two); FALSE if neither slot is valid.
+//
+
+BOOL TraceStoreReadLatestSlot(PRTL Rtl,
+                              const volatile TRACE_STORE_HEADER *Header,
+                              PTRACE_STORE_COMMIT_SLOT Latest);
+
+//
+// Writes the writer's next commit (RecordCount records of Capacity) into
+// the slot not holding the latest one, with the ordering readers rely on.
+//
+
+VOID TraceStorePublishSlot(PTRACE_STORE Store, ULONGLONG RecordCount,
+                           ULONGLONG Capacity);
+
+#endif // _TRACER_TRACE_STORE_INTERNAL_H_
