@@ -36,7 +36,7 @@ set_tests_properties(reader.kvm_pairs.rows PROPERTIES LABELS integration TIMEOUT
 # Importing twice appends: twice the events, two source rows, and the
 # second file's earlier timestamps clear the sorted flag.
 add_test(NAME reader.append_to_session
-  COMMAND sh -c "rm -rf \"$2\" && \"$0\" import -o \"$2\" \"$1\" && \"$0\" import -o \"$2\" \"$1\" &&
+  COMMAND sh -c "rm -rf \"$2\" && mkdir -p \"$(dirname \"$2\")\" && \"$0\" import -o \"$2\" \"$1\" && \"$0\" import -o \"$2\" \"$1\" &&
                  test \"$(\"$0\" sql --csv \"$2\" 'SELECT count(*) FROM page_fault' | tail -1)\" = $((2 * $(grep -c ' page_fault_' \"$1\"))) &&
                  test \"$(\"$0\" sql --csv \"$2\" 'SELECT count(*) FROM source' | tail -1)\" = 2 &&
                  \"$0\" info --json \"$2\" | grep '\"page_fault\"' | grep -q '\"sorted\": false'"
