@@ -1,5 +1,15 @@
 /*
-** The tasks and address spaces of a live recording (see RecordTasks.h).
+** RecordTasks.c: the tasks and address spaces of a live recording (see
+** RecordTasks.h).
+**
+** Zone: hosted (the live recorders): libc, perf_event_open, /proc.  Owns
+** the model of threads, processes and their mappings, and the perf
+** side-band buffers.  Calls the import context (Readers/Shared/
+** TraceImport.h: TraceImportModuleLine, TraceImportModule,
+** TraceImportIntern) for the module store, fills in the ftrace sink's
+** resolver (Readers/Decoders/Ftrace/TraceEvent.h), and reads /proc with
+** LiveText.c.
+** Called by Record.c only.
 **
 ** One open-addressing table, keyed by tid, holds every thread seen: its
 ** process (thread group) and, for a process's own entry (tid == pid), its
