@@ -2,27 +2,34 @@
 ** Cli.h: what the files of the `tracestore` command share.
 **
 ** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Reaches sessions and inputs through the core's APIs
+** (Readers/Shared/TraceImport.h, TraceStore/TraceStore.h), the live
+** recorder through Readers/Live/Record.h, and SQL through the extension's
+** public header (Sqlite3Ext/tracestore.h) only.
 **
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
-** CmdSchema.c, CmdKvmtraceFormat.c), Main.c for the dispatch and the small
-** helpers below, Workers.c for the threads the core's asynchronous RTL
-** routines and reader jobs run on.
+** CmdSchema.c, CmdKvmtraceFormat.c), Main.c for the dispatch, CliUtil.c
+** for the small helpers below, Workers.c for the threads the core's
+** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
+** Cmd*.c -> CliUtil.c, Workers.c.
 */
 #ifndef TRACER_CLI_H
 #define TRACER_CLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "Readers/Shared/TraceImport.h"
 
-/* The RTL of the process (Main.c), filled in by InitializeRtl(). */
+/* The RTL of the process (CliUtil.c), filled in by main() (Main.c). */
 extern RTL Rtl;
 
 /* Prints "tracestore: " and the message, with a newline, to stderr. */
 void cliFail(const char *zFormat, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same with another prefix ("tracestore record"): "zWho: message". */
+void cliFailV(const char *zWho, const char *zFormat, va_list ap)
+  __attribute__((format(printf, 2, 0)));
 
 /* CLOCK_MONOTONIC in seconds. */
 double cliNowSeconds(void);

@@ -1,10 +1,11 @@
 /*
 ** CmdImport.c: `tracestore import`: decode input files into a session.
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Zone: hosted (the command-line front end): libc.  Owns the import
+** command line, progress output and the summary.  Calls the core through
+** Readers/Shared/TraceImport.h (TraceFormatFromName, TraceImportRun) and
+** TraceStore/TraceStore.h (the session), TraceZstd.c for trace.dat v7,
+** and CliUtil.c, Workers.c (helpers, worker threads).
 */
 #include <stdio.h>
 #include <stdlib.h>

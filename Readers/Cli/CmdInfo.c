@@ -1,10 +1,9 @@
 /*
 ** CmdInfo.c: `tracestore info`: a session's stores, as a table or JSON.
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Zone: hosted (the command-line front end): libc.  Owns the layout of
+** the table and the JSON.  Calls the store API (TraceStore/TraceStore.h:
+** TraceSessionOpenReader) and CliUtil.c (errors, JSON strings).
 */
 #include <stdio.h>
 #include <stdlib.h>

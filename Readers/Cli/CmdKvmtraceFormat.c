@@ -1,11 +1,11 @@
 /*
-** CmdKvmtraceFormat.c: `tracestore kvmtrace-format`: print a kvmtrace stream as the seed's
-** kvmtrace_format script does with the same rules.
+** CmdKvmtraceFormat.c: `tracestore kvmtrace-format`: print a kvmtrace
+** stream as the seed's kvmtrace_format script does with the same rules.
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Zone: hosted (the command-line front end): libc.  Owns the command
+** line, mapping the binary input and printing.  Calls the core kvmtrace
+** formatter (Readers/Decoders/Kvmtrace/KvmtraceFormat.h) and CliUtil.c
+** (errors, reading the FORMATS file).
 */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,10 +3,9 @@
 ** function with its columns (SCHEMA.md is the --markdown output), as the
 ** extension's tracestore_schema() SQL function reports them.
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Zone: hosted (the command-line front end): libc, SQLite's API.  Owns
+** the printing of the schema.  Calls SQLite and the extension's public
+** header (Sqlite3Ext/tracestore.h) only, and cliFail (CliUtil.c).
 */
 #include <stdio.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
 ** CmdSql.c: `tracestore sql`: run SQL with a session attached and print the rows.
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) and SQL through the extension's public header
-** (Sqlite3Ext/tracestore.h) only.
+** Zone: hosted (the command-line front end): libc, SQLite's API.  Owns
+** the SQL command line and the row printers (columns, CSV, JSON).  Calls
+** SQLite and the extension's public header (Sqlite3Ext/tracestore.h)
+** only, and CliUtil.c (errors, reading SQL text, JSON strings).
 */
 #include <errno.h>
 #include <stdio.h>

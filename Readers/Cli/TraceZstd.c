@@ -1,5 +1,10 @@
 /*
-** The zstd decompressor for TRACE_IMPORT.Zstd (see TraceZstd.h).
+** TraceZstd.c: the zstd decompressor for TRACE_IMPORT.Zstd (see
+** TraceZstd.h).
+**
+** Zone: hosted (the command-line front end): libzstd.  Owns the zstd
+** decompression contexts (one for the reader's thread, one for a worker's
+** job); calls libzstd only.
 */
 #include <zstd.h>
 

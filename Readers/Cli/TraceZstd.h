@@ -1,8 +1,11 @@
 /*
-** TraceZstd.c: the zstd decompressor the core's trace.dat reader calls for
-** compressed sections (the core links no compression library).  Hosted:
-** libzstd.  Used by the tracestore command and by the test and fuzz
-** programs that import as it does.
+** TraceZstd.h: the zstd decompressor the core's trace.dat reader calls for
+** compressed sections (the core links no compression library).
+**
+** Zone: hosted (the command-line front end): libzstd.  Implemented by
+** TraceZstd.c, which owns the zstd contexts and calls libzstd only; fills
+** in a TRACE_DECOMPRESSOR (Readers/Shared/TraceImport.h).  Used by
+** CmdImport.c and by the test and fuzz programs that import as it does.
 */
 #ifndef TRACER_TRACE_ZSTD_H
 #define TRACER_TRACE_ZSTD_H

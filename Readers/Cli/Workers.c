@@ -2,9 +2,11 @@
 ** Workers.c: the threads behind the core's asynchronous RTL routines
 ** (pre-fault, write-back) and behind a reader's import jobs (TRACE_WORKER).
 **
-** Zone: hosted (the command-line front end): libc, pthreads, SQLite's API.
-** Reaches sessions and inputs through the core's APIs (Readers/TraceImport.h,
-** TraceStore/TraceStore.h) only.
+** Zone: hosted (the command-line front end): libc, pthreads.  Owns the
+** worker threads and their queues.  Fills in Rtl.PrefaultMemoryAsync and
+** Rtl.WriteBackAsync (the RTL of CliUtil.c) and cliImportWorker (the
+** TRACE_WORKER of Readers/Shared/TraceImport.h); calls the RTL's
+** synchronous PrefaultMemory and WriteBack on its threads.
 */
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,10 +1,26 @@
 /*
-** tracestore record: live capture from a tracefs instance into a session
-** (a hosted edge: libc, threads, the kernel's tracefs files).
+** Record.c: the live recorder: capture from a private tracefs instance
+** into a session until a stop condition (recordRun, see Record.h).
 **
-**   tracestore record [-e SYSTEM[:EVENT]]... [-f FILTER] [-p PID]
-**                     [--duration SEC] [--max-size BYTES] [-b KB]
-**                     -o SESSION [-- COMMAND ARGS...]
+** Zone: hosted (the live recorders): libc, pthreads, the kernel's tracefs
+** files.  Owns the instance, the per-CPU reader threads and their page
+** queues, the time-ordered merge and the recording's summary.  Calls the
+** core (TraceStore/ for the session, Readers/Shared/TraceImport.h for the
+** import, the ftrace ring-buffer decoder and event sink of
+** Readers/Decoders/Ftrace/TraceEvent.h), RecordTasks.c for processes and
+** mappings, and LiveText.c to read files.  It does not include
+** Readers/Cli: the command line (Readers/Cli/CmdRecord.c) parses the
+** arguments and the usage, and passes in xFail, the routine that prints
+** "tracestore record: " error lines (so the CLI's one copy of it serves).
+**
+** recordRun runs eight phases, each a routine that owns one part of the
+** work: recSetUp (tracefs, the instance, the formats and filters),
+** recOpenSession (session, import, sink, task model), recChooseTasks (the
+** command or -p), recStartReaders (threads, perf side-band, /proc),
+** recStart (enable), recLoop (merge and commit until a stop), recDrain
+** (switch off, read what is left) and recClose (end the import, summary,
+** free, reap).  A phase returns 1 after reporting its error; recClose runs
+** on every path.
 **
 ** How it works:
 **
@@ -16,9 +32,9 @@
 **     "mono", so event times compare with CLOCK_MONOTONIC.
 **
 **   - Event formats come from the instance's events/SYS/EVENT/format files
-**     and events/header_page: the same decoders (TraceEvent.c) and sink
-**     (TraceEventImport.c) the trace.dat reader uses turn ring-buffer
-**     pages into records.
+**     and events/header_page: the same decoders (Decoders/Ftrace/
+**     TraceEvent.c) and sink (TraceEventImport.c) the trace.dat reader
+**     uses turn ring-buffer pages into records.
 **
 **   - One reader thread per CPU reads per_cpu/cpuN/trace_pipe_raw (whole
 **     ring-buffer pages, non-blocking, polling every millisecond) into a
@@ -70,6 +86,7 @@
 #include <unistd.h>
 
 #include "Readers/Decoders/Ftrace/TraceEvent.h"
+#include "LiveText.h"
 #include "Record.h"
 #include "RecordTasks.h"
 
@@ -111,6 +128,8 @@ typedef struct RecCpu {
 
 struct Recorder {
   PRTL pRtl;
+  const RecordOptions *pOpts;   /* what to record, and how to stop */
+  void (*xFail)(const char *zFormat, ...);  /* pOpts->xFail */
   char zTracefs[256];           /* tracefs mount point */
   char zInst[512];              /* our instance directory, or "" */
   size_t szPage;                /* ring-buffer page: header + data */
@@ -134,19 +153,17 @@ struct Recorder {
   int iExecType;                /* common_type of sched_process_exec, or -1 */
   int nEvent;                   /* event directories enabled */
   char **azEventDir;
+  PTRACE_SESSION pSession;      /* the session written, once open */
+  int bImport;                  /* imp begun: it must be ended */
+  pid_t child;                  /* the -- COMMAND, until it is waited for */
+  int aPipe[2];                 /* holds the command until we are ready */
+  int iChildStatus;             /* its wait status, or -1 */
+  long long t0;                 /* CLOCK_MONOTONIC ns at the start */
+  const char *zWhy;             /* why the recording stopped */
 };
 
 static volatile sig_atomic_t recStop = 0;
 static void recOnSignal(int sig){ (void)sig; recStop = 1; }
-
-static void recFail(const char *zFormat, ...){
-  va_list ap;
-  fprintf(stderr, "tracestore record: ");
-  va_start(ap, zFormat);
-  vfprintf(stderr, zFormat, ap);
-  va_end(ap);
-  fprintf(stderr, "\n");
-}
 
 static long long monoNs(void){
   struct timespec ts;
@@ -160,32 +177,6 @@ static void pathf(char *zBuf, size_t nBuf, const char *zFormat, ...){
   va_start(ap, zFormat);
   vsnprintf(zBuf, nBuf, zFormat, ap);
   va_end(ap);
-}
-
-/* Reads a whole (pseudo) file into a NUL-terminated buffer, or NULL. */
-static char *readText(const char *zPath, size_t *pn){
-  int fd = open(zPath, O_RDONLY);
-  size_t n = 0, nAlloc = 65536;
-  char *z;
-  if( fd<0 ) return 0;
-  z = malloc(nAlloc);
-  while( z ){
-    ssize_t got;
-    if( n+1>=nAlloc ){
-      char *zNew = realloc(z, nAlloc*2);
-      if( zNew==0 ){ free(z); z = 0; break; }
-      z = zNew;
-      nAlloc *= 2;
-    }
-    got = read(fd, z+n, nAlloc-n-1);
-    if( got<0 && errno==EINTR ) continue;
-    if( got<0 ){ free(z); z = 0; break; }
-    if( got==0 ) break;
-    n += got;
-  }
-  close(fd);
-  if( z ){ z[n] = 0; if( pn ) *pn = n; }
-  return z;
 }
 
 /* Writes z to DIR/NAME; returns 0 or an errno. */
@@ -218,7 +209,7 @@ static int findTracefs(Recorder *p){
     }
   }
   if( mount("nodev", azTry[0], "tracefs", 0, 0)!=0 ){
-    recFail("tracefs is not mounted and mounting it at %s failed: %s "
+    p->xFail("tracefs is not mounted and mounting it at %s failed: %s "
             "(recording needs root)", azTry[0], strerror(errno));
     return 1;
   }
@@ -252,7 +243,7 @@ static void removeStaleInstances(Recorder *p){
         fprintf(stderr, "tracestore record: removed the instance of "
                 "recorder %ld, which is no longer running\n", pid);
       }else{
-        recFail("cannot remove the stale instance %s: %s", zInst,
+        p->xFail("cannot remove the stale instance %s: %s", zInst,
                 strerror(errno));
       }
     }
@@ -267,7 +258,7 @@ static void removeInstance(Recorder *p){
   writeFile(p->zInst, "events/enable", "0");
   writeFile(p->zInst, "set_event_pid", "");
   if( rmdir(p->zInst)!=0 ){
-    recFail("cannot remove the instance %s: %s", p->zInst, strerror(errno));
+    p->xFail("cannot remove the instance %s: %s", p->zInst, strerror(errno));
   }
   p->zInst[0] = 0;
 }
@@ -301,7 +292,7 @@ static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
   rc = glob(zPattern, 0, 0, &g);
   *pnFirst = p->nEvent;
   if( rc!=0 ){
-    recFail("no event matches '%s' (see %s/available_events)", zSpec,
+    p->xFail("no event matches '%s' (see %s/available_events)", zSpec,
             p->zTracefs);
     return 1;
   }
@@ -316,7 +307,7 @@ static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
     char **azNew;
 
     pathf(zFmt, sizeof(zFmt), "%s/format", zDir);
-    zText = readText(zFmt, &n);
+    zText = liveReadFile(zFmt, &n);
     if( zText==0 ) continue;        /* "enable", "filter" of a system */
     zEvent = strrchr(zDir, '/');
     zSystem = zEvent-1;
@@ -326,7 +317,7 @@ static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
                                  &zReason);
     if( !RTL_SUCCESS(s) ){
       free(zText);
-      recFail("%s: %s", zFmt, zReason ? zReason : RtlStatusText(s));
+      p->xFail("%s: %s", zFmt, zReason ? zReason : RtlStatusText(s));
       globfree(&g);
       return 1;
     }
@@ -343,7 +334,7 @@ static int addEvents(Recorder *p, const char *zSpec, int *pnFirst){
   }
   globfree(&g);
   if( p->nEvent==*pnFirst ){
-    recFail("no event matches '%s'", zSpec);
+    p->xFail("no event matches '%s'", zSpec);
     return 1;
   }
   return 0;
@@ -437,7 +428,7 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
       }
       if( !RTL_SUCCESS(s) ){
         if( p->nBad++==0 ){
-          recFail("CPU %d: bad ring-buffer page, rest skipped: %s",
+          p->xFail("CPU %d: bad ring-buffer page, rest skipped: %s",
                   c->iCpu, zReason ? zReason : RtlStatusText(s));
         }
       }
@@ -454,7 +445,7 @@ static void cpuAdvance(Recorder *p, RecCpu *c){
                            &zReason);
     if( !RTL_SUCCESS(s) ){
       if( p->nBad++==0 ){
-        recFail("CPU %d: bad ring-buffer page, skipped: %s", c->iCpu,
+        p->xFail("CPU %d: bad ring-buffer page, skipped: %s", c->iCpu,
                 zReason ? zReason : RtlStatusText(s));
       }
       pageDone(c);
@@ -515,7 +506,7 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     if( !RTL_SUCCESS(s) ){
       if( p->imp.Error.Status!=RTL_STATUS_OK || zReason==0 ) goto fail;
       if( p->nBad++==0 ){
-        recFail("CPU %d: event record skipped: %s", pBest->iCpu, zReason);
+        p->xFail("CPU %d: event record skipped: %s", pBest->iCpu, zReason);
       }
     }
     n++;
@@ -524,7 +515,7 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
   if( recTasksApply(p->pTasks, iWatermark) ) goto fail;
   return n;
 fail:
-  recFail("%s", p->imp.Error.Message[0] ? p->imp.Error.Message
+  p->xFail("%s", p->imp.Error.Message[0] ? p->imp.Error.Message
                                         : "cannot append to the session");
   return -1;
 }
@@ -548,7 +539,7 @@ static void readStats(Recorder *p){
     char *z, *zLine;
     pathf(zPath, sizeof(zPath), "%s/per_cpu/cpu%d/stats", p->zInst,
              p->aCpu[i].iCpu);
-    z = readText(zPath, 0);
+    z = liveReadFile(zPath, 0);
     if( z==0 ) continue;
     p->aCpu[i].nLost = 0;
     for(zLine=z; zLine && *zLine; ){
@@ -577,151 +568,53 @@ static int loadHeaders(Recorder *p){
   RTL_STATUS s;
 
   pathf(zPath, sizeof(zPath), "%s/events/header_page", p->zInst);
-  z = readText(zPath, &n);
-  if( z==0 ){ recFail("%s: %s", zPath, strerror(errno)); return 1; }
+  z = liveReadFile(zPath, &n);
+  if( z==0 ){ p->xFail("%s: %s", zPath, strerror(errno)); return 1; }
   s = TraceEventParseHeaderPage(z, n, &p->layout, &zReason);
   free(z);
   if( !RTL_SUCCESS(s) ){
-    recFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
+    p->xFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
     return 1;
   }
   pathf(zPath, sizeof(zPath), "%s/events/header_event", p->zInst);
-  z = readText(zPath, &n);
+  z = liveReadFile(zPath, &n);
   if( z ){
     s = TraceEventParseHeaderEvent(z, n, &zReason);
     free(z);
     if( !RTL_SUCCESS(s) ){
-      recFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
+      p->xFail("%s: %s", zPath, zReason ? zReason : RtlStatusText(s));
       return 1;
     }
   }
   p->szPage = p->layout.DataOffset + p->layout.DataSize;
   if( TraceEventTableInitialize(p->pRtl, p->layout.CommitSize==4 ? 4 : 8,
                                 &p->table)!=RTL_STATUS_OK ){
-    recFail("out of memory");
+    p->xFail("out of memory");
     return 1;
   }
   p->bTable = 1;
-  p->zKallsyms = readText("/proc/kallsyms", &n);
+  p->zKallsyms = liveReadFile("/proc/kallsyms", &n);
   if( p->zKallsyms ){
     TraceEventTableSetSymbols(&p->table, p->zKallsyms, n, 0, 0);
   }
   pathf(zPath, sizeof(zPath), "%s/printk_formats", p->zTracefs);
-  p->zPrintk = readText(zPath, &n);
+  p->zPrintk = liveReadFile(zPath, &n);
   if( p->zPrintk ) TraceEventTableSetPrintk(&p->table, p->zPrintk, n);
   return 0;
 }
 
-static const char zRecordHelp[] =
-"usage: tracestore record [-e SYSTEM[:EVENT]]... [-f FILTER] [-p PID]\n"
-"                         [--duration SEC] [--max-size BYTES] [-b KB]\n"
-"                         -o SESSION [-- COMMAND ARGS...]\n"
-"\n"
-"Records kernel trace events live from a private tracefs instance\n"
-"(instances/tracestore-PID) into SESSION, committing every few ms so\n"
-"that `tracestore sql` and sqlite3 see the stores grow while it runs.\n"
-"\n"
-"  -e SYSTEM[:EVENT]  events to record, as in trace-cmd (repeatable;\n"
-"                     EVENT may be a glob; default: sched:sched_switch)\n"
-"  -f FILTER          ftrace filter for the events of the preceding -e\n"
-"  -p PID             only events of PID (default: the whole system)\n"
-"  -- COMMAND ARGS    run COMMAND; record it and its children; stop when\n"
-"                     it exits\n"
-"  --duration SEC     stop after SEC seconds\n"
-"  --max-size BYTES   stop when the session holds BYTES of records and\n"
-"                     strings (K, M, G)\n"
-"  -b KB              ring buffer per CPU (default 4096)\n"
-"\n"
-"Ctrl-C stops too.  A COMMAND still running at the stop gets SIGTERM.\n"
-"On stop the buffers are drained and a summary is\n"
-"printed: events per store, events lost (overruns in\n"
-"per_cpu/cpuN/stats, also kept as the ftrace_event store's dropped\n"
-"count), bytes and rate.  Needs root (tracefs).\n";
-
-int tracestoreRecord(PRTL pRtl, int argc, char **argv){
-  Recorder rec, *p = &rec;
-  const char *azSpec[256];
-  const char *azFilter[256];
-  int nSpec = 0;
-  const char *zOut = 0;
-  long iPid = 0;
-  double rDuration = 0;
-  unsigned long long mxBytes = 0;
-  long nBufferKb = 4096;
-  char **azCmd = 0;
-  pid_t child = 0;
-  int aPipe[2] = {-1, -1};
-  PTRACE_SESSION pSession = 0;
-  RTL_ERROR err;
-  int rc = 1, i, iChildStatus = -1, bImport = 0;
-  long long t0, tLastCommit, nSinceCommit = 0;
-  const char *zWhy = "stopped";
-  char zBuf[64];
+/*
+** Phase 1, set up: finds tracefs, installs the signal handlers, replaces
+** stale instances with ours (trace_clock mono, the ring buffer size),
+** loads the headers and the formats of the events selected, and writes
+** their filters.  Owns the instance directory (removed by recClose) and
+** the event table; nothing is enabled yet.  Returns 0 or 1 (reported).
+*/
+static int recSetUp(Recorder *p){
+  const RecordOptions *o = p->pOpts;
   struct sigaction sa;
-
-  memset(p, 0, sizeof(*p));
-  p->pRtl = pRtl;
-  t0 = monoNs();
-  p->lastTs = -0x7fffffffffffffffLL;
-  p->iExecType = -1;
-  for(i=0; i<argc; i++){
-    const char *z = argv[i];
-    if( strcmp(z, "--")==0 ){
-      azCmd = &argv[i+1];
-      if( azCmd[0]==0 ){ recFail("-- needs a COMMAND"); return 2; }
-      break;
-    }else if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
-      fputs(zRecordHelp, stdout);
-      return 0;
-    }else if( i+1>=argc ){
-      recFail("unknown option or missing value: '%s'", z);
-      fputs(zRecordHelp, stderr);
-      return 2;
-    }else if( strcmp(z, "-e")==0 ){
-      if( nSpec>=256 ){ recFail("too many -e"); return 2; }
-      azFilter[nSpec] = 0;
-      azSpec[nSpec++] = argv[++i];
-    }else if( strcmp(z, "-f")==0 ){
-      if( nSpec==0 ){ recFail("-f FILTER must follow an -e"); return 2; }
-      azFilter[nSpec-1] = argv[++i];
-    }else if( strcmp(z, "-o")==0 ){
-      zOut = argv[++i];
-    }else if( strcmp(z, "-p")==0 ){
-      char *zEnd;
-      iPid = strtol(argv[++i], &zEnd, 10);
-      if( *zEnd || iPid<=0 ){ recFail("-p: '%s' is not a pid", argv[i]);
-        return 2; }
-    }else if( strcmp(z, "-b")==0 ){
-      char *zEnd;
-      nBufferKb = strtol(argv[++i], &zEnd, 10);
-      if( *zEnd || nBufferKb<=0 ){ recFail("-b: '%s' is not a size in KB",
-        argv[i]); return 2; }
-    }else if( strcmp(z, "--duration")==0 ){
-      char *zEnd;
-      rDuration = strtod(argv[++i], &zEnd);
-      if( *zEnd || !(rDuration>0) ){ recFail("--duration: '%s' is not a "
-        "number of seconds", argv[i]); return 2; }
-    }else if( strcmp(z, "--max-size")==0 ){
-      char *zEnd;
-      mxBytes = strtoull(argv[++i], &zEnd, 10);
-      if( *zEnd=='K' || *zEnd=='k' ){ mxBytes <<= 10; zEnd++; }
-      else if( *zEnd=='M' || *zEnd=='m' ){ mxBytes <<= 20; zEnd++; }
-      else if( *zEnd=='G' || *zEnd=='g' ){ mxBytes <<= 30; zEnd++; }
-      if( *zEnd || mxBytes==0 ){ recFail("--max-size: '%s' is not a size",
-        argv[i]); return 2; }
-    }else{
-      recFail("unknown option '%s'", z);
-      fputs(zRecordHelp, stderr);
-      return 2;
-    }
-  }
-  if( zOut==0 ){
-    fputs(zRecordHelp, stderr);
-    return 2;
-  }
-  if( iPid && azCmd ){ recFail("-p and -- COMMAND exclude each other");
-    return 2; }
-  if( nSpec==0 ){ azFilter[0] = 0; azSpec[nSpec++] = "sched:sched_switch"; }
+  char zBuf[64];
+  int i;
 
   if( findTracefs(p) ) return 1;
 
@@ -738,133 +631,177 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
   pathf(p->zInst, sizeof(p->zInst), "%s/instances/tracestore-%ld",
            p->zTracefs, (long)getpid());
   if( mkdir(p->zInst, 0700)!=0 ){
-    recFail("cannot create the tracefs instance %s: %s", p->zInst,
-            strerror(errno));
+    p->xFail("cannot create the tracefs instance %s: %s", p->zInst,
+             strerror(errno));
     p->zInst[0] = 0;
     return 1;
   }
   writeFile(p->zInst, "tracing_on", "0");
   if( writeFile(p->zInst, "trace_clock", "mono") ){
-    recFail("%s: the kernel has no mono trace_clock", p->zInst);
-    goto done;
+    p->xFail("%s: the kernel has no mono trace_clock", p->zInst);
+    return 1;
   }
   /* Read ahead of the decoder: 4 ring buffers' worth, at least 16 MB. */
-  p->mxQueued = (unsigned long long)nBufferKb*1024*4;
+  p->mxQueued = (unsigned long long)o->nBufferKb*1024*4;
   if( p->mxQueued<(16ULL<<20) ) p->mxQueued = 16ULL<<20;
-  snprintf(zBuf, sizeof(zBuf), "%ld", nBufferKb);
+  snprintf(zBuf, sizeof(zBuf), "%ld", o->nBufferKb);
   if( writeFile(p->zInst, "buffer_size_kb", zBuf) ){
-    recFail("cannot set a ring buffer of %ld KB per CPU", nBufferKb);
-    goto done;
+    p->xFail("cannot set a ring buffer of %ld KB per CPU", o->nBufferKb);
+    return 1;
   }
-  if( loadHeaders(p) ) goto done;
-  for(i=0; i<nSpec; i++){
+  if( loadHeaders(p) ) return 1;
+  for(i=0; i<o->nSpec; i++){
     int iFirst, j;
-    if( addEvents(p, azSpec[i], &iFirst) ) goto done;
-    for(j=iFirst; azFilter[i] && j<p->nEvent; j++){
-      int e = writeFile(p->azEventDir[j], "filter", azFilter[i]);
+    if( addEvents(p, o->azSpec[i], &iFirst) ) return 1;
+    for(j=iFirst; o->azFilter[i] && j<p->nEvent; j++){
+      int e = writeFile(p->azEventDir[j], "filter", o->azFilter[i]);
       if( e ){
-        recFail("-f '%s' for %s: %s", azFilter[i], azSpec[i],
-                e==EINVAL ? "the kernel refused the filter" : strerror(e));
-        goto done;
+        p->xFail("-f '%s' for %s: %s", o->azFilter[i], o->azSpec[i],
+                 e==EINVAL ? "the kernel refused the filter" : strerror(e));
+        return 1;
       }
     }
   }
+  return 0;
+}
 
-  /* The session. */
-  pSession = calloc(1, sizeof(*pSession));
+/*
+** Phase 2, the session: opens it for writing and begins the import into
+** it: the ftrace event sink over the event table, the "mono" clock, the
+** model of processes and mappings (RecordTasks.c) as the sink's resolver,
+** and the command names tracefs already knows.  Owns p->pSession, p->imp,
+** p->pSink and p->pTasks (released by recClose).  Returns 0 or 1.
+*/
+static int recOpenSession(Recorder *p){
+  PRTL pRtl = p->pRtl;
+  RTL_ERROR err;
+  char zPath[300];
+  size_t n;
+  char *z;
+
+  p->pSession = calloc(1, sizeof(*p->pSession));
   p->pSink = calloc(1, sizeof(*p->pSink));
-  if( pSession==0 || p->pSink==0 ){ recFail("out of memory"); goto done; }
+  if( p->pSession==0 || p->pSink==0 ){ p->xFail("out of memory"); return 1; }
   memset(&err, 0, sizeof(err));
-  if( !RTL_SUCCESS(TraceSessionOpenWriter(pRtl, zOut, pSession, &err)) ){
-    recFail("%s", err.Message);
-    free(pSession);
-    pSession = 0;
-    goto done;
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(pRtl, p->pOpts->zOut, p->pSession,
+                                          &err)) ){
+    p->xFail("%s", err.Message);
+    free(p->pSession);
+    p->pSession = 0;
+    return 1;
   }
   p->imp.Rtl = pRtl;
-  p->imp.Session = pSession;
+  p->imp.Session = p->pSession;
   p->imp.Path = p->zInst;
   p->imp.FormatName = "tracefs";
   p->imp.CommitEvery = 4096;
   if( !RTL_SUCCESS(TraceImportBegin(&p->imp)) ){
-    recFail("%s", p->imp.Error.Message);
-    goto done;
+    p->xFail("%s", p->imp.Error.Message);
+    return 1;
   }
-  bImport = 1;
+  p->bImport = 1;
   if( !RTL_SUCCESS(TraceEventSinkInitialize(p->pSink, &p->imp, &p->table))
    || !RTL_SUCCESS(TraceImportSetClock(&p->imp, "mono", 4)) ){
-    recFail("%s", p->imp.Error.Message);
-    goto done;
+    p->xFail("%s", p->imp.Error.Message);
+    return 1;
   }
   p->pTasks = recTasksNew(&p->imp);
-  if( p->pTasks==0 ){ recFail("out of memory"); goto done; }
+  if( p->pTasks==0 ){ p->xFail("out of memory"); return 1; }
   p->pSink->Resolver = recTasksResolver(p->pTasks);
-  {
-    char zPath[300];
-    size_t n;
-    char *z;
-    pathf(zPath, sizeof(zPath), "%s/saved_cmdlines", p->zTracefs);
-    z = readText(zPath, &n);
-    if( z ){ TraceEventSinkAddCmdlines(p->pSink, z, n); free(z); }
-  }
+  pathf(zPath, sizeof(zPath), "%s/saved_cmdlines", p->zTracefs);
+  z = liveReadFile(zPath, &n);
+  if( z ){ TraceEventSinkAddCmdlines(p->pSink, z, n); free(z); }
+  return 0;
+}
+
+/*
+** Phase 3, who is traced: with -- COMMAND, forks the child, held on a
+** pipe until recStart, and writes its pid to set_event_pid with
+** options/event-fork; with -p, writes that pid.  Owns p->child and
+** p->aPipe (recStart releases the child, recClose reaps it).  Returns 0
+** or 1.
+*/
+static int recChooseTasks(Recorder *p){
+  const RecordOptions *o = p->pOpts;
+  char **azCmd = o->azCmd;
+  char zBuf[64];
 
   if( azCmd ){
-    if( pipe(aPipe)!=0 ){ recFail("pipe: %s", strerror(errno)); goto done; }
+    if( pipe(p->aPipe)!=0 ){
+      p->xFail("pipe: %s", strerror(errno));
+      return 1;
+    }
     fflush(0);
-    child = fork();
-    if( child<0 ){ recFail("fork: %s", strerror(errno)); goto done; }
-    if( child==0 ){
+    p->child = fork();
+    if( p->child<0 ){
+      p->child = 0;
+      p->xFail("fork: %s", strerror(errno));
+      return 1;
+    }
+    if( p->child==0 ){
       char c;
-      close(aPipe[1]);
+      close(p->aPipe[1]);
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       signal(SIGPIPE, SIG_DFL);
-      if( read(aPipe[0], &c, 1)!=1 ) _exit(127);
-      close(aPipe[0]);
+      if( read(p->aPipe[0], &c, 1)!=1 ) _exit(127);
+      close(p->aPipe[0]);
       execvp(azCmd[0], azCmd);
       fprintf(stderr, "tracestore record: %s: %s\n", azCmd[0],
               strerror(errno));
       _exit(127);
     }
-    close(aPipe[0]);
-    aPipe[0] = -1;
+    close(p->aPipe[0]);
+    p->aPipe[0] = -1;
     /* Until it execs, the child runs in a copy of our address space. */
-    if( recTasksSeen(p->pTasks, (int)child, monoNs()) ){
-      recFail("%s", p->imp.Error.Message);
-      goto done;
+    if( recTasksSeen(p->pTasks, (int)p->child, monoNs()) ){
+      p->xFail("%s", p->imp.Error.Message);
+      return 1;
     }
-    snprintf(zBuf, sizeof(zBuf), "%ld\n", (long)child);
+    snprintf(zBuf, sizeof(zBuf), "%ld\n", (long)p->child);
     if( writeFile(p->zInst, "set_event_pid", zBuf) ){
-      recFail("cannot set set_event_pid to the command");
-      goto done;
+      p->xFail("cannot set set_event_pid to the command");
+      return 1;
     }
     {
       const char *zBase = strrchr(azCmd[0], '/');
       char zLine[64];
       zBase = zBase ? zBase+1 : azCmd[0];
-      snprintf(zLine, sizeof(zLine), "%ld %.15s\n", (long)child, zBase);
+      snprintf(zLine, sizeof(zLine), "%ld %.15s\n", (long)p->child, zBase);
       TraceEventSinkAddCmdlines(p->pSink, zLine, strlen(zLine));
     }
   }
 
-  /* Who is traced. */
-  if( iPid ){
-    snprintf(zBuf, sizeof(zBuf), "%ld\n", iPid);
+  if( o->iPid ){
+    snprintf(zBuf, sizeof(zBuf), "%ld\n", o->iPid);
     if( writeFile(p->zInst, "set_event_pid", zBuf) ){
-      recFail("-p %ld: cannot set set_event_pid", iPid);
-      goto done;
+      p->xFail("-p %ld: cannot set set_event_pid", o->iPid);
+      return 1;
     }
   }else if( azCmd ){
     if( writeFile(p->zInst, "options/event-fork", "1") ){
-      recFail("cannot follow the command's children (options/event-fork)");
-      goto done;
+      p->xFail("cannot follow the command's children (options/event-fork)");
+      return 1;
     }
   }
+  return 0;
+}
 
-  /* Readers. */
+/*
+** Phase 4, readers: opens per_cpu/cpuN/trace_pipe_raw of every CPU and
+** starts its reader thread (readerMain), then the perf side-band of the
+** same CPUs and the /proc snapshot of the processes traced.  Owns p->aCpu
+** (the threads are joined by recDrain or recClose).  Returns 0 or 1.
+*/
+static int recStartReaders(Recorder *p){
+  const RecordOptions *o = p->pOpts;
+  int aCpuId[MAX_CPUS];
+  char zErr[200];
+  int i;
+
   p->nCpu = 0;
   p->aCpu = calloc(MAX_CPUS, sizeof(RecCpu));
-  if( p->aCpu==0 ){ recFail("out of memory"); goto done; }
+  if( p->aCpu==0 ){ p->xFail("out of memory"); return 1; }
   for(i=0; i<MAX_CPUS; i++){
     char zPath[700];
     RecCpu *c = &p->aCpu[p->nCpu];
@@ -873,108 +810,136 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
     c->fd = open(zPath, O_RDONLY|O_NONBLOCK);
     if( c->fd<0 ){
       if( errno==ENOENT ) continue;
-      recFail("%s: %s", zPath, strerror(errno));
-      goto done;
+      p->xFail("%s: %s", zPath, strerror(errno));
+      return 1;
     }
     c->pRec = p;
     c->iCpu = i;
     pthread_mutex_init(&c->mutex, 0);
     p->nCpu++;
     if( pthread_create(&c->thread, 0, readerMain, c)!=0 ){
-      recFail("cannot start a reader thread");
-      goto done;
+      p->xFail("cannot start a reader thread");
+      return 1;
     }
     c->bThread = 1;
   }
-  if( p->nCpu==0 ){ recFail("no per_cpu/cpuN/trace_pipe_raw"); goto done; }
+  if( p->nCpu==0 ){ p->xFail("no per_cpu/cpuN/trace_pipe_raw"); return 1; }
 
   /* Mmaps, forks and execs, for the module store and fault attribution. */
-  {
-    int aCpuId[MAX_CPUS];
-    char zErr[200];
-    zErr[0] = 0;
-    for(i=0; i<p->nCpu; i++) aCpuId[i] = p->aCpu[i].iCpu;
-    if( recTasksOpenPerf(p->pTasks, p->nCpu, aCpuId,
-                         child>0 ? (int)child : iPid ? (int)iPid : -1,
-                         zErr, sizeof(zErr)) ){
-      fprintf(stderr, "tracestore record: memory maps come from /proc "
-              "only, so mappings that come and go quickly are missed (%s)\n",
-              zErr);
-    }
-    /* What the processes had mapped before (the command's child was read
-    ** when it was forked). */
-    if( child==0 && recTasksSnapshot(p->pTasks, iPid ? (int)iPid : -1,
-                                      monoNs()) ){
-      recFail("%s", p->imp.Error.Message);
-      goto done;
-    }
+  zErr[0] = 0;
+  for(i=0; i<p->nCpu; i++) aCpuId[i] = p->aCpu[i].iCpu;
+  if( recTasksOpenPerf(p->pTasks, p->nCpu, aCpuId,
+                       p->child>0 ? (int)p->child
+                                  : o->iPid ? (int)o->iPid : -1,
+                       zErr, sizeof(zErr)) ){
+    fprintf(stderr, "tracestore record: memory maps come from /proc "
+            "only, so mappings that come and go quickly are missed (%s)\n",
+            zErr);
   }
+  /* What the processes had mapped before (the command's child was read
+  ** when it was forked). */
+  if( p->child==0 && recTasksSnapshot(p->pTasks, o->iPid ? (int)o->iPid : -1,
+                                      monoNs()) ){
+    p->xFail("%s", p->imp.Error.Message);
+    return 1;
+  }
+  return 0;
+}
 
-  /* Only now, with the model of the processes complete, the events. */
+/*
+** Phase 5, start: only now, with the model of the processes complete,
+** enables the events and tracing, releases the command, and says so.
+** Returns 0 or 1.
+*/
+static int recStart(Recorder *p){
+  const RecordOptions *o = p->pOpts;
+  int i;
+
   for(i=0; i<p->nEvent; i++){
     if( writeFile(p->azEventDir[i], "enable", "1") ){
-      recFail("cannot enable %s", p->azEventDir[i]);
-      goto done;
+      p->xFail("cannot enable %s", p->azEventDir[i]);
+      return 1;
     }
   }
   writeFile(p->zInst, "tracing_on", "1");
 
-  t0 = monoNs();
-  tLastCommit = t0;
-  if( child>0 ){
-    if( write(aPipe[1], "g", 1)!=1 ){ recFail("cannot start the command");
-      goto done; }
-    close(aPipe[1]);
-    aPipe[1] = -1;
+  p->t0 = monoNs();
+  if( p->child>0 ){
+    if( write(p->aPipe[1], "g", 1)!=1 ){
+      p->xFail("cannot start the command");
+      return 1;
+    }
+    close(p->aPipe[1]);
+    p->aPipe[1] = -1;
   }
   fprintf(stderr, "tracestore record: %d event types on %d CPUs into %s%s\n",
-          p->nEvent, p->nCpu, zOut,
-          azCmd ? "" : iPid ? "" : " (Ctrl-C stops)");
+          p->nEvent, p->nCpu, o->zOut,
+          o->azCmd ? "" : o->iPid ? "" : " (Ctrl-C stops)");
+  return 0;
+}
 
-  /* Record. */
+/*
+** Phase 6, the main loop: every 2 ms merges the CPUs' events up to
+** WINDOW_NS behind the present into the session, commits at least every
+** COMMIT_NS, and stops on a reader's error (1), or (0, with p->zWhy) on a
+** signal, the command's or the process's exit, --duration or --max-size.
+*/
+static int recLoop(Recorder *p){
+  const RecordOptions *o = p->pOpts;
+  long long tLastCommit = p->t0, nSinceCommit = 0;
+  int i;
+
   for(;;){
     long long tNow, n;
     usleep(2000);
     tNow = monoNs();
     n = mergeUpTo(p, tNow - WINDOW_NS);
-    if( n<0 ) goto done;
+    if( n<0 ) return 1;
     nSinceCommit += n;
     if( nSinceCommit>0 && tNow - tLastCommit>=COMMIT_NS ){
       if( !RTL_SUCCESS(TraceImportCommit(&p->imp)) ){
-        recFail("%s", p->imp.Error.Message);
-        goto done;
+        p->xFail("%s", p->imp.Error.Message);
+        return 1;
       }
       nSinceCommit = 0;
       tLastCommit = tNow;
     }
     for(i=0; i<p->nCpu; i++){
       if( p->aCpu[i].iErrno ){
-        recFail("CPU %d: reading trace_pipe_raw: %s", p->aCpu[i].iCpu,
-                strerror(p->aCpu[i].iErrno));
-        goto done;
+        p->xFail("CPU %d: reading trace_pipe_raw: %s", p->aCpu[i].iCpu,
+                 strerror(p->aCpu[i].iErrno));
+        return 1;
       }
     }
-    if( recStop ){ zWhy = "interrupted"; break; }
-    if( child>0 && waitpid(child, &iChildStatus, WNOHANG)==child ){
-      child = 0;
-      zWhy = "the command exited";
-      break;
+    if( recStop ){ p->zWhy = "interrupted"; return 0; }
+    if( p->child>0 && waitpid(p->child, &p->iChildStatus, WNOHANG)==p->child ){
+      p->child = 0;
+      p->zWhy = "the command exited";
+      return 0;
     }
-    if( iPid && kill((pid_t)iPid, 0)!=0 && errno==ESRCH ){
-      zWhy = "the process exited";
-      break;
+    if( o->iPid && kill((pid_t)o->iPid, 0)!=0 && errno==ESRCH ){
+      p->zWhy = "the process exited";
+      return 0;
     }
-    if( rDuration>0 && (tNow-t0)/1e9>=rDuration ){
-      zWhy = "--duration reached";
-      break;
+    if( o->rDuration>0 && (tNow-p->t0)/1e9>=o->rDuration ){
+      p->zWhy = "--duration reached";
+      return 0;
     }
-    if( mxBytes && sessionBytes(pSession)>=mxBytes ){
-      zWhy = "--max-size reached";
-      break;
+    if( o->mxBytes && sessionBytes(p->pSession)>=o->mxBytes ){
+      p->zWhy = "--max-size reached";
+      return 0;
     }
   }
+}
 
-  /* Drain. */
+/*
+** Phase 7, drain: switches tracing off, lets the readers empty the ring
+** buffers and joins them, appends everything left and commits it, and
+** takes the lost events from per_cpu/cpuN/stats.  Returns 0 or 1.
+*/
+static int recDrain(Recorder *p){
+  int i;
+
   writeFile(p->zInst, "tracing_on", "0");
   __atomic_store_n(&p->bDrain, 1, __ATOMIC_RELEASE);
   for(i=0; i<p->nCpu; i++){
@@ -983,19 +948,68 @@ int tracestoreRecord(PRTL pRtl, int argc, char **argv){
       p->aCpu[i].bThread = 0;
     }
   }
-  if( mergeUpTo(p, 0x7fffffffffffffffLL)<0 ) goto done;
+  if( mergeUpTo(p, 0x7fffffffffffffffLL)<0 ) return 1;
   /* Visible now, not after removing the instance (tens of ms). */
   if( !RTL_SUCCESS(TraceImportCommit(&p->imp)) ){
-    recFail("%s", p->imp.Error.Message);
-    goto done;
+    p->xFail("%s", p->imp.Error.Message);
+    return 1;
   }
   readStats(p);
   p->imp.LostEvents = p->nStatsLost>p->nPageLost ? p->nStatsLost
                                                  : p->nPageLost;
-  rc = 0;
+  return 0;
+}
 
-done:
-  /* Stop and join the readers on every path. */
+/* The summary of a recording that ended well: nBytes read in t seconds. */
+static void recSummary(Recorder *p, unsigned long long nBytes, double t){
+  PTRACE_SESSION pSession = p->pSession;
+  int i;
+
+  fprintf(stderr, "tracestore record: %s after %.2f s: %llu events "
+          "(%.0f/s), %llu bytes read, %llu stored, %llu lost%s\n", p->zWhy,
+          t, (unsigned long long)p->imp.Events,
+          t>0 ? p->imp.Events/t : 0.0, nBytes, sessionBytes(pSession),
+          (unsigned long long)p->imp.LostEvents,
+          p->imp.LostEvents ? " (ring buffer overrun: try a larger -b)"
+                            : "");
+  for(i=0; i<(int)pSession->NumberOfStores; i++){
+    PTRACE_STORE s = &pSession->Stores[i];
+    if( s->Name[0]=='_' || s->CommittedCount==0 ) continue;
+    fprintf(stderr, "  %-14s %10llu records\n", s->Name,
+            (unsigned long long)s->CommittedCount);
+  }
+  if( p->nStatsLost ){
+    fprintf(stderr, "  lost per CPU:");
+    for(i=0; i<p->nCpu; i++){
+      if( p->aCpu[i].nLost ){
+        fprintf(stderr, " cpu%d %llu", p->aCpu[i].iCpu, p->aCpu[i].nLost);
+      }
+    }
+    fprintf(stderr, "\n");
+  }
+  if( p->nLate ){
+    fprintf(stderr, "  %llu events arrived after later ones (stored "
+            "out of order)\n", p->nLate);
+  }
+  if( p->nBad ){
+    fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
+  }
+  if( recTasksLost(p->pTasks) ){
+    fprintf(stderr, "  %llu memory-map records lost: some faults may "
+            "have no module\n", recTasksLost(p->pTasks));
+  }
+}
+
+/*
+** Phase 8, close, on every path (rc: 0, or 1 after an error the phase
+** reported): stops and joins the readers, removes the instance, ends the
+** import (so what was recorded stays committed) and prints the summary,
+** frees everything, and ends and reaps a command still running.  Returns
+** the exit status.
+*/
+static int recClose(Recorder *p, int rc){
+  int i;
+
   if( p->aCpu ){
     __atomic_store_n(&p->bDrain, 1, __ATOMIC_RELEASE);
     for(i=0; i<p->nCpu; i++){
@@ -1009,64 +1023,29 @@ done:
       pthread_mutex_destroy(&c->mutex);
     }
   }
-  if( aPipe[0]>=0 ) close(aPipe[0]);
-  if( aPipe[1]>=0 ) close(aPipe[1]);
+  if( p->aPipe[0]>=0 ) close(p->aPipe[0]);
+  if( p->aPipe[1]>=0 ) close(p->aPipe[1]);
   removeInstance(p);
-  if( bImport ){
+  if( p->bImport ){
     unsigned long long nBytes = 0;
-    double t;
     /* An import error that stopped the recording was printed then; the
     ** end returns it again. */
     int bShown = rc!=0 && p->imp.Error.Status!=RTL_STATUS_OK;
     for(i=0; i<p->nCpu; i++) nBytes += p->aCpu[i].nBytes;
     p->imp.Length = nBytes;
     if( !RTL_SUCCESS(TraceImportEnd(&p->imp)) ){
-      if( !bShown ) recFail("%s", p->imp.Error.Message);
+      if( !bShown ) p->xFail("%s", p->imp.Error.Message);
       rc = 1;
     }
     if( rc!=0 ){
-      recFail("kept %llu events recorded before the error",
-              (unsigned long long)p->imp.Events);
-    }
-    t = (monoNs() - t0)/1e9;
-    if( rc==0 ){
-      fprintf(stderr, "tracestore record: %s after %.2f s: %llu events "
-              "(%.0f/s), %llu bytes read, %llu stored, %llu lost%s\n", zWhy,
-              t, (unsigned long long)p->imp.Events,
-              t>0 ? p->imp.Events/t : 0.0, nBytes, sessionBytes(pSession),
-              (unsigned long long)p->imp.LostEvents,
-              p->imp.LostEvents ? " (ring buffer overrun: try a larger -b)"
-                                : "");
-      for(i=0; i<(int)pSession->NumberOfStores; i++){
-        PTRACE_STORE s = &pSession->Stores[i];
-        if( s->Name[0]=='_' || s->CommittedCount==0 ) continue;
-        fprintf(stderr, "  %-14s %10llu records\n", s->Name,
-                (unsigned long long)s->CommittedCount);
-      }
-      if( p->nStatsLost ){
-        fprintf(stderr, "  lost per CPU:");
-        for(i=0; i<p->nCpu; i++){
-          if( p->aCpu[i].nLost ){
-            fprintf(stderr, " cpu%d %llu", p->aCpu[i].iCpu, p->aCpu[i].nLost);
-          }
-        }
-        fprintf(stderr, "\n");
-      }
-      if( p->nLate ){
-        fprintf(stderr, "  %llu events arrived after later ones (stored "
-                "out of order)\n", p->nLate);
-      }
-      if( p->nBad ){
-        fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
-      }
-      if( recTasksLost(p->pTasks) ){
-        fprintf(stderr, "  %llu memory-map records lost: some faults may "
-                "have no module\n", recTasksLost(p->pTasks));
-      }
+      p->xFail("kept %llu events recorded before the error",
+               (unsigned long long)p->imp.Events);
+    }else{
+      recSummary(p, nBytes, (monoNs() - p->t0)/1e9);
     }
   }
-  if( p->pSink && bImport ) TraceEventSinkRelease(p->pSink);
-  if( pSession ){ TraceSessionClose(pSession); free(pSession); }
+  if( p->pSink && p->bImport ) TraceEventSinkRelease(p->pSink);
+  if( p->pSession ){ TraceSessionClose(p->pSession); free(p->pSession); }
   free(p->pSink);
   if( p->bTable ) TraceEventTableRelease(&p->table);
   free(p->zKallsyms);
@@ -1075,17 +1054,42 @@ done:
   free(p->azEventDir);
   recTasksFree(p->pTasks);
   free(p->aCpu);
-  if( child>0 ){
+  if( p->child>0 ){
     /* Stopped before the command ended (--duration, --max-size, an error,
     ** a signal that reached only us): end it as timeout(1) would, and
     ** wait for it so that no zombie remains. */
-    kill(child, SIGTERM);
-    waitpid(child, &iChildStatus, 0);
+    kill(p->child, SIGTERM);
+    waitpid(p->child, &p->iChildStatus, 0);
   }
-  if( rc==0 && iChildStatus!=-1 && WIFEXITED(iChildStatus)
-   && WEXITSTATUS(iChildStatus)!=0 ){
+  if( rc==0 && p->iChildStatus!=-1 && WIFEXITED(p->iChildStatus)
+   && WEXITSTATUS(p->iChildStatus)!=0 ){
     fprintf(stderr, "tracestore record: the command exited with status %d\n",
-            WEXITSTATUS(iChildStatus));
+            WEXITSTATUS(p->iChildStatus));
   }
   return rc;
+}
+
+int recordRun(PRTL pRtl, const RecordOptions *pOpts){
+  Recorder rec, *p = &rec;
+  int rc;
+
+  memset(p, 0, sizeof(*p));
+  p->pRtl = pRtl;
+  p->pOpts = pOpts;
+  p->xFail = pOpts->xFail;
+  p->lastTs = -0x7fffffffffffffffLL;
+  p->iExecType = -1;
+  p->aPipe[0] = p->aPipe[1] = -1;
+  p->iChildStatus = -1;
+  p->zWhy = "stopped";
+  p->t0 = monoNs();
+
+  rc = recSetUp(p);
+  if( rc==0 ) rc = recOpenSession(p);
+  if( rc==0 ) rc = recChooseTasks(p);
+  if( rc==0 ) rc = recStartReaders(p);
+  if( rc==0 ) rc = recStart(p);
+  if( rc==0 ) rc = recLoop(p);
+  if( rc==0 ) rc = recDrain(p);
+  return recClose(p, rc);
 }

@@ -1,5 +1,15 @@
 /*
-** The tasks and address spaces of a live recording (see RecordTasks.h).
+** RecordTasks.c: the tasks and address spaces of a live recording (see
+** RecordTasks.h).
+**
+** Zone: hosted (the live recorders): libc, perf_event_open, /proc.  Owns
+** the model of threads, processes and their mappings, and the perf
+** side-band buffers.  Calls the import context (Readers/Shared/
+** TraceImport.h: TraceImportModuleLine, TraceImportModule,
+** TraceImportIntern) for the module store, fills in the ftrace sink's
+** resolver (Readers/Decoders/Ftrace/TraceEvent.h), and reads /proc with
+** LiveText.c.
+** Called by Record.c only.
 **
 ** One open-addressing table, keyed by tid, holds every thread seen: its
 ** process (thread group) and, for a process's own entry (tid == pid), its
@@ -29,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "LiveText.h"
 #include "RecordTasks.h"
 
 #define PERF_DATA_PAGES 64      /* per CPU buffer, a power of two */
@@ -216,31 +227,19 @@ static int mapAdd(RecTasks *T, int pid, const MODULE_RECORD *r){
 static int procLoad(RecTasks *T, int pid, long long ts){
   RecTask *t = taskAdd(T, pid);
   char zPath[64];
-  char *z = 0, *zLine, *zEnd;
-  size_t n = 0, nAlloc = 0;
-  int fd;
+  char *z, *zLine, *zEnd;
+  size_t n = 0;
   if( t==0 ) goto no_mem;
   if( t->bMaps ) return 0;
   t->bMaps = 1;
   t->pid = pid;
   snprintf(zPath, sizeof(zPath), "/proc/%d/maps", pid);
-  fd = open(zPath, O_RDONLY|O_CLOEXEC);
-  if( fd<0 ) return 0;
-  for(;;){
-    ssize_t got;
-    if( n+1>=nAlloc ){
-      char *zNew = realloc(z, nAlloc ? nAlloc*2 : 65536);
-      if( zNew==0 ){ close(fd); goto no_mem; }
-      z = zNew;
-      nAlloc = nAlloc ? nAlloc*2 : 65536;
-    }
-    got = read(fd, z+n, nAlloc-n-1);
-    if( got<0 && errno==EINTR ) continue;
-    if( got<=0 ) break;
-    n += (size_t)got;
+  z = liveReadFile(zPath, &n);
+  if( z==0 ){
+    if( errno==ENOMEM ) goto no_mem;
+    return 0;                   /* gone (or going): no mappings */
   }
-  close(fd);
-  for(zLine=z; zLine && zLine<z+n; zLine=zEnd+1){
+  for(zLine=z; zLine<z+n; zLine=zEnd+1){
     MODULE_RECORD r;
     BOOL bParsed;
     zEnd = memchr(zLine, '\n', (size_t)(z+n-zLine));

@@ -1,6 +1,9 @@
 /*
-** The tasks and address spaces a live recording watches (RecordTasks.c).
-** Hosted: libc, perf_event_open.
+** RecordTasks.h: the tasks and address spaces a live recording watches
+** (RecordTasks.c).
+**
+** Zone: hosted (the live recorders): libc, perf_event_open, /proc.  Used
+** by Record.c only.
 **
 ** Tracefs events name a thread (common_pid is the tid) and, for page
 ** faults, an address.  To say which process a thread belongs to and which

@@ -19,6 +19,13 @@ Abstract:
     An event whose fields do not have the expected shape is kept as a
     generic row rather than dropped.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Called by the text readers
+    (Decoders/Ftrace/FtraceText.c, Decoders/Perf/PerfScript.c) through
+    TraceImportTextEvent; calls the sinks (ImportSinks.c), interning
+    (TraceImport.c) and TextParse.c.
+
 --*/
 
 #include "TraceImport.h"

@@ -6,12 +6,15 @@ Module Name:
 
 Abstract:
 
-    What the files of the import context (TraceImport.c, ImportSinks.c,
-    SpanBuilder.c) share and readers do not use.
+    What the files of the import context share and readers do not use:
+    the append with its error text (TraceImportStoreError, TraceImport.c),
+    the task bookkeeping of ImportSinks.c, the commit limits and the end of
+    the span builder.
 
 Environment:
 
-    Core: no C runtime.  Included only by those three files.
+    Core: no C runtime.  Included only by ImportSinks.c, SpanBuilder.c and
+    ImportRun.c (TraceImport.c, the bottom, needs none of it).
 
 --*/
 

@@ -20,9 +20,10 @@ Abstract:
 
 Environment:
 
-    Core: no C runtime; the OS only through PRTL.  Called by the readers
-    (and by SpanBuilder.c for the tasks of spans); calls the store API
-    through ImportInternal.h.
+    Core: no C runtime; the OS only through PRTL.  Called by the readers,
+    EventText.c, SpanBuilder.c (the tasks of spans) and ImportRun.c (the
+    kvm_exit commit limit); calls TraceImport.c (interning, opening
+    stores) and the store API through ImportInternal.h.
 
 --*/
 

@@ -12,6 +12,11 @@ Abstract:
     are skipped with a bit stack of their kinds, so nesting costs no
     memory beyond JSON_MAX_DEPTH bits.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Called by the Chrome JSON reader
+    (Decoders/Chrome); calls TextParse.c (numbers).
+
 --*/
 
 #include "Json.h"

@@ -20,6 +20,11 @@ Abstract:
     NULL (or JsonStepError) and fills a JSON_ERROR with the position and a
     reason for the message.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Implemented by Json.c (and the
+    inline routines below); used by the Chrome JSON reader.
+
 --*/
 
 #ifndef _TRACER_JSON_H_

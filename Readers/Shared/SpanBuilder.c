@@ -15,13 +15,16 @@ Abstract:
     the end of the import; ends without a begin, found by the reader's scan
     before the import, become spans opened at the trace's first ts.  Events
     that the input writes out of time order reach the builder through
-    SpanReorder.c.
+    SpanReorder.c; the end of the scan opens that window here
+    (TraceImportSpanReorderBegin only sets its state), so that the builder
+    never calls up into it.
 
 Environment:
 
     Core: no C runtime; the OS (memory) only through PRTL.  Called by the
-    readers and SpanReorder.c; calls ImportSinks.c for tasks and the store
-    API.
+    readers (Chrome JSON, uftrace), SpanReorder.c and ImportRun.c (commit
+    limit, closing open spans at the end); calls ImportSinks.c for tasks,
+    TraceImport.c to open the span store, and the store API.
 
 --*/
 
@@ -861,6 +864,30 @@ TraceImportSpanScanUnmatched(
         Missing->NameId = NameId;
         Missing->CategoryId = CategoryId;
         Missing->ArgsId = ArgsId;
+    }
+}
+
+VOID
+TraceImportSpanReorderBegin(
+    PTRACE_IMPORT Import
+    )
+/*++
+
+Routine Description:
+
+    Called at the end of the scan: opens the window if the scan found
+    events out of order.
+
+--*/
+{
+    PTRACE_SPAN_REORDER Reorder = &Import->Spans.Reorder;
+
+    if (Reorder->ScanDisordered) {
+        Reorder->Active = TRUE;
+        Reorder->Lateness = Reorder->ScanLateness;
+        Reorder->Limit = Import->ReorderWindow != 0 ? Import->ReorderWindow :
+                                                      TRACE_REORDER_WINDOW;
+        Reorder->MaxTs = (LONGLONG)0x8000000000000000ULL;
     }
 }
 

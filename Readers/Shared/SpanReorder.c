@@ -6,9 +6,8 @@ Module Name:
 
 Abstract:
 
-    This module hands span events to the span builder (TraceImport.c) in
-    the order of time, whatever order the input wrote them in.  It is core:
-    no C runtime, memory from PRTL.
+    This module hands span events to the span builder (SpanBuilder.c) in
+    the order of time, whatever order the input wrote them in.
 
     The builder nests by a stack per thread, which is right only when the
     events of a thread come in order of their begin.  Producers that write a
@@ -33,6 +32,13 @@ Abstract:
     pair), then complete events, longer first (a parent before what it
     contains), and among complete events of the same interval the one
     written later first (written at its end, the later one is the outer).
+
+Environment:
+
+    Core: no C runtime; memory only through PRTL.  Called by the readers
+    that hand over span events (Chrome JSON) and by ImportRun.c (drain and
+    free at the end); calls SpanBuilder.c.  The window is opened by
+    SpanBuilder.c at the end of the scan (TraceImportSpanReorderBegin).
 
 --*/
 
@@ -97,30 +103,6 @@ Routine Description:
 
     Reorder->ScanMax = *Event;
     Reorder->ScanSeen = TRUE;
-}
-
-VOID
-TraceImportSpanReorderBegin(
-    PTRACE_IMPORT Import
-    )
-/*++
-
-Routine Description:
-
-    Called at the end of the scan: opens the window if the scan found
-    events out of order.
-
---*/
-{
-    PTRACE_SPAN_REORDER Reorder = &Import->Spans.Reorder;
-
-    if (Reorder->ScanDisordered) {
-        Reorder->Active = TRUE;
-        Reorder->Lateness = Reorder->ScanLateness;
-        Reorder->Limit = Import->ReorderWindow != 0 ? Import->ReorderWindow :
-                                                      TRACE_REORDER_WINDOW;
-        Reorder->MaxTs = (LONGLONG)0x8000000000000000ULL;
-    }
 }
 
 static

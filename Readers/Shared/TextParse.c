@@ -9,6 +9,11 @@ Abstract:
     This module implements the parsing helpers shared by the text readers
     (see TextParse.h).  No routine reads at or past the End it is given.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Called by the readers and the
+    rest of Readers/Shared (see TextParse.h); calls nothing.
+
 --*/
 
 #include "TextParse.h"

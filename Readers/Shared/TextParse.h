@@ -6,11 +6,19 @@ Module Name:
 
 Abstract:
 
-    Shared parsing helpers for the text readers (ftrace text, and later
-    perf script and perf stat): field splitting, numbers, timestamps, and
-    `key=value` fields.  Every routine works on a (Start, End) byte range
-    and never reads at or past End, so an input placed flush against an
-    unmapped page is safe.
+    Shared parsing helpers for every reader that reads text: ftrace and
+    trace-cmd report text, perf script and perf stat, the ftrace event
+    formats and print fmt (Decoders/Ftrace), uftrace's text files and
+    argument specs, Chrome JSON's numbers (through Json.c), and the
+    import context's line loop and text events: field splitting, numbers,
+    timestamps, and `key=value` fields.  Every routine works on a (Start,
+    End) byte range and never reads at or past End, so an input placed
+    flush against an unmapped page is safe.
+
+Environment:
+
+    Core: no C runtime, no OS service.  Implemented by TextParse.c; the
+    bottom of Readers/Shared: it calls nothing.
 
 --*/
 

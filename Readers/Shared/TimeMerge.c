@@ -11,8 +11,9 @@ Abstract:
 
 Environment:
 
-    Core: no C runtime, no OS service.  Called by the readers that merge
-    sorted streams (see TimeMerge.h); calls nothing.
+    Core: no C runtime, no OS service.  Owns the heap of (time, source)
+    keys.  Called by the readers that merge sorted streams (Uftrace.c,
+    see TimeMerge.h); calls nothing.
 
 --*/
 

@@ -6,11 +6,10 @@ Module Name:
 
 Abstract:
 
-    A k-way merge by time: the readers whose input is several streams
-    sorted by time each (trace.dat's per-CPU buffers, a uftrace
-    recording's per-task files and perf-cpuN.dat files) take the next
-    record from the stream whose current record is earliest, so that the
-    stores they fill are sorted by ts.
+    A k-way merge by time: a reader whose input is several streams sorted
+    by time each (a uftrace recording's per-task files and perf-cpuN.dat
+    files) takes the next record from the stream whose current record is
+    earliest, so that the stores it fills are sorted by ts.
 
     The caller numbers its streams (sources) 0..N-1 and tells the merge
     each one's current time; the merge is a binary min-heap of (time,
@@ -29,8 +28,8 @@ Abstract:
 Environment:
 
     Core: no C runtime, no OS service (the caller provides the memory).
-    Called by the readers that merge streams (Uftrace.c; TraceDat.c is to
-    follow); calls nothing.
+    Called by Uftrace.c (TraceDat.c still merges its per-CPU buffers with
+    a heap of its own); calls nothing.
 
 --*/
 

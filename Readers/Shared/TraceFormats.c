@@ -12,6 +12,13 @@ Abstract:
     lines are most distinctive.  Each reader's Detect routine looks only at
     the start of the input.
 
+Environment:
+
+    Core: no C runtime, no OS service.  Owns the format table; read by
+    ImportRun.c (TraceImportRun detects the format) and by the command
+    line (--format NAME).  Names each decoder's Detect and Import routine
+    (Readers/Decoders/<Format>/) and calls nothing itself.
+
 --*/
 
 #include "TraceImport.h"

@@ -7,22 +7,27 @@ Module Name:
 Abstract:
 
     This module implements the import context shared by every reader (see
-    TraceImport.h): mapping the input, opening the stores of one import,
-    interning, periodic commits, the `source` row at the end, and the line
-    loop and error text of the text readers.  The records themselves are
-    built by ImportSinks.c (tasks, faults, KVM pairs, switches, counters,
-    modules) and SpanBuilder.c (spans).
+    TraceImport.h) at its lowest level: beginning an import (the stores
+    and tables every import has), mapping the input, interning strings
+    (with a cache of recent ones), opening a store on first use, the error
+    text of a store that refused an append, the session's clock, and the
+    line loop and error text of the text readers.  The records themselves
+    are built above it by ImportSinks.c (tasks, faults, KVM pairs,
+    switches, counters, modules) and SpanBuilder.c (spans); committing and
+    ending an import is ImportRun.c.
 
 Environment:
 
-    Core: no C runtime; the OS only through PRTL.  Called by every reader
-    and by the hosted edges that run an import; calls the store API
-    (TraceStore/), ImportSinks.c and SpanBuilder.c.
+    Core: no C runtime; the OS only through PRTL.  Called by the readers,
+    the sinks, the span builder and ImportRun.c; calls only the store API
+    (TraceStore/) and TextParse.c, so that the arrows among the import's
+    files run one way: ImportRun.c -> SpanReorder.c -> SpanBuilder.c ->
+    ImportSinks.c -> TraceImport.c.  TraceImport.h, which defines the
+    context all of them use, goes with this file, so this file is the
+    bottom.
 
 --*/
-
 #include "TraceImport.h"
-#include "ImportInternal.h"
 
 #define DEFAULT_COMMIT_EVERY 4096
 
@@ -97,40 +102,6 @@ TraceImportUnmapInput(
         Import->Rtl->Unmap(Import->Rtl, (PVOID)Import->Buffer, Import->Length);
         Import->Buffer = NULL;
     }
-}
-
-RTL_STATUS
-TraceImportRun(
-    PTRACE_IMPORT Import,
-    PCTRACE_FORMAT Format
-    )
-{
-    RTL_STATUS Status;
-
-    Import->FormatName = NULL;
-    Status = TraceImportMapInput(Import);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    if (Format == NULL) {
-        Format = TraceDetectFormat(Import);
-    }
-    if (Format == NULL) {
-        TraceImportUnmapInput(Import);
-        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
-                           "%s: unrecognized format", Import->Path);
-    }
-    Import->FormatName = Format->Name;
-
-    Status = TraceImportBegin(Import);
-    if (RTL_SUCCESS(Status)) {
-        Status = Format->Import(Import);
-    }
-    Status = TraceImportEnd(Import);
-    TraceImportUnmapInput(Import);
-
-    return Status;
 }
 
 RTL_STATUS
@@ -323,179 +294,6 @@ TraceImportOpenStore(
                                    &Import->Error);
     if (RTL_SUCCESS(Status)) {
         (*Store)->DiscardBehind = TRUE;
-    }
-
-    return Status;
-}
-
-static
-RTL_STATUS
-Commit(
-    PTRACE_IMPORT Import
-    )
-{
-    RTL_STATUS Status;
-
-    TraceImportSetKvmCommitLimit(Import);
-    TraceImportSetSpanCommitLimit(Import);
-
-    Status = TraceSessionCommit(Import->Session);
-    if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, Status, (ULONG)Import->Lines,
-                           ~0ULL, "%s: commit failed: %s", Import->Path,
-                           RtlStatusText(Status));
-    }
-
-    Import->SinceCommit = 0;
-    return RTL_STATUS_OK;
-}
-
-RTL_STATUS
-TraceImportEventDone(
-    PTRACE_IMPORT Import,
-    SIZE_T BytesDone
-    )
-{
-    Import->Events++;
-
-    if (++Import->SinceCommit < Import->CommitEvery) {
-        return RTL_STATUS_OK;
-    }
-
-    if (Import->Progress != NULL) {
-        Import->Progress(Import->ProgressContext, BytesDone, Import->Length,
-                         Import->Events);
-    }
-
-    //
-    // The input is read front to back: unmap what lies well behind.
-    //
-
-    if (Import->Buffer != NULL &&
-        BytesDone >= Import->DiscardedBytes + 2 * TRACE_DISCARD_BEHIND) {
-        Import->Rtl->DiscardMemory(Import->Rtl,
-                                   Import->Buffer + Import->DiscardedBytes,
-                                   BytesDone - TRACE_DISCARD_BEHIND -
-                                   Import->DiscardedBytes);
-        Import->DiscardedBytes = BytesDone - TRACE_DISCARD_BEHIND;
-    }
-
-    return Commit(Import);
-}
-
-RTL_STATUS
-TraceImportCommit(
-    PTRACE_IMPORT Import
-    )
-{
-    return Commit(Import);
-}
-
-RTL_STATUS
-TraceImportEnd(
-    PTRACE_IMPORT Import
-    )
-/*++
-
-Routine Description:
-
-    Finishes an import, successful or not: exits still waiting for an
-    entry are released with a NULL dur, spans still open are closed at the
-    trace's last ts, the `source` row is written, and everything is
-    committed.  Import->Error is only overwritten if it held
-    no error yet.
-
---*/
-{
-    PRTL Rtl = Import->Rtl;
-    RTL_STATUS Status;
-    RTL_STATUS CommitStatus;
-    SOURCE_RECORD Source;
-    RTL_ERROR Saved = Import->Error;
-    BOOL HadError = (Import->Error.Status != RTL_STATUS_OK);
-
-    //
-    // Span events still held in the reorder window come before the end of
-    // the input (or the error that stopped it).
-    //
-
-    if (!RTL_SUCCESS(TraceImportSpanReorderDrain(Import)) && !HadError) {
-        Saved = Import->Error;
-        HadError = TRUE;
-    }
-    TraceImportSpanReorderFree(Import);
-
-    if (Import->PendingExits.Entries != NULL) {
-        ULONGLONG Index;
-
-        for (Index = 0; Index <= Import->PendingExits.Mask; Index++) {
-            if (Import->PendingExits.Entries[Index].Key != 0 &&
-                Import->PendingExits.Entries[Index].Value !=
-                    NO_PENDING_EXIT) {
-                Import->UnpairedExits++;
-            }
-        }
-    }
-    TraceHashDestroy(&Import->PendingExits);
-    TraceHashDestroy(&Import->Threads);
-    TraceHashDestroy(&Import->Processes);
-    TraceHashDestroy(&Import->ProcessNames);
-
-    if (Import->KvmExit != NULL) {
-        Import->KvmExit->CommitLimit = TRACE_COMMIT_ALL;
-    }
-
-    TraceImportSpanFinish(Import);
-
-    if (Import->FtraceEvent != NULL && Import->LostEvents != 0) {
-        TraceStoreAddDropped(Import->FtraceEvent,
-                             (ULONG)Import->LostEvents);
-    }
-
-    Status = RTL_STATUS_OK;
-
-    if (Import->Source != NULL) {
-        Source.ImportedRealtimeNs = Import->ImportedRealtimeNs;
-        Source.FirstTs = TRACE_NULL_LONGLONG;
-        Source.LastTs = TRACE_NULL_LONGLONG;
-        if (Import->Events != 0) {
-            Source.FirstTs = Import->FirstTs;
-            Source.LastTs = Import->LastTs;
-        }
-        Source.Bytes = Import->Length;
-        Source.Lines = Import->Lines;
-        Source.Events = Import->Events;
-        Source.ClockId = Import->ClockId;
-        Source.Padding = 0;
-        Source.TscMhz = 0;
-        if (Import->TscMhz > 0) {
-            Source.TscMhz = Import->TscMhz;
-        } else {
-            Rtl->FillMemory(&Source.TscMhz, sizeof(Source.TscMhz), 0xff);
-        }
-
-        Status = TraceImportIntern(Import, Import->Path,
-                                   (ULONG)RtlStringLength(Import->Path),
-                                   &Source.PathId);
-        if (RTL_SUCCESS(Status)) {
-            Status = TraceImportIntern(Import, Import->FormatName,
-                                       (ULONG)RtlStringLength(
-                                           Import->FormatName),
-                                       &Source.FormatId);
-        }
-        if (RTL_SUCCESS(Status)) {
-            Status = AppendRecord(Import, Import->Source, &Source, NULL);
-        }
-    }
-
-    CommitStatus = Commit(Import);
-    if (RTL_SUCCESS(Status)) {
-        Status = CommitStatus;
-    }
-
-    if (HadError) {
-        Import->Error = Saved;
-        return Saved.Status;
     }
 
     return Status;

@@ -13,7 +13,18 @@ Abstract:
     and write the `source` row at the end.  A format decoder (FtraceText.c,
     ...) only splits its input into events and calls these.
 
-    Everything here is core: no C runtime, OS access through PRTL.
+    Implemented, from the bottom up (each file calls only those below
+    it): TraceImport.c (beginning an import, mapping the input, interning,
+    opening stores, the line loop), ImportSinks.c (the records of the
+    dedicated stores), EventText.c (kernel-printed text events),
+    SpanBuilder.c and SpanReorder.c (spans; their state and routines are
+    in Spans.h, included here), ImportRun.c (commits, TraceImportRun,
+    TraceImportEnd), and TraceFormats.c (the format table).
+
+Environment:
+
+    Core: no C runtime, OS access through PRTL.  Included by every reader
+    and by the hosted edges that run an import.
 
 --*/
 
@@ -123,7 +134,7 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
     CHAR Bytes[TRACE_INTERN_CACHE_BYTES];
 } TRACE_INTERN_CACHE_ENTRY, *PTRACE_INTERN_CACHE_ENTRY;
 
-#include "SpanBuilder.h"
+#include "Spans.h"
 
 #define TRACE_RECENT_THREADS 8
 

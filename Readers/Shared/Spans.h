@@ -2,23 +2,26 @@
 
 Module Name:
 
-    SpanBuilder.h
+    Spans.h
 
 Abstract:
 
     The span builder's state and interface (SpanBuilder.c, SpanReorder.c):
     how readers turn begins, ends, complete spans and instants into the
     `span` store.  Included by TraceImport.h, whose import context holds
-    the builder; readers include TraceImport.h.
+    the builder; readers include TraceImport.h.  It is not named
+    SpanBuilder.h on purpose: the import context's header includes it, and
+    the builder uses the context, so a header that went with
+    SpanBuilder.c would tie the two in a circle.
 
 Environment:
 
-    Core: no C runtime.
+    Core: no C runtime.  Types and prototypes only; includes nothing.
 
 --*/
 
-#ifndef _TRACER_SPAN_BUILDER_H_
-#define _TRACER_SPAN_BUILDER_H_
+#ifndef _TRACER_SPANS_H_
+#define _TRACER_SPANS_H_
 
 typedef struct _TRACE_IMPORT TRACE_IMPORT, *PTRACE_IMPORT;
 
@@ -252,4 +255,4 @@ RTL_STATUS TraceImportSpanLate(PTRACE_IMPORT Import,
 
 VOID TraceImportSpanReorderFree(PTRACE_IMPORT Import);
 
-#endif // _TRACER_SPAN_BUILDER_H_
+#endif // _TRACER_SPANS_H_
