@@ -33,6 +33,7 @@ Abstract:
 --*/
 
 #include "TraceEvent.h"
+#include "Readers/Shared/TimeMerge.h"
 
 #define TRACE_DAT_MAGIC_LENGTH      10
 #define MAX_CPUS                    4096
@@ -176,11 +177,10 @@ typedef struct _TRACE_DAT {
     ULONGLONG BufferSectionOffset;
 
     ULONG CpuCount;
-    ULONG HeapCount;
     RTL_STATUS TruncatedStatus;     // the first CPU cut off by the file end
     RTL_ERROR TruncatedError;
     PTRACE_DAT_CPU Cpus;
-    PULONG Heap;
+    TIME_MERGE Merge;           // the CPUs with an event, by its time
     SIZE_T LowestPosition;
 
     CHAR Clock[64];
@@ -2402,59 +2402,6 @@ CloseCpu(
     }
 }
 
-//
-// The merge: a binary heap of CPU indices ordered by the time of their
-// next event, ties to the CPU listed first.
-//
-
-static inline
-BOOL
-Before(
-    PTRACE_DAT Dat,
-    ULONG Left,
-    ULONG Right
-    )
-{
-    PTRACE_DAT_CPU A = &Dat->Cpus[Left];
-    PTRACE_DAT_CPU B = &Dat->Cpus[Right];
-
-    if (A->Event.Timestamp != B->Event.Timestamp) {
-        return A->Event.Timestamp < B->Event.Timestamp;
-    }
-    return Left < Right;
-}
-
-static
-VOID
-SiftDown(
-    PTRACE_DAT Dat,
-    ULONG Position
-    )
-{
-    PULONG Heap = Dat->Heap;
-    ULONG Count = Dat->HeapCount;
-
-    for (;;) {
-        ULONG Left = 2 * Position + 1;
-        ULONG Smallest = Position;
-        ULONG Swap;
-
-        if (Left < Count && Before(Dat, Heap[Left], Heap[Smallest])) {
-            Smallest = Left;
-        }
-        if (Left + 1 < Count && Before(Dat, Heap[Left + 1], Heap[Smallest])) {
-            Smallest = Left + 1;
-        }
-        if (Smallest == Position) {
-            return;
-        }
-        Swap = Heap[Position];
-        Heap[Position] = Heap[Smallest];
-        Heap[Smallest] = Swap;
-        Position = Smallest;
-    }
-}
-
 static
 ULONGLONG
 CorrectTime(
@@ -2489,12 +2436,20 @@ MergeCpus(
     RTL_STATUS Status;
     ULONG Index;
     SIZE_T Bytes;
+    PVOID Memory;
 
-    Bytes = sizeof(ULONG) * (Dat->CpuCount + 1);
-    Status = TraceArenaAllocate(&Dat->Table.Arena, Bytes, (PVOID *)&Dat->Heap);
+    //
+    // Sources are the CPUs' indices in the file's list, so that equal
+    // times go to the CPU listed first, as trace-cmd report does.  The
+    // keys are the raw times, as before the corrections.
+    //
+
+    Bytes = TIME_MERGE_SIZE(Dat->CpuCount + 1);
+    Status = TraceArenaAllocate(&Dat->Table.Arena, Bytes, &Memory);
     if (!RTL_SUCCESS(Status)) {
         return DatError(Dat, Status, 0, "cannot allocate the CPU merge");
     }
+    TimeMergeInitialize(&Dat->Merge, Memory);
 
     for (Index = 0; Index < Dat->CpuCount; Index++) {
         Dat->Cpus[Index].Done = TRUE;
@@ -2505,16 +2460,14 @@ MergeCpus(
             return Status;
         }
         if (Dat->Cpus[Index].HasEvent) {
-            Dat->Heap[Dat->HeapCount++] = Index;
+            TimeMergeInsert(&Dat->Merge, Index,
+                            Dat->Cpus[Index].Event.Timestamp);
         }
-    }
-    for (Index = Dat->HeapCount / 2 + 1; Index-- > 0; ) {
-        SiftDown(Dat, Index);
     }
     UpdateLowestPosition(Dat);
 
-    while (Dat->HeapCount != 0) {
-        PTRACE_DAT_CPU Cpu = &Dat->Cpus[Dat->Heap[0]];
+    while (TimeMergeFirst(&Dat->Merge, &Index)) {
+        PTRACE_DAT_CPU Cpu = &Dat->Cpus[Index];
         PCSZ Reason = NULL;
 
         Status = TraceEventSinkRecord(&Dat->Sink, Cpu->Cpu,
@@ -2541,23 +2494,10 @@ MergeCpus(
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        if (!Cpu->HasEvent) {
-            Dat->Heap[0] = Dat->Heap[--Dat->HeapCount];
-            SiftDown(Dat, 0);
-        } else if (Dat->HeapCount > 1) {
-            ULONG Child = 1;
-
-            //
-            // Most often the same CPU is still first.
-            //
-
-            if (Dat->HeapCount > 2 &&
-                Before(Dat, Dat->Heap[2], Dat->Heap[1])) {
-                Child = 2;
-            }
-            if (Before(Dat, Dat->Heap[Child], Dat->Heap[0])) {
-                SiftDown(Dat, 0);
-            }
+        if (Cpu->HasEvent) {
+            TimeMergeUpdateFirst(&Dat->Merge, Cpu->Event.Timestamp);
+        } else {
+            TimeMergeRemoveFirst(&Dat->Merge);
         }
     }
 
