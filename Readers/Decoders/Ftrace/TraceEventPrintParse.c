@@ -252,41 +252,6 @@ Routine Description:
     return 0;
 }
 
-static
-ULONG
-TypeSize(
-    PCSZ Type,
-    ULONG Length,
-    ULONG LongSize
-    )
-{
-    static const struct {
-        PCSZ Name;
-        ULONG Size;
-    } Sizes[] = {
-        { "char", 1 }, { "unsigned char", 1 }, { "signed char", 1 },
-        { "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "__s8", 1 },
-        { "bool", 1 }, { "short", 2 }, { "unsigned short", 2 },
-        { "u16", 2 }, { "s16", 2 }, { "__u16", 2 }, { "__s16", 2 },
-        { "int", 4 }, { "unsigned int", 4 }, { "unsigned", 4 },
-        { "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "__s32", 4 },
-        { "pid_t", 4 }, { "long long", 8 }, { "unsigned long long", 8 },
-        { "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "__s64", 8 },
-        { "long", 0 }, { "unsigned long", 0 }, { "size_t", 0 },
-    };
-    ULONG Index;
-
-    if (Length != 0 && Type[Length - 1] == '*') {
-        return LongSize;
-    }
-    for (Index = 0; Index < ARRAYSIZE(Sizes); Index++) {
-        if (TextEquals(Type, Length, Sizes[Index].Name)) {
-            return Sizes[Index].Size != 0 ? Sizes[Index].Size : LongSize;
-        }
-    }
-    return 0;
-}
-
 //
 // The argument parser.  It builds trees the way libtraceevent does
 // (process_arg / process_op), quirks included, because the tree decides
@@ -501,7 +466,7 @@ ParseSizeof(
 Routine Description:
 
     sizeof(type): a number atom, the type's size in the recording
-    (TypeSize); an unknown type fails the compilation.
+    (TraceEventTypeSize); an unknown type fails the compilation.
 
 --*/
 {
@@ -526,7 +491,7 @@ Routine Description:
         End = Parser->Token.End;
         PrintNextToken(Parser);
     }
-    Size = TypeSize(Type, Length, Parser->Table->LongSize);
+    Size = TraceEventTypeSize(Type, Length, Parser->Table->LongSize, FALSE);
     if (Size == 0 || End == Start) {
         return FALSE;
     }
