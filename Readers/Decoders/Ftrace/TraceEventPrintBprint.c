@@ -486,22 +486,10 @@ Routine Description:
         //
 
         while (Cursor < End) {
-            CHAR Char = *Cursor;
+            CHAR Char;
 
-            if (Char == '\\' && Cursor + 1 < End) {
-                Cursor++;
-                switch (*Cursor) {
-                case 'n': Char = '\n'; break;
-                case 't': Char = '\t'; break;
-                case 'r': Char = '\r'; break;
-                default: Char = *Cursor; break;
-                }
-            } else if (Char == '%') {
-                if (Cursor + 1 < End && Cursor[1] == '%') {
-                    Cursor++;
-                } else {
-                    break;
-                }
+            if (!PrintLiteralChar(&Cursor, End, &Char)) {
+                break;
             }
             TraceTextAppendChar(Text, Char);
             Cursor++;

@@ -198,6 +198,43 @@ typedef struct _PARSER {
 } PARSER, *PPARSER;
 
 //
+// The next character of a format string's literal text at *Cursor
+// (before End): \n \t \r resolved, another escaped character as
+// itself, "%%" as '%'.  FALSE at a conversion's '%', *Cursor left on it;
+// else *Cursor is on the character's last byte (the caller steps past).
+//
+
+static inline
+BOOL
+PrintLiteralChar(
+    PCSZ *Cursor,
+    PCSZ End,
+    PCHAR Char
+    )
+{
+    PCSZ At = *Cursor;
+
+    *Char = *At;
+    if (*Char == '\\' && At + 1 < End) {
+        At++;
+        switch (*At) {
+        case 'n': *Char = '\n'; break;
+        case 't': *Char = '\t'; break;
+        case 'r': *Char = '\r'; break;
+        default: *Char = *At; break;
+        }
+    } else if (*Char == '%') {
+        if (At + 1 < End && At[1] == '%') {
+            At++;
+        } else {
+            return FALSE;
+        }
+    }
+    *Cursor = At;
+    return TRUE;
+}
+
+//
 // TraceEventPrintText.c
 //
 

@@ -456,21 +456,15 @@ Routine Description:
 
     for (; Index < Length; Index++) {
         CHAR Char = Text[Index];
-        ULONG Digit;
+        LONG Digit = TextHexValue(Char);
 
-        if (Char >= '0' && Char <= '9') {
-            Digit = (ULONG)(Char - '0');
-        } else if (Char >= 'a' && Char <= 'f') {
-            Digit = (ULONG)(Char - 'a' + 10);
-        } else if (Char >= 'A' && Char <= 'F') {
-            Digit = (ULONG)(Char - 'A' + 10);
-        } else {
+        if (Digit < 0) {
             break;
         }
-        if (Digit >= Base) {
+        if ((ULONG)Digit >= Base) {
             break;
         }
-        Value = Value * Base + Digit;
+        Value = Value * Base + (ULONG)Digit;
     }
 
     return (LONGLONG)Value;

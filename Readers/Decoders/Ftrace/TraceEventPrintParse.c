@@ -449,10 +449,7 @@ Routine Description:
         Arg->Length = (ULONG)(Parser->Token.End - Parser->Token.Start);
         PrintNextToken(Parser);
     }
-    if (!PrintExpect(Parser, ",") || !ParseFields(Parser, Arg)) {
-        return FALSE;
-    }
-    return TRUE;
+    return PrintExpect(Parser, ",") && ParseFields(Parser, Arg);
 }
 
 static
@@ -804,10 +801,7 @@ Routine Description:
             return FALSE;
         }
     }
-    if (!PrintExpect(Parser, ":") || !PrintParseArgToken(Parser, False)) {
-        return FALSE;
-    }
-    return TRUE;
+    return PrintExpect(Parser, ":") && PrintParseArgToken(Parser, False);
 }
 
 static

@@ -153,21 +153,15 @@ ParseHex64(
     }
     while (Cursor < End) {
         CHAR Char = *Cursor;
-        ULONG Digit;
+        LONG Digit = TextHexValue(Char);
 
-        if (Char >= '0' && Char <= '9') {
-            Digit = (ULONG)(Char - '0');
-        } else if (Char >= 'a' && Char <= 'f') {
-            Digit = (ULONG)(Char - 'a' + 10);
-        } else if (Char >= 'A' && Char <= 'F') {
-            Digit = (ULONG)(Char - 'A' + 10);
-        } else {
+        if (Digit < 0) {
             break;
         }
         if (Digits == 16) {
             return FALSE;
         }
-        Number = (Number << 4) | Digit;
+        Number = (Number << 4) | (ULONG)Digit;
         Digits++;
         Cursor++;
     }
