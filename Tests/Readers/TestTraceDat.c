@@ -23,6 +23,12 @@
 **                                      line first at one address, the
 **                                      bisection's pick, the last symbol
 **                                      only exactly)
+**   TestTraceDat typesize              TraceEventTypeSize against this
+**                                      host's C compiler (LP64: sizeof of
+**                                      the same types) and the ILP32 sizes
+**                                      for a 4-byte long; a dynamic
+**                                      array's element size and print
+**                                      fmt's sizeof agree on size_t
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,13 +290,105 @@ static int testKallsyms(void){
   return nFail!=0;
 }
 
+/*
+** The kernel's C types as this host's compiler sizes them (the kernel is
+** LP64 here too), and by hand for a 32-bit recording (ILP32).
+*/
+static int testTypeSize(void){
+  static const struct { const char *zType; unsigned n64; unsigned n32; } a[] = {
+    { "char",               sizeof(char),               1 },
+    { "unsigned char",      sizeof(unsigned char),      1 },
+    { "short",              sizeof(short),              2 },
+    { "int",                sizeof(int),                4 },
+    { "unsigned int",       sizeof(unsigned int),       4 },
+    { "long",               sizeof(long),               4 },
+    { "unsigned long",      sizeof(unsigned long),      4 },
+    { "long long",          sizeof(long long),          8 },
+    { "size_t",             sizeof(size_t),             4 },
+    { "u8",                 sizeof(unsigned char),      1 },
+    { "s16",                sizeof(short),              2 },
+    { "u32",                sizeof(unsigned int),       4 },
+    { "__u64",              sizeof(unsigned long long), 8 },
+    { "char *",             sizeof(char *),             4 },
+    { "struct page *",      sizeof(void *),             4 },
+    { "size_t[]",           sizeof(size_t),             4 },
+    { "  unsigned long [4]", sizeof(unsigned long),     4 },
+  };
+  static const char zFormat[] =
+    "name: sizes\n"
+    "ID: 7\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:__data_loc size_t[] lens;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:__data_loc u16[] ids;\toffset:12;\tsize:4;\tsigned:0;\n"
+    "\tfield:__data_loc gfp_t[] flags;\toffset:16;\tsize:4;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"%d\", sizeof(size_t)\n";
+  unsigned i;
+
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+    ULONG n64 = TraceEventTypeSize(a[i].zType, strlen(a[i].zType), 8, FALSE);
+    ULONG n32 = TraceEventTypeSize(a[i].zType, strlen(a[i].zType), 4, FALSE);
+    if( n64!=a[i].n64 || n32!=a[i].n32 ){
+      printf("FAIL %s: %u/%u, want %u/%u\n", a[i].zType, n64, n32,
+             a[i].n64, a[i].n32);
+      nFail++;
+    }
+  }
+
+  /* Unknown names: 0 exactly, 4 (libtraceevent users' int) as a guess. */
+  CHECK( TraceEventTypeSize("gfp_t", 5, 8, FALSE)==0 );
+  CHECK( TraceEventTypeSize("gfp_t", 5, 8, TRUE)==4 );
+  CHECK( TraceEventTypeSize("struct foo", 10, 8, FALSE)==0 );
+
+  /* A 64-bit recording's format: the element sizes and sizeof(size_t). */
+  {
+    TRACE_EVENT_TABLE table;
+    PTRACE_EVENT_FORMAT pFormat;
+    PCSZ zReason = 0;
+    char aBuf[64];
+    BYTE aRec[24];
+    TRACE_TEXT text;
+
+    CHECK( RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, &table)) );
+    CHECK( RTL_SUCCESS(TraceEventTableAddFormat(&table, "test", 4, zFormat,
+                                                sizeof(zFormat)-1,
+                                                &zReason)) );
+    pFormat = TraceEventLookup(&table, 7);
+    CHECK( pFormat!=0 );
+    if( pFormat ){
+      PCTRACE_EVENT_FIELD pLens = TraceEventFindField(pFormat, "lens");
+      PCTRACE_EVENT_FIELD pIds = TraceEventFindField(pFormat, "ids");
+      PCTRACE_EVENT_FIELD pFlags = TraceEventFindField(pFormat, "flags");
+      CHECK( pLens && pLens->ElementSize==sizeof(size_t) );
+      CHECK( pIds && pIds->ElementSize==2 );
+      CHECK( pFlags && pFlags->ElementSize==4 );
+
+      memset(aRec, 0, sizeof(aRec));
+      aRec[0] = 7;
+      text.Buffer = aBuf;
+      text.Capacity = sizeof(aBuf)-1;
+      text.Length = 0;
+      CHECK( TraceEventRender(&table, pFormat, aRec, sizeof(aRec), &text) );
+      CHECK( text.Length==1 && aBuf[0]=='0'+(int)sizeof(size_t) );
+    }
+    TraceEventTableRelease(&table);
+  }
+
+  printf("%s\n", nFail ? "FAILED" : "ok");
+  return nFail!=0;
+}
+
 int main(int argc, char **argv){
   InitializeRtl(&Rtl);
   if( argc>=4 && strcmp(argv[1], "nozstd")==0 ) return testNoZstd(argv[2], argv[3]);
   if( argc>=2 && strcmp(argv[1], "printf")==0 ) return testPrintf();
   if( argc>=2 && strcmp(argv[1], "ringpage")==0 ) return testRingPage();
   if( argc>=2 && strcmp(argv[1], "kallsyms")==0 ) return testKallsyms();
+  if( argc>=2 && strcmp(argv[1], "typesize")==0 ) return testTypeSize();
   fprintf(stderr, "usage: %s nozstd FILE SESSION | printf | ringpage | "
-          "kallsyms\n", argv[0]);
+          "kallsyms | typesize\n", argv[0]);
   return 2;
 }

@@ -127,8 +127,10 @@ add_test(NAME reader.tracedat.no_zstd_decompressor
 add_test(NAME reader.tracedat.printf COMMAND TestTraceDat printf)
 add_test(NAME reader.tracedat.ring_page COMMAND TestTraceDat ringpage)
 add_test(NAME reader.tracedat.kallsyms COMMAND TestTraceDat kallsyms)
+add_test(NAME reader.tracedat.type_size COMMAND TestTraceDat typesize)
 set_tests_properties(reader.tracedat.no_zstd_decompressor reader.tracedat.printf
-  reader.tracedat.ring_page reader.tracedat.kallsyms PROPERTIES LABELS unit TIMEOUT 60)
+  reader.tracedat.ring_page reader.tracedat.kallsyms reader.tracedat.type_size
+  PROPERTIES LABELS unit TIMEOUT 60)
 
 # Benchmark (ctest -L bench): a fresh capture (as root) and a million
 # events, import vs trace-cmd report.

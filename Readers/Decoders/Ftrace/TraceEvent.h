@@ -10,7 +10,7 @@ Abstract:
     describes in tracefs (`events/header_page`, `events/header_event`,
     `events/SYSTEM/EVENT/format`, `/proc/kallsyms`, `printk_formats`,
     `saved_cmdlines`) and what it writes into its per-CPU ring-buffer
-    pages.  trace-cmd's trace.dat reader (TraceDat.c) feeds it the copies
+    pages.  trace-cmd's trace.dat reader (TraceDat*.c) feeds it the copies
     stored in the file; a live recorder feeds it the tracefs files and the
     pages read from `per_cpu/cpuN/trace_pipe_raw`.
 
@@ -36,8 +36,17 @@ Abstract:
       - The sink (TraceEventImport.c): decoded events routed into the
         session's stores through TraceImport.h.
 
-    Everything here is core: no C runtime, memory from Rtl->AllocatePages.
     Only little-endian ring buffers are decoded.
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (memory from
+    Rtl->AllocatePages).  Implemented by TraceEvent.c, TraceEventFormat.c,
+    TraceEventRing.c, TraceEventSymbols.c (TraceEventInternal.h), the
+    TraceEventPrint*.c files (TraceEventPrintInternal.h),
+    TraceEventPlugins.c and TraceEventImport.c; used by the trace.dat
+    reader (TraceDat*.c) and the live recorder (Readers/Live).  Calls the
+    import context (TraceImport.h) and TextParse.h.
 
 --*/
 
@@ -343,6 +352,17 @@ RTL_STATUS TraceEventTableAddFormatDeferred(PTRACE_EVENT_TABLE Table,
 RTL_STATUS TraceEventCompleteFormat(PTRACE_EVENT_TABLE Table,
                                     PTRACE_EVENT_FORMAT Format,
                                     PCSZ *Reason);
+
+//
+// The size of a kernel C type ("unsigned long", "u32", "char[]", "u8 *")
+// in a recording whose long is LongSize bytes; for a name it does not
+// know, 0, or a guess from its words when Guess is TRUE (see
+// TraceEventFormat.c).  Field element sizes and print fmt's sizeof both
+// ask it.
+//
+
+ULONG TraceEventTypeSize(PCSZ Type, SIZE_T Length, ULONG LongSize,
+                         BOOL Guess);
 
 //
 // Hands the table pages (Size bytes) holding deferred formats' text, to
