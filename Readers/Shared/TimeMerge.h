@@ -28,8 +28,8 @@ Abstract:
 Environment:
 
     Core: no C runtime, no OS service (the caller provides the memory).
-    Called by Uftrace.c (TraceDat.c still merges its per-CPU buffers with
-    a heap of its own); calls nothing.
+    Called by the uftrace reader (per-thread .dat files) and the trace.dat
+    reader (per-CPU buffers); calls nothing.
 
 --*/
 
