@@ -151,21 +151,6 @@ MergeCpus(
     return RTL_STATUS_OK;
 }
 
-BOOL
-TraceDatDetect(
-    PTRACE_IMPORT Import
-    )
-{
-    static const BYTE Magic[TRACE_DAT_MAGIC_LENGTH] = {
-        0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
-    };
-
-    return Import->Buffer != NULL &&
-           Import->Length >= TRACE_DAT_MAGIC_LENGTH &&
-           Import->Rtl->CompareMemory(Import->Buffer, Magic,
-                                      TRACE_DAT_MAGIC_LENGTH) == 0;
-}
-
 RTL_STATUS
 TraceDatImport(
     PTRACE_IMPORT Import

@@ -595,6 +595,29 @@ Routine Description:
 // The file layouts.
 //
 
+BOOL
+TraceDatDetect(
+    PTRACE_IMPORT Import
+    )
+/*++
+
+Routine Description:
+
+    TRUE when the input starts with trace.dat's magic (the format table
+    asks, and the initial format checks it again).
+
+--*/
+{
+    static const BYTE Magic[TRACE_DAT_MAGIC_LENGTH] = {
+        0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+    };
+
+    return Import->Buffer != NULL &&
+           Import->Length >= TRACE_DAT_MAGIC_LENGTH &&
+           Import->Rtl->CompareMemory(Import->Buffer, Magic,
+                                      TRACE_DAT_MAGIC_LENGTH) == 0;
+}
+
 RTL_STATUS
 DatParseInitialFormat(
     PTRACE_DAT Dat,
