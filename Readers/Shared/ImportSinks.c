@@ -90,14 +90,17 @@ Routine Description:
         Thread.CommId = Event->CommId;
         Thread.Padding = 0;
 
-        Status = AppendRecord(Import, Import->Thread, &Thread, NULL);
+        Status = AppendRecord(Import, Import->Stores[TraceRecordThread],
+                              &Thread, NULL);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
 
         Status = TraceHashInsert(&Import->Threads, Key, 1);
         if (!RTL_SUCCESS(Status)) {
-            return TraceImportStoreError(Import, Import->Thread, Status);
+            return TraceImportStoreError(Import,
+                                         Import->Stores[TraceRecordThread],
+                                         Status);
         }
     }
     Import->LastThreadKey = Key;
@@ -147,14 +150,17 @@ TraceImportProcessExec(
     Process.FileNameId = FileNameId;
     Process.Padding = 0;
 
-    Status = AppendRecord(Import, Import->Process, &Process, NULL);
+    Status = AppendRecord(Import, Import->Stores[TraceRecordProcess],
+                          &Process, NULL);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
     Status = TraceHashSet(&Import->Processes, (ULONGLONG)Pid + 1, NameId);
     if (!RTL_SUCCESS(Status)) {
-        return TraceImportStoreError(Import, Import->Process, Status);
+        return TraceImportStoreError(Import,
+                                     Import->Stores[TraceRecordProcess],
+                                     Status);
     }
 
     return RTL_STATUS_OK;
@@ -181,7 +187,8 @@ TraceImportPageFault(
     Record->Cpu = Event->Cpu;
     Record->Padding = 0;
 
-    return AppendRecord(Import, Import->PageFault, Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordPageFault],
+                        Record, NULL);
 }
 
 VOID
@@ -197,7 +204,7 @@ TraceImportSetKvmCommitLimit(
     // An import whose begin failed (a full disk) has no kvm_exit store.
     //
 
-    if (Import->KvmExit == NULL) {
+    if (Import->Stores[TraceRecordKvmExit] == NULL) {
         return;
     }
 
@@ -214,7 +221,7 @@ TraceImportSetKvmCommitLimit(
         }
     }
 
-    Import->KvmExit->CommitLimit = Limit;
+    Import->Stores[TraceRecordKvmExit]->CommitLimit = Limit;
 }
 
 RTL_STATUS
@@ -252,7 +259,8 @@ TraceImportKvmExitKeyed(
     Record->Cpu = Event->Cpu;
     Record->CommId = Event->CommId;
 
-    Status = AppendRecord(Import, Import->KvmExit, Record, &Index);
+    Status = AppendRecord(Import, Import->Stores[TraceRecordKvmExit], Record,
+                          &Index);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -275,7 +283,9 @@ TraceImportKvmExitKeyed(
 
     Status = TraceHashInsert(&Import->PendingExits, Key, Index);
     if (!RTL_SUCCESS(Status)) {
-        return TraceImportStoreError(Import, Import->KvmExit, Status);
+        return TraceImportStoreError(Import,
+                                     Import->Stores[TraceRecordKvmExit],
+                                     Status);
     }
 
     return RTL_STATUS_OK;
@@ -303,6 +313,7 @@ TraceImportKvmEntryKeyed(
     PTRACE_HASH_ENTRY Pending;
     ULONGLONG Index;
     PKVM_EXIT_RECORD Record;
+    PTRACE_STORE Store = Import->Stores[TraceRecordKvmExit];
 
     *Paired = FALSE;
 
@@ -319,8 +330,7 @@ TraceImportKvmEntryKeyed(
     // The record is reserved but not yet committed: it may still change.
     //
 
-    Record = (PKVM_EXIT_RECORD)(Import->KvmExit->Base +
-                                Index * Import->KvmExit->RecordSize);
+    Record = (PKVM_EXIT_RECORD)(Store->Base + Index * Store->RecordSize);
     Record->Duration = Event->Timestamp - Record->Timestamp;
     *Paired = TRUE;
 
@@ -344,7 +354,8 @@ TraceImportSchedSwitch(
     Record->Timestamp = Event->Timestamp;
     Record->Cpu = Event->Cpu;
 
-    return AppendRecord(Import, Import->SchedSwitch, Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordSchedSwitch],
+                        Record, NULL);
 }
 
 RTL_STATUS
@@ -373,7 +384,8 @@ TraceImportGenericEvent(
     Record.ArgsId = ArgsId;
     Record.Padding = 0;
 
-    return AppendRecord(Import, Import->FtraceEvent, &Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordFtraceEvent],
+                        &Record, NULL);
 }
 
 RTL_STATUS
@@ -384,9 +396,9 @@ TraceImportCounter(
     )
 {
     RTL_STATUS Status;
+    PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, &TraceCounterSchema,
-                                  &Import->Counter);
+    Status = TraceImportOpenStore(Import, TraceRecordCounter, &Store);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -400,7 +412,7 @@ TraceImportCounter(
 
     Record->Timestamp = Event->Timestamp;
 
-    return AppendRecord(Import, Import->Counter, Record, NULL);
+    return AppendRecord(Import, Store, Record, NULL);
 }
 
 static
@@ -564,11 +576,12 @@ Routine Description:
 --*/
 {
     RTL_STATUS Status;
+    PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, &TraceModuleSchema, &Import->Module);
+    Status = TraceImportOpenStore(Import, TraceRecordModule, &Store);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    return AppendRecord(Import, Import->Module, Record, NULL);
+    return AppendRecord(Import, Store, Record, NULL);
 }

@@ -156,34 +156,16 @@ TraceImportBegin(
         Import->CommitEvery = DEFAULT_COMMIT_EVERY;
     }
 
-    Status = TraceSessionOpenStore(Session, &TraceSourceSchema,
-                                   &Import->Source, Error);
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceProcessSchema,
-                                       &Import->Process, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceThreadSchema,
-                                       &Import->Thread, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TracePageFaultSchema,
-                                       &Import->PageFault, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceKvmExitSchema,
-                                       &Import->KvmExit, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceSchedSwitchSchema,
-                                       &Import->SchedSwitch, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceFtraceEventSchema,
-                                       &Import->FtraceEvent, Error);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
+    for (Index = 0; Index < TraceRecordKindMaximum; Index++) {
+        if (!(TraceRecordTypes[Index].Flags & TRACE_RECORD_OPEN_AT_BEGIN)) {
+            continue;
+        }
+        Status = TraceSessionOpenStore(Session,
+                                       TraceRecordTypes[Index].Schema,
+                                       &Import->Stores[Index], Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
     }
 
     //
@@ -309,20 +291,23 @@ TraceImportSetClock(
 RTL_STATUS
 TraceImportOpenStore(
     PTRACE_IMPORT Import,
-    PCTRACE_STORE_SCHEMA Schema,
+    TRACE_RECORD_KIND Kind,
     PTRACE_STORE *Store
     )
 {
-    RTL_STATUS Status;
+    PTRACE_STORE *Slot = &Import->Stores[Kind];
+    RTL_STATUS Status = RTL_STATUS_OK;
 
-    if (*Store != NULL) {
-        return RTL_STATUS_OK;
+    if (*Slot == NULL) {
+        Status = TraceSessionOpenStore(Import->Session,
+                                       TraceRecordTypes[Kind].Schema, Slot,
+                                       &Import->Error);
+        if (RTL_SUCCESS(Status)) {
+            (*Slot)->DiscardBehind = TRUE;
+        }
     }
-
-    Status = TraceSessionOpenStore(Import->Session, Schema, Store,
-                                   &Import->Error);
-    if (RTL_SUCCESS(Status)) {
-        (*Store)->DiscardBehind = TRUE;
+    if (Store != NULL) {
+        *Store = *Slot;
     }
 
     return Status;
@@ -441,20 +426,21 @@ Routine Description:
     TraceHashDestroy(&Import->Processes);
     TraceHashDestroy(&Import->ProcessNames);
 
-    if (Import->KvmExit != NULL) {
-        Import->KvmExit->CommitLimit = TRACE_COMMIT_ALL;
+    if (Import->Stores[TraceRecordKvmExit] != NULL) {
+        Import->Stores[TraceRecordKvmExit]->CommitLimit = TRACE_COMMIT_ALL;
     }
 
     TraceImportSpanFinish(Import);
 
-    if (Import->FtraceEvent != NULL && Import->LostEvents != 0) {
-        TraceStoreAddDropped(Import->FtraceEvent,
+    if (Import->Stores[TraceRecordFtraceEvent] != NULL &&
+        Import->LostEvents != 0) {
+        TraceStoreAddDropped(Import->Stores[TraceRecordFtraceEvent],
                              (ULONG)Import->LostEvents);
     }
 
     Status = RTL_STATUS_OK;
 
-    if (Import->Source != NULL) {
+    if (Import->Stores[TraceRecordSource] != NULL) {
         Source.ImportedRealtimeNs = Import->ImportedRealtimeNs;
         Source.FirstTs = TRACE_NULL_LONGLONG;
         Source.LastTs = TRACE_NULL_LONGLONG;
@@ -484,7 +470,8 @@ Routine Description:
                                        &Source.FormatId);
         }
         if (RTL_SUCCESS(Status)) {
-            Status = AppendRecord(Import, Import->Source, &Source, NULL);
+            Status = AppendRecord(Import, Import->Stores[TraceRecordSource],
+                                  &Source, NULL);
         }
     }
 

@@ -185,16 +185,10 @@ typedef struct _TRACE_IMPORT {
     LONGLONG ImportedRealtimeNs;
     ULONGLONG SinceCommit;
     SIZE_T DiscardedBytes;          // input unmapped behind the reader
-    PTRACE_STORE PageFault;
-    PTRACE_STORE KvmExit;
-    PTRACE_STORE SchedSwitch;
-    PTRACE_STORE FtraceEvent;
-    PTRACE_STORE Thread;
-    PTRACE_STORE Process;
-    PTRACE_STORE Source;
-    PTRACE_STORE Span;              // opened on first use
-    PTRACE_STORE Counter;           // opened on first use
-    PTRACE_STORE Module;            // opened on first use
+    PTRACE_STORE Stores[TraceRecordKindMaximum]; // by TRACE_RECORD_KIND:
+                                    // those TRACE_RECORD_OPEN_AT_BEGIN by
+                                    // TraceImportBegin, the others on first
+                                    // use (TraceImportOpenStore); else NULL
     TRACE_SPAN_BUILDER Spans;       // open spans per thread
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
@@ -361,12 +355,12 @@ RTL_STATUS TraceImportSetClock(PTRACE_IMPORT Import, PCSZ Name,
                                ULONG Length);
 
 //
-// Opens a store of the session on first use (span, counter: stores an
-// input may not have are not created for it).
+// Opens the store of a record type on first use (span, counter, module:
+// stores an input may not have are not created for it) and returns it in
+// *Store (optional): Import->Stores[Kind].
 //
 
-RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import,
-                                PCTRACE_STORE_SCHEMA Schema,
+RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import, TRACE_RECORD_KIND Kind,
                                 PTRACE_STORE *Store);
 
 
