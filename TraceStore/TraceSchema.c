@@ -312,8 +312,9 @@ SCHEMA(TraceStringDataSchema, "string_data", TRACE_BYTE_RECORD,
 // its value when printed, the conversion, and the column(s) it fills.
 //
 
-#define IS_SIGNED(Struct, Member) \
-    ((__typeof__(((Struct *)0)->Member))-1 < 0)
+#define IS_SIGNED(Struct, Member)                                          \
+    ((__typeof__(((Struct *)0)->Member))-1 <                               \
+     (__typeof__(((Struct *)0)->Member))1)
 
 #define FTRACE(Field, TextKey, Conversion, Struct, Member) {              \
     Field, TextKey, (USHORT)(Conversion),                                  \
