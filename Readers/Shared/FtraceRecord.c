@@ -14,7 +14,8 @@ Abstract:
     code here, one routine per record kind: the KVM exit/entry pairing and
     the exec's process row (through the sinks), the mappings of a fault's
     addresses and the comms a switch teaches (through the source, when it
-    knows them).
+    knows them).  A type without such code is appended as it is, its task
+    columns filled from the event (TraceImportAppendEvent).
 
 Environment:
 
@@ -323,9 +324,13 @@ Return Value:
     ULONGLONG Buffer[FTRACE_RECORD_BYTES / sizeof(ULONGLONG)];
     PBYTE Record = (PBYTE)Buffer;
     BOOL Complete;
+    ULONG Index;
     RTL_STATUS Status;
 
     *Handled = FALSE;
+    for (Index = 0; Index < ARRAYSIZE(Buffer); Index++) {
+        Buffer[Index] = 0;
+    }
 
     Status = FillRecord(Import, Type->Ftrace, Source, NameId, Record,
                         &Complete);
@@ -360,8 +365,12 @@ Return Value:
                                       ((PPROCESS_RECORD)Record)->FileNameId);
 
     default:
-        *Handled = FALSE;
-        return RTL_STATUS_OK;
+
+        //
+        // A type without code of its own: its task columns from the event.
+        //
+
+        return TraceImportAppendEvent(Import, Type->Kind, Event, Record);
     }
 }
 

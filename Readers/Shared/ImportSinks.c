@@ -9,7 +9,8 @@ Abstract:
     This module turns decoded events into records of the dedicated stores
     (see TraceImport.h, "Event sinks"): thread and process rows for the
     tasks events name, page faults, KVM exit/entry pairs, context switches,
-    generic events, counter samples and memory mappings.
+    generic events, counter samples and memory mappings, and any other
+    record type's records (TraceImportAppendEvent).
 
     KVM pairing.  A kvm_exit record is reserved (in time order) when the
     exit is read, with a NULL dur, and its index is remembered per task.
@@ -413,6 +414,56 @@ TraceImportCounter(
     Record->Timestamp = Event->Timestamp;
 
     return AppendRecord(Import, Store, Record, NULL);
+}
+
+static
+VOID
+FillTaskColumn(
+    PCTRACE_STORE_SCHEMA Schema,
+    PCSZ Name,
+    ULONGLONG Value,
+    PBYTE Record
+    )
+{
+    PCTRACE_COLUMN_DESCRIPTOR Column = TraceSchemaFindColumn(Schema, Name);
+
+    if (Column == NULL) {
+        return;
+    }
+    if (Column->Width == 8) {
+        *(PULONGLONG)(Record + Column->Offset) = Value;
+    } else if (Column->Width == 4) {
+        *(PULONG)(Record + Column->Offset) = (ULONG)Value;
+    }
+}
+
+RTL_STATUS
+TraceImportAppendEvent(
+    PTRACE_IMPORT Import,
+    TRACE_RECORD_KIND Kind,
+    PTRACE_EVENT_CONTEXT Event,
+    PVOID Record
+    )
+{
+    PCTRACE_STORE_SCHEMA Schema = TraceRecordTypes[Kind].Schema;
+    PTRACE_STORE Store;
+    RTL_STATUS Status;
+
+    Status = TraceImportOpenStore(Import, Kind, &Store);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportNoteTask(Import, Event);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    FillTaskColumn(Schema, "ts", (ULONGLONG)Event->Timestamp, Record);
+    FillTaskColumn(Schema, "tid", Event->Tid, Record);
+    FillTaskColumn(Schema, "pid", Event->Pid, Record);
+    FillTaskColumn(Schema, "cpu", Event->Cpu, Record);
+    FillTaskColumn(Schema, "comm", Event->CommId, Record);
+
+    return AppendSized(Import, Store, Record, Schema->RecordSize, NULL);
 }
 
 static

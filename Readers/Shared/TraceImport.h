@@ -13,7 +13,11 @@ Abstract:
     and write the `source` row at the end.  A format decoder (FtraceText.c,
     ...) only splits its input into events and calls these.
 
-    Everything here is core: no C runtime, OS access through PRTL.
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Included by every
+    reader and the hosted edges that run an import; implemented by
+    TraceImport.c, ImportSinks.c, SpanBuilder.c, EventText.c.
 
 --*/
 
@@ -345,6 +349,18 @@ RTL_STATUS TraceImportGenericEvent(PTRACE_IMPORT Import,
 RTL_STATUS TraceImportCounter(PTRACE_IMPORT Import,
                               PTRACE_EVENT_CONTEXT Event,
                               PCOUNTER_RECORD Record);
+
+//
+// Appends a record of type Kind (its store opened on first use) whose
+// caller filled every column but those of the event's time and task: the
+// columns named ts, tid, pid, cpu and comm, where the type has them, are
+// filled from Event, and the task is recorded as by the other sinks.  For
+// record types without a sink of their own (the ftrace builder's default).
+//
+
+RTL_STATUS TraceImportAppendEvent(PTRACE_IMPORT Import,
+                                  TRACE_RECORD_KIND Kind,
+                                  PTRACE_EVENT_CONTEXT Event, PVOID Record);
 
 //
 // Names the clock the input's timestamps come from: the `source` row's
