@@ -350,6 +350,42 @@ TextArgsId(
 }
 
 static
+PCTRACE_RECORD_TYPE
+TypeOf(
+    PTRACE_IMPORT Import,
+    TEXT_SPAN Name,
+    ULONG NameId,
+    PBOOL IsEnd
+    )
+/*++
+
+Routine Description:
+
+    TraceFtraceFindType, through the import's cache of recent names (most
+    lines name one of a few events).
+
+--*/
+{
+    PULONGLONG Slot = &Import->TextEventTypes[NameId %
+                                              TRACE_TEXT_EVENT_TYPES];
+    PCTRACE_RECORD_TYPE Type;
+    ULONG Kind;
+
+    if ((ULONG)(*Slot >> 32) == NameId + 1) {
+        Kind = (ULONG)*Slot >> 1;
+        *IsEnd = (BOOL)(*Slot & 1);
+        return Kind < TraceRecordKindMaximum ? &TraceRecordTypes[Kind] : NULL;
+    }
+
+    Type = TraceFtraceFindType(NULL, Name.Start, TEXT_SPAN_LENGTH(Name),
+                               IsEnd);
+    Kind = Type != NULL ? (ULONG)Type->Kind : TraceRecordKindMaximum;
+    *Slot = ((ULONGLONG)(NameId + 1) << 32) | (Kind << 1) |
+            (Type != NULL && *IsEnd);
+    return Type;
+}
+
+static
 BOOL
 TakesArgs(
     PCTRACE_FTRACE_MAP Map
@@ -412,8 +448,7 @@ Return Value:
     Fields.Import = Import;
     Fields.Args = Args;
 
-    Type = TraceFtraceFindType(NULL, Name.Start, TEXT_SPAN_LENGTH(Name),
-                               &IsEnd);
+    Type = TypeOf(Import, Name, NameId, &IsEnd);
     if (Type != NULL && IsEnd) {
         Status = TraceFtraceEnd(Import, Type, Event, &Handled);
 

@@ -156,9 +156,10 @@ FillRecord(
 
 Routine Description:
 
-    Fills the columns of Map from the event: reads every field, then writes
-    (and interns) them in order.  *Complete is FALSE, and nothing is
-    interned, when a field that is not optional cannot be read.
+    Fills the columns of Map from the event: reads every field (writing the
+    numbers), then interns the texts in the map's order.  *Complete is
+    FALSE, and nothing is interned, when a field that is not optional
+    cannot be read.
 
 --*/
 {
@@ -166,63 +167,73 @@ Routine Description:
     PCTRACE_FTRACE_FIELD Field;
     PTRACE_FIELD_VALUE Value;
     ULONG Index;
+    ULONG Texts = 0;
     ULONG Id;
     RTL_STATUS Status;
 
     *Complete = FALSE;
 
+    //
+    // Numbers are written as they are read; what has text to intern waits
+    // until every field has been read.
+    //
+
     for (Index = 0; Index < Map->NumberOfFields; Index++) {
         Field = &Map->Fields[Index];
         Value = &Values[Index];
-        if (Field->Field == NULL) {
+
+        switch (Field->Conversion) {
+        case TraceFtraceEventName:
+            Store(Record, Field->Offset, Field->Size, NameId);
             continue;
+        case TraceFtraceNull:
+            Store(Record, Field->Offset, Field->Size, NullOf(Field->Size));
+            continue;
+        case TraceFtraceEventArgs:
+            Texts |= 1u << Index;
+            continue;
+        default:
+            break;
         }
+
         if (!Source->Read(Source, Map, Index, Value)) {
             if (Field->Conversion != TraceFtraceOptionalNumber) {
                 return RTL_STATUS_OK;
             }
             Value->Number = NullOf(Field->Size);
         }
-    }
-
-    for (Index = 0; Index < Map->NumberOfFields; Index++) {
-        Field = &Map->Fields[Index];
-        Value = &Values[Index];
-        Status = RTL_STATUS_OK;
 
         switch (Field->Conversion) {
         case TraceFtraceNumber:
         case TraceFtraceOptionalNumber:
             Store(Record, Field->Offset, Field->Size, Value->Number);
             break;
-
-        case TraceFtraceString:
-        case TraceFtraceStateLetters:
-            Status = StoreText(Import, Record, Field->Offset, Value);
-            break;
-
         case TraceFtraceSymbol:
             Store(Record, Field->Offset, Field->Size, Value->Number);
-            Status = StoreText(Import, Record, Field->Offset2, Value);
+            Texts |= 1u << Index;
             break;
-
         case TraceFtraceExitReason:
-            Status = StoreText(Import, Record, Field->Offset, Value);
             Store(Record, Field->Offset2, Field->Size2, Value->Number);
+            Texts |= 1u << Index;
             break;
-
-        case TraceFtraceEventName:
-            Store(Record, Field->Offset, Field->Size, NameId);
+        default:
+            Texts |= 1u << Index;
             break;
+        }
+    }
 
-        case TraceFtraceEventArgs:
+    for (Index = 0; Texts != 0; Index++, Texts >>= 1) {
+        if (!(Texts & 1)) {
+            continue;
+        }
+        Field = &Map->Fields[Index];
+        if (Field->Conversion == TraceFtraceEventArgs) {
             Status = Source->ArgsId(Source, &Id);
             Store(Record, Field->Offset, Field->Size, Id);
-            break;
-
-        default:
-            Store(Record, Field->Offset, Field->Size, NullOf(Field->Size));
-            break;
+        } else if (Field->Conversion == TraceFtraceSymbol) {
+            Status = StoreText(Import, Record, Field->Offset2, &Values[Index]);
+        } else {
+            Status = StoreText(Import, Record, Field->Offset, &Values[Index]);
         }
         if (!RTL_SUCCESS(Status)) {
             return Status;

@@ -147,6 +147,8 @@ TraceImportBegin(
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
     Rtl->FillMemory(Import->RecentThreads, sizeof(Import->RecentThreads), 0);
+    Rtl->FillMemory(Import->TextEventTypes, sizeof(Import->TextEventTypes),
+                    0);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
     Import->LastPid = TRACE_NULL_ULONG;

@@ -131,6 +131,14 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
 
 #define TRACE_RECENT_THREADS 8
 
+//
+// The record types of recent text event names (EventText.c): name id + 1
+// in the high half, kind * 2 + is-end in the low (kind
+// TraceRecordKindMaximum: none); 0 when empty.
+//
+
+#define TRACE_TEXT_EVENT_TYPES 16
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -207,6 +215,7 @@ typedef struct _TRACE_IMPORT {
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
                                     // (or none: keys stay once seen)
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
+    ULONGLONG TextEventTypes[TRACE_TEXT_EVENT_TYPES];
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 
 } TRACE_IMPORT, *PTRACE_IMPORT;

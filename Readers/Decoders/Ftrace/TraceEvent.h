@@ -34,10 +34,16 @@ Abstract:
         "field=value field=value".
 
       - The sink (TraceEventImport.c): decoded events routed into the
-        session's stores through TraceImport.h.
+        session's stores through TraceImport.h; the dedicated stores'
+        records built by Readers/Shared/FtraceRecord.c from the record
+        types' ftrace maps.
 
-    Everything here is core: no C runtime, memory from Rtl->AllocatePages.
     Only little-endian ring buffers are decoded.
+
+Environment:
+
+    Core: no C runtime, memory from Rtl->AllocatePages.  Included by the
+    ftrace binary path (TraceEvent*.c, TraceDat.c) and the live recorder.
 
 --*/
 

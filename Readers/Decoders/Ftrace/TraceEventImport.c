@@ -1140,28 +1140,27 @@ BinaryRead(
     ULONGLONG Start;
 
     switch (Map->Fields[Index].Conversion) {
-    case TraceFtraceString:
-        TraceEventFieldString(Field, Fields->Data, Fields->Size,
-                              &Value->Text, &Value->Length);
+    case TraceFtraceNumber:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
         return TRUE;
 
     case TraceFtraceOptionalNumber:
         if (!IsNumberField(Field)) {
             return FALSE;
         }
-        break;
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        return TRUE;
 
-    default:
-        break;
-    }
+    case TraceFtraceString:
+        TraceEventFieldString(Field, Fields->Data, Fields->Size,
+                              &Value->Text, &Value->Length);
+        return TRUE;
 
-    Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
-
-    switch (Map->Fields[Index].Conversion) {
     case TraceFtraceStateLetters:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
         Value->Text = Value->Buffer;
         Value->Length = StateLetters(Value->Number, Value->Buffer);
-        break;
+        return TRUE;
 
     case TraceFtraceSymbol:
 
@@ -1169,20 +1168,21 @@ BinaryRead(
         // The ip is printed with %ps: the function, when kallsyms has one.
         //
 
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
         if (!TraceEventFindSymbol(Fields->Sink->Table, Value->Number,
                                   &Value->Text, &Value->Length, &Start)) {
             Value->Text = NULL;
         }
-        break;
+        return TRUE;
 
     case TraceFtraceExitReason:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
         ReadExitReason(Fields, Value);
-        break;
+        return TRUE;
 
     default:
-        break;
+        return FALSE;
     }
-    return TRUE;
 }
 
 static
