@@ -24,7 +24,7 @@
 ** How it works:
 **
 **   The store tables come from the column descriptors compiled into the
-**   core (TraceAllSchemas in TraceStore/TraceSchema.c), the same ones each
+**   core (TraceRecordTypes in TraceStore/TraceSchema.c), the same ones each
 **   store file's header is made from; everything else from the
 **   documentation kept next to the definitions (tracestoreDocObjects() in
 **   tracestore_views.c).
@@ -74,11 +74,6 @@ static void tsAppendCell(sqlite3_str *p, const char *z){
     if( *z=='|' ) sqlite3_str_appendchar(p, 1, '\\');
     sqlite3_str_appendchar(p, 1, *z);
   }
-}
-
-static int tsIsStringStore(PCTRACE_STORE_SCHEMA pSchema){
-  return strcmp(pSchema->Name, "string")==0
-      || strcmp(pSchema->Name, "string_data")==0;
 }
 
 static const char zTsSchemaIntro[] =
@@ -198,21 +193,20 @@ char *tracestoreSchemaText(int bMarkdown){
   /* The event stores first, then the others; any store not listed here
   ** still appears, last. */
   for(k=0; k<(int)(sizeof(azStoreOrder)/sizeof(azStoreOrder[0])); k++){
-    for(i=0; TraceAllSchemas[i]; i++){
-      if( strcmp(TraceAllSchemas[i]->Name, azStoreOrder[k])==0 ){
-        tsAppendStore(p, TraceAllSchemas[i], bMarkdown);
+    for(i=0; i<TraceRecordKindMaximum; i++){
+      if( strcmp(TraceRecordTypes[i].Schema->Name, azStoreOrder[k])==0 ){
+        tsAppendStore(p, TraceRecordTypes[i].Schema, bMarkdown);
       }
     }
   }
-  for(i=0; TraceAllSchemas[i]; i++){
+  for(i=0; i<TraceRecordKindMaximum; i++){
     for(k=0; k<(int)(sizeof(azStoreOrder)/sizeof(azStoreOrder[0])); k++){
-      if( strcmp(TraceAllSchemas[i]->Name, azStoreOrder[k])==0 ) break;
+      if( strcmp(TraceRecordTypes[i].Schema->Name, azStoreOrder[k])==0 ){
+        break;
+      }
     }
-    if( k<(int)(sizeof(azStoreOrder)/sizeof(azStoreOrder[0]))
-     || tsIsStringStore(TraceAllSchemas[i]) ){
-      continue;
-    }
-    tsAppendStore(p, TraceAllSchemas[i], bMarkdown);
+    if( k<(int)(sizeof(azStoreOrder)/sizeof(azStoreOrder[0])) ) continue;
+    tsAppendStore(p, TraceRecordTypes[i].Schema, bMarkdown);
   }
   for(k=0; k<(int)(sizeof(azKind)/sizeof(azKind[0])); k++){
     if( bMarkdown ){

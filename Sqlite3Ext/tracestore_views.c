@@ -3,7 +3,9 @@
 ** tables, and the SQL functions they use.
 **
 ** Zone: hosted (the SQLite extension): libc and SQLite's API, and
-** TraceStore/KvmExitReason.h (exit reason names); it opens no session;
+** TraceStore/KvmExitReason.h (exit reason names) and TraceSchema.h (the
+** record types: which stores are event stores and how `event` reads
+** them); it opens no session;
 ** included by nothing outside Sqlite3Ext/.
 ** Owns: the text of each view and when it applies, the SQL functions
 ** kvm_exit_reason_name(), syscall_name() and syscall_nr() (the system
@@ -61,6 +63,7 @@ SQLITE_EXTENSION_INIT3
 #include "tracestore_views.h"
 #include "tracestore_int.h"
 #include "TraceStore/KvmExitReason.h"
+#include "TraceStore/TraceSchema.h"   /* TraceRecordTypes: the stores */
 #include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
 
 /* Marks the views this file makes (the text after "AS"). */
@@ -190,59 +193,47 @@ int tracestoreViewsInit(sqlite3 *db){
 ** The views.
 */
 
-/* Bits of the stores a schema has tables for. */
-#define TS_HAS_PAGE_FAULT    0x0001
-#define TS_HAS_KVM_EXIT      0x0002
-#define TS_HAS_SCHED_SWITCH  0x0004
-#define TS_HAS_FTRACE_EVENT  0x0008
-#define TS_HAS_SPAN          0x0010
-#define TS_HAS_COUNTER       0x0020
-
-static const struct {
-  const char *zStore;
-  int mask;
-} aTsViewStore[] = {
-  { "page_fault",   TS_HAS_PAGE_FAULT },
-  { "kvm_exit",     TS_HAS_KVM_EXIT },
-  { "sched_switch", TS_HAS_SCHED_SWITCH },
-  { "ftrace_event", TS_HAS_FTRACE_EVENT },
-  { "span",         TS_HAS_SPAN },
-  { "counter",      TS_HAS_COUNTER },
-};
+/* Bits of the stores a schema has tables for: 1 << the record type's kind
+** (TRACE_RECORD_KIND, TraceStore/TraceSchema.h). */
+#define TS_HAS(kind)         (1 << (kind))
+#define TS_HAS_PAGE_FAULT    TS_HAS(TraceRecordPageFault)
+#define TS_HAS_KVM_EXIT      TS_HAS(TraceRecordKvmExit)
+#define TS_HAS_FTRACE_EVENT  TS_HAS(TraceRecordFtraceEvent)
+#define TS_HAS_SPAN          TS_HAS(TraceRecordSpan)
 
 /*
-** event: one arm per event store, in this order, each the SELECT of
-** (ts, name, pid, tid, cpu, store, id) for that store.  Every column has
-** the same affinity in every arm (hence the CASTs of constants): SQLite
-** then flattens the view into the query, so that ORDER BY ts becomes a
-** merge of the arms and a ts range reaches each table.
+** event: one arm per event store (TRACE_RECORD_EVENT), in the order of
+** the kinds, each the SELECT of (ts, name, pid, tid, cpu, store, id) for
+** that store, read as its TRACE_EVENT_VIEW says.  Every column has the
+** same affinity in every arm (hence the CASTs of constants): SQLite then
+** flattens the view into the query, so that ORDER BY ts becomes a merge
+** of the arms and a ts range reaches each table.
 */
-static const struct {
-  int mask;
-  const char *zSelect;
-} aTsEventArm[] = {
-  { TS_HAS_FTRACE_EVENT,
-    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, cpu AS cpu, "
-    "CAST('ftrace_event' AS TEXT) AS store, id AS id FROM ftrace_event" },
-  { TS_HAS_PAGE_FAULT,
-    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, cpu AS cpu, "
-    "CAST('page_fault' AS TEXT) AS store, id AS id FROM page_fault" },
-  { TS_HAS_KVM_EXIT,
-    "SELECT ts AS ts, CAST('kvm_exit' AS TEXT) AS name, pid AS pid, "
-    "tid AS tid, cpu AS cpu, CAST('kvm_exit' AS TEXT) AS store, id AS id "
-    "FROM kvm_exit" },
-  { TS_HAS_SCHED_SWITCH,
-    "SELECT ts AS ts, CAST('sched_switch' AS TEXT) AS name, "
-    "CAST(NULL AS INTEGER) AS pid, prev_pid AS tid, cpu AS cpu, "
-    "CAST('sched_switch' AS TEXT) AS store, id AS id FROM sched_switch" },
-  { TS_HAS_SPAN,
-    "SELECT ts AS ts, name AS name, pid AS pid, tid AS tid, "
-    "CAST(NULL AS INTEGER) AS cpu, CAST('span' AS TEXT) AS store, id AS id "
-    "FROM span" },
-  { TS_HAS_COUNTER,
-    "SELECT ts AS ts, name AS name, pid AS pid, CAST(NULL AS INTEGER) AS tid, "
-    "cpu AS cpu, CAST('counter' AS TEXT) AS store, id AS id FROM counter" },
-};
+static void tsAppendEventArm(sqlite3_str *p, PCTRACE_RECORD_TYPE pType){
+  const char *zStore = pType->Schema->Name;
+  const TRACE_EVENT_VIEW *pView = &pType->EventView;
+  const char *azCol[3];
+  const char *azAs[3] = { "pid", "tid", "cpu" };
+  int i;
+  azCol[0] = pView->Pid;
+  azCol[1] = pView->Tid;
+  azCol[2] = pView->Cpu;
+  if( pView->Name ){
+    sqlite3_str_appendf(p, "SELECT ts AS ts, %s AS name", pView->Name);
+  }else{
+    sqlite3_str_appendf(p, "SELECT ts AS ts, CAST('%s' AS TEXT) AS name",
+                        zStore);
+  }
+  for(i=0; i<3; i++){
+    if( azCol[i] ){
+      sqlite3_str_appendf(p, ", %s AS %s", azCol[i], azAs[i]);
+    }else{
+      sqlite3_str_appendf(p, ", CAST(NULL AS INTEGER) AS %s", azAs[i]);
+    }
+  }
+  sqlite3_str_appendf(p, ", CAST('%s' AS TEXT) AS store, id AS id FROM %s",
+                      zStore, zStore);
+}
 
 static const char zTsArgsView[] =
   "SELECT e.id AS arg_set_id, a.key AS key, a.int_value AS int_value, "
@@ -399,9 +390,9 @@ static int tsAddStore(void *pArg, const char *zName, const char *zCreate){
                       zCreate)!=0 ){
     return SQLITE_OK;
   }
-  for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
-    if( sqlite3_stricmp(zName, aTsViewStore[i].zStore)==0 ){
-      *(int*)pArg |= aTsViewStore[i].mask;
+  for(i=0; i<TraceRecordKindMaximum; i++){
+    if( sqlite3_stricmp(zName, TraceRecordTypes[i].Schema->Name)==0 ){
+      *(int*)pArg |= TS_HAS(i);
     }
   }
   return SQLITE_OK;
@@ -434,10 +425,13 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
 
   /* event: always, empty without event stores. */
   pBody = sqlite3_str_new(0);
-  for(i=0; i<(int)(sizeof(aTsEventArm)/sizeof(aTsEventArm[0])); i++){
-    if( (mask & aTsEventArm[i].mask)==0 ) continue;
-    sqlite3_str_appendf(pBody, "%s%s", nArm ? " UNION ALL " : "",
-                        aTsEventArm[i].zSelect);
+  for(i=0; i<TraceRecordKindMaximum; i++){
+    if( (mask & TS_HAS(i))==0
+     || (TraceRecordTypes[i].Flags & TRACE_RECORD_EVENT)==0 ){
+      continue;
+    }
+    if( nArm ) sqlite3_str_appendall(pBody, " UNION ALL ");
+    tsAppendEventArm(pBody, &TraceRecordTypes[i]);
     nArm++;
   }
   if( nArm==0 ){
@@ -530,10 +524,10 @@ static int tsCheckCompiles(sqlite3 *db, const char *zSchema,
     pMsg = sqlite3_str_new(db);
     sqlite3_str_appendf(pMsg, "cannot make the view %s.%s: %s", zSchema,
                         pView->zName, sqlite3_errmsg(db));
-    for(i=0; i<(int)(sizeof(aTsViewStore)/sizeof(aTsViewStore[0])); i++){
-      if( pView->mask & aTsViewStore[i].mask ){
+    for(i=0; i<TraceRecordKindMaximum; i++){
+      if( pView->mask & TS_HAS(i) ){
         sqlite3_str_appendf(pMsg, "%s%s.store", n++ ? ", " : " (it reads ",
-                            aTsViewStore[i].zStore);
+                            TraceRecordTypes[i].Schema->Name);
       }
     }
     if( n ) sqlite3_str_appendf(pMsg, " of trace session '%s')", zPath);

@@ -107,3 +107,16 @@ set_tests_properties(bench.append PROPERTIES
   LABELS bench
   TIMEOUT 1200
   RUN_SERIAL TRUE)
+
+#
+# The record type declarations (TraceRecordTypes) against their schemas:
+# one CTest entry per case of TestRecordTypes.
+#
+tracer_store_test_program(TestRecordTypes
+  ${TRACER_STORE_TEST_DIR}/TestRecordTypes.c)
+foreach(Case table event_view ftrace_maps)
+  add_test(NAME record_types.${Case} COMMAND TestRecordTypes ${Case})
+  set_tests_properties(record_types.${Case} PROPERTIES
+    LABELS unit
+    TIMEOUT 30)
+endforeach()

@@ -9,6 +9,15 @@ Abstract:
     This module defines the column tables of every record type declared in
     TraceSchema.h.  The tables are copied into each store's header when the
     store is created; the SQLite extension reads them back from the file.
+    TraceRecordTypes, at the end, says what else each type is: when an
+    import opens its store, how the `event` view reads it, and which
+    ftrace events fill it.
+
+Environment:
+
+    Core: no C runtime, no OS access (constant tables, and a look-up
+    through the RTL's string routines).  Used by the store, the readers
+    and the SQLite extension.
 
 --*/
 
@@ -297,18 +306,149 @@ static const TRACE_COLUMN_DESCRIPTOR StringDataColumns[] = {
 SCHEMA(TraceStringDataSchema, "string_data", TRACE_BYTE_RECORD,
        StringDataColumns, "bytes of the interned strings");
 
-const PCTRACE_STORE_SCHEMA TraceAllSchemas[] = {
-    &TraceStringDataSchema,
-    &TraceStringSchema,
-    &TraceSourceSchema,
-    &TraceProcessSchema,
-    &TraceThreadSchema,
-    &TraceModuleSchema,
-    &TracePageFaultSchema,
-    &TraceKvmExitSchema,
-    &TraceSchedSwitchSchema,
-    &TraceFtraceEventSchema,
-    &TraceSpanSchema,
-    &TraceCounterSchema,
-    NULL,
+//
+// The ftrace events of the dedicated stores (TRACE_FTRACE_MAP in
+// TraceSchema.h): each field names the tracepoint's field, what precedes
+// its value when printed, the conversion, and the column(s) it fills.
+//
+
+#define IS_SIGNED(Struct, Member)                                          \
+    ((__typeof__(((Struct *)0)->Member))-1 <                               \
+     (__typeof__(((Struct *)0)->Member))1)
+
+#define FTRACE(Field, TextKey, Conversion, Struct, Member) {              \
+    Field, TextKey, (USHORT)(Conversion),                                  \
+    (USHORT)IS_SIGNED(Struct, Member),                                     \
+    (USHORT)FIELD_OFFSET(Struct, Member),                                  \
+    (USHORT)sizeof(((Struct *)0)->Member), 0, 0                            \
+}
+
+#define FTRACE2(Field, TextKey, Conversion, Struct, Member, Member2) {    \
+    Field, TextKey, (USHORT)(Conversion),                                  \
+    (USHORT)IS_SIGNED(Struct, Member),                                     \
+    (USHORT)FIELD_OFFSET(Struct, Member),                                  \
+    (USHORT)sizeof(((Struct *)0)->Member),                                 \
+    (USHORT)FIELD_OFFSET(Struct, Member2),                                 \
+    (USHORT)sizeof(((Struct *)0)->Member2)                                 \
+}
+
+#define FTRACE_MAP(Variable, System, Events, EndEvent, Flags, Fields)     \
+    static const TRACE_FTRACE_MAP Variable = {                             \
+        System, Events, EndEvent, Flags, (ULONG)ARRAYSIZE(Fields), Fields  \
+    }
+
+#define EVENTS(...) { __VA_ARGS__, NULL }
+
+static const TRACE_FTRACE_FIELD PageFaultFtraceFields[] = {
+    FTRACE("address", "address=", TraceFtraceNumber, PAGE_FAULT_RECORD,
+           Address),
+    FTRACE("error_code", "error_code=", TraceFtraceNumber,
+           PAGE_FAULT_RECORD, ErrorCode),
+    FTRACE2("ip", "ip=", TraceFtraceSymbol, PAGE_FAULT_RECORD, Ip,
+            IpSymbolId),
+    FTRACE(NULL, NULL, TraceFtraceEventName, PAGE_FAULT_RECORD, NameId),
+    FTRACE(NULL, NULL, TraceFtraceNull, PAGE_FAULT_RECORD, ModuleId),
+    FTRACE(NULL, NULL, TraceFtraceNull, PAGE_FAULT_RECORD, IpModuleId),
 };
+
+FTRACE_MAP(PageFaultFtrace, "exceptions",
+           EVENTS("page_fault_user", "page_fault_kernel"), NULL, 0,
+           PageFaultFtraceFields);
+
+static const TRACE_FTRACE_FIELD KvmExitFtraceFields[] = {
+    FTRACE2("exit_reason", "reason ", TraceFtraceExitReason,
+            KVM_EXIT_RECORD, ReasonId, ExitCode),
+    FTRACE("guest_rip", "rip ", TraceFtraceOptionalNumber, KVM_EXIT_RECORD,
+           Rip),
+    FTRACE("vcpu_id", "vcpu ", TraceFtraceOptionalNumber, KVM_EXIT_RECORD,
+           Vcpu),
+    FTRACE(NULL, NULL, TraceFtraceEventArgs, KVM_EXIT_RECORD, ArgsId),
+    FTRACE(NULL, NULL, TraceFtraceNull, KVM_EXIT_RECORD, Tsc),
+};
+
+FTRACE_MAP(KvmExitFtrace, "kvm", EVENTS("kvm_exit"), "kvm_entry", 0,
+           KvmExitFtraceFields);
+
+//
+// Printed, a string runs to the next field's key: prev_comm to prev_pid,
+// next_comm to next_pid (a comm may hold blanks).
+//
+
+static const TRACE_FTRACE_FIELD SchedSwitchFtraceFields[] = {
+    FTRACE("prev_comm", "prev_comm=", TraceFtraceString,
+           SCHED_SWITCH_RECORD, PrevCommId),
+    FTRACE("prev_pid", "prev_pid=", TraceFtraceNumber, SCHED_SWITCH_RECORD,
+           PrevPid),
+    FTRACE("prev_prio", "prev_prio=", TraceFtraceNumber,
+           SCHED_SWITCH_RECORD, PrevPrio),
+    FTRACE("next_comm", "next_comm=", TraceFtraceString,
+           SCHED_SWITCH_RECORD, NextCommId),
+    FTRACE("next_pid", "next_pid=", TraceFtraceNumber, SCHED_SWITCH_RECORD,
+           NextPid),
+    FTRACE("next_prio", "next_prio=", TraceFtraceNumber,
+           SCHED_SWITCH_RECORD, NextPrio),
+    FTRACE("prev_state", "prev_state=", TraceFtraceStateLetters,
+           SCHED_SWITCH_RECORD, PrevStateId),
+};
+
+FTRACE_MAP(SchedSwitchFtrace, "sched", EVENTS("sched_switch"), NULL, 0,
+           SchedSwitchFtraceFields);
+
+static const TRACE_FTRACE_FIELD ProcessFtraceFields[] = {
+    FTRACE("filename", "filename=", TraceFtraceString, PROCESS_RECORD,
+           FileNameId),
+    FTRACE("pid", "pid=", TraceFtraceNumber, PROCESS_RECORD, Pid),
+};
+
+FTRACE_MAP(ProcessFtrace, "sched", EVENTS("sched_process_exec"), NULL,
+           TRACE_FTRACE_ALSO_GENERIC, ProcessFtraceFields);
+
+//
+// The record types, by kind (see TraceSchema.h).  The ftrace maps are
+// declared with the columns they fill, above.
+//
+
+#define RECORD(Kind, Schema, Flags, Name, Pid, Tid, Cpu, Ftrace)          \
+    [Kind] = { &(Schema), (Kind), (Flags), { Name, Pid, Tid, Cpu }, Ftrace }
+
+#define AT_BEGIN TRACE_RECORD_OPEN_AT_BEGIN
+#define EVENT TRACE_RECORD_EVENT
+
+const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
+    RECORD(TraceRecordSource, TraceSourceSchema, AT_BEGIN,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordProcess, TraceProcessSchema, AT_BEGIN,
+           NULL, NULL, NULL, NULL, &ProcessFtrace),
+    RECORD(TraceRecordThread, TraceThreadSchema, AT_BEGIN,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordFtraceEvent, TraceFtraceEventSchema, AT_BEGIN | EVENT,
+           "name", "pid", "tid", "cpu", NULL),
+    RECORD(TraceRecordPageFault, TracePageFaultSchema, AT_BEGIN | EVENT,
+           "name", "pid", "tid", "cpu", &PageFaultFtrace),
+    RECORD(TraceRecordKvmExit, TraceKvmExitSchema, AT_BEGIN | EVENT,
+           NULL, "pid", "tid", "cpu", &KvmExitFtrace),
+    RECORD(TraceRecordSchedSwitch, TraceSchedSwitchSchema, AT_BEGIN | EVENT,
+           NULL, NULL, "prev_pid", "cpu", &SchedSwitchFtrace),
+    RECORD(TraceRecordSpan, TraceSpanSchema, EVENT,
+           "name", "pid", "tid", NULL, NULL),
+    RECORD(TraceRecordCounter, TraceCounterSchema, EVENT,
+           "name", "pid", NULL, "cpu", NULL),
+    RECORD(TraceRecordModule, TraceModuleSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
+};
+
+PCTRACE_COLUMN_DESCRIPTOR
+TraceSchemaFindColumn(
+    PCTRACE_STORE_SCHEMA Schema,
+    PCSZ Name
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Schema->NumberOfColumns; Index++) {
+        if (RtlStringEqual(Schema->Columns[Index].Name, Name)) {
+            return &Schema->Columns[Index];
+        }
+    }
+    return NULL;
+}

@@ -10,8 +10,9 @@ Abstract:
     Each record is a fixed-size structure with C_ASSERTs on its layout; its
     schema (TraceSchema.c) names every column, and is copied into the store
     header so that the SQLite extension builds each virtual table from the
-    file alone.  Adding a record type is one structure here and one schema
-    table in TraceSchema.c.
+    file alone.  Adding a record type is one structure here, one kind in
+    TRACE_RECORD_KIND, and its columns and TraceRecordTypes entry in
+    TraceSchema.c (NOTES.md, "Adding a record type").
 
     Conventions shared by every record:
 
@@ -20,6 +21,11 @@ Abstract:
         pid     thread group id (process) when the source tells it, else
                 NULL (all ones).
         *Id     32-bit ids into the string store.
+
+Environment:
+
+    Core: no C runtime, no OS access (declarations and constant tables).
+    Included by the store, the readers, the SQLite extension and the tests.
 
 --*/
 
@@ -274,9 +280,131 @@ extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
 //
-// Every schema, in commit order (dependencies first), NULL-terminated.
+// Record types: every store of an import (all but the string stores),
+// each one entry of TraceRecordTypes (TraceSchema.c), from which the rest
+// of Tracer derives what it does with the type: the import context's
+// store (TRACE_IMPORT.Stores[Kind]), the `event` view's arm and the
+// extension's store masks (Sqlite3Ext/tracestore_views.c), SCHEMA.md
+// (tracestore_schema.c), and the ftrace events routed to the store by
+// both ftrace paths (Readers/Shared/FtraceRecord.c).  The kinds are in the order the
+// stores are opened and committed (the stores events depend on first) and
+// the `event` view's arms are in this order too.
 //
 
-extern const PCTRACE_STORE_SCHEMA TraceAllSchemas[];
+typedef enum _TRACE_RECORD_KIND {
+    TraceRecordSource = 0,
+    TraceRecordProcess,
+    TraceRecordThread,
+    TraceRecordFtraceEvent,
+    TraceRecordPageFault,
+    TraceRecordKvmExit,
+    TraceRecordSchedSwitch,
+    TraceRecordSpan,
+    TraceRecordCounter,
+    TraceRecordModule,
+    TraceRecordKindMaximum
+} TRACE_RECORD_KIND;
+
+//
+// TRACE_RECORD_TYPE.Flags.
+//
+
+#define TRACE_RECORD_OPEN_AT_BEGIN  0x1 // every import creates the store;
+                                        // others are made on first use
+#define TRACE_RECORD_EVENT          0x2 // a row of the `event` view
+
+//
+// How the `event` view reads a row of an event store: the column holding
+// (name, pid, tid, cpu); NULL for Name means the store's name, NULL for
+// the others a NULL integer.  ts and id are the store's own.
+//
+
+typedef struct _TRACE_EVENT_VIEW {
+    PCSZ Name;
+    PCSZ Pid;
+    PCSZ Tid;
+    PCSZ Cpu;
+} TRACE_EVENT_VIEW, *PTRACE_EVENT_VIEW;
+typedef const TRACE_EVENT_VIEW *PCTRACE_EVENT_VIEW;
+
+//
+// The ftrace events a record type takes, and the tracepoint field behind
+// each of its columns.  Both ftrace paths read them through this map (the
+// text one from the event's printed `name=value` text, the binary one
+// from the event's format; Readers/Shared/FtraceRecord.h).  Conversion
+// says how a field's value becomes the column:
+//
+
+typedef enum _TRACE_FTRACE_CONVERSION {
+    TraceFtraceNumber = 0,      // an integer field, in the column's width
+    TraceFtraceOptionalNumber,  // the same; the column is NULL without it
+    TraceFtraceString,          // a string (char array, __string): its id;
+                                // printed, it runs to the next field
+    TraceFtraceStateLetters,    // a task state as sched_switch prints it
+                                // ("S", "R+", "D|W"): its id
+    TraceFtraceSymbol,          // an address; the kernel symbol at it in
+                                // the second column (printed: a number,
+                                // or the symbol instead)
+    TraceFtraceExitReason,      // a KVM exit reason: the name the print
+                                // format gives it (its id), and the
+                                // number in the second column
+    TraceFtraceEventName,       // no field: the event's name
+    TraceFtraceEventArgs,       // no field: the event's text, as printed
+    TraceFtraceNull,            // no field: NULL
+} TRACE_FTRACE_CONVERSION;
+
+typedef struct _TRACE_FTRACE_FIELD {
+    PCSZ Field;                 // the tracepoint's field name, or NULL
+    PCSZ TextKey;               // what precedes the value in the printed
+                                // text ("address=", "reason ")
+    USHORT Conversion;          // TRACE_FTRACE_CONVERSION
+    USHORT Signed;              // the column is signed
+    USHORT Offset;              // the column in the record
+    USHORT Size;
+    USHORT Offset2;             // the second column, or Size2 0
+    USHORT Size2;
+} TRACE_FTRACE_FIELD, *PTRACE_FTRACE_FIELD;
+typedef const TRACE_FTRACE_FIELD *PCTRACE_FTRACE_FIELD;
+
+#define TRACE_FTRACE_MAX_FIELDS 8
+
+//
+// TRACE_FTRACE_MAP.Flags.
+//
+
+#define TRACE_FTRACE_ALSO_GENERIC 0x1   // the event is an ftrace_event row
+                                        // too (an exec: its process row
+                                        // and the event)
+
+typedef struct _TRACE_FTRACE_MAP {
+    PCSZ System;                // "sched"
+    PCSZ Events[3];             // event names (NULL after the last)
+    PCSZ EndEvent;              // an event that completes the task's last
+                                // record (kvm_entry: the exit's dur), or
+                                // NULL; kept as ftrace_event when none
+                                // waits
+    ULONG Flags;                // TRACE_FTRACE_*
+    ULONG NumberOfFields;       // at most TRACE_FTRACE_MAX_FIELDS
+    PCTRACE_FTRACE_FIELD Fields;
+} TRACE_FTRACE_MAP, *PTRACE_FTRACE_MAP;
+typedef const TRACE_FTRACE_MAP *PCTRACE_FTRACE_MAP;
+
+typedef struct _TRACE_RECORD_TYPE {
+    PCTRACE_STORE_SCHEMA Schema;
+    TRACE_RECORD_KIND Kind;
+    ULONG Flags;                // TRACE_RECORD_*
+    TRACE_EVENT_VIEW EventView; // with TRACE_RECORD_EVENT
+    PCTRACE_FTRACE_MAP Ftrace;  // or NULL
+} TRACE_RECORD_TYPE, *PTRACE_RECORD_TYPE;
+typedef const TRACE_RECORD_TYPE *PCTRACE_RECORD_TYPE;
+
+extern const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum];
+
+//
+// The descriptor of column Name of Schema, or NULL.
+//
+
+PCTRACE_COLUMN_DESCRIPTOR TraceSchemaFindColumn(PCTRACE_STORE_SCHEMA Schema,
+                                                PCSZ Name);
 
 #endif // _TRACER_TRACE_SCHEMA_H_

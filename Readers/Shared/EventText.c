@@ -8,27 +8,47 @@ Abstract:
 
     This module turns one event printed as text by the kernel's print
     format -- the same text in tracefs `trace`, `trace-cmd report` and
-    `perf script` -- into a record: page faults (address=, ip=,
-    error_code=), KVM exits (paired with the following entry), context
-    switches (both the tracefs key=value form and the compact
-    "A:1 [120] S ==> B:2 [120]" form libtraceevent's plugin prints),
-    process execs, and every other event as a generic row with its fields
-    as printed.  The text readers split their lines and call
-    TraceImportTextEvent; none of them decodes fields itself.
+    `perf script` -- into a record.  The events of the dedicated stores
+    (page faults, KVM exits paired with the following entry, context
+    switches, process execs: the record types' ftrace maps) are built by
+    the shared builder (FtraceRecord.c) from a text field source: a field
+    is the value after its key ("address=", "reason "), a string runs to
+    the next field's key, and sched_switch may also come in the compact
+    "A:1 [120] S ==> B:2 [120]" form libtraceevent's plugin prints.  Every
+    other event is a generic row with its fields as printed.  The text
+    readers split their lines and call TraceImportTextEvent; none of them
+    decodes fields itself.
 
     An event whose fields do not have the expected shape is kept as a
     generic row rather than dropped.
 
 Environment:
 
-    Core: no C runtime, no OS service.  Called by the text readers
-    (Decoders/Ftrace/FtraceText.c, Decoders/Perf/PerfScript.c) through
-    TraceImportTextEvent; calls the sinks (ImportSinks.c), interning
-    (TraceImport.c) and TextParse.c.
+    Core: no C runtime; the OS only through PRTL.  Called by the text
+    readers (Decoders/Ftrace/FtraceText.c, Decoders/Perf/PerfScript.c)
+    through TraceImportTextEvent; calls FtraceRecord.c (the record
+    builders), the sinks (ImportSinks.c), interning (TraceImport.c) and
+    TextParse.c.
 
 --*/
 
 #include "TraceImport.h"
+#include "FtraceRecord.h"
+
+//
+// The text field source: the event's printed fields.  Compact is set when
+// sched_switch came in the plugin's compact form, parsed into Spans (by
+// map field; a NULL Start: absent).
+//
+
+typedef struct _TEXT_FIELDS {
+    TRACE_FIELD_SOURCE Source;
+    PTRACE_IMPORT Import;
+    TEXT_SPAN Args;
+    ULONG ArgsId;
+    BOOL Compact;
+    TEXT_SPAN Spans[TRACE_FTRACE_MAX_FIELDS];
+} TEXT_FIELDS, *PTEXT_FIELDS;
 
 static
 BOOL
@@ -82,285 +102,305 @@ Routine Description:
 }
 
 static
-RTL_STATUS
-ImportSchedSwitch(
-    PTRACE_IMPORT Import,
-    PTRACE_EVENT_CONTEXT Event,
-    TEXT_SPAN Args,
-    PBOOL Handled
+BOOL
+ParseCompactSwitch(
+    PTEXT_FIELDS Fields,
+    PCTRACE_FTRACE_MAP Map,
+    PCSZ Arrow
     )
 /*++
 
 Routine Description:
 
-    Decodes sched_switch in either form:
-
-        tracefs:   prev_comm=A prev_pid=1 prev_prio=120 prev_state=S ==>
-                   next_comm=B next_pid=2 next_prio=120
-        compact:   A:1 [120] S ==> B:2 [120]
+    Parses sched_switch's compact form, "A:1 [120] S ==> B:2 [120]", into
+    the spans of the map's fields of those names (the fields stay absent
+    if it does not parse).  FALSE if the map has none of them.
 
 --*/
 {
-    PCSZ Start = Args.Start;
-    PCSZ End = Args.End;
-    PCSZ Arrow = TextFindString(Start, End, " ==> ", 5);
-    SCHED_SWITCH_RECORD Record;
-    TEXT_SPAN PrevComm;
-    TEXT_SPAN NextComm;
-    TEXT_SPAN State;
-    ULONGLONG Value;
+    static const PCSZ Names[] = {
+        "prev_comm", "prev_pid", "prev_prio", "prev_state",
+        "next_comm", "next_pid", "next_prio",
+    };
+    TEXT_SPAN Parsed[ARRAYSIZE(Names)];
+    PCSZ End = Fields->Args.End;
+    PCSZ After;
+    ULONG Pid;
+    LONG Prio;
+    ULONG Index;
+    ULONG Name;
+    BOOL Named = FALSE;
+
+    for (Index = 0; Index < Map->NumberOfFields; Index++) {
+        Fields->Spans[Index].Start = Fields->Spans[Index].End = NULL;
+        for (Name = 0; Name < ARRAYSIZE(Names); Name++) {
+            if (Map->Fields[Index].Field != NULL &&
+                RtlStringEqual(Map->Fields[Index].Field, Names[Name])) {
+                Named = TRUE;
+            }
+        }
+    }
+
+    if (!Named ||
+        !ParseCommPidPrio(Fields->Args.Start, Arrow, &Parsed[0], &Pid, &Prio,
+                          &After)) {
+        return Named;
+    }
+    Parsed[1].Start = Parsed[0].End + 1;
+    Parsed[1].End = TextFindString(Parsed[1].Start, Arrow, " [", 2);
+    Parsed[2].Start = Parsed[1].End + 2;
+    Parsed[2].End = After - 1;
+    Parsed[3].Start = TextSkipSpaces(After, Arrow);
+    Parsed[3].End = TextTrimEnd(Parsed[3].Start, Arrow);
+
+    if (!ParseCommPidPrio(Arrow + 5, End, &Parsed[4], &Pid, &Prio,
+                          &After) ||
+        TextSkipSpaces(After, End) != End) {
+        return TRUE;
+    }
+    Parsed[5].Start = Parsed[4].End + 1;
+    Parsed[5].End = TextFindString(Parsed[5].Start, End, " [", 2);
+    Parsed[6].Start = Parsed[5].End + 2;
+    Parsed[6].End = After - 1;
+
+    for (Index = 0; Index < Map->NumberOfFields; Index++) {
+        for (Name = 0; Name < ARRAYSIZE(Names); Name++) {
+            if (Map->Fields[Index].Field != NULL &&
+                RtlStringEqual(Map->Fields[Index].Field, Names[Name])) {
+                Fields->Spans[Index] = Parsed[Name];
+            }
+        }
+    }
+    return TRUE;
+}
+
+static
+BOOL
+FindValue(
+    PTEXT_FIELDS Fields,
+    PCTRACE_FTRACE_MAP Map,
+    ULONG Index,
+    PTEXT_SPAN Span
+    )
+/*++
+
+Routine Description:
+
+    Finds the printed value of field Index: the word after its key, or for
+    a string everything up to the blank before the next field's key.
+
+--*/
+{
+    PCTRACE_FTRACE_FIELD Field = &Map->Fields[Index];
+    PCSZ End = Fields->Args.End;
+    PCSZ Next;
+    PCSZ Cursor;
+    ULONG Length;
+
+    if (Fields->Compact) {
+        *Span = Fields->Spans[Index];
+        return Span->Start != NULL;
+    }
+
+    if (!TextFindField(Fields->Args.Start, End, Field->TextKey, Span)) {
+        return FALSE;
+    }
+
+    if (Field->Conversion != TraceFtraceString ||
+        Index + 1 >= Map->NumberOfFields ||
+        Map->Fields[Index + 1].TextKey == NULL) {
+        return TRUE;
+    }
+
+    Next = Map->Fields[Index + 1].TextKey;
+    Length = (ULONG)RtlStringLength(Next);
+    for (Cursor = Span->Start; ; Cursor++) {
+        Cursor = TextFindString(Cursor, End, Next, Length);
+        if (Cursor == NULL) {
+            return FALSE;
+        }
+        if (Cursor > Span->Start && Cursor[-1] == ' ') {
+            Span->End = Cursor - 1;
+            return TRUE;
+        }
+    }
+}
+
+static
+BOOL
+ReadNumber(
+    PCTRACE_FTRACE_FIELD Field,
+    TEXT_SPAN Span,
+    PULONGLONG Number
+    )
+/*++
+
+Routine Description:
+
+    The whole value as a number (an unsigned one may end at a comma, "vcpu
+    0, rip ..."); a 32-bit unsigned column takes up to 0xfffffffe (all ones
+    is its NULL).
+
+--*/
+{
+    PCSZ After;
     LONGLONG Signed;
-    RTL_STATUS Status;
 
-    *Handled = FALSE;
-
-    if (Arrow == NULL) {
-        return RTL_STATUS_OK;
+    if (Field->Signed) {
+        if (TextParseSigned(Span.Start, Span.End, &Signed) != Span.End) {
+            return FALSE;
+        }
+        *Number = (ULONGLONG)Signed;
+        return TRUE;
     }
 
-    if (TextStartsWith(Start, End, "prev_comm=")) {
-        PCSZ PrevPid = TextFindString(Start, Arrow, " prev_pid=", 10);
-        PCSZ NextStart = Arrow + 5;
-        PCSZ NextPid = TextFindString(NextStart, End, " next_pid=", 10);
-        TEXT_SPAN Field;
-
-        if (PrevPid == NULL || NextPid == NULL ||
-            !TextStartsWith(NextStart, End, "next_comm=")) {
-            return RTL_STATUS_OK;
-        }
-
-        PrevComm.Start = Start + 10;
-        PrevComm.End = PrevPid;
-        NextComm.Start = NextStart + 10;
-        NextComm.End = NextPid;
-
-        if (TextParseUnsigned(PrevPid + 10, Arrow, FALSE, &Value) == NULL) {
-            return RTL_STATUS_OK;
-        }
-        Record.PrevPid = (ULONG)Value;
-
-        if (!TextFindField(PrevPid, Arrow, "prev_prio=", &Field) ||
-            TextParseSigned(Field.Start, Field.End, &Signed) != Field.End) {
-            return RTL_STATUS_OK;
-        }
-        Record.PrevPrio = (LONG)Signed;
-
-        if (!TextFindField(PrevPid, Arrow, "prev_state=", &State)) {
-            return RTL_STATUS_OK;
-        }
-        State.End = Arrow < State.End ? Arrow : State.End;
-
-        if (TextParseUnsigned(NextPid + 10, End, FALSE, &Value) == NULL) {
-            return RTL_STATUS_OK;
-        }
-        Record.NextPid = (ULONG)Value;
-
-        if (!TextFindField(NextPid, End, "next_prio=", &Field) ||
-            TextParseSigned(Field.Start, Field.End, &Signed) != Field.End) {
-            return RTL_STATUS_OK;
-        }
-        Record.NextPrio = (LONG)Signed;
-
-    } else {
-        PCSZ After;
-
-        if (!ParseCommPidPrio(Start, Arrow, &PrevComm, &Record.PrevPid,
-                              &Record.PrevPrio, &After)) {
-            return RTL_STATUS_OK;
-        }
-        State.Start = TextSkipSpaces(After, Arrow);
-        State.End = TextTrimEnd(State.Start, Arrow);
-
-        if (!ParseCommPidPrio(Arrow + 5, End, &NextComm, &Record.NextPid,
-                              &Record.NextPrio, &After) ||
-            TextSkipSpaces(After, End) != End) {
-            return RTL_STATUS_OK;
-        }
+    After = TextParseUnsigned(Span.Start, Span.End, FALSE, Number);
+    if (After == NULL || (After != Span.End && *After != ',')) {
+        return FALSE;
     }
-
-    Status = TraceImportIntern(Import, PrevComm.Start,
-                               TEXT_SPAN_LENGTH(PrevComm),
-                               &Record.PrevCommId);
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceImportIntern(Import, NextComm.Start,
-                                   TEXT_SPAN_LENGTH(NextComm),
-                                   &Record.NextCommId);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceImportIntern(Import, State.Start,
-                                   TEXT_SPAN_LENGTH(State),
-                                   &Record.PrevStateId);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    *Handled = TRUE;
-    return TraceImportSchedSwitch(Import, Event, &Record);
+    return Field->Size == 8 || *Number <= 0xfffffffe;
 }
 
 static
-RTL_STATUS
-ImportPageFault(
-    PTRACE_IMPORT Import,
-    PTRACE_EVENT_CONTEXT Event,
-    TEXT_SPAN Args,
-    ULONG NameId,
-    PBOOL Handled
+BOOL
+TextRead(
+    PTRACE_FIELD_SOURCE Source,
+    PCTRACE_FTRACE_MAP Map,
+    ULONG Index,
+    PTRACE_FIELD_VALUE Value
     )
-/*++
-
-Routine Description:
-
-    Decodes "address=0x... ip=0x... error_code=0x...".  Kernel faults may
-    print the ip as a symbol ("ip=__put_user_4"), kept in ip_sym.
-
---*/
 {
-    PCSZ Start = Args.Start;
-    PCSZ End = Args.End;
-    ULONGLONG Address;
-    ULONGLONG ErrorCode;
-    ULONGLONG Ip = TRACE_NULL_ULONGLONG;
-    ULONG IpSymbolId = TRACE_NULL_ULONG;
-    PAGE_FAULT_RECORD Record;
-    TEXT_SPAN IpText;
-    RTL_STATUS Status;
-
-    *Handled = FALSE;
-
-    if (!TextFindNumber(Start, End, "address=", &Address) ||
-        !TextFindNumber(Start, End, "error_code=", &ErrorCode) ||
-        ErrorCode > 0xfffffffe ||
-        !TextFindField(Start, End, "ip=", &IpText)) {
-        return RTL_STATUS_OK;
-    }
-
-    if (TextParseUnsigned(IpText.Start, IpText.End, FALSE, &Ip) !=
-        IpText.End) {
-        Ip = TRACE_NULL_ULONGLONG;
-        Status = TraceImportIntern(Import, IpText.Start,
-                                   TEXT_SPAN_LENGTH(IpText), &IpSymbolId);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
-    }
-
-    *Handled = TRUE;
-    Record.Address = Address;
-    Record.Ip = Ip;
-    Record.ErrorCode = (ULONG)ErrorCode;
-    Record.NameId = NameId;
-    Record.IpSymbolId = IpSymbolId;
-    Record.ModuleId = TRACE_NULL_ULONG;
-    Record.IpModuleId = TRACE_NULL_ULONG;
-
-    return TraceImportPageFault(Import, Event, &Record);
-}
-
-static
-RTL_STATUS
-ImportKvmExit(
-    PTRACE_IMPORT Import,
-    PTRACE_EVENT_CONTEXT Event,
-    TEXT_SPAN Args,
-    ULONG ArgsId,
-    PBOOL Handled
-    )
-/*++
-
-Routine Description:
-
-    Decodes "[vcpu N ]reason NAME rip 0x... ..." (the reason ends at the
-    next space).  The numeric exit code is kept when the text has one: a
-    reason the kernel could not name is printed as a number ("0x3c"), and
-    libtraceevent's kvm plugin prints "reason UNKNOWN (60)".
-
---*/
-{
-    PCSZ Start = Args.Start;
-    PCSZ End = Args.End;
-    TEXT_SPAN Reason;
-    ULONGLONG Rip = TRACE_NULL_ULONGLONG;
-    ULONGLONG Vcpu;
+    PTEXT_FIELDS Fields = (PTEXT_FIELDS)Source;
+    PCTRACE_FTRACE_FIELD Field = &Map->Fields[Index];
+    PCSZ End = Fields->Args.End;
+    TEXT_SPAN Span;
     ULONGLONG Code;
-    ULONG VcpuId = TRACE_NULL_ULONG;
-    ULONG ExitCode = TRACE_NULL_ULONG;
-    ULONG ReasonId;
-    RTL_STATUS Status;
-    KVM_EXIT_RECORD Record;
+    PCSZ Close;
 
-    *Handled = FALSE;
-
-    if (!TextFindField(Start, End, "reason ", &Reason) ||
-        Reason.Start == Reason.End) {
-        return RTL_STATUS_OK;
+    if (!FindValue(Fields, Map, Index, &Span)) {
+        return FALSE;
     }
 
-    if (TextParseUnsigned(Reason.Start, Reason.End, FALSE, &Code) ==
-            Reason.End && Code < 0xffffffff) {
-        ExitCode = (ULONG)Code;
-    } else if (Reason.End + 2 < End && Reason.End[1] == '(') {
-        PCSZ Close = TextParseUnsigned(Reason.End + 2, End, FALSE, &Code);
-        if (Close != NULL && Close < End && *Close == ')' &&
-            Code < 0xffffffff) {
-            ExitCode = (ULONG)Code;
+    Value->Text = Span.Start;
+    Value->Length = TEXT_SPAN_LENGTH(Span);
+
+    switch (Field->Conversion) {
+    case TraceFtraceNumber:
+    case TraceFtraceOptionalNumber:
+        return ReadNumber(Field, Span, &Value->Number);
+
+    case TraceFtraceSymbol:
+
+        //
+        // Kernel faults may print the ip as a symbol ("ip=__put_user_4").
+        //
+
+        if (TextParseUnsigned(Span.Start, Span.End, FALSE, &Value->Number) ==
+            Span.End) {
+            Value->Text = NULL;
+        } else {
+            Value->Number = TRACE_NULL_ULONGLONG;
         }
-    }
+        return TRUE;
 
-    if (!TextFindNumber(Start, End, "rip ", &Rip)) {
-        Rip = TRACE_NULL_ULONGLONG;
-    }
-    if (TextFindNumber(Start, End, "vcpu ", &Vcpu) && Vcpu < 0xffffffff) {
-        VcpuId = (ULONG)Vcpu;
-    }
+    case TraceFtraceExitReason:
 
-    Status = TraceImportIntern(Import, Reason.Start,
-                               TEXT_SPAN_LENGTH(Reason), &ReasonId);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
+        //
+        // "reason NAME": the name ends at the next blank.  A reason the
+        // kernel could not name is printed as a number ("0x3c"), and
+        // libtraceevent's kvm plugin prints "reason UNKNOWN (60)".
+        //
+
+        if (Span.Start == Span.End) {
+            return FALSE;
+        }
+        Value->Number = TRACE_NULL_ULONG;
+        if (TextParseUnsigned(Span.Start, Span.End, FALSE, &Code) ==
+                Span.End && Code < 0xffffffff) {
+            Value->Number = Code;
+        } else if (Span.End + 2 < End && Span.End[1] == '(') {
+            Close = TextParseUnsigned(Span.End + 2, End, FALSE, &Code);
+            if (Close != NULL && Close < End && *Close == ')' &&
+                Code < 0xffffffff) {
+                Value->Number = Code;
+            }
+        }
+        return TRUE;
+
+    default:
+        return TRUE;
     }
-
-    *Handled = TRUE;
-    Record.ReasonId = ReasonId;
-    Record.Rip = Rip;
-    Record.Vcpu = VcpuId;
-    Record.ArgsId = ArgsId;
-    Record.ExitCode = ExitCode;
-    Record.Tsc = TRACE_NULL_ULONGLONG;
-
-    return TraceImportKvmExit(Import, Event, &Record);
 }
 
 static
 RTL_STATUS
-ImportProcessExec(
-    PTRACE_IMPORT Import,
-    PTRACE_EVENT_CONTEXT Event,
-    TEXT_SPAN Args
+TextArgsId(
+    PTRACE_FIELD_SOURCE Source,
+    PULONG Id
     )
 {
-    PCSZ Start = Args.Start;
-    PCSZ End = Args.End;
-    PCSZ PidField = TextFindString(Start, End, " pid=", 5);
-    ULONGLONG Pid;
-    ULONG FileNameId;
-    RTL_STATUS Status;
+    PTEXT_FIELDS Fields = (PTEXT_FIELDS)Source;
+    RTL_STATUS Status = RTL_STATUS_OK;
 
-    if (!TextStartsWith(Start, End, "filename=") || PidField == NULL ||
-        TextParseUnsigned(PidField + 5, End, FALSE, &Pid) == NULL ||
-        Pid > 0xfffffffe) {
-        return RTL_STATUS_OK;
+    if (Fields->ArgsId == TRACE_NULL_ULONG) {
+        Status = TraceImportIntern(Fields->Import, Fields->Args.Start,
+                                   TEXT_SPAN_LENGTH(Fields->Args),
+                                   &Fields->ArgsId);
+    }
+    *Id = Fields->ArgsId;
+    return Status;
+}
+
+static
+PCTRACE_RECORD_TYPE
+TypeOf(
+    PTRACE_IMPORT Import,
+    TEXT_SPAN Name,
+    ULONG NameId,
+    PBOOL IsEnd
+    )
+/*++
+
+Routine Description:
+
+    TraceFtraceFindType, through the import's cache of recent names (most
+    lines name one of a few events).
+
+--*/
+{
+    PULONGLONG Slot = &Import->TextEventTypes[NameId %
+                                              TRACE_TEXT_EVENT_TYPES];
+    PCTRACE_RECORD_TYPE Type;
+    ULONG Kind;
+
+    if ((ULONG)(*Slot >> 32) == NameId + 1) {
+        Kind = (ULONG)*Slot >> 1;
+        *IsEnd = (BOOL)(*Slot & 1);
+        return Kind < TraceRecordKindMaximum ? &TraceRecordTypes[Kind] : NULL;
     }
 
-    Status = TraceImportIntern(Import, Start + 9,
-                               (ULONG)(PidField - (Start + 9)), &FileNameId);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
+    Type = TraceFtraceFindType(NULL, Name.Start, TEXT_SPAN_LENGTH(Name),
+                               IsEnd);
+    Kind = Type != NULL ? (ULONG)Type->Kind : TraceRecordKindMaximum;
+    *Slot = ((ULONGLONG)(NameId + 1) << 32) | (Kind << 1) |
+            (Type != NULL && *IsEnd);
+    return Type;
+}
 
-    return TraceImportProcessExec(Import, Event->Timestamp, (ULONG)Pid,
-                                  Event->CommId, FileNameId);
+static
+BOOL
+TakesArgs(
+    PCTRACE_FTRACE_MAP Map
+    )
+{
+    ULONG Index;
+
+    for (Index = 0; Index < Map->NumberOfFields; Index++) {
+        if (Map->Fields[Index].Conversion == TraceFtraceEventArgs) {
+            return TRUE;
+        }
+    }
+    return FALSE;
 }
 
 RTL_STATUS
@@ -392,9 +432,12 @@ Return Value:
 
 --*/
 {
+    PCTRACE_RECORD_TYPE Type;
+    TEXT_FIELDS Fields;
     ULONG NameId;
-    ULONG ArgsId;
     BOOL Handled = FALSE;
+    BOOL IsEnd;
+    PCSZ Arrow;
     RTL_STATUS Status;
 
     Status = TraceImportIntern(Import, Name.Start, TEXT_SPAN_LENGTH(Name),
@@ -403,33 +446,52 @@ Return Value:
         return Status;
     }
 
-    if (TextSpanEquals(Name, "page_fault_user") ||
-        TextSpanEquals(Name, "page_fault_kernel")) {
-        Status = ImportPageFault(Import, Event, Args, NameId, &Handled);
-    } else if (TextSpanEquals(Name, "sched_switch")) {
-        Status = ImportSchedSwitch(Import, Event, Args, &Handled);
-    } else if (TextSpanEquals(Name, "kvm_entry")) {
-        Status = TraceImportKvmEntry(Import, Event, &Handled);
-    } else if (TextSpanEquals(Name, "sched_process_exec")) {
-        Status = ImportProcessExec(Import, Event, Args);
+    Fields.ArgsId = TRACE_NULL_ULONG;
+    Fields.Import = Import;
+    Fields.Args = Args;
+
+    Type = TypeOf(Import, Name, NameId, &IsEnd);
+    if (Type != NULL && IsEnd) {
+        Status = TraceFtraceEnd(Import, Type, Event, &Handled);
+
+    } else if (Type != NULL) {
+        PCTRACE_FTRACE_MAP Map = Type->Ftrace;
+
+        //
+        // The event's text is interned before its fields (it is the
+        // generic row's too, should a field be missing).
+        //
+
+        if (TakesArgs(Map)) {
+            Status = TextArgsId(&Fields.Source, &Fields.ArgsId);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+        }
+
+        Fields.Source.Read = TextRead;
+        Fields.Source.ArgsId = TextArgsId;
+        Fields.Source.ModuleOf = NULL;
+        Fields.Source.LearnComm = NULL;
+        Fields.Compact = FALSE;
+        Arrow = TextFindString(Args.Start, Args.End, " ==> ", 5);
+        if (Arrow != NULL && Map->Fields[0].TextKey != NULL &&
+            !TextStartsWith(Args.Start, Args.End, Map->Fields[0].TextKey)) {
+            Fields.Compact = ParseCompactSwitch(&Fields, Map, Arrow);
+        }
+
+        Status = TraceFtraceBuild(Import, Type, &Fields.Source, Event, NameId,
+                                  &Handled);
     }
 
     if (!RTL_SUCCESS(Status) || Handled) {
         return Status;
     }
 
-    Status = TraceImportIntern(Import, Args.Start, TEXT_SPAN_LENGTH(Args),
-                               &ArgsId);
+    Status = TextArgsId(&Fields.Source, &Fields.ArgsId);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    if (TextSpanEquals(Name, "kvm_exit")) {
-        Status = ImportKvmExit(Import, Event, Args, ArgsId, &Handled);
-        if (!RTL_SUCCESS(Status) || Handled) {
-            return Status;
-        }
-    }
-
-    return TraceImportGenericEvent(Import, Event, NameId, ArgsId);
+    return TraceImportGenericEvent(Import, Event, NameId, Fields.ArgsId);
 }

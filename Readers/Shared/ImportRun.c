@@ -142,20 +142,21 @@ Routine Description:
     TraceHashDestroy(&Import->Processes);
     TraceHashDestroy(&Import->ProcessNames);
 
-    if (Import->KvmExit != NULL) {
-        Import->KvmExit->CommitLimit = TRACE_COMMIT_ALL;
+    if (Import->Stores[TraceRecordKvmExit] != NULL) {
+        Import->Stores[TraceRecordKvmExit]->CommitLimit = TRACE_COMMIT_ALL;
     }
 
     TraceImportSpanFinish(Import);
 
-    if (Import->FtraceEvent != NULL && Import->LostEvents != 0) {
-        TraceStoreAddDropped(Import->FtraceEvent,
+    if (Import->Stores[TraceRecordFtraceEvent] != NULL &&
+        Import->LostEvents != 0) {
+        TraceStoreAddDropped(Import->Stores[TraceRecordFtraceEvent],
                              (ULONG)Import->LostEvents);
     }
 
     Status = RTL_STATUS_OK;
 
-    if (Import->Source != NULL) {
+    if (Import->Stores[TraceRecordSource] != NULL) {
         Source.ImportedRealtimeNs = Import->ImportedRealtimeNs;
         Source.FirstTs = TRACE_NULL_LONGLONG;
         Source.LastTs = TRACE_NULL_LONGLONG;
@@ -185,7 +186,8 @@ Routine Description:
                                        &Source.FormatId);
         }
         if (RTL_SUCCESS(Status)) {
-            Status = AppendRecord(Import, Import->Source, &Source, NULL);
+            Status = AppendRecord(Import, Import->Stores[TraceRecordSource],
+                                  &Source, NULL);
         }
     }
 

@@ -9,7 +9,8 @@ Abstract:
     This module turns decoded events into records of the dedicated stores
     (see TraceImport.h, "Event sinks"): thread and process rows for the
     tasks events name, page faults, KVM exit/entry pairs, context switches,
-    generic events, counter samples and memory mappings.
+    generic events, counter samples and memory mappings, and any other
+    record type's records (TraceImportAppendEvent).
 
     KVM pairing.  A kvm_exit record is reserved (in time order) when the
     exit is read, with a NULL dur, and its index is remembered per task.
@@ -91,14 +92,17 @@ Routine Description:
         Thread.CommId = Event->CommId;
         Thread.Padding = 0;
 
-        Status = AppendRecord(Import, Import->Thread, &Thread, NULL);
+        Status = AppendRecord(Import, Import->Stores[TraceRecordThread],
+                              &Thread, NULL);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
 
         Status = TraceHashInsert(&Import->Threads, Key, 1);
         if (!RTL_SUCCESS(Status)) {
-            return TraceImportStoreError(Import, Import->Thread, Status);
+            return TraceImportStoreError(Import,
+                                         Import->Stores[TraceRecordThread],
+                                         Status);
         }
     }
     Import->LastThreadKey = Key;
@@ -148,14 +152,17 @@ TraceImportProcessExec(
     Process.FileNameId = FileNameId;
     Process.Padding = 0;
 
-    Status = AppendRecord(Import, Import->Process, &Process, NULL);
+    Status = AppendRecord(Import, Import->Stores[TraceRecordProcess],
+                          &Process, NULL);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
     Status = TraceHashSet(&Import->Processes, (ULONGLONG)Pid + 1, NameId);
     if (!RTL_SUCCESS(Status)) {
-        return TraceImportStoreError(Import, Import->Process, Status);
+        return TraceImportStoreError(Import,
+                                     Import->Stores[TraceRecordProcess],
+                                     Status);
     }
 
     return RTL_STATUS_OK;
@@ -182,7 +189,8 @@ TraceImportPageFault(
     Record->Cpu = Event->Cpu;
     Record->Padding = 0;
 
-    return AppendRecord(Import, Import->PageFault, Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordPageFault],
+                        Record, NULL);
 }
 
 VOID
@@ -198,7 +206,7 @@ TraceImportSetKvmCommitLimit(
     // An import whose begin failed (a full disk) has no kvm_exit store.
     //
 
-    if (Import->KvmExit == NULL) {
+    if (Import->Stores[TraceRecordKvmExit] == NULL) {
         return;
     }
 
@@ -215,7 +223,7 @@ TraceImportSetKvmCommitLimit(
         }
     }
 
-    Import->KvmExit->CommitLimit = Limit;
+    Import->Stores[TraceRecordKvmExit]->CommitLimit = Limit;
 }
 
 RTL_STATUS
@@ -253,7 +261,8 @@ TraceImportKvmExitKeyed(
     Record->Cpu = Event->Cpu;
     Record->CommId = Event->CommId;
 
-    Status = AppendRecord(Import, Import->KvmExit, Record, &Index);
+    Status = AppendRecord(Import, Import->Stores[TraceRecordKvmExit], Record,
+                          &Index);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -276,7 +285,9 @@ TraceImportKvmExitKeyed(
 
     Status = TraceHashInsert(&Import->PendingExits, Key, Index);
     if (!RTL_SUCCESS(Status)) {
-        return TraceImportStoreError(Import, Import->KvmExit, Status);
+        return TraceImportStoreError(Import,
+                                     Import->Stores[TraceRecordKvmExit],
+                                     Status);
     }
 
     return RTL_STATUS_OK;
@@ -304,6 +315,7 @@ TraceImportKvmEntryKeyed(
     PTRACE_HASH_ENTRY Pending;
     ULONGLONG Index;
     PKVM_EXIT_RECORD Record;
+    PTRACE_STORE Store = Import->Stores[TraceRecordKvmExit];
 
     *Paired = FALSE;
 
@@ -320,8 +332,7 @@ TraceImportKvmEntryKeyed(
     // The record is reserved but not yet committed: it may still change.
     //
 
-    Record = (PKVM_EXIT_RECORD)(Import->KvmExit->Base +
-                                Index * Import->KvmExit->RecordSize);
+    Record = (PKVM_EXIT_RECORD)(Store->Base + Index * Store->RecordSize);
     Record->Duration = Event->Timestamp - Record->Timestamp;
     *Paired = TRUE;
 
@@ -345,7 +356,8 @@ TraceImportSchedSwitch(
     Record->Timestamp = Event->Timestamp;
     Record->Cpu = Event->Cpu;
 
-    return AppendRecord(Import, Import->SchedSwitch, Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordSchedSwitch],
+                        Record, NULL);
 }
 
 RTL_STATUS
@@ -374,7 +386,8 @@ TraceImportGenericEvent(
     Record.ArgsId = ArgsId;
     Record.Padding = 0;
 
-    return AppendRecord(Import, Import->FtraceEvent, &Record, NULL);
+    return AppendRecord(Import, Import->Stores[TraceRecordFtraceEvent],
+                        &Record, NULL);
 }
 
 RTL_STATUS
@@ -385,9 +398,9 @@ TraceImportCounter(
     )
 {
     RTL_STATUS Status;
+    PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, &TraceCounterSchema,
-                                  &Import->Counter);
+    Status = TraceImportOpenStore(Import, TraceRecordCounter, &Store);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -401,7 +414,57 @@ TraceImportCounter(
 
     Record->Timestamp = Event->Timestamp;
 
-    return AppendRecord(Import, Import->Counter, Record, NULL);
+    return AppendRecord(Import, Store, Record, NULL);
+}
+
+static
+VOID
+FillTaskColumn(
+    PCTRACE_STORE_SCHEMA Schema,
+    PCSZ Name,
+    ULONGLONG Value,
+    PBYTE Record
+    )
+{
+    PCTRACE_COLUMN_DESCRIPTOR Column = TraceSchemaFindColumn(Schema, Name);
+
+    if (Column == NULL) {
+        return;
+    }
+    if (Column->Width == 8) {
+        *(PULONGLONG)(Record + Column->Offset) = Value;
+    } else if (Column->Width == 4) {
+        *(PULONG)(Record + Column->Offset) = (ULONG)Value;
+    }
+}
+
+RTL_STATUS
+TraceImportAppendEvent(
+    PTRACE_IMPORT Import,
+    TRACE_RECORD_KIND Kind,
+    PTRACE_EVENT_CONTEXT Event,
+    PVOID Record
+    )
+{
+    PCTRACE_STORE_SCHEMA Schema = TraceRecordTypes[Kind].Schema;
+    PTRACE_STORE Store;
+    RTL_STATUS Status;
+
+    Status = TraceImportOpenStore(Import, Kind, &Store);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportNoteTask(Import, Event);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    FillTaskColumn(Schema, "ts", (ULONGLONG)Event->Timestamp, Record);
+    FillTaskColumn(Schema, "tid", Event->Tid, Record);
+    FillTaskColumn(Schema, "pid", Event->Pid, Record);
+    FillTaskColumn(Schema, "cpu", Event->Cpu, Record);
+    FillTaskColumn(Schema, "comm", Event->CommId, Record);
+
+    return AppendSized(Import, Store, Record, Schema->RecordSize, NULL);
 }
 
 static
@@ -565,11 +628,12 @@ Routine Description:
 --*/
 {
     RTL_STATUS Status;
+    PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, &TraceModuleSchema, &Import->Module);
+    Status = TraceImportOpenStore(Import, TraceRecordModule, &Store);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    return AppendRecord(Import, Import->Module, Record, NULL);
+    return AppendRecord(Import, Store, Record, NULL);
 }

@@ -364,8 +364,9 @@ SpanRecord(
     ULONGLONG Index
     )
 {
-    return (PSPAN_RECORD)(Import->Span->Base +
-                          Index * Import->Span->RecordSize);
+    PTRACE_STORE Store = Import->Stores[TraceRecordSpan];
+
+    return (PSPAN_RECORD)(Store->Base + Index * Store->RecordSize);
 }
 
 static
@@ -388,7 +389,7 @@ Routine Description:
 {
     RTL_STATUS Status;
 
-    Status = TraceImportOpenStore(Import, &TraceSpanSchema, &Import->Span);
+    Status = TraceImportOpenStore(Import, TraceRecordSpan, NULL);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -403,7 +404,8 @@ Routine Description:
     Record->Pid = Event->Pid;
     Record->Padding = 0;
 
-    return AppendRecord(Import, Import->Span, Record, Index);
+    return AppendRecord(Import, Import->Stores[TraceRecordSpan], Record,
+                        Index);
 }
 
 static
@@ -535,7 +537,7 @@ TraceImportSpanEnd(
     Thread->Depth = Depth;
     if (RTL_SUCCESS(Status)) {
         Import->Spans.Repaired++;
-        TraceStoreAddRepaired(Import->Span, 1);
+        TraceStoreAddRepaired(Import->Stores[TraceRecordSpan], 1);
     }
 
     return Status;
@@ -682,7 +684,7 @@ TraceImportSpanOpenArgs(
     PTRACE_SPAN_THREAD Thread;
     ULONG Depth;
 
-    if (Import->Span == NULL ||
+    if (Import->Stores[TraceRecordSpan] == NULL ||
         !RTL_SUCCESS(SpanFindThread(Import, Event->Pid, Event->Tid,
                                     &Thread))) {
         return NULL;
@@ -716,7 +718,7 @@ TraceImportSpanCut(
     ULONG Depth;
     ULONG Closed = 0;
 
-    if (Import->Span == NULL) {
+    if (Import->Stores[TraceRecordSpan] == NULL) {
         return RTL_STATUS_OK;
     }
     Status = SpanFindThread(Import, Event->Pid, Event->Tid, &Thread);
@@ -741,7 +743,7 @@ TraceImportSpanCut(
 
     if (Closed != 0) {
         Import->Spans.Repaired += Closed;
-        TraceStoreAddRepaired(Import->Span, Closed);
+        TraceStoreAddRepaired(Import->Stores[TraceRecordSpan], Closed);
     }
     return RTL_STATUS_OK;
 }
@@ -955,7 +957,7 @@ Routine Description:
 End:
     if (Created != 0) {
         Builder->Repaired += Created;
-        TraceStoreAddRepaired(Import->Span, Created);
+        TraceStoreAddRepaired(Import->Stores[TraceRecordSpan], Created);
     }
 
     return Status;
@@ -979,7 +981,7 @@ Routine Description:
     ULONG Number;
     ULONG Depth;
 
-    if (Import->Span == NULL) {
+    if (Import->Stores[TraceRecordSpan] == NULL) {
         return;
     }
 
@@ -996,7 +998,7 @@ Routine Description:
         }
     }
 
-    Import->Span->CommitLimit = Limit;
+    Import->Stores[TraceRecordSpan]->CommitLimit = Limit;
 }
 
 VOID
@@ -1019,7 +1021,7 @@ Routine Description:
     ULONG Depth;
     ULONG Closed = 0;
 
-    if (Import->Span != NULL) {
+    if (Import->Stores[TraceRecordSpan] != NULL) {
         for (Number = 0; Number < Builder->ThreadCount; Number++) {
             PTRACE_SPAN_THREAD Thread = &Builder->Threads[Number];
 
@@ -1042,9 +1044,9 @@ Routine Description:
 
         if (Closed != 0) {
             Builder->Repaired += Closed;
-            TraceStoreAddRepaired(Import->Span, Closed);
+            TraceStoreAddRepaired(Import->Stores[TraceRecordSpan], Closed);
         }
-        Import->Span->CommitLimit = TRACE_COMMIT_ALL;
+        Import->Stores[TraceRecordSpan]->CommitLimit = TRACE_COMMIT_ALL;
     }
 
     while (Builder->Blocks != NULL) {

@@ -118,6 +118,8 @@ TraceImportBegin(
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
     Rtl->FillMemory(Import->RecentThreads, sizeof(Import->RecentThreads), 0);
+    Rtl->FillMemory(Import->TextEventTypes, sizeof(Import->TextEventTypes),
+                    0);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
     Import->LastPid = TRACE_NULL_ULONG;
@@ -127,34 +129,16 @@ TraceImportBegin(
         Import->CommitEvery = DEFAULT_COMMIT_EVERY;
     }
 
-    Status = TraceSessionOpenStore(Session, &TraceSourceSchema,
-                                   &Import->Source, Error);
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceProcessSchema,
-                                       &Import->Process, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceThreadSchema,
-                                       &Import->Thread, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TracePageFaultSchema,
-                                       &Import->PageFault, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceKvmExitSchema,
-                                       &Import->KvmExit, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceSchedSwitchSchema,
-                                       &Import->SchedSwitch, Error);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceSessionOpenStore(Session, &TraceFtraceEventSchema,
-                                       &Import->FtraceEvent, Error);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
+    for (Index = 0; Index < TraceRecordKindMaximum; Index++) {
+        if (!(TraceRecordTypes[Index].Flags & TRACE_RECORD_OPEN_AT_BEGIN)) {
+            continue;
+        }
+        Status = TraceSessionOpenStore(Session,
+                                       TraceRecordTypes[Index].Schema,
+                                       &Import->Stores[Index], Error);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
     }
 
     //
@@ -280,20 +264,23 @@ TraceImportSetClock(
 RTL_STATUS
 TraceImportOpenStore(
     PTRACE_IMPORT Import,
-    PCTRACE_STORE_SCHEMA Schema,
+    TRACE_RECORD_KIND Kind,
     PTRACE_STORE *Store
     )
 {
-    RTL_STATUS Status;
+    PTRACE_STORE *Slot = &Import->Stores[Kind];
+    RTL_STATUS Status = RTL_STATUS_OK;
 
-    if (*Store != NULL) {
-        return RTL_STATUS_OK;
+    if (*Slot == NULL) {
+        Status = TraceSessionOpenStore(Import->Session,
+                                       TraceRecordTypes[Kind].Schema, Slot,
+                                       &Import->Error);
+        if (RTL_SUCCESS(Status)) {
+            (*Slot)->DiscardBehind = TRUE;
+        }
     }
-
-    Status = TraceSessionOpenStore(Import->Session, Schema, Store,
-                                   &Import->Error);
-    if (RTL_SUCCESS(Status)) {
-        (*Store)->DiscardBehind = TRUE;
+    if (Store != NULL) {
+        *Store = *Slot;
     }
 
     return Status;

@@ -16,7 +16,9 @@ Abstract:
     Implemented, from the bottom up (each file calls only those below
     it): TraceImport.c (beginning an import, mapping the input, interning,
     opening stores, the line loop), ImportSinks.c (the records of the
-    dedicated stores), EventText.c (kernel-printed text events),
+    dedicated stores), FtraceRecord.c (the one builder per ftrace-fed
+    record kind, for the text and the binary path), EventText.c
+    (kernel-printed text events),
     SpanBuilder.c and SpanReorder.c (spans; their state and routines are
     in Spans.h, included here), ImportRun.c (commits, TraceImportRun,
     TraceImportEnd), and TraceFormats.c (the format table).
@@ -138,6 +140,14 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
 
 #define TRACE_RECENT_THREADS 8
 
+//
+// The record types of recent text event names (EventText.c): name id + 1
+// in the high half, kind * 2 + is-end in the low (kind
+// TraceRecordKindMaximum: none); 0 when empty.
+//
+
+#define TRACE_TEXT_EVENT_TYPES 16
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -196,16 +206,10 @@ typedef struct _TRACE_IMPORT {
     LONGLONG ImportedRealtimeNs;
     ULONGLONG SinceCommit;
     SIZE_T DiscardedBytes;          // input unmapped behind the reader
-    PTRACE_STORE PageFault;
-    PTRACE_STORE KvmExit;
-    PTRACE_STORE SchedSwitch;
-    PTRACE_STORE FtraceEvent;
-    PTRACE_STORE Thread;
-    PTRACE_STORE Process;
-    PTRACE_STORE Source;
-    PTRACE_STORE Span;              // opened on first use
-    PTRACE_STORE Counter;           // opened on first use
-    PTRACE_STORE Module;            // opened on first use
+    PTRACE_STORE Stores[TraceRecordKindMaximum]; // by TRACE_RECORD_KIND:
+                                    // those TRACE_RECORD_OPEN_AT_BEGIN by
+                                    // TraceImportBegin, the others on first
+                                    // use (TraceImportOpenStore); else NULL
     TRACE_SPAN_BUILDER Spans;       // open spans per thread
     TRACE_HASH_TABLE Threads;       // (tid, comm id) -> 1
     ULONGLONG LastThreadKey;        // the last (tid, comm) seen, or 0
@@ -220,6 +224,7 @@ typedef struct _TRACE_IMPORT {
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
                                     // (or none: keys stay once seen)
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
+    ULONGLONG TextEventTypes[TRACE_TEXT_EVENT_TYPES];
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 
 } TRACE_IMPORT, *PTRACE_IMPORT;
@@ -364,6 +369,18 @@ RTL_STATUS TraceImportCounter(PTRACE_IMPORT Import,
                               PCOUNTER_RECORD Record);
 
 //
+// Appends a record of type Kind (its store opened on first use) whose
+// caller filled every column but those of the event's time and task: the
+// columns named ts, tid, pid, cpu and comm, where the type has them, are
+// filled from Event, and the task is recorded as by the other sinks.  For
+// record types without a sink of their own (the ftrace builder's default).
+//
+
+RTL_STATUS TraceImportAppendEvent(PTRACE_IMPORT Import,
+                                  TRACE_RECORD_KIND Kind,
+                                  PTRACE_EVENT_CONTEXT Event, PVOID Record);
+
+//
 // Names the clock the input's timestamps come from: the `source` row's
 // `clock`, and the session's clock if the session did not know it yet.
 //
@@ -372,12 +389,12 @@ RTL_STATUS TraceImportSetClock(PTRACE_IMPORT Import, PCSZ Name,
                                ULONG Length);
 
 //
-// Opens a store of the session on first use (span, counter: stores an
-// input may not have are not created for it).
+// Opens the store of a record type on first use (span, counter, module:
+// stores an input may not have are not created for it) and returns it in
+// *Store (optional): Import->Stores[Kind].
 //
 
-RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import,
-                                PCTRACE_STORE_SCHEMA Schema,
+RTL_STATUS TraceImportOpenStore(PTRACE_IMPORT Import, TRACE_RECORD_KIND Kind,
                                 PTRACE_STORE *Store);
 
 

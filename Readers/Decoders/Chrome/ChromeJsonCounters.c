@@ -43,11 +43,11 @@ Routine Description:
 {
     PTRACE_IMPORT Import = Reader->Import;
     RTL_STATUS Status;
+    PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, &TraceCounterSchema,
-                                  &Import->Counter);
+    Status = TraceImportOpenStore(Import, TraceRecordCounter, &Store);
     if (RTL_SUCCESS(Status)) {
-        TraceStoreAddDropped(Import->Counter, Count);
+        TraceStoreAddDropped(Store, Count);
     }
     return Status;
 }

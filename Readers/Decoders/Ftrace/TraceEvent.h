@@ -34,7 +34,9 @@ Abstract:
         "field=value field=value".
 
       - The sink (TraceEventImport.c): decoded events routed into the
-        session's stores through TraceImport.h.
+        session's stores through TraceImport.h; the dedicated stores'
+        records built by Readers/Shared/FtraceRecord.c from the record
+        types' ftrace maps.
 
     Only little-endian ring buffers are decoded.
 
@@ -179,19 +181,17 @@ typedef const TRACE_EVENT_FIELD *PCTRACE_EVENT_FIELD;
 typedef struct _TRACE_PRINT TRACE_PRINT, *PTRACE_PRINT;
 
 //
-// How the sink treats an event (set from its system and name when the
-// event is first seen).
+// How the sink prints an event's text (set from its system and name when
+// the event is first seen).  Which store it goes to is its record type's
+// (TRACE_EVENT_FORMAT.RecordType).
 //
 
 typedef enum _TRACE_EVENT_KIND {
     TraceEventKindUnknown = 0,
     TraceEventKindGeneric,
-    TraceEventKindPageFault,
     TraceEventKindKvmExit,
     TraceEventKindKvmEntry,
-    TraceEventKindSchedSwitch,
     TraceEventKindSchedWakeup,
-    TraceEventKindProcessExec,
     TraceEventKindKvmEmulateInsn,
     TraceEventKindKvmNestedVmexit,
     TraceEventKindKvmNestedVmexitInject,
@@ -242,7 +242,11 @@ typedef struct _TRACE_EVENT_FORMAT {
 
     TRACE_EVENT_KIND Kind;
     ULONG NameId;                   // interned name, or TRACE_NULL_ULONG
-    PCTRACE_EVENT_FIELD Special[8]; // fields the sink reads, by kind
+    PCTRACE_EVENT_FIELD Special[8]; // fields the sink prints, by kind
+    PCTRACE_RECORD_TYPE RecordType; // the dedicated store whose ftrace
+                                    // map takes the event, or NULL
+    BOOL RecordEnd;                 // the event is the map's EndEvent
+    PCTRACE_EVENT_FIELD Mapped[TRACE_FTRACE_MAX_FIELDS]; // the map's fields
     ULONG ReasonItem;               // kvm_exit: print items of the reason
     ULONG ReasonItemEnd;
     BOOL BprintFailed;              // bprint: a format ran out of arguments

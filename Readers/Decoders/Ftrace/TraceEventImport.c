@@ -33,18 +33,29 @@ Abstract:
     text here follows those plugins, so that `args` matches the report.  The kvm plugin names exit reasons from its own
     table (KvmExitReason.c); the `reason` column uses the print fmt's.
 
+    The records of the dedicated stores are built by the shared builder
+    (Readers/Shared/FtraceRecord.c) from the record types' ftrace maps;
+    this module is their binary field source: a field is read from the
+    record by the event format's offset, a task state turned into the
+    letters the sched_switch plugin prints, an address named from
+    kallsyms, an exit reason named by the print fmt.
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Called by the trace.dat
+    reader and the live recorder (through TraceEventSinkRecord); calls
+    TraceEvent.c/TraceEventPrint.c (fields, print fmt), TraceEventPlugins.c,
+    FtraceRecord.c and the sinks of TraceImport.h.
+
 --*/
 
 #include "TraceEvent.h"
 #include "TraceStore/KvmExitReason.h"
+#include "Readers/Shared/FtraceRecord.h"
 
 //
 // Field slots of TRACE_EVENT_FORMAT.Special, by kind.
 //
-
-#define PF_ADDRESS      0
-#define PF_IP           1
-#define PF_ERROR_CODE   2
 
 #define KE_REASON       0
 #define KE_RIP          1
@@ -56,22 +67,11 @@ Abstract:
 #define KN_VCPU         0
 #define KN_RIP          1
 
-#define SS_PREV_COMM    0
-#define SS_PREV_PID     1
-#define SS_PREV_PRIO    2
-#define SS_PREV_STATE   3
-#define SS_NEXT_COMM    4
-#define SS_NEXT_PID     5
-#define SS_NEXT_PRIO    6
-
 #define SW_PID          0
 #define SW_COMM         1
 #define SW_PRIO         2
 #define SW_SUCCESS      3
 #define SW_TARGET_CPU   4
-
-#define EX_FILENAME     0
-#define EX_PID          1
 
 #define EI_RIP          0
 #define EI_CSBASE       1
@@ -182,34 +182,27 @@ TraceEventSinkRelease(
 
 static
 RTL_STATUS
-RegisterComm(
+RegisterCommId(
     PTRACE_EVENT_SINK Sink,
     LONG Pid,
-    PCSZ Comm,
-    ULONG Length
+    ULONG Id
     )
 /*++
 
 Routine Description:
 
-    Maps Pid to Comm unless it is 0 or already mapped (saved cmdlines and
-    earlier registrations win, as in libtraceevent).
+    Maps Pid to the comm of string id Id unless it is 0 or already mapped
+    (saved cmdlines and earlier registrations win, as in libtraceevent).
 
 --*/
 {
     ULONGLONG Key = (ULONGLONG)(ULONG)Pid + 1;
     ULONGLONG Cursor = 0;
     ULONGLONG Value;
-    ULONG Id;
     RTL_STATUS Status;
 
     if (Pid == 0 || TraceHashFind(&Sink->Comms, Key, &Cursor, &Value)) {
         return RTL_STATUS_OK;
-    }
-
-    Status = TraceImportIntern(Sink->Import, Comm, Length, &Id);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
     }
 
     Sink->CachedPid = 0;
@@ -220,6 +213,40 @@ Routine Description:
                            RtlStatusText(Status));
     }
     return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+RegisterComm(
+    PTRACE_EVENT_SINK Sink,
+    LONG Pid,
+    PCSZ Comm,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    RegisterCommId for a comm as text (saved cmdlines), interned only when
+    Pid is new.
+
+--*/
+{
+    ULONGLONG Cursor = 0;
+    ULONGLONG Value;
+    ULONG Id;
+    RTL_STATUS Status;
+
+    if (Pid == 0 || TraceHashFind(&Sink->Comms, (ULONGLONG)(ULONG)Pid + 1,
+                                  &Cursor, &Value)) {
+        return RTL_STATUS_OK;
+    }
+
+    Status = TraceImportIntern(Sink->Import, Comm, Length, &Id);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    return RegisterCommId(Sink, Pid, Id);
 }
 
 RTL_STATUS
@@ -302,6 +329,86 @@ NameIs(
 
 static
 RTL_STATUS
+ClassifyRecord(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format
+    )
+/*++
+
+Routine Description:
+
+    Finds the record type whose ftrace map takes the event and binds the
+    map's fields to the format's; the event stays generic (RecordType
+    NULL) if a field it needs is missing or not of the kind its conversion
+    reads.
+
+--*/
+{
+    PCTRACE_RECORD_TYPE Type;
+    PCTRACE_FTRACE_MAP Map;
+    PCTRACE_FTRACE_FIELD Field;
+    PCTRACE_EVENT_FIELD Found;
+    ULONG Index;
+    BOOL IsEnd;
+
+    Format->RecordType = NULL;
+    Format->RecordEnd = FALSE;
+
+    Type = TraceFtraceFindType(Format->System, Format->Name,
+                               (ULONG)RtlStringLength(Format->Name), &IsEnd);
+    if (Type == NULL) {
+        return RTL_STATUS_OK;
+    }
+    if (IsEnd) {
+        Format->RecordType = Type;
+        Format->RecordEnd = TRUE;
+        return RTL_STATUS_OK;
+    }
+
+    Map = Type->Ftrace;
+    for (Index = 0; Index < Map->NumberOfFields; Index++) {
+        Field = &Map->Fields[Index];
+        Format->Mapped[Index] = NULL;
+        if (Field->Field == NULL) {
+            continue;
+        }
+        Found = TraceEventFindField(Format, Field->Field);
+        Format->Mapped[Index] = Found;
+        switch (Field->Conversion) {
+        case TraceFtraceOptionalNumber:
+            break;
+        case TraceFtraceString:
+            if (Found == NULL) {
+                return RTL_STATUS_OK;
+            }
+            break;
+        default:
+            if (!IsNumberField(Found)) {
+                return RTL_STATUS_OK;
+            }
+            break;
+        }
+
+        //
+        // The exit reason as the print fmt names it: the value printed
+        // after "reason ".
+        //
+
+        if (Field->Conversion == TraceFtraceExitReason &&
+            !TraceEventFindPrintItems(Sink->Table, Format, Field->TextKey,
+                                      &Format->ReasonItem,
+                                      &Format->ReasonItemEnd)) {
+            Format->ReasonItem = 0;
+            Format->ReasonItemEnd = 0;
+        }
+    }
+
+    Format->RecordType = Type;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
 Classify(
     PTRACE_EVENT_SINK Sink,
     PTRACE_EVENT_FORMAT Format
@@ -310,9 +417,10 @@ Classify(
 
 Routine Description:
 
-    Decides, on an event's first record, which store it goes to, and
-    looks up the fields that store needs.  An event that lacks them is
-    kept as a generic event.
+    Decides, on an event's first record, how its text is printed and which
+    store it goes to (ClassifyRecord), and looks up the fields both need.
+    An event that lacks the fields of its store is kept as a generic
+    event.
 
 --*/
 {
@@ -332,18 +440,7 @@ Routine Description:
         return Status;
     }
 
-    if (NameIs(Format, "exceptions", "page_fault_user") ||
-        NameIs(Format, "exceptions", "page_fault_kernel")) {
-        Special[PF_ADDRESS] = TraceEventFindField(Format, "address");
-        Special[PF_IP] = TraceEventFindField(Format, "ip");
-        Special[PF_ERROR_CODE] = TraceEventFindField(Format, "error_code");
-        if (IsNumberField(Special[PF_ADDRESS]) &&
-            IsNumberField(Special[PF_IP]) &&
-            IsNumberField(Special[PF_ERROR_CODE])) {
-            Format->Kind = TraceEventKindPageFault;
-        }
-
-    } else if (NameIs(Format, "kvm", "kvm_exit")) {
+    if (NameIs(Format, "kvm", "kvm_exit")) {
         Special[KE_REASON] = TraceEventFindField(Format, "exit_reason");
         Special[KE_RIP] = TraceEventFindField(Format, "guest_rip");
         Special[KE_VCPU] = TraceEventFindField(Format, "vcpu_id");
@@ -353,35 +450,12 @@ Routine Description:
         if (IsNumberField(Special[KE_REASON]) &&
             IsNumberField(Special[KE_RIP])) {
             Format->Kind = TraceEventKindKvmExit;
-            if (!TraceEventFindPrintItems(Sink->Table, Format, "reason ",
-                                          &Format->ReasonItem,
-                                          &Format->ReasonItemEnd)) {
-                Format->ReasonItem = 0;
-                Format->ReasonItemEnd = 0;
-            }
         }
 
     } else if (NameIs(Format, "kvm", "kvm_entry")) {
         Special[KN_VCPU] = TraceEventFindField(Format, "vcpu_id");
         Special[KN_RIP] = TraceEventFindField(Format, "rip");
         Format->Kind = TraceEventKindKvmEntry;
-
-    } else if (NameIs(Format, "sched", "sched_switch")) {
-        Special[SS_PREV_COMM] = TraceEventFindField(Format, "prev_comm");
-        Special[SS_PREV_PID] = TraceEventFindField(Format, "prev_pid");
-        Special[SS_PREV_PRIO] = TraceEventFindField(Format, "prev_prio");
-        Special[SS_PREV_STATE] = TraceEventFindField(Format, "prev_state");
-        Special[SS_NEXT_COMM] = TraceEventFindField(Format, "next_comm");
-        Special[SS_NEXT_PID] = TraceEventFindField(Format, "next_pid");
-        if (Special[SS_PREV_COMM] != NULL && Special[SS_NEXT_COMM] != NULL &&
-            IsNumberField(Special[SS_PREV_PID]) &&
-            IsNumberField(Special[SS_PREV_PRIO]) &&
-            IsNumberField(Special[SS_PREV_STATE]) &&
-            IsNumberField(Special[SS_NEXT_PID]) &&
-            IsNumberField(Special[SS_NEXT_PRIO] =
-                          TraceEventFindField(Format, "next_prio"))) {
-            Format->Kind = TraceEventKindSchedSwitch;
-        }
 
     } else if (NameIs(Format, "sched", "sched_wakeup") ||
                NameIs(Format, "sched", "sched_wakeup_new")) {
@@ -392,13 +466,6 @@ Routine Description:
         Special[SW_TARGET_CPU] = TraceEventFindField(Format, "target_cpu");
         if (IsNumberField(Special[SW_PID])) {
             Format->Kind = TraceEventKindSchedWakeup;
-        }
-
-    } else if (NameIs(Format, "sched", "sched_process_exec")) {
-        Special[EX_FILENAME] = TraceEventFindField(Format, "filename");
-        Special[EX_PID] = TraceEventFindField(Format, "pid");
-        if (Special[EX_FILENAME] != NULL && IsNumberField(Special[EX_PID])) {
-            Format->Kind = TraceEventKindProcessExec;
         }
 
     } else if (NameIs(Format, "kvm", "kvm_emulate_insn")) {
@@ -441,7 +508,7 @@ Routine Description:
         Format->Kind = TraceEventPluginClassify(Format);
     }
 
-    return RTL_STATUS_OK;
+    return ClassifyRecord(Sink, Format);
 }
 
 //
@@ -819,169 +886,6 @@ Routine Description:
     return Length;
 }
 
-static
-RTL_STATUS
-ImportSchedSwitch(
-    PTRACE_EVENT_SINK Sink,
-    PTRACE_EVENT_FORMAT Format,
-    PTRACE_EVENT_CONTEXT Event,
-    const BYTE *Data,
-    ULONG Size
-    )
-{
-    PTRACE_IMPORT Import = Sink->Import;
-    PCTRACE_EVENT_FIELD *Special = Format->Special;
-    SCHED_SWITCH_RECORD Record;
-    CHAR State[16];
-    ULONG StateLength;
-    PCSZ Comm;
-    ULONG Length;
-    RTL_STATUS Status;
-
-    Record.PrevPid = (ULONG)FieldValue(Special[SS_PREV_PID], Data, Size);
-    Record.PrevPrio = (LONG)FieldValue(Special[SS_PREV_PRIO], Data, Size);
-    Record.NextPid = (ULONG)FieldValue(Special[SS_NEXT_PID], Data, Size);
-    Record.NextPrio = (LONG)FieldValue(Special[SS_NEXT_PRIO], Data, Size);
-    StateLength = StateLetters(FieldValue(Special[SS_PREV_STATE], Data, Size),
-                               State);
-
-    TraceEventFieldString(Special[SS_PREV_COMM], Data, Size, &Comm, &Length);
-    Status = TraceImportIntern(Import, Comm, Length, &Record.PrevCommId);
-    if (RTL_SUCCESS(Status)) {
-        Status = RegisterComm(Sink, (LONG)Record.PrevPid, Comm, Length);
-    }
-    if (RTL_SUCCESS(Status)) {
-        TraceEventFieldString(Special[SS_NEXT_COMM], Data, Size, &Comm,
-                              &Length);
-        Status = TraceImportIntern(Import, Comm, Length, &Record.NextCommId);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = RegisterComm(Sink, (LONG)Record.NextPid, Comm, Length);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = TraceImportIntern(Import, State, StateLength,
-                                   &Record.PrevStateId);
-    }
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    return TraceImportSchedSwitch(Import, Event, &Record);
-}
-
-static
-RTL_STATUS
-ImportPageFault(
-    PTRACE_EVENT_SINK Sink,
-    PTRACE_EVENT_FORMAT Format,
-    PTRACE_EVENT_CONTEXT Event,
-    const BYTE *Data,
-    ULONG Size
-    )
-{
-    PCTRACE_EVENT_FIELD *Special = Format->Special;
-    PAGE_FAULT_RECORD Record;
-    PCSZ Symbol;
-    ULONG SymbolLength;
-    ULONGLONG Start;
-    RTL_STATUS Status;
-
-    Record.Address = FieldValue(Special[PF_ADDRESS], Data, Size);
-    Record.Ip = FieldValue(Special[PF_IP], Data, Size);
-    Record.ErrorCode = (ULONG)FieldValue(Special[PF_ERROR_CODE], Data, Size);
-    Record.NameId = Format->NameId;
-    Record.IpSymbolId = TRACE_NULL_ULONG;
-    Record.ModuleId = TRACE_NULL_ULONG;
-    Record.IpModuleId = TRACE_NULL_ULONG;
-    if (Sink->Resolver != NULL && Event->Pid != TRACE_NULL_ULONG) {
-        Record.ModuleId = Sink->Resolver->ModuleOf(Sink->Resolver->Context,
-                                                   Event->Pid,
-                                                   Record.Address);
-        Record.IpModuleId = Sink->Resolver->ModuleOf(Sink->Resolver->Context,
-                                                     Event->Pid, Record.Ip);
-    }
-
-    //
-    // The ip is printed with %ps: the function, when kallsyms has one.
-    //
-
-    if (TraceEventFindSymbol(Sink->Table, Record.Ip, &Symbol, &SymbolLength,
-                             &Start)) {
-        Status = TraceImportIntern(Sink->Import, Symbol, SymbolLength,
-                                   &Record.IpSymbolId);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
-    }
-
-    return TraceImportPageFault(Sink->Import, Event, &Record);
-}
-
-static
-RTL_STATUS
-ImportKvmExit(
-    PTRACE_EVENT_SINK Sink,
-    PTRACE_EVENT_FORMAT Format,
-    PTRACE_EVENT_CONTEXT Event,
-    const BYTE *Data,
-    ULONG Size
-    )
-{
-    PTRACE_IMPORT Import = Sink->Import;
-    PCTRACE_EVENT_FIELD *Special = Format->Special;
-    KVM_EXIT_RECORD Record;
-    TRACE_TEXT Text;
-    ULONG Length;
-    RTL_STATUS Status;
-
-    Record.ExitCode = (ULONG)FieldValue(Special[KE_REASON], Data, Size);
-    Record.Rip = FieldValue(Special[KE_RIP], Data, Size);
-    Record.Vcpu = TRACE_NULL_ULONG;
-    if (IsNumberField(Special[KE_VCPU])) {
-        Record.Vcpu = (ULONG)FieldValue(Special[KE_VCPU], Data, Size);
-    }
-    Record.Tsc = TRACE_NULL_ULONGLONG;
-
-    //
-    // The reason as the print fmt names it: the value printed after
-    // "reason ", up to its first blank.
-    //
-
-    Text.Buffer = Sink->Scratch2;
-    Text.Length = 0;
-    Text.Capacity = sizeof(Sink->Scratch2) - 1;
-    if (Format->ReasonItemEnd > Format->ReasonItem) {
-        TraceEventRenderItems(Sink->Table, Format, Data, Size,
-                              Format->ReasonItem, Format->ReasonItemEnd,
-                              &Text);
-    }
-    Length = 0;
-    while (Length < Text.Length && Text.Buffer[Length] != ' ') {
-        Length++;
-    }
-    if (Length == 0) {
-        Text.Length = 0;
-        AppendNumber(&Text, "%u", Record.ExitCode);
-        Length = Text.Length;
-    }
-    Status = TraceImportIntern(Import, Text.Buffer, Length, &Record.ReasonId);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    Text.Buffer = Sink->Scratch;
-    Text.Length = 0;
-    Text.Capacity = sizeof(Sink->Scratch) - 1;
-    PrintKvmExit(Format, Data, Size, &Text);
-    Status = TraceImportIntern(Import, Text.Buffer, Text.Length,
-                               &Record.ArgsId);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-
-    return TraceImportKvmExit(Import, Event, &Record);
-}
-
 static inline
 ULONGLONG
 RecordHash(
@@ -1018,20 +922,28 @@ Routine Description:
 
 static
 RTL_STATUS
-ImportGeneric(
+RenderArgs(
     PTRACE_EVENT_SINK Sink,
     PTRACE_EVENT_FORMAT Format,
     PTRACE_EVENT_CONTEXT Event,
     const BYTE *Data,
-    ULONG Size
+    ULONG Size,
+    PULONG Id
     )
+/*++
+
+Routine Description:
+
+    The string id of an event's text (its `args`), as trace-cmd report
+    prints it.
+
+--*/
 {
     PTRACE_IMPORT Import = Sink->Import;
     PTRACE_ARGS_CACHE_ENTRY Cached = NULL;
     TRACE_TEXT Text;
     PCSZ Start;
     PCSZ End;
-    ULONG ArgsId;
     RTL_STATUS Status = RTL_STATUS_OK;
 
     //
@@ -1050,8 +962,8 @@ ImportGeneric(
         Cached = &Sink->ArgsCache[Hash & (TRACE_ARGS_CACHE_ENTRIES - 1)];
         if (Cached->Size == Size &&
             Import->Rtl->CompareMemory(Cached->Record, Data, Size) == 0) {
-            return TraceImportGenericEvent(Import, Event, Format->NameId,
-                                           Cached->ArgsId);
+            *Id = Cached->ArgsId;
+            return RTL_STATUS_OK;
         }
     }
 
@@ -1060,6 +972,9 @@ ImportGeneric(
     Text.Capacity = sizeof(Sink->Scratch) - 1;
 
     switch (Format->Kind) {
+    case TraceEventKindKvmExit:
+        PrintKvmExit(Format, Data, Size, &Text);
+        break;
     case TraceEventKindKvmEntry:
         if (IsNumberField(Format->Special[KN_RIP])) {
             PrintKvmEntry(Format, Data, Size, &Text);
@@ -1120,23 +1035,23 @@ ImportGeneric(
     }
     End = TextTrimEnd(Start, End);
 
-    Status = TraceImportIntern(Import, Start, (ULONG)(End - Start), &ArgsId);
+    Status = TraceImportIntern(Import, Start, (ULONG)(End - Start), Id);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
     if (Cached != NULL && Size != 0) {
         Cached->Size = Size;
-        Cached->ArgsId = ArgsId;
+        Cached->ArgsId = *Id;
         Import->Rtl->CopyMemory(Cached->Record, Data, Size);
     }
 
-    return TraceImportGenericEvent(Import, Event, Format->NameId, ArgsId);
+    return RTL_STATUS_OK;
 }
 
 static
 RTL_STATUS
-ImportProcessExec(
+ImportGeneric(
     PTRACE_EVENT_SINK Sink,
     PTRACE_EVENT_FORMAT Format,
     PTRACE_EVENT_CONTEXT Event,
@@ -1144,21 +1059,214 @@ ImportProcessExec(
     ULONG Size
     )
 {
-    PCSZ FileName;
-    ULONG Length;
-    ULONG FileNameId;
-    ULONGLONG Pid = FieldValue(Format->Special[EX_PID], Data, Size);
+    ULONG ArgsId;
     RTL_STATUS Status;
 
-    TraceEventFieldString(Format->Special[EX_FILENAME], Data, Size, &FileName,
-                          &Length);
-    Status = TraceImportIntern(Sink->Import, FileName, Length, &FileNameId);
+    Status = RenderArgs(Sink, Format, Event, Data, Size, &ArgsId);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    return TraceImportProcessExec(Sink->Import, Event->Timestamp,
-                                  (ULONG)Pid, Event->CommId, FileNameId);
+    return TraceImportGenericEvent(Sink->Import, Event, Format->NameId,
+                                   ArgsId);
+}
+
+//
+// The binary field source (see FtraceRecord.h): one record of a format.
+//
+
+typedef struct _BINARY_FIELDS {
+    TRACE_FIELD_SOURCE Source;
+    PTRACE_EVENT_SINK Sink;
+    PTRACE_EVENT_FORMAT Format;
+    PTRACE_EVENT_CONTEXT Event;
+    const BYTE *Data;
+    ULONG Size;
+    ULONG Padding;
+} BINARY_FIELDS, *PBINARY_FIELDS;
+
+static
+VOID
+ReadExitReason(
+    PBINARY_FIELDS Fields,
+    PTRACE_FIELD_VALUE Value
+    )
+/*++
+
+Routine Description:
+
+    The reason as the print fmt names it: the value printed after
+    "reason ", up to its first blank; the number if it names none.
+
+--*/
+{
+    PTRACE_EVENT_SINK Sink = Fields->Sink;
+    PTRACE_EVENT_FORMAT Format = Fields->Format;
+    TRACE_TEXT Text;
+    ULONG Length;
+
+    Text.Buffer = Sink->Scratch2;
+    Text.Length = 0;
+    Text.Capacity = sizeof(Sink->Scratch2) - 1;
+    if (Format->ReasonItemEnd > Format->ReasonItem) {
+        TraceEventRenderItems(Sink->Table, Format, Fields->Data, Fields->Size,
+                              Format->ReasonItem, Format->ReasonItemEnd,
+                              &Text);
+    }
+    Length = 0;
+    while (Length < Text.Length && Text.Buffer[Length] != ' ') {
+        Length++;
+    }
+    if (Length == 0) {
+        Text.Length = 0;
+        AppendNumber(&Text, "%u", (ULONG)Value->Number);
+        Length = Text.Length;
+    }
+    Value->Text = Text.Buffer;
+    Value->Length = Length;
+}
+
+static
+BOOL
+BinaryRead(
+    PTRACE_FIELD_SOURCE Source,
+    PCTRACE_FTRACE_MAP Map,
+    ULONG Index,
+    PTRACE_FIELD_VALUE Value
+    )
+{
+    PBINARY_FIELDS Fields = (PBINARY_FIELDS)Source;
+    PCTRACE_EVENT_FIELD Field = Fields->Format->Mapped[Index];
+    ULONGLONG Start;
+
+    switch (Map->Fields[Index].Conversion) {
+    case TraceFtraceNumber:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        return TRUE;
+
+    case TraceFtraceOptionalNumber:
+        if (!IsNumberField(Field)) {
+            return FALSE;
+        }
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        return TRUE;
+
+    case TraceFtraceString:
+        TraceEventFieldString(Field, Fields->Data, Fields->Size,
+                              &Value->Text, &Value->Length);
+        return TRUE;
+
+    case TraceFtraceStateLetters:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        Value->Text = Value->Buffer;
+        Value->Length = StateLetters(Value->Number, Value->Buffer);
+        return TRUE;
+
+    case TraceFtraceSymbol:
+
+        //
+        // The ip is printed with %ps: the function, when kallsyms has one.
+        //
+
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        if (!TraceEventFindSymbol(Fields->Sink->Table, Value->Number,
+                                  &Value->Text, &Value->Length, &Start)) {
+            Value->Text = NULL;
+        }
+        return TRUE;
+
+    case TraceFtraceExitReason:
+        Value->Number = FieldValue(Field, Fields->Data, Fields->Size);
+        ReadExitReason(Fields, Value);
+        return TRUE;
+
+    default:
+        return FALSE;
+    }
+}
+
+static
+RTL_STATUS
+BinaryArgsId(
+    PTRACE_FIELD_SOURCE Source,
+    PULONG Id
+    )
+{
+    PBINARY_FIELDS Fields = (PBINARY_FIELDS)Source;
+
+    return RenderArgs(Fields->Sink, Fields->Format, Fields->Event,
+                      Fields->Data, Fields->Size, Id);
+}
+
+static
+ULONG
+BinaryModuleOf(
+    PTRACE_FIELD_SOURCE Source,
+    ULONG Pid,
+    ULONGLONG Address
+    )
+{
+    PTRACE_EVENT_RESOLVER Resolver = ((PBINARY_FIELDS)Source)->Sink->Resolver;
+
+    return Resolver->ModuleOf(Resolver->Context, Pid, Address);
+}
+
+static
+RTL_STATUS
+BinaryLearnComm(
+    PTRACE_FIELD_SOURCE Source,
+    ULONG Tid,
+    ULONG CommId
+    )
+{
+    return RegisterCommId(((PBINARY_FIELDS)Source)->Sink, (LONG)Tid, CommId);
+}
+
+static
+RTL_STATUS
+ImportRecord(
+    PTRACE_EVENT_SINK Sink,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_EVENT_CONTEXT Event,
+    const BYTE *Data,
+    ULONG Size
+    )
+/*++
+
+Routine Description:
+
+    An event whose format has a record type: its end event pairs, any
+    other builds the record; what neither takes is a generic event.
+
+--*/
+{
+    BINARY_FIELDS Fields;
+    BOOL Handled;
+    RTL_STATUS Status;
+
+    if (Format->RecordEnd) {
+        Status = TraceFtraceEnd(Sink->Import, Format->RecordType, Event,
+                                &Handled);
+    } else {
+        Fields.Source.Read = BinaryRead;
+        Fields.Source.ArgsId = BinaryArgsId;
+        Fields.Source.ModuleOf = Sink->Resolver != NULL ? BinaryModuleOf :
+                                                          NULL;
+        Fields.Source.LearnComm = BinaryLearnComm;
+        Fields.Sink = Sink;
+        Fields.Format = Format;
+        Fields.Event = Event;
+        Fields.Data = Data;
+        Fields.Size = Size;
+        Status = TraceFtraceBuild(Sink->Import, Format->RecordType,
+                                  &Fields.Source, Event, Format->NameId,
+                                  &Handled);
+    }
+
+    if (RTL_SUCCESS(Status) && !Handled) {
+        Status = ImportGeneric(Sink, Format, Event, Data, Size);
+    }
+    return Status;
 }
 
 RTL_STATUS
@@ -1178,7 +1286,6 @@ TraceEventSinkRecord(
     TRACE_EVENT_CONTEXT Event;
     ULONG Id;
     RTL_STATUS Status;
-    BOOL Paired;
 
     if (Size < Table->TypeOffset + Table->TypeSize ||
         Size < Table->PidOffset + Table->PidSize) {
@@ -1238,36 +1345,10 @@ TraceEventSinkRecord(
         }
     }
 
-    switch (Format->Kind) {
-    case TraceEventKindPageFault:
-        Status = ImportPageFault(Sink, Format, &Event, Data, Size);
-        break;
-
-    case TraceEventKindKvmExit:
-        Status = ImportKvmExit(Sink, Format, &Event, Data, Size);
-        break;
-
-    case TraceEventKindKvmEntry:
-        Status = TraceImportKvmEntry(Import, &Event, &Paired);
-        if (RTL_SUCCESS(Status) && !Paired) {
-            Status = ImportGeneric(Sink, Format, &Event, Data, Size);
-        }
-        break;
-
-    case TraceEventKindSchedSwitch:
-        Status = ImportSchedSwitch(Sink, Format, &Event, Data, Size);
-        break;
-
-    case TraceEventKindProcessExec:
-        Status = ImportProcessExec(Sink, Format, &Event, Data, Size);
-        if (RTL_SUCCESS(Status)) {
-            Status = ImportGeneric(Sink, Format, &Event, Data, Size);
-        }
-        break;
-
-    default:
+    if (Format->RecordType != NULL) {
+        Status = ImportRecord(Sink, Format, &Event, Data, Size);
+    } else {
         Status = ImportGeneric(Sink, Format, &Event, Data, Size);
-        break;
     }
 
 End:

@@ -194,6 +194,7 @@ ImportRecord(
 {
     PTRACE_IMPORT Import = Reader->Import;
     TRACE_EVENT_CONTEXT Context;
+    PTRACE_STORE Store;
     RTL_STATUS Status;
     ULONG Session;
 
@@ -239,10 +240,9 @@ ImportRecord(
         // records it dropped.
         //
 
-        Status = TraceImportOpenStore(Import, &TraceSpanSchema,
-                                      &Import->Span);
+        Status = TraceImportOpenStore(Import, TraceRecordSpan, &Store);
         if (RTL_SUCCESS(Status)) {
-            TraceStoreAddDropped(Import->Span,
+            TraceStoreAddDropped(Store,
                                  Task->Address > 0xffffffffULL ?
                                      0xffffffffu : (ULONG)Task->Address);
         }
