@@ -139,14 +139,31 @@ Routine Description:
         Rtl->FlushFile(Rtl, Store->FileHandle);
     }
 
-    if (Store->Mapping != NULL) {
-        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
-    }
-
-    Rtl->CloseFile(Rtl, Store->FileHandle);
-    Store->FileHandle = INVALID_HANDLE_VALUE;
-    Store->Mapping = NULL;
-    Store->Header = NULL;
+    TraceStoreReleaseFile(Store);
     Store->Base = NULL;
     Store->Trimmed = FALSE;
+}
+
+VOID
+TraceStoreReleaseFile(
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Unmaps the store's view and closes its file: the end of a close, and
+    the way out of an open that failed part way.
+
+--*/
+{
+    PRTL Rtl = Store->Rtl;
+
+    if (Store->Mapping != NULL) {
+        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
+        Store->Mapping = NULL;
+    }
+    Rtl->CloseFile(Rtl, Store->FileHandle);
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->Header = NULL;
 }

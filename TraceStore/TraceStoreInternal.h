@@ -86,4 +86,11 @@ BOOL TraceStoreReadLatestSlot(PRTL Rtl,
 VOID TraceStorePublishSlot(PTRACE_STORE Store, ULONGLONG RecordCount,
                            ULONGLONG Capacity);
 
+//
+// TraceStoreClose.c: unmaps the view and closes the file (also on a failed
+// open).
+//
+
+VOID TraceStoreReleaseFile(PTRACE_STORE Store);
+
 #endif // _TRACER_TRACE_STORE_INTERNAL_H_

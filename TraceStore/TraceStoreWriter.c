@@ -411,13 +411,7 @@ Return Value:
     return RTL_STATUS_OK;
 
 Error:
-    if (Store->Mapping != NULL) {
-        Rtl->Unmap(Rtl, Store->Mapping, Store->MappingSize);
-        Store->Mapping = NULL;
-    }
-    Rtl->CloseFile(Rtl, Store->FileHandle);
-    Store->FileHandle = INVALID_HANDLE_VALUE;
-    Store->Header = NULL;
+    TraceStoreReleaseFile(Store);
     return Status;
 }
 
