@@ -28,6 +28,13 @@ Abstract:
     line and byte offset, and the import stops there with every earlier
     line committed.
 
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Owns the layout of an
+    ftrace text line (task, cpu, flags, time, event name).  Calls the
+    import context (Readers/Shared/TraceImport.h: the line loop,
+    interning, TraceImportTextEvent for the fields, errors) and TextParse.
+
 --*/
 
 #include "Readers/Shared/TraceImport.h"

@@ -44,7 +44,7 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL.  Called by the trace.dat
     reader and the live recorder (through TraceEventSinkRecord); calls
-    TraceEvent.c/TraceEventPrint.c (fields, print fmt), TraceEventPlugins.c,
+    TraceEvent*.c/TraceEventPrint*.c (fields, print fmt), TraceEventPlugins.c,
     FtraceRecord.c and the sinks of TraceImport.h.
 
 --*/

@@ -23,7 +23,7 @@ Abstract:
                                                 return address
         ftrace:raw_data                         "# ID" and the bytes
         ftrace:bprint                           trace_printk's text
-                                                (TraceEventPrint.c)
+                                                (TraceEventPrintBprint.c)
 
     The jbd2 plugin's helpers (jiffies_to_msecs, jbd2_dev_to_name) are
     known to the print-fmt interpreter.  What each plugin prints is
@@ -36,6 +36,13 @@ Abstract:
     -O parent=1; the default hides it), and the function plugin's indent
     (a guess at the call depth made of leading blanks) is not kept, like
     every event's leading blanks.
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Owns the plugin texts
+    above.  Called by the binary event sink (TraceEventImport.c) when an
+    event's format is classified as one of them; calls the field readers
+    and the print-fmt renderer (TraceEvent.h) and TextParse.
 
 --*/
 
