@@ -44,7 +44,7 @@ case $MODE in
          2> "$W/record.err" ||
       { cat "$W/record.err"; skip "perf record failed here"; }
     perf script -i "$W/perf.data" --ns \
-         -F comm,tid,time,event,addr,ip,sym,dso > "$W/script.txt" \
+         -F comm,pid,tid,time,event,addr,ip,sym,dso > "$W/script.txt" \
          2> "$W/script.err" || { cat "$W/script.err"; fail "perf script failed"; }
     "$TS" import -o "$S" "$W/script.txt" > "$W/import.log" 2>&1 ||
       { cat "$W/import.log"; fail "tracestore import failed"; }
@@ -90,7 +90,47 @@ missing=$(comm -23 "$W/expected.txt" "$W/rows.txt" | wc -l)
   fail "$missing of $(wc -l < "$W/expected.txt") touches have no row as the workload says"; }
 echo "ok: $(wc -l < "$W/expected.txt") touches, each a row with the workload's module offset and class"
 
-[ "$MODE" = record ] || { echo PASS; exit 0; }
+# The page_fault_traffic view.
+view="SELECT pid, comm, module, faults, hard, soft, unclassified, hard_code,
+             hard_data, soft_code, soft_data FROM page_fault_traffic"
+if [ "$MODE" = perf ]; then
+  # Against awk over the perf script text: per pid, comm and the dso after
+  # the data address; hard from the event name; code when address = ip.
+  awk '{
+      for (j = 1; j <= NF && $j !~ /^(major|minor)-faults:$/; j++) {}
+      if (j > NF) next
+      for (k = 1; k < j && $k !~ /^[0-9]+\/[0-9]+$/; k++) {}
+      pid = $k; sub(/\/.*/, "", pid)
+      comm = $1; for (i = 2; i < k; i++) comm = comm " " $i
+      addr = $(j + 1)
+      for (d = j + 2; d <= NF && $d !~ /^\(.*\)$/; d++) {}
+      dso = $d; gsub(/^\(|\)$/, "", dso)
+      ip = $(d + 1)
+      g = pid "," comm "," dso; n[g]++
+      c = (addr == ip) ? "code" : "data"
+      if ($j ~ /^major/) { h[g]++; x[g, "hard" c]++ } else { so[g]++; x[g, "soft" c]++ }
+    }
+    END { for (g in n) printf "%s,%d,%d,%d,0,%d,%d,%d,%d\n", g, n[g], h[g], so[g],
+            x[g, "hardcode"], x[g, "harddata"], x[g, "softcode"], x[g, "softdata"] }' \
+    "$W/script.txt" | sort > "$W/traffic.expected"
+  q "$view" | sort > "$W/traffic.rows"
+  cmp -s "$W/traffic.expected" "$W/traffic.rows" || {
+    diff "$W/traffic.expected" "$W/traffic.rows" | head -10
+    fail "page_fault_traffic differs from awk over the perf script text"; }
+  echo "ok: page_fault_traffic = awk over perf script ($(wc -l < "$W/traffic.rows") rows)"
+  echo PASS
+  exit 0
+fi
+
+# Live: the data file's row is the workload's touches of it: its reads
+# hard data, its copy-on-write writes soft data, nothing else.
+want=$(awk -v pid="$PID" -v file="$file" '
+  $1 == "touch" && $2 == "file" { h++ } $1 == "touch" && $2 == "cow" { c++ }
+  END { printf "%s,FileFaults,%s,%d,%d,%d,0,0,%d,0,%d\n", pid, file, h + c, h, c, h, c }' \
+  "$W/workload.out")
+got=$(q "$view WHERE pid = $PID AND module = '$(sqlq "$file")'")
+[ "$got" = "$want" ] || fail "page_fault_traffic: $got, wanted $want"
+echo "ok: page_fault_traffic of the data file: $got"
 
 # The window's ips: in main, at main's offset in the file.
 if command -v nm >/dev/null && command -v readelf >/dev/null; then
