@@ -40,10 +40,11 @@ record_test(record_maps integration ${TS} ${TP})
 record_test(record_stops integration ${TS} ${TP})
 record_test(record_lost integration ${TS})
 record_test(record_tasks integration ${TS} ${TP})
-# Hard/soft faults against the workload's getrusage, recorded live and by
-# perf record + perf script (one script, two cases).
+# Hard/soft faults against the workload's getrusage, recorded live (user
+# faults; user and kernel-mode faults) and by perf record + perf script
+# (one script, three cases).
 set(FF $<TARGET_FILE:FileFaults>)
-foreach(mode record perf)
+foreach(mode record kernel perf)
   add_test(NAME page_fault_classes.${mode}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_fault_classes.sh
             ${mode} ${TS} ${FF}
