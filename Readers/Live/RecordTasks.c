@@ -112,6 +112,8 @@ struct RecTasks {
   int iSide, nSide, nSideAlloc;
   RecCount *aCount;             /* the same for counts */
   int iCount, nCount, nCountAlloc;
+  RecCount *aCountTmp;          /* countSort's buffer */
+  int nCountTmp;
   RecPerfBuf *aBuf;
   int nBuf;
   int *aFd;                     /* every perf event, to close */
@@ -627,9 +629,43 @@ static void ringCopy(const unsigned char *aData, unsigned long long nData,
   memcpy((unsigned char*)pOut+n1, aData, n-n1);
 }
 
-static int countCompare(const void *a, const void *b){
-  const RecCount *x = a, *y = b;
-  if( x->ts!=y->ts ) return x->ts<y->ts ? -1 : 1;
+/*
+** Sorts aCount[lo, hi) by time: a natural merge sort.  The queue is a few
+** runs already in order (what was queued before, then one per perf buffer:
+** each CPU writes in time order), so this is a pass or two over it, with a
+** buffer kept from call to call (glibc's qsort allocates one each time:
+** fresh pages, faults of the recorder's own, at every poll).  0 or -1.
+*/
+static int countSort(RecTasks *T, int lo, int hi){
+  RecCount *a = T->aCount, *t;
+  int nRun;
+  if( T->aCountTmp==0 || T->nCountTmp<T->nCountAlloc ){
+    free(T->aCountTmp);
+    T->aCountTmp = malloc(T->nCountAlloc*sizeof(RecCount));
+    T->nCountTmp = T->aCountTmp ? T->nCountAlloc : 0;
+    if( T->aCountTmp==0 ) return -1;
+  }
+  t = T->aCountTmp;
+  do{
+    int i = lo, k = lo;
+    nRun = 0;
+    while( i<hi ){
+      int m = i+1, e, x, y;
+      while( m<hi && a[m-1].ts<=a[m].ts ) m++;
+      e = m;
+      if( m<hi ){
+        e = m+1;
+        while( e<hi && a[e-1].ts<=a[e].ts ) e++;
+      }
+      for(x=i, y=m; x<m || y<e; ){
+        if( y>=e || (x<m && a[x].ts<=a[y].ts) ) t[k++] = a[x++];
+        else t[k++] = a[y++];
+      }
+      nRun++;
+      i = e;
+    }
+    memcpy(&a[lo], &t[lo], (size_t)(hi-lo)*sizeof(RecCount));
+  }while( nRun>1 );
   return 0;
 }
 
@@ -660,9 +696,9 @@ int recTasksPoll(RecTasks *T){
     qsort(&T->aSide[T->iSide], (size_t)(T->nSide-T->iSide), sizeof(RecSide),
           sideCompare);
   }
-  if( T->nCount>iFirstCount ){
-    qsort(&T->aCount[T->iCount], (size_t)(T->nCount-T->iCount),
-          sizeof(RecCount), countCompare);
+  if( T->nCount>iFirstCount && countSort(T, T->iCount, T->nCount) ){
+    RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+    return -1;
   }
   return 0;
 }
@@ -965,5 +1001,6 @@ void recTasksFree(RecTasks *T){
   for(i=T->iSide; i<T->nSide; i++) free(T->aSide[i].zPath);
   free(T->aSide);
   free(T->aCount);
+  free(T->aCountTmp);
   free(T);
 }
