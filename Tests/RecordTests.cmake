@@ -73,3 +73,12 @@ add_test(NAME bench.record
           $<TARGET_FILE:BenchRecordLatency> ${CMAKE_CURRENT_BINARY_DIR}/bench-record)
 set_tests_properties(bench.record PROPERTIES
   LABELS bench TIMEOUT 3600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# What classifying page faults hard/soft costs (issue 15): tracestore record
+# of TouchPages with and without the fault counts (BENCHMARKS.md).
+add_test(NAME bench.fault_classes
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_fault_classes.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-fault-classes)
+set_tests_properties(bench.fault_classes PROPERTIES
+  LABELS bench TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+  RESOURCE_LOCK tracefs_toplevel)

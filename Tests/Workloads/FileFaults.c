@@ -200,5 +200,8 @@ int main(int argc, char **argv){
          r1.ru_minflt - r0.ru_minflt);
   printf("sum %lu\n", sum);
   close(fd);
+  free(aAddr);
+  free(vec);
+  free(buf);
   return 0;
 }
