@@ -61,7 +61,11 @@
 **     then perf side-band records (mmap, fork, exec) applied in event time
 **     before the events that follow them.  The maps go to the module
 **     store; page faults get their process (pid) and the mapping of their
-**     address and ip (module, ip_module), "//anon" for anonymous memory.
+**     address and ip (module, ip_module), "//anon" for anonymous memory,
+**     with their module offsets and code/data.  With page-fault events,
+**     perf's minor-faults/major-faults samples say hard or soft (NOTES.md,
+**     "Page-fault classes"); they wait COUNT_HOLD_NS at most for their
+**     fault event.
 **
 **   - On stop (the command exits, Ctrl-C, --duration, --max-size) tracing
 **     is switched off, the readers drain the buffers, everything is

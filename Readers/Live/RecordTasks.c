@@ -4,9 +4,10 @@
 **
 ** Zone: hosted (the live recorders): libc, perf_event_open, /proc.  Owns
 ** the model of threads, processes and their mappings, and the perf
-** side-band buffers.  Calls the import context (Readers/Shared/
-** TraceImport.h: TraceImportModuleLine, TraceImportModule,
-** TraceImportIntern) for the module store, fills in the ftrace sink's
+** side-band and fault-count buffers.  Calls the import context (Readers/
+** Shared/TraceImport.h: TraceImportModuleLine, TraceImportModule,
+** TraceImportIntern, TraceImportPageFaultCounted/ThreadEnded) for the
+** module store and the fault classes, fills in the ftrace sink's
 ** resolver (Readers/Decoders/Ftrace/TraceEvent.h), and reads /proc with
 ** LiveText.c.
 ** Called by Record.c only.
@@ -25,6 +26,12 @@
 ** to a merge watermark are all in the perf buffers by the time the
 ** recorder merges up to it, since mmap, fork and exec write them
 ** synchronously.
+**
+** When faults are recorded, perf's minor-faults and major-faults samples
+** (the kernel's own count of each fault: hard or soft) go to a second
+** queue with the threads' ends, applied to the import's fault
+** classification (Readers/Shared/ImportFaults.c) in time order with the
+** events, but never past the last event merged (recTasksApplyTo).
 */
 #include <dirent.h>
 #include <errno.h>

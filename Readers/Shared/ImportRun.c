@@ -20,9 +20,9 @@ Environment:
     Core: no C runtime; the OS only through PRTL.  Called by every reader
     (EventDone), by TraceImportRun's caller and by the hosted edges that
     drive an import themselves (the live recorder).  Calls TraceImport.c
-    (begin, map, intern), TraceFormats.c (detection), ImportSinks.c and
-    SpanBuilder.c (commit limits, closing spans), SpanReorder.c (drain),
-    and the store API.
+    (begin, map, intern), TraceFormats.c (detection), ImportSinks.c,
+    ImportFaults.c and SpanBuilder.c (commit limits, closing spans and
+    waiting faults), SpanReorder.c (drain), and the store API.
 
 --*/
 
