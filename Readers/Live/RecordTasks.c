@@ -565,10 +565,9 @@ static int sideParse(RecTasks *T, int iKind, const unsigned char *a,
     return 0;
   }
   if( iKind!=BUF_SIDE ){
-    /* a fault count: pid, tid, time, addr (TID|TIME|ADDR) */
-    if( h.type!=PERF_RECORD_SAMPLE || n<32 || (int)rd32(a+8)==T->iSelf ){
-      return 0;
-    }
+    /* a fault count: pid, tid, time, addr (TID|TIME|ADDR); the
+    ** recorder's own too (system-wide, its faults are events) */
+    if( h.type!=PERF_RECORD_SAMPLE || n<32 ) return 0;
     return countQueue(T, (long long)rd64(a+16), rd64(a+24), (int)rd32(a+12),
                       iKind==BUF_MAJOR ? COUNT_MAJOR : COUNT_MINOR);
   }
