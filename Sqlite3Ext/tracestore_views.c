@@ -200,6 +200,9 @@ int tracestoreViewsInit(sqlite3 *db){
 #define TS_HAS_KVM_EXIT      TS_HAS(TraceRecordKvmExit)
 #define TS_HAS_FTRACE_EVENT  TS_HAS(TraceRecordFtraceEvent)
 #define TS_HAS_SPAN          TS_HAS(TraceRecordSpan)
+/* Not a store: page_fault has issue 15's columns (hard, code, ...), which
+** stores written before it lack. */
+#define TS_HAS_FAULT_CLASSES (1 << 30)
 
 /*
 ** event: one arm per event store (TRACE_RECORD_EVENT), in the order of
@@ -424,8 +427,21 @@ static int tsAddStore(void *pArg, const char *zName, const char *zCreate){
 /* Returns the stores zSchema has tracestore tables for, as TS_HAS_* bits. */
 static int tsStoresOf(sqlite3 *db, const char *zSchema, int *pMask,
                       char **pzErr){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
   *pMask = 0;
-  return tsForEachObject(db, zSchema, "table", tsAddStore, pMask, pzErr);
+  rc = tsForEachObject(db, zSchema, "table", tsAddStore, pMask, pzErr);
+  if( rc!=SQLITE_OK || (*pMask & TS_HAS_PAGE_FAULT)==0 ) return rc;
+  zSql = sqlite3_mprintf("SELECT hard, code FROM \"%w\".page_fault",
+                         zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  if( sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0)==SQLITE_OK ){
+    *pMask |= TS_HAS_FAULT_CLASSES;
+  }
+  sqlite3_finalize(pStmt);
+  sqlite3_free(zSql);
+  return SQLITE_OK;
 }
 
 /* Adds a view to be made, reading the stores in mask; zBody is copied.
@@ -484,7 +500,7 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
   if( mask & TS_HAS_PAGE_FAULT ){
     rc = tsAddView(aView, pnView, "page_fault_summary", TS_HAS_PAGE_FAULT,
                    zTsPageFaultSummaryView);
-    if( rc==SQLITE_OK ){
+    if( rc==SQLITE_OK && (mask & TS_HAS_FAULT_CLASSES) ){
       rc = tsAddView(aView, pnView, "page_fault_traffic", TS_HAS_PAGE_FAULT,
                      zTsPageFaultTrafficView);
     }
@@ -822,7 +838,7 @@ static const tracestore_doc_object aDocObject[] = {
     "information.)  Ordered by faults.",
     "SELECT comm, faults, code, data, writes FROM page_fault_summary;",
     aPageFaultSummaryDoc },
-  { "page_fault_traffic", "view", "page_fault store",
+  { "page_fault_traffic", "view", "page_fault store (written since issue 15)",
     "Page-fault traffic per process (pid, comm) and module: hard and soft "
     "faults, each split into code and data, the numbers of seeds/000's "
     "bars (tracestore plot draws them).  Code is the mapping's exec "
