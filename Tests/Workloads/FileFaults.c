@@ -60,6 +60,21 @@ static void die(const char *z){ perror(z); exit(1); }
 
 static long szPage;
 
+/*
+** nPage anonymous pages (at least one) with protection prot, between two
+** read-only pages: the kernel merges adjacent mappings of the same kind
+** (as the one mmap returns next to another), and a merged mapping would
+** start elsewhere than the program's account says.
+*/
+static char *mapFenced(long nPage, int prot){
+  char *p = mmap(0, (nPage+2)*szPage, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS,
+                 -1, 0);
+  if( p==MAP_FAILED ) die("mmap");
+  p += szPage;
+  if( mprotect(p, (nPage>0 ? nPage : 1)*szPage, prot) ) die("mprotect");
+  return p;
+}
+
 /* A write to a PROT_NONE guard page: make its page writable, retry. */
 static void onSegv(int sig, siginfo_t *pInfo, void *pCtx){
   unsigned long p = (unsigned long)pInfo->si_addr & ~(unsigned long)(szPage-1);
@@ -112,16 +127,11 @@ int main(int argc, char **argv){
   f = mmap(0, nPage*szPage, PROT_READ|PROT_WRITE, MAP_PRIVATE, fd, iOff);
   if( f==MAP_FAILED ) die("mmap file");
   if( madvise((void*)f, nPage*szPage, MADV_RANDOM) ) die("madvise");
-  a = mmap(0, nAnon>0 ? nAnon*szPage : szPage, PROT_READ|PROT_WRITE,
-           MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
-  if( a==MAP_FAILED ) die("mmap anon");
-  k = mmap(0, nKernel>0 ? nKernel*szPage : szPage, PROT_READ|PROT_WRITE,
-           MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
-  if( k==MAP_FAILED ) die("mmap kernel");
+  a = mapFenced(nAnon, PROT_READ|PROT_WRITE);
+  k = mapFenced(nKernel, PROT_READ|PROT_WRITE);
   /* One guard page more, touched before the window: the handler, its
   ** signal frame's stack and mprotect are then in memory. */
-  g = mmap(0, (nGuard+1)*szPage, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
-  if( g==MAP_FAILED ) die("mmap guard");
+  g = mapFenced(nGuard+1, PROT_NONE);
   memset(&sa, 0, sizeof(sa));
   sa.sa_sigaction = onSegv;
   sa.sa_flags = SA_SIGINFO;
