@@ -61,7 +61,11 @@
 **     then perf side-band records (mmap, fork, exec) applied in event time
 **     before the events that follow them.  The maps go to the module
 **     store; page faults get their process (pid) and the mapping of their
-**     address and ip (module, ip_module), "//anon" for anonymous memory.
+**     address and ip (module, ip_module), "//anon" for anonymous memory,
+**     with their module offsets and code/data.  With page-fault events,
+**     perf's minor-faults/major-faults samples say hard or soft (NOTES.md,
+**     "Page-fault classes"); they wait COUNT_HOLD_NS at most for their
+**     fault event.
 **
 **   - On stop (the command exits, Ctrl-C, --duration, --max-size) tracing
 **     is switched off, the readers drain the buffers, everything is
@@ -92,6 +96,7 @@
 
 #define WINDOW_NS   5000000LL     /* merge watermark behind the present */
 #define COMMIT_NS   5000000LL     /* commit at least this often */
+#define COUNT_HOLD_NS 250000000LL /* a fault count waits for its fault */
 #define POLL_US     1000          /* reader sleep when a CPU is empty */
 #define MAX_CPUS    1024
 
@@ -512,7 +517,13 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     n++;
     cpuAdvance(p, pBest);
   }
-  if( recTasksApply(p->pTasks, iWatermark) ) goto fail;
+  /* Counts wait for their faults, COUNT_HOLD_NS at most. */
+  if( recTasksApplyTo(p->pTasks, iWatermark,
+                      iWatermark==0x7fffffffffffffffLL ? iWatermark
+                      : p->lastTs>iWatermark-COUNT_HOLD_NS ? p->lastTs
+                      : iWatermark-COUNT_HOLD_NS) ){
+    goto fail;
+  }
   return n;
 fail:
   p->xFail("%s", p->imp.Error.Message[0] ? p->imp.Error.Message
@@ -793,6 +804,16 @@ static int recChooseTasks(Recorder *p){
 ** same CPUs and the /proc snapshot of the processes traced.  Owns p->aCpu
 ** (the threads are joined by recDrain or recClose).  Returns 0 or 1.
 */
+/* Does the recording have an exceptions:page_fault_* event? */
+static int recHasFaultEvents(Recorder *p){
+  int i;
+  for(i=0; i<p->nEvent; i++){
+    const char *z = strstr(p->azEventDir[i], "/exceptions/page_fault_");
+    if( z && strchr(z+1, '/')==strrchr(p->azEventDir[i], '/') ) return 1;
+  }
+  return 0;
+}
+
 static int recStartReaders(Recorder *p){
   const RecordOptions *o = p->pOpts;
   int aCpuId[MAX_CPUS];
@@ -835,6 +856,22 @@ static int recStartReaders(Recorder *p){
     fprintf(stderr, "tracestore record: memory maps come from /proc "
             "only, so mappings that come and go quickly are missed (%s)\n",
             zErr);
+  }
+  /* Hard or soft: the kernel's own count of each fault, when faults are
+  ** recorded (and perf works). */
+  /* TRACESTORE_NO_FAULT_COUNTS=1: not (to measure what they cost). */
+  if( recHasFaultEvents(p) && recTasksHasPerf(p->pTasks)
+   && getenv("TRACESTORE_NO_FAULT_COUNTS")==0 ){
+    zErr[0] = 0;
+    if( recTasksOpenFaults(p->pTasks, p->nCpu, aCpuId,
+                           p->child>0 ? (int)p->child
+                                      : o->iPid ? (int)o->iPid : -1,
+                           zErr, sizeof(zErr)) ){
+      fprintf(stderr, "tracestore record: page faults are not classified "
+              "hard or soft (%s)\n", zErr);
+    }else{
+      p->imp.ClassifyFaults = TRUE;
+    }
   }
   /* What the processes had mapped before (the command's child was read
   ** when it was forked). */
@@ -993,6 +1030,19 @@ static void recSummary(Recorder *p, unsigned long long nBytes, double t){
   }
   if( p->nBad ){
     fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
+  }
+  if( p->imp.ClassifyFaults && (p->imp.LostFaultCounts
+      || p->imp.UnresolvedFaults || p->imp.LateFaults) ){
+    fprintf(stderr, "  page faults without hard/soft: %llu fault counts "
+            "lost, %llu faults in progress at the end, %llu late\n",
+            (unsigned long long)p->imp.LostFaultCounts,
+            (unsigned long long)p->imp.UnresolvedFaults,
+            (unsigned long long)p->imp.LateFaults);
+  }
+  if( p->imp.ClassifyFaults && p->imp.UnmatchedFaultCounts ){
+    fprintf(stderr, "  %llu faults the kernel counted have no recorded "
+            "event (kernel-mode faults need exceptions:page_fault_kernel)\n",
+            (unsigned long long)p->imp.UnmatchedFaultCounts);
   }
   if( recTasksLost(p->pTasks) ){
     fprintf(stderr, "  %llu memory-map records lost: some faults may "

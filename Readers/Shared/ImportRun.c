@@ -20,9 +20,9 @@ Environment:
     Core: no C runtime; the OS only through PRTL.  Called by every reader
     (EventDone), by TraceImportRun's caller and by the hosted edges that
     drive an import themselves (the live recorder).  Calls TraceImport.c
-    (begin, map, intern), TraceFormats.c (detection), ImportSinks.c and
-    SpanBuilder.c (commit limits, closing spans), SpanReorder.c (drain),
-    and the store API.
+    (begin, map, intern), TraceFormats.c (detection), ImportSinks.c,
+    ImportFaults.c and SpanBuilder.c (commit limits, closing spans and
+    waiting faults), SpanReorder.c (drain), and the store API.
 
 --*/
 
@@ -39,6 +39,7 @@ Commit(
 
     TraceImportSetKvmCommitLimit(Import);
     TraceImportSetSpanCommitLimit(Import);
+    TraceImportSetFaultCommitLimit(Import);
 
     Status = TraceSessionCommit(Import->Session);
     if (!RTL_SUCCESS(Status)) {
@@ -138,6 +139,7 @@ Routine Description:
         }
     }
     TraceHashDestroy(&Import->PendingExits);
+    TraceImportPageFaultsEnd(Import);
     TraceHashDestroy(&Import->Threads);
     TraceHashDestroy(&Import->Processes);
     TraceHashDestroy(&Import->ProcessNames);

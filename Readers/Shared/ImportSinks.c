@@ -175,6 +175,17 @@ TraceImportPageFault(
     PPAGE_FAULT_RECORD Record
     )
 {
+    return TraceImportPageFaultIndexed(Import, Event, Record, NULL);
+}
+
+RTL_STATUS
+TraceImportPageFaultIndexed(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    PPAGE_FAULT_RECORD Record,
+    PULONGLONG Index
+    )
+{
     RTL_STATUS Status;
 
     Status = TraceImportNoteTask(Import, Event);
@@ -187,10 +198,9 @@ TraceImportPageFault(
     Record->Pid = Event->Pid;
     Record->CommId = Event->CommId;
     Record->Cpu = Event->Cpu;
-    Record->Padding = 0;
 
     return AppendRecord(Import, Import->Stores[TraceRecordPageFault],
-                        Record, NULL);
+                        Record, Index);
 }
 
 VOID
