@@ -77,6 +77,17 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
     COLUMN("ip_module", U32, PAGE_FAULT_RECORD, IpModuleId, NSTR,
            "mapping (dso) that holds the ip, when the source says "
            "(as for module)"),
+    COLUMN("hard", U32, PAGE_FAULT_RECORD, Hard, NUL,
+           "1 major fault (the page was read in), 0 minor; NULL: not said"),
+    COLUMN("fault_kind", U32, PAGE_FAULT_RECORD, FaultKindId, NSTR,
+           "file, swap, page_cache, demand_zero, copy_on_write (NOTES.md); "
+           "or NULL"),
+    COLUMN("module_offset", U64, PAGE_FAULT_RECORD, ModuleOffset, ADDR | NUL,
+           "address - mapping start + its file offset; NULL: no mapping"),
+    COLUMN("ip_module_offset", U64, PAGE_FAULT_RECORD, IpModuleOffset,
+           ADDR | NUL, "the same for the ip (its mapping: ip_module)"),
+    COLUMN("code", U32, PAGE_FAULT_RECORD, Code, NUL,
+           "1 the address's mapping is executable, 0 not, NULL unknown"),
 };
 
 SCHEMA(TracePageFaultSchema, "page_fault", PAGE_FAULT_RECORD,

@@ -55,16 +55,23 @@ typedef struct _PAGE_FAULT_RECORD {
     ULONG Cpu;              // CPU the event was recorded on
     ULONG ModuleId;         // mapping (dso) of the address, or NULL
     ULONG IpModuleId;       // mapping (dso) of the ip, or NULL
-    ULONG Padding;
+    ULONG FaultKindId;      // "demand_zero", "file", ... or NULL
+    ULONGLONG ModuleOffset; // address - mapping start + file offset, or NULL
+    ULONGLONG IpModuleOffset; // the same for the ip, or NULL
+    ULONG Hard;             // 1 major, 0 minor, or NULL
+    ULONG Code;             // 1 the address's mapping executes, 0 not, NULL
 } PAGE_FAULT_RECORD, *PPAGE_FAULT_RECORD;
 
-C_ASSERT(sizeof(PAGE_FAULT_RECORD) == 64);
+C_ASSERT(sizeof(PAGE_FAULT_RECORD) == 88);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Address) == 8);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Ip) == 16);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Tid) == 24);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, ErrorCode) == 32);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, IpSymbolId) == 44);
 C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Cpu) == 48);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, FaultKindId) == 60);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, ModuleOffset) == 64);
+C_ASSERT(FIELD_OFFSET(PAGE_FAULT_RECORD, Hard) == 80);
 
 //
 // kvm_exit: a VM exit and the entry that ends it, as one row.

@@ -31,7 +31,7 @@ Environment:
 // The largest record a map fills (SOURCE_RECORD is not one).
 //
 
-#define FTRACE_RECORD_BYTES 64
+#define FTRACE_RECORD_BYTES 88
 
 C_ASSERT(sizeof(PAGE_FAULT_RECORD) <= FTRACE_RECORD_BYTES);
 C_ASSERT(sizeof(KVM_EXIT_RECORD) <= FTRACE_RECORD_BYTES);
@@ -253,6 +253,7 @@ BuildPageFault(
     PPAGE_FAULT_RECORD Record
     )
 {
+    TraceImportPageFaultUnclassified(Record);
     if (Source->ModuleOf != NULL && Event->Pid != TRACE_NULL_ULONG) {
         Record->ModuleId = Source->ModuleOf(Source, Event->Pid,
                                             Record->Address);

@@ -168,6 +168,26 @@ TraceImportProcessExec(
     return RTL_STATUS_OK;
 }
 
+VOID
+TraceImportPageFaultUnclassified(
+    PPAGE_FAULT_RECORD Record
+    )
+/*++
+
+Routine Description:
+
+    Sets the columns a source may not know (hard, fault_kind, the module
+    offsets, code) to NULL; the caller then fills what it knows.
+
+--*/
+{
+    Record->Hard = TRACE_NULL_ULONG;
+    Record->FaultKindId = TRACE_NULL_ULONG;
+    Record->ModuleOffset = TRACE_NULL_ULONGLONG;
+    Record->IpModuleOffset = TRACE_NULL_ULONGLONG;
+    Record->Code = TRACE_NULL_ULONG;
+}
+
 RTL_STATUS
 TraceImportPageFault(
     PTRACE_IMPORT Import,
@@ -187,7 +207,6 @@ TraceImportPageFault(
     Record->Pid = Event->Pid;
     Record->CommId = Event->CommId;
     Record->Cpu = Event->Cpu;
-    Record->Padding = 0;
 
     return AppendRecord(Import, Import->Stores[TraceRecordPageFault],
                         Record, NULL);

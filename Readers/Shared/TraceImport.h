@@ -309,9 +309,14 @@ RTL_STATUS TraceImportIntern(PTRACE_IMPORT Import, PCSZ Text, ULONG Length,
 //
 
 //
-// The caller fills Address, Ip, ErrorCode, NameId, IpSymbolId, ModuleId
-// and IpModuleId; the task fields come from Event.
+// The caller fills Address, Ip, ErrorCode, NameId, IpSymbolId, ModuleId,
+// IpModuleId and the classification (Hard, FaultKindId, ModuleOffset,
+// IpModuleOffset, Code: TraceImportPageFaultUnclassified sets them NULL);
+// the task fields come from Event.
 //
+
+VOID TraceImportPageFaultUnclassified(PPAGE_FAULT_RECORD Record);
+
 
 RTL_STATUS TraceImportPageFault(PTRACE_IMPORT Import,
                                 PTRACE_EVENT_CONTEXT Event,

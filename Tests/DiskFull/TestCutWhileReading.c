@@ -14,7 +14,7 @@
 ** must turn it into an SQL error naming the file, in this process, which
 ** must live on.  Cases:
 **
-**   records   page_fault.store cut to 128 records: exactly those 128 rows
+**   records   page_fault.store cut to 512 records: exactly those 512 rows
 **             come back (as read before the cut), then the error; later
 **             statements on page_fault fail, on sched_switch answer as
 **             before; with the file written back whole, page_fault
@@ -40,10 +40,19 @@
 #include <sqlite3.h>
 
 #include "Sqlite3Ext/tracestore.h"
+#include "TraceStore/TraceSchema.h"
 
 #define SQL_TEST_FILE "TestCutWhileReading.c"
 #pragma GCC diagnostic ignored "-Wunused-function"   /* The session helpers */
 #include "SqlTestUtil.h"
+
+/*
+** The records case cuts on a page boundary (past it, within the last
+** page, the mapping reads zeros, not SIGBUS): 4096 / gcd(88, 4096) = 512
+** page_fault records of 88 bytes.
+*/
+#define CUT_RECORDS 512
+C_ASSERT((CUT_RECORDS * sizeof(PAGE_FAULT_RECORD)) % 4096 == 0);
 
 static const char *zTs, *zSrc, *zWork;
 static char zSession[512], zOrig[512];
@@ -209,8 +218,12 @@ static void caseRecords(void){
   aTs = readTs(db, &nTs);
   h0 = hashRows(db, &n0);
   nSched = (int)queryInt(db, "SELECT count(*) FROM sched_switch");
-  n = stepAndCut(db, "page_fault.store", 4096 + 128*64, aTs, nTs, &zErr);
-  if( n!=128 ) fail(__LINE__, "%d rows before the error, wanted 128", n);
+  n = stepAndCut(db, "page_fault.store",
+                 4096 + CUT_RECORDS*(long long)sizeof(PAGE_FAULT_RECORD),
+                 aTs, nTs, &zErr);
+  if( n!=CUT_RECORDS ){
+    fail(__LINE__, "%d rows before the error, wanted %d", n, CUT_RECORDS);
+  }
   CHECK( strstr(zErr, "page_fault.store")!=0 && strstr(zErr, "cut short")!=0 );
   sqlite3_free(zErr);
 

@@ -54,7 +54,7 @@ cat "$W/before"
 
 case "$CASE" in
   unlinked) rm -r "$S";;
-  truncated) truncate -s $((4096 + 3 * 64)) "$S/page_fault.store";;
+  truncated) truncate -s $((4096 + 3 * 88)) "$S/page_fault.store";;
   truncated_header) truncate -s 0 "$S/page_fault.store";;
   truncated_strings) truncate -s 4096 "$S/string_data.store";;
   *) fail "unknown case $CASE";;

@@ -596,16 +596,16 @@ def _(d):
 @case("slot_count_beyond_file",
       Error("page_fault.store", "beyond the end of the file"))
 def _(d):
-    n = (os.path.getsize(d.path("page_fault")) - HEADER_SIZE) // 64 + 1
+    n = (os.path.getsize(d.path("page_fault")) - HEADER_SIZE) // 88 + 1
     d.slots("page_fault", S_CAPACITY, "<Q", n)
     d.slots("page_fault", S_COUNT, "<Q", n)
 
 
 @case("slot_count_times_size_wraps", slot_error("page_fault.store"))
 def _(d):
-    # 2^58 records of 64 bytes: 2^64 bytes, 0 in 64-bit arithmetic.
-    d.slots("page_fault", S_CAPACITY, "<Q", 2**58)
-    d.slots("page_fault", S_COUNT, "<Q", 2**58)
+    # 2^61 records of 88 bytes: 11 * 2^64 bytes, 0 in 64-bit arithmetic.
+    d.slots("page_fault", S_CAPACITY, "<Q", 2**61)
+    d.slots("page_fault", S_COUNT, "<Q", 2**61)
 
 
 @case("slot_string_count_wraps", slot_error("string.store"))
@@ -661,9 +661,10 @@ def descriptor_error(store, index, *phrases):
 
 
 @case("column_offset_outside",
-      descriptor_error("page_fault", 2, "column 'ip' ends at byte 68"))
+      descriptor_error("page_fault", 2, "column 'ip' ends at byte 92"))
 def _(d):
-    d.descriptor("page_fault", "ip", C_OFFSET, "<I", 60)
+    # page_fault records are 88 bytes: an 8-byte column at 84 ends past.
+    d.descriptor("page_fault", "ip", C_OFFSET, "<I", 84)
 
 
 @case("column_offset_wraps",
@@ -1096,10 +1097,10 @@ def _(d):
                               skip_full_scan=["page_fault"],
                               note="2^32 records, sparse"))
 def _(d):
-    # A count the file really holds: 2^32 records of 64 bytes, as a sparse
-    # file (256 GiB, a few KiB on disk).
+    # A count the file really holds: 2^32 records of 88 bytes, as a sparse
+    # file (352 GiB, a few KiB on disk).
     n = 2**32
-    os.truncate(d.path("page_fault"), HEADER_SIZE + n * 64)
+    os.truncate(d.path("page_fault"), HEADER_SIZE + n * 88)
     d.slots("page_fault", S_CAPACITY, "<Q", n, seal=False)
     d.slots("page_fault", S_COUNT, "<Q", n)
 

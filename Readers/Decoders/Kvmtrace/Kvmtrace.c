@@ -637,6 +637,7 @@ ImportRecord(
         Fault.IpSymbolId = TRACE_NULL_ULONG;
         Fault.ModuleId = TRACE_NULL_ULONG;
         Fault.IpModuleId = TRACE_NULL_ULONG;
+        TraceImportPageFaultUnclassified(&Fault);
         return TraceImportPageFault(Import, Event, &Fault);
     }
 

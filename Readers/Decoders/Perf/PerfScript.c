@@ -630,6 +630,7 @@ ImportPageFaultSample(
     Record.Address = Data.Address;
     Record.Ip = Code.Address;
     Record.ErrorCode = TRACE_NULL_ULONG;
+    TraceImportPageFaultUnclassified(&Record);
 
     return TraceImportPageFault(Import, &Line->Event, &Record);
 }
