@@ -34,3 +34,32 @@ if(TRACER_PYTHON3)
     set_tests_properties(cli.sql.${case} PROPERTIES LABELS integration TIMEOUT 60)
   endforeach()
 endif()
+
+#
+# tracestore plot: files any reader takes, of the requested size (a PNG
+# decoder written from the spec, xml, pdfinfo/pdftoppm), atomic
+# replacement, errors; and --summary against awk over the perf script text
+# of a real perf record run of two processes (Cli/plot_perf.sh).
+#
+add_test(NAME cli.help.plot COMMAND $<TARGET_FILE:tracestore> plot --help)
+set_tests_properties(cli.help.plot PROPERTIES LABELS unit TIMEOUT 10
+  PASS_REGULAR_EXPRESSION "usage: tracestore plot")
+if(TRACER_PYTHON3)
+  foreach(case png svg pdf atomic no_store empty unwritable bad_regex bad_extension)
+    add_test(NAME cli.plot.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_files.py
+              $<TARGET_FILE:tracestore> ${TRACER_DATA_DIR}/ftrace-capture-1.txt
+              ${TRACER_DATA_DIR}/perf-stat-percore.txt
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-${case} ${case})
+    set_tests_properties(cli.plot.${case} PROPERTIES LABELS integration TIMEOUT 60)
+  endforeach()
+endif()
+add_executable(FaultPair ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FaultPair.c)
+foreach(case process thread module filter_p filter_m filter_pm colors)
+  add_test(NAME cli.plot.perf_${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_perf.sh $<TARGET_FILE:tracestore>
+            $<TARGET_FILE:FaultPair> ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_oracle.awk
+            ${TRACER_PYTHON3} ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-perf-${case} ${case})
+  set_tests_properties(cli.plot.perf_${case} PROPERTIES LABELS integration TIMEOUT 120
+    SKIP_RETURN_CODE 77)
+endforeach()

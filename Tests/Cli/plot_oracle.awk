@@ -1,0 +1,48 @@
+# plot_oracle.awk: what `tracestore plot --summary` must count, read from
+# `perf script -F comm,pid,tid,time,event,addr,ip,sym,dso` text of
+# major-faults/minor-faults samples (perf record -d).  An oracle for
+# Tests/Cli/plot_perf.sh, independent of the store: it reads the text.
+#
+# usage: awk -v by=process|module|thread [-v p=ERE] [-v m=ERE] \
+#            -f plot_oracle.awk SCRIPT.txt SCRIPT.txt
+# (the text twice: the first pass learns each process's name, the comm of
+# its first sample, as the process store records it for perf text)
+#
+# Prints one line per category, sorted: KEY TAB hard TAB soft TAB faults,
+# KEY being the pid, the tid, or the data address's dso (the `module`
+# column; "(no module)" when perf printed none); then "total" the same.
+# major-faults are hard, minor-faults soft, any other fault event (e.g.
+# page-faults) counts in faults only.  -p matches the process name
+# (anywhere in it, as regexec), -m the dso; a sample without a dso never
+# matches -m.
+{
+    for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) break
+    if (i > NF) next
+    comm = $1
+    for (k = 2; k < i; k++) comm = comm " " $k
+    split($i, t, "/")
+    pid = t[1]; tid = t[2]
+    ev = $(i + 2); sub(/:$/, "", ev)
+    if (ev !~ /faults$/) next
+    if (NR == FNR) {
+        if (!(pid in name)) name[pid] = comm
+        next
+    }
+    rest = $0
+    sub(/^.*(major|minor|page)-faults: */, "", rest)
+    dso = "(no module)"; has = 0
+    if (match(rest, /\([^()]*\)/)) {
+        dso = substr(rest, RSTART + 1, RLENGTH - 2); has = 1
+    }
+    if (p != "" && name[pid] !~ p) next
+    if (m != "" && (!has || dso !~ m)) next
+    key = (by == "process") ? pid : (by == "thread") ? tid : dso
+    n[key]++; n["total"]++
+    if (ev == "major-faults") { hard[key]++; hard["total"]++ }
+    if (ev == "minor-faults") { soft[key]++; soft["total"]++ }
+}
+END {
+    for (k in n) if (k != "total") printf "%s\t%d\t%d\t%d\n", k, hard[k], soft[k], n[k] | "LC_ALL=C sort"
+    close("LC_ALL=C sort")
+    printf "total\t%d\t%d\t%d\n", hard["total"], soft["total"], n["total"]
+}
