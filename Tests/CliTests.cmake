@@ -63,3 +63,16 @@ foreach(case process thread module filter_p filter_m filter_pm colors)
   set_tests_properties(cli.plot.perf_${case} PROPERTIES LABELS integration TIMEOUT 120
     SKIP_RETURN_CODE 77)
 endforeach()
+
+# Benchmark: tracestore plot of a 10 M-fault session, seconds and peak RSS,
+# against matplotlib's scatter of the same points and the seed's one plot
+# call per point (100 k points).  `ctest -L bench -R plot -V`, or
+# Tests/Bench/bench_plot.sh TRACESTORE BENCHPLOTSESSION N DIR.
+add_executable(BenchPlotSession ${CMAKE_CURRENT_SOURCE_DIR}/Bench/BenchPlotSession.c)
+target_include_directories(BenchPlotSession PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(BenchPlotSession PRIVATE TracerStore)
+target_compile_options(BenchPlotSession PRIVATE ${TRACER_WARNINGS})
+add_test(NAME bench.plot
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_plot.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:BenchPlotSession> 10000000 ${CMAKE_CURRENT_BINARY_DIR}/bench-plot)
+set_tests_properties(bench.plot PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)

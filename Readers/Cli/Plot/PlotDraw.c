@@ -38,6 +38,7 @@ typedef struct PlotCanvas {
   cairo_t *cr;
   const PlotModel *m;
   double rPt;                       /* pixels per point */
+  int bImage;                       /* drawing into pixels (PNG) */
 } PlotCanvas;
 
 /* Whitens rgb by f (0: unchanged, 1: white), as the seed's WhitenColor. */
@@ -134,7 +135,8 @@ static void plotYTicks(PlotCanvas *c, double x, double y, double h,
     cairo_move_to(c->cr, x, py);
     cairo_line_to(c->cr, x - len, py);
     cairo_stroke(c->cr);
-    if( !bTopLabel && t>=hi - step*1e-9 ) break;
+    /* Within a label's height of the top: the panel above labels it. */
+    if( !bTopLabel && py<y + 1.2*PLOT_FONT_SIZE*c->rPt ) continue;
     if( bHex ){
       snprintf(z, sizeof(z), "0x%08llX", (unsigned long long)t);
     }else{
@@ -151,46 +153,155 @@ static void plotFrame(PlotCanvas *c, double x, double y, double w, double h){
   cairo_stroke(c->cr);
 }
 
+/* Calls f(c, px, py, pArg) for the center of each set pixel of grid g. */
+static void plotEachPixel(PlotCanvas *c, const PlotGrid *g,
+                          void (*f)(PlotCanvas*, double, double, void*),
+                          void *pArg){
+  const PlotModel *m = c->m;
+  const PlotLayout *l = &m->lay;
+  int tx, ty;
+  if( g->apTile==0 ) return;
+  for(ty=0; ty<m->nTileY; ty++){
+    for(tx=0; tx<m->nTileX; tx++){
+      const unsigned char *pTile = g->apTile[ty*m->nTileX + tx];
+      int b, bit;
+      if( pTile==0 ) continue;
+      for(b=0; b<PLOT_TILE*PLOT_TILE/8; b++){
+        if( pTile[b]==0 ) continue;
+        for(bit=0; bit<8; bit++){
+          int i = b*8 + bit;
+          if( (pTile[b]>>bit & 1)==0 ) continue;
+          f(c, l->rMainX + tx*PLOT_TILE + i%PLOT_TILE + 0.5,
+            l->rMainY + l->rMainH - (ty*PLOT_TILE + i/PLOT_TILE + 0.5), pArg);
+        }
+      }
+    }
+  }
+}
+
+/* One marker's outline at (x, y), with any shape of a path. */
+typedef struct PlotShape {
+  int bSquare;
+  double rSize;                     /* side or diameter, pixels */
+  int nPath;                        /* markers in the path not stroked yet */
+} PlotShape;
+
+static void plotAddShape(PlotCanvas *c, double x, double y, void *pArg){
+  PlotShape *p = pArg;
+  double r = p->rSize/2;
+  cairo_new_sub_path(c->cr);
+  if( p->bSquare ){
+    cairo_rectangle(c->cr, x - r, y - r, p->rSize, p->rSize);
+  }else{
+    cairo_arc(c->cr, x, y, r, 0, 2*M_PI);
+  }
+  if( ++p->nPath==PLOT_MARKER_BATCH ){
+    cairo_stroke(c->cr);
+    p->nPath = 0;
+  }
+}
+
+/*
+** A marker drawn once by cairo into an alpha mask (its center at the
+** center of pixel (nR, nR)), then composited by hand at each pixel of a
+** grid: every marker of a PNG sits on a pixel center, so the copies are
+** exactly what cairo would draw there, and a million of them take a
+** fraction of a second where stroking a million paths takes seconds.
+*/
+typedef struct PlotStamp {
+  int nR, nDim;                     /* radius, side (2 nR + 1), pixels */
+  unsigned char *aAlpha;            /* nDim x nDim */
+  unsigned char aRgb[3];
+  unsigned char *pData;             /* the image: xRGB words */
+  int nStride;
+  int xMin, yMin, xMax, yMax;       /* the faults panel, pixels: clip */
+} PlotStamp;
+
+static void plotStampAt(PlotCanvas *c, double x, double y, void *pArg){
+  PlotStamp *s = pArg;
+  int x0 = (int)x - s->nR, y0 = (int)y - s->nR, i, j;
+  for(j=0; j<s->nDim; j++){
+    int py = y0 + j;
+    unsigned char *pRow;
+    if( py<s->yMin || py>=s->yMax ) continue;
+    pRow = s->pData + (size_t)py*s->nStride;
+    for(i=0; i<s->nDim; i++){
+      int px = x0 + i, a = s->aAlpha[j*s->nDim + i], k;
+      unsigned char *pPix;
+      if( a==0 || px<s->xMin || px>=s->xMax ) continue;
+      pPix = pRow + 4*px;
+      for(k=0; k<3; k++){
+        /* xRGB in native order: blue, green, red at bytes 0, 1, 2. */
+        unsigned char *pc = &pPix[2-k];
+        *pc = (unsigned char)((*pc*(255 - a) + s->aRgb[k]*a + 127)/255);
+      }
+    }
+  }
+}
+
+static int plotStampMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
+                            double rSize, const double *rgb){
+  cairo_surface_t *pImage = cairo_get_target(c->cr), *pMask;
+  const PlotLayout *l = &c->m->lay;
+  double rLine = PLOT_EDGE_WIDTH*c->rPt;
+  PlotStamp s;
+  cairo_t *cm;
+  int k, y;
+
+  s.nR = (int)ceil(rSize/2 + rLine) + 1;
+  s.nDim = 2*s.nR + 1;
+  pMask = cairo_image_surface_create(CAIRO_FORMAT_A8, s.nDim, s.nDim);
+  cm = cairo_create(pMask);
+  cairo_set_line_width(cm, rLine);
+  if( bSquare ){
+    cairo_rectangle(cm, s.nR + 0.5 - rSize/2, s.nR + 0.5 - rSize/2, rSize,
+                    rSize);
+  }else{
+    cairo_arc(cm, s.nR + 0.5, s.nR + 0.5, rSize/2, 0, 2*M_PI);
+  }
+  cairo_stroke(cm);
+  cairo_destroy(cm);
+  cairo_surface_flush(pMask);
+  s.aAlpha = malloc((size_t)s.nDim*s.nDim);
+  if( s.aAlpha==0 || cairo_surface_status(pMask)!=CAIRO_STATUS_SUCCESS ){
+    free(s.aAlpha);
+    cairo_surface_destroy(pMask);
+    return 1;
+  }
+  for(y=0; y<s.nDim; y++){
+    memcpy(s.aAlpha + y*s.nDim, cairo_image_surface_get_data(pMask)
+           + y*cairo_image_surface_get_stride(pMask), (size_t)s.nDim);
+  }
+  cairo_surface_destroy(pMask);
+  for(k=0; k<3; k++) s.aRgb[k] = (unsigned char)(rgb[k]*255 + 0.5);
+  cairo_surface_flush(pImage);
+  s.pData = cairo_image_surface_get_data(pImage);
+  s.nStride = cairo_image_surface_get_stride(pImage);
+  s.xMin = (int)ceil(l->rMainX);
+  s.yMin = (int)ceil(l->rMainY);
+  s.xMax = (int)floor(l->rMainX + l->rMainW);
+  s.yMax = (int)floor(l->rMainY + l->rMainH);
+  plotEachPixel(c, g, plotStampAt, &s);
+  cairo_surface_mark_dirty(pImage);
+  free(s.aAlpha);
+  return 0;
+}
+
 /*
 ** The markers of one grid: squares (hard) or circles (soft) of diameter
 ** rSize, open, with the seed's 0.5 point edge, one per set pixel.
 */
 static void plotMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
-                        double rSize){
-  const PlotModel *m = c->m;
-  const PlotLayout *l = &m->lay;
-  double r = rSize/2;
-  int tx, ty, nPath = 0;
+                        double rSize, const double *rgb){
+  PlotShape shape;
   if( g->apTile==0 ) return;
-  for(ty=0; ty<m->nTileY; ty++){
-    for(tx=0; tx<m->nTileX; tx++){
-      const unsigned char *pTile = g->apTile[ty*m->nTileX + tx];
-      int b;
-      if( pTile==0 ) continue;
-      for(b=0; b<PLOT_TILE*PLOT_TILE/8; b++){
-        int bit;
-        if( pTile[b]==0 ) continue;
-        for(bit=0; bit<8; bit++){
-          int i = b*8 + bit;
-          double px, py;
-          if( (pTile[b]>>bit & 1)==0 ) continue;
-          px = l->rMainX + tx*PLOT_TILE + i%PLOT_TILE + 0.5;
-          py = l->rMainY + l->rMainH - (ty*PLOT_TILE + i/PLOT_TILE + 0.5);
-          cairo_new_sub_path(c->cr);
-          if( bSquare ){
-            cairo_rectangle(c->cr, px - r, py - r, rSize, rSize);
-          }else{
-            cairo_arc(c->cr, px, py, r, 0, 2*M_PI);
-          }
-          if( ++nPath==PLOT_MARKER_BATCH ){
-            cairo_stroke(c->cr);
-            nPath = 0;
-          }
-        }
-      }
-    }
-  }
-  if( nPath ) cairo_stroke(c->cr);
+  if( c->bImage && plotStampMarkers(c, g, bSquare, rSize, rgb)==0 ) return;
+  plotSetRgb(c->cr, rgb);
+  shape.bSquare = bSquare;
+  shape.rSize = rSize;
+  shape.nPath = 0;
+  plotEachPixel(c, g, plotAddShape, &shape);
+  if( shape.nPath ) cairo_stroke(c->cr);
 }
 
 /* The faults panel: data-start lines, markers, process-start lines. */
@@ -231,9 +342,8 @@ static void plotMainPanel(PlotCanvas *c){
                              : 1 - PLOT_DATA_WHITEN*PLOT_SOFT_WHITEN;
       else if( !bHard ) f = 1 - PLOT_SOFT_WHITEN;
       plotWhiten(pCat->aRgb, f, rgb);
-      plotSetRgb(c->cr, rgb);
       plotMarkers(c, &pCat->aGrid[cls], bHard,
-                  (bCode ? PLOT_SIZE_CODE : PLOT_SIZE_DATA)*c->rPt);
+                  (bCode ? PLOT_SIZE_CODE : PLOT_SIZE_DATA)*c->rPt, rgb);
     }
   }
 
@@ -442,9 +552,10 @@ static cairo_status_t plotWrite(void *pFile, const unsigned char *a,
                                            : CAIRO_STATUS_WRITE_ERROR;
 }
 
-static void plotFigure(cairo_t *cr, const PlotModel *m){
+static void plotFigure(cairo_t *cr, const PlotModel *m, int bImage){
   PlotCanvas c;
   c.cr = cr;
+  c.bImage = bImage;
   c.m = m;
   c.rPt = m->pOpt->rDpi/72.0;
   cairo_set_source_rgb(cr, 1, 1, 1);
@@ -482,7 +593,7 @@ int plotDraw(const PlotModel *m, FILE *pFile, const char *zFormat,
   }
   cr = cairo_create(pSurface);
   if( !bPng ) cairo_scale(cr, rScale, rScale);
-  plotFigure(cr, m);
+  plotFigure(cr, m, bPng);
   st = cairo_status(cr);
   cairo_destroy(cr);
   if( bPng ){
