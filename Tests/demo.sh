@@ -15,6 +15,8 @@ build/tracestore sql demo.trace "SELECT name, count(*) AS n FROM ftrace_event WH
 sqlite3 :memory: -cmd ".load build/tracestore" -cmd ".mode box" \
   "SELECT tracestore_attach('demo.trace');" \
   "SELECT prev_comm, next_comm, count(*) AS switches FROM sched_switch GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 5;"
+# The README's picture: seeds/000's page-fault traffic of the sample.
+build/tracestore plot --summary -o Tests/demo-faults.png demo.trace
 build/tracestore sql --json demo.trace "SELECT comm, count(*) AS faults FROM page_fault GROUP BY comm ORDER BY faults DESC LIMIT 2"
 # The README's Python example (Debian's python3 loads extensions).
 python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3

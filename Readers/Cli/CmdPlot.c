@@ -55,7 +55,8 @@ static const char zPlotHelp[] =
 "text.  A fault whose source does not say hard or soft (hard is NULL) is\n"
 "drawn and counted as soft, and counted in `unclassified` too.  A fault\n"
 "without a module offset (no known mapping) counts in the bars and the\n"
-"cumulative panel but has no place in the faults panel: `no_offset`.\n";
+"cumulative panel but has no place in the faults panel: `no_offset`.\n"
+"With -c process, faults without a pid (ftrace text) are grouped by comm.\n";
 
 /* The file-name extension of zOut, if it is one plot writes. */
 static const char *plotFormat(const char *zOut){

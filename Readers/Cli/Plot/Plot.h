@@ -85,7 +85,8 @@ typedef struct PlotGrid {
 
 typedef struct PlotCategory {
   unsigned long long iKey;          /* pid, tid or module string id, + 1 */
-  char *zLabel;                     /* "PID NAME", "TID COMM", module path */
+  char *zLabel;                     /* "PID NAME", "TID COMM", module path,
+                                       "COMM (no pid)" */
   long long iFirstTs;               /* ns: first fault counted */
   unsigned long long aCount[PLOT_CLASSES];
   unsigned long long nUnclassified; /* hard NULL: counted as soft */

@@ -32,6 +32,7 @@
 #define PLOT_PAGE 4096ULL
 #define PLOT_CHUNK 65536            /* records between discards */
 #define PLOT_NULL_KEY (1ULL<<40)    /* category key of a NULL pid/tid/module */
+#define PLOT_COMM_KEY (1ULL<<41)    /* | comm id: a fault without a pid */
 
 /* A column of a store, found by name in its descriptors (0 if absent). */
 typedef PCTRACE_COLUMN_DESCRIPTOR PlotColumn;
@@ -312,7 +313,10 @@ static int plotFaultRead(PlotScan *p, unsigned long long i, PlotFault *f){
 
   switch( p->pOpt->eCategorize ){
     case PLOT_BY_PROCESS:
-      f->iKey = pid<0 ? PLOT_NULL_KEY : (unsigned long long)pid + 1;
+      /* Without a pid (ftrace text shows only the tid), the comm stands in. */
+      f->iKey = pid>=0 ? (unsigned long long)pid + 1
+              : comm>=0 ? PLOT_COMM_KEY | (unsigned long long)comm
+              : PLOT_NULL_KEY;
       break;
     case PLOT_BY_MODULE:
       f->iKey = module<0 ? PLOT_NULL_KEY : (unsigned long long)module + 1;
@@ -332,6 +336,10 @@ static char *plotLabel(PlotScan *p, const PlotFault *f){
   if( f->iKey==PLOT_NULL_KEY ){
     static const char *azNone[] = { "(no pid)", "(no module)", "(no tid)" };
     return strdup(azNone[p->pOpt->eCategorize]);
+  }
+  if( f->iKey & PLOT_COMM_KEY ){
+    if( asprintf(&z, "%s (no pid)", plotString(p, f->iCommId))<0 ) z = 0;
+    return z;
   }
   switch( p->pOpt->eCategorize ){
     case PLOT_BY_MODULE:
