@@ -76,3 +76,8 @@ add_test(NAME bench.plot
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_plot.sh $<TARGET_FILE:tracestore>
           $<TARGET_FILE:BenchPlotSession> 10000000 ${CMAKE_CURRENT_BINARY_DIR}/bench-plot)
 set_tests_properties(bench.plot PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)
+add_test(NAME cli.plot.watch
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_watch.sh $<TARGET_FILE:tracestore>
+          ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-watch)
+set_tests_properties(cli.plot.watch PROPERTIES LABELS integration TIMEOUT 120
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
