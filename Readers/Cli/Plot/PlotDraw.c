@@ -304,12 +304,29 @@ static void plotMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
   if( shape.nPath ) cairo_stroke(c->cr);
 }
 
+/* matplotlib's 'y', the seed's marker lines. */
+static const double aYellow[3] = { 0.75, 0.75, 0 };
+
+/* The process starts: yellow vertical lines across a panel (x, y, w, h). */
+static void plotProcessLines(PlotCanvas *c, double x, double y, double w,
+                             double h){
+  const PlotModel *m = c->m;
+  int k;
+  plotSetRgb(c->cr, aYellow);
+  cairo_set_line_width(c->cr, 1.0*c->rPt);
+  for(k=0; k<m->nProcessStart; k++){
+    double px = x + (m->aProcessStart[k] - m->rX0)/(m->rX1 - m->rX0)*w;
+    cairo_move_to(c->cr, px, y);
+    cairo_line_to(c->cr, px, y + h);
+    cairo_stroke(c->cr);
+  }
+}
+
 /* The faults panel: data-start lines, markers, process-start lines. */
 static void plotMainPanel(PlotCanvas *c){
   const PlotModel *m = c->m;
   const PlotLayout *l = &m->lay;
   const PlotOptions *o = m->pOpt;
-  static const double aYellow[3] = { 0.75, 0.75, 0 };  /* matplotlib 'y' */
   double rgb[3];
   int k, cls;
 
@@ -347,16 +364,8 @@ static void plotMainPanel(PlotCanvas *c){
     }
   }
 
-  /* Process starts: yellow lines over the faults (the seed's zorder 5). */
-  plotSetRgb(c->cr, aYellow);
-  cairo_set_line_width(c->cr, 1.0*c->rPt);
-  for(k=0; k<m->nProcessStart; k++){
-    double px = l->rMainX
-              + (m->aProcessStart[k] - m->rX0)/(m->rX1 - m->rX0)*l->rMainW;
-    cairo_move_to(c->cr, px, l->rMainY);
-    cairo_line_to(c->cr, px, l->rMainY + l->rMainH);
-    cairo_stroke(c->cr);
-  }
+  /* Process starts over the faults (the seed's zorder 5). */
+  plotProcessLines(c, l->rMainX, l->rMainY, l->rMainW, l->rMainH);
   cairo_restore(c->cr);
 
   if( m->nNoOffset ){
@@ -424,15 +433,7 @@ static void plotCumulativePanel(PlotCanvas *c){
       aAcc[x] -= run;
     }
   }
-  cairo_set_source_rgb(c->cr, 0.75, 0.75, 0);
-  cairo_set_line_width(c->cr, 1.0*c->rPt);
-  for(k=0; k<m->nProcessStart; k++){
-    double px = l->rCumX
-              + (m->aProcessStart[k] - m->rX0)/(m->rX1 - m->rX0)*l->rCumW;
-    cairo_move_to(c->cr, px, l->rCumY);
-    cairo_line_to(c->cr, px, l->rCumY + l->rCumH);
-    cairo_stroke(c->cr);
-  }
+  plotProcessLines(c, l->rCumX, l->rCumY, l->rCumW, l->rCumH);
   cairo_restore(c->cr);
   free(aAcc);
 
