@@ -299,6 +299,29 @@ static const char zTsPageFaultSummaryView[] =
   "GROUP BY pid, comm, module "
   "ORDER BY faults DESC, pid, comm, module";
 
+/*
+** Hard/soft x code/data per process and module (seeds/000's bars).  Code:
+** the `code` column (the mapping is executable), else what
+** page_fault_summary uses (error_code bit 4, or address = ip).
+*/
+static const char zTsPageFaultTrafficView[] =
+  "SELECT pid, comm, module, count(*) AS faults, "
+  "count(CASE WHEN hard = 1 THEN 1 END) AS hard, "
+  "count(CASE WHEN hard = 0 THEN 1 END) AS soft, "
+  "count(CASE WHEN hard IS NULL THEN 1 END) AS unclassified, "
+  "count(CASE WHEN hard = 1 AND is_code = 1 THEN 1 END) AS hard_code, "
+  "count(CASE WHEN hard = 1 AND is_code = 0 THEN 1 END) AS hard_data, "
+  "count(CASE WHEN hard = 0 AND is_code = 1 THEN 1 END) AS soft_code, "
+  "count(CASE WHEN hard = 0 AND is_code = 0 THEN 1 END) AS soft_data "
+  "FROM (SELECT pid, comm, module, hard, "
+    "CASE WHEN code IS NOT NULL THEN code "
+    "WHEN error_code IS NOT NULL THEN (error_code & 16) != 0 "
+    "WHEN address IS NULL OR ip IS NULL THEN NULL "
+    "ELSE address = ip END AS is_code "
+    "FROM page_fault) "
+  "GROUP BY pid, comm, module "
+  "ORDER BY faults DESC, pid, comm, module";
+
 static const char zTsSpanSelfTimeView[] =
   "WITH children AS ("
     "SELECT parent_id, sum(dur) AS child_dur FROM span "
@@ -345,7 +368,7 @@ static const char zTsSyscallCountsView[] =
 /* The names of the views below, for tracestoreIsViewName(). */
 static const char *const azTsViewName[] = {
   "event", "args", "syscall_counts", "kvm_exit_reasons",
-  "page_fault_summary", "span_self_time",
+  "page_fault_summary", "page_fault_traffic", "span_self_time",
 };
 
 int tracestoreIsViewName(const char *zName){
@@ -356,7 +379,7 @@ int tracestoreIsViewName(const char *zName){
   return 0;
 }
 
-/* Views one call handles at most: the six it makes and stale ones. */
+/* Views one call handles at most: the seven it makes and stale ones. */
 #define TS_MAX_VIEWS 16
 
 /* A view tracestoreViewsAttach() may make. */
@@ -461,6 +484,10 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
   if( mask & TS_HAS_PAGE_FAULT ){
     rc = tsAddView(aView, pnView, "page_fault_summary", TS_HAS_PAGE_FAULT,
                    zTsPageFaultSummaryView);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "page_fault_traffic", TS_HAS_PAGE_FAULT,
+                     zTsPageFaultTrafficView);
+    }
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_SPAN ){
@@ -694,6 +721,25 @@ static const tracestore_doc_column aPageFaultSummaryDoc[] = {
   { 0, 0, 0 }
 };
 
+static const tracestore_doc_column aPageFaultTrafficDoc[] = {
+  { "pid", "INTEGER", "process id (NULL when the source does not say)" },
+  { "comm", "TEXT", "command name" },
+  { "module", "TEXT", "mapping of the faulting address (page_fault.module)" },
+  { "faults", "INTEGER", "page faults" },
+  { "hard", "INTEGER", "hard (major) faults: page_fault.hard = 1" },
+  { "soft", "INTEGER", "soft (minor) faults: page_fault.hard = 0" },
+  { "unclassified", "INTEGER", "faults whose source does not say hard or "
+    "soft (hard NULL: ftrace text, trace.dat, page-faults samples)" },
+  { "hard_code", "INTEGER", "hard faults on code: page_fault.code = 1, or, "
+    "where code is NULL, as page_fault_summary's code" },
+  { "hard_data", "INTEGER", "hard faults on data (code 0, or "
+    "page_fault_summary's data)" },
+  { "soft_code", "INTEGER", "soft faults on code" },
+  { "soft_data", "INTEGER", "soft faults on data (hard or soft faults "
+    "that are neither code nor data: the rest)" },
+  { 0, 0, 0 }
+};
+
 static const tracestore_doc_column aSpanSelfTimeDoc[] = {
   { "name", "TEXT", "span (function) name" },
   { "calls", "INTEGER", "spans of that name" },
@@ -776,6 +822,15 @@ static const tracestore_doc_object aDocObject[] = {
     "information.)  Ordered by faults.",
     "SELECT comm, faults, code, data, writes FROM page_fault_summary;",
     aPageFaultSummaryDoc },
+  { "page_fault_traffic", "view", "page_fault store",
+    "Page-fault traffic per process (pid, comm) and module: hard and soft "
+    "faults, each split into code and data, the numbers of seeds/000's "
+    "bars (tracestore plot draws them).  Code is the mapping's exec "
+    "permission (page_fault.code); where it is NULL, the error code's "
+    "instruction-fetch bit, or address = ip.  Ordered by faults.",
+    "SELECT comm, module, hard_code, hard_data, soft_code, soft_data FROM "
+    "page_fault_traffic;",
+    aPageFaultTrafficDoc },
   { "span_self_time", "view", "span store",
     "The flame-graph table: per span name, the calls, the total time and "
     "the self time (time not spent in child spans), as uftrace report "

@@ -4,11 +4,14 @@
 #
 #   TouchPages    the page-toucher workload (Tests/Workloads)
 #   KvmGuest      a one-vCPU KVM guest making a known number of exits
+#   FileFaults    hard and soft faults, with its own getrusage counts
 #
 add_executable(TouchPages ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/TouchPages.c)
 target_compile_options(TouchPages PRIVATE ${TRACER_WARNINGS})
 add_executable(KvmGuest ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/KvmGuest.c)
 target_compile_options(KvmGuest PRIVATE ${TRACER_WARNINGS})
+add_executable(FileFaults ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FileFaults.c)
+target_compile_options(FileFaults PRIVATE ${TRACER_WARNINGS})
 
 # record_test(NAME [LABELS] ARGS...): Tests/Record/NAME.sh run as
 # `sh NAME.sh ARGS... WORKDIR`.  They share the tracefs top-level buffer
@@ -37,6 +40,18 @@ record_test(record_maps integration ${TS} ${TP})
 record_test(record_stops integration ${TS} ${TP})
 record_test(record_lost integration ${TS})
 record_test(record_tasks integration ${TS} ${TP})
+# Hard/soft faults against the workload's getrusage, recorded live and by
+# perf record + perf script (one script, two cases).
+set(FF $<TARGET_FILE:FileFaults>)
+foreach(mode record perf)
+  add_test(NAME page_fault_classes.${mode}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_fault_classes.sh
+            ${mode} ${TS} ${FF}
+            ${CMAKE_CURRENT_BINARY_DIR}/page_fault_classes.${mode})
+  set_tests_properties(page_fault_classes.${mode} PROPERTIES
+    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+endforeach()
 
 #
 # Benchmark (ctest -L bench; not in the default run): sustained recording

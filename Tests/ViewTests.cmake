@@ -56,6 +56,7 @@ set(TRACER_VIEW_CASES
   view_kvm_exit_reasons_kvmtrace
   view_page_fault_summary_ftrace
   view_page_fault_summary_perf
+  view_page_fault_traffic_ftrace
   view_span_self_time_uftrace
   view_span_self_time_report
   view_syscall_counts_raw

@@ -793,6 +793,16 @@ static int recChooseTasks(Recorder *p){
 ** same CPUs and the /proc snapshot of the processes traced.  Owns p->aCpu
 ** (the threads are joined by recDrain or recClose).  Returns 0 or 1.
 */
+/* Does the recording have an exceptions:page_fault_* event? */
+static int recHasFaultEvents(Recorder *p){
+  int i;
+  for(i=0; i<p->nEvent; i++){
+    const char *z = strstr(p->azEventDir[i], "/exceptions/page_fault_");
+    if( z && strchr(z+1, '/')==strrchr(p->azEventDir[i], '/') ) return 1;
+  }
+  return 0;
+}
+
 static int recStartReaders(Recorder *p){
   const RecordOptions *o = p->pOpts;
   int aCpuId[MAX_CPUS];
@@ -835,6 +845,20 @@ static int recStartReaders(Recorder *p){
     fprintf(stderr, "tracestore record: memory maps come from /proc "
             "only, so mappings that come and go quickly are missed (%s)\n",
             zErr);
+  }
+  /* Hard or soft: the kernel's own count of each fault, when faults are
+  ** recorded (and perf works). */
+  if( recHasFaultEvents(p) && recTasksHasPerf(p->pTasks) ){
+    zErr[0] = 0;
+    if( recTasksOpenFaults(p->pTasks, p->nCpu, aCpuId,
+                           p->child>0 ? (int)p->child
+                                      : o->iPid ? (int)o->iPid : -1,
+                           zErr, sizeof(zErr)) ){
+      fprintf(stderr, "tracestore record: page faults are not classified "
+              "hard or soft (%s)\n", zErr);
+    }else{
+      p->imp.ClassifyFaults = TRUE;
+    }
   }
   /* What the processes had mapped before (the command's child was read
   ** when it was forked). */
@@ -993,6 +1017,13 @@ static void recSummary(Recorder *p, unsigned long long nBytes, double t){
   }
   if( p->nBad ){
     fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
+  }
+  if( p->imp.ClassifyFaults
+   && (p->imp.LostFaultCounts || p->imp.UnresolvedFaults) ){
+    fprintf(stderr, "  page faults without hard/soft: %llu fault counts "
+            "lost, %llu faults in progress at the end\n",
+            (unsigned long long)p->imp.LostFaultCounts,
+            (unsigned long long)p->imp.UnresolvedFaults);
   }
   if( recTasksLost(p->pTasks) ){
     fprintf(stderr, "  %llu memory-map records lost: some faults may "

@@ -43,6 +43,18 @@
 #include "RecordTasks.h"
 
 #define PERF_DATA_PAGES 64      /* per CPU buffer, a power of two */
+#define FAULT_DATA_PAGES 256    /* per CPU and fault count, the same */
+
+/* A mapping of a process's model, with its TRACE_MAPPING_* flags. */
+typedef struct RecMap {
+  MODULE_RECORD m;
+  unsigned flags;
+} RecMap;
+
+/* Which events a perf buffer holds. */
+#define BUF_SIDE  0             /* mmap, fork, exit, comm */
+#define BUF_MINOR 1             /* minor-faults samples */
+#define BUF_MAJOR 2             /* major-faults samples */
 
 typedef struct RecTask {
   int tid;                      /* 0: an empty slot */
@@ -50,26 +62,29 @@ typedef struct RecTask {
   ULONG commId;                 /* its name, or TRACE_NULL_ULONG */
   int bMaps;                    /* process entry: its mappings are known */
   int nMap, nMapAlloc;
-  MODULE_RECORD *aMap;          /* sorted by Start, disjoint */
+  RecMap *aMap;                 /* sorted by Start, disjoint */
 } RecTask;
 
 /* A perf record waiting for the events of its time. */
 typedef struct RecSide {
   long long ts;
   unsigned long long iSeq;      /* arrival order: equal times stay in it */
-  unsigned type;                /* PERF_RECORD_MMAP2, _FORK, _EXIT, _COMM */
+  unsigned type;                /* PERF_RECORD_MMAP2, _FORK, _EXIT, _COMM,
+                                ** _SAMPLE (a fault count) */
   int pid, tid, ppid;
-  unsigned long long start, len, pgoff;
+  unsigned long long start, len, pgoff;   /* SAMPLE: start, the address */
   unsigned prot, flags;
-  int bExec;                    /* COMM: the name changed by an exec */
+  int bExec;                    /* COMM: the name changed by an exec;
+                                ** SAMPLE: 1 a major fault, 0 minor */
   int ptid;                     /* FORK: the thread that forked */
   char *zPath;                  /* MMAP2: the file, or "//anon", ...;
                                 ** COMM: the new name */
 } RecSide;
 
 typedef struct RecPerfBuf {
-  unsigned char *pMap;          /* metadata page + PERF_DATA_PAGES */
+  unsigned char *pMap;          /* metadata page + data pages */
   size_t nMap;
+  int iKind;                    /* BUF_SIDE, BUF_MINOR, BUF_MAJOR */
 } RecPerfBuf;
 
 struct RecTasks {
@@ -88,6 +103,7 @@ struct RecTasks {
   ULONG anonId;                 /* "//anon" */
   size_t szPage;
   unsigned long long nLost, nApplied, iSeq;
+  unsigned long long nFaultLost;  /* fault counts the kernel dropped */
   unsigned char aRec[65536];    /* one perf record, unwrapped */
 };
 
@@ -168,56 +184,92 @@ static int mapLowerBound(const RecTask *t, unsigned long long addr){
   int lo = 0, hi = t->nMap;
   while( lo<hi ){
     int mid = (lo+hi)/2;
-    if( t->aMap[mid].End<=addr ) lo = mid+1; else hi = mid;
+    if( t->aMap[mid].m.End<=addr ) lo = mid+1; else hi = mid;
   }
   return lo;
 }
 
+/*
+** The TRACE_MAPPING_* flags of a mapping with permissions zPerms ("r-xp")
+** and path zPath (NULL or "//anon": anonymous; "[heap]" and the like are
+** not files either).
+*/
+static unsigned mapFlags(const char *zPerms, const char *zPath){
+  unsigned f = TRACE_MAPPING_KNOWN;
+  if( zPerms[2]=='x' ) f |= TRACE_MAPPING_EXEC;
+  if( zPerms[3]=='p' ) f |= TRACE_MAPPING_PRIVATE;
+  if( zPath && zPath[0]=='/' && strcmp(zPath, "//anon")!=0 ){
+    f |= TRACE_MAPPING_FILE;
+  }
+  return f;
+}
+
 /* Puts r into t's mappings in place of what it overlaps.  0 or -1. */
-static int mapInsert(RecTask *t, const MODULE_RECORD *r){
-  MODULE_RECORD aKeep[3];      /* left of r, r, right of r */
+static int mapInsert(RecTask *t, const MODULE_RECORD *r, unsigned flags){
+  RecMap aKeep[3];             /* left of r, r, right of r */
   int i, j, nKeep = 0;
   if( r->End<=r->Start ) return 0;
   if( t->nMap+2>t->nMapAlloc ){
     int nNew = t->nMapAlloc ? t->nMapAlloc*2 : 64;
-    MODULE_RECORD *aNew = realloc(t->aMap, nNew*sizeof(MODULE_RECORD));
+    RecMap *aNew = realloc(t->aMap, nNew*sizeof(RecMap));
     if( aNew==0 ) return -1;
     t->aMap = aNew;
     t->nMapAlloc = nNew;
   }
   i = mapLowerBound(t, r->Start);
-  for(j=i; j<t->nMap && t->aMap[j].Start<r->End; j++){}
-  if( i<j && t->aMap[i].Start<r->Start ){
+  for(j=i; j<t->nMap && t->aMap[j].m.Start<r->End; j++){}
+  if( i<j && t->aMap[i].m.Start<r->Start ){
     aKeep[nKeep] = t->aMap[i];
-    aKeep[nKeep++].End = r->Start;
+    aKeep[nKeep++].m.End = r->Start;
   }
-  aKeep[nKeep] = *r;
+  aKeep[nKeep].m = *r;
+  aKeep[nKeep].flags = flags;
   nKeep++;
-  if( i<j && t->aMap[j-1].End>r->End ){
-    MODULE_RECORD *pRight = &aKeep[nKeep];
+  if( i<j && t->aMap[j-1].m.End>r->End ){
+    RecMap *pRight = &aKeep[nKeep];
     *pRight = t->aMap[j-1];
-    pRight->Offset += r->End - pRight->Start;
-    pRight->Start = r->End;
+    pRight->m.Offset += r->End - pRight->m.Start;
+    pRight->m.Start = r->End;
     nKeep++;
   }
-  memmove(&t->aMap[i+nKeep], &t->aMap[j],
-          (t->nMap-j)*sizeof(MODULE_RECORD));
-  memcpy(&t->aMap[i], aKeep, nKeep*sizeof(MODULE_RECORD));
+  memmove(&t->aMap[i+nKeep], &t->aMap[j], (t->nMap-j)*sizeof(RecMap));
+  memcpy(&t->aMap[i], aKeep, nKeep*sizeof(RecMap));
   t->nMap += nKeep - (j-i);
   return 0;
 }
 
 /* Appends r to the module store and to process pid's model.  0 or -1. */
-static int mapAdd(RecTasks *T, int pid, const MODULE_RECORD *r){
+static int mapAdd(RecTasks *T, int pid, const MODULE_RECORD *r,
+                  unsigned flags){
   MODULE_RECORD row = *r;
   RecTask *t;
   if( !RTL_SUCCESS(TraceImportModule(T->pImp, &row)) ) return -1;
   t = taskFind(T, pid);
-  if( t && mapInsert(t, r) ){
+  if( t && mapInsert(t, r, flags) ){
     RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
     return -1;
   }
   return 0;
+}
+
+/*
+** The flags of a /proc/PID/maps line: "START-END PERMS OFFSET DEV INODE
+** PATH" (TraceImportModuleLine has parsed it).
+*/
+static unsigned procMapFlags(const char *zLine, const char *zEnd){
+  const char *z = memchr(zLine, ' ', (size_t)(zEnd-zLine));
+  char zPerms[5] = "----";
+  int nField = 0;
+  if( z==0 || zEnd-z<5 ) return TRACE_MAPPING_KNOWN;
+  memcpy(zPerms, z+1, 4);
+  /* the path: after perms, offset, dev and inode */
+  while( z<zEnd && nField<4 ){
+    while( z<zEnd && *z==' ' ) z++;
+    while( z<zEnd && *z!=' ' ) z++;
+    nField++;
+  }
+  while( z<zEnd && *z==' ' ) z++;
+  return mapFlags(zPerms, z<zEnd && *z=='/' ? "/" : 0);
 }
 
 /*
@@ -249,7 +301,10 @@ static int procLoad(RecTasks *T, int pid, long long ts){
       free(z);
       return -1;
     }
-    if( bParsed && mapInsert(taskFind(T, pid), &r) ){ free(z); goto no_mem; }
+    if( bParsed && mapInsert(taskFind(T, pid), &r, procMapFlags(zLine, zEnd)) ){
+      free(z);
+      goto no_mem;
+    }
   }
   free(z);
   return 0;
@@ -356,7 +411,7 @@ static int sideApply(RecTasks *T, RecSide *s){
       if( !RTL_SUCCESS(TraceImportIntern(T->pImp, zPerms, 4, &r.PermsId)) ){
         return -1;
       }
-      return mapAdd(T, s->pid, &r);
+      return mapAdd(T, s->pid, &r, mapFlags(zPerms, s->zPath));
     }
     case PERF_RECORD_FORK: {
       RecTask *pParent;
@@ -378,16 +433,26 @@ static int sideApply(RecTasks *T, RecSide *s){
       }
       t->bMaps = 1;
       for(i=0; i<pParent->nMap; i++){
-        MODULE_RECORD r = pParent->aMap[i];
+        MODULE_RECORD r = pParent->aMap[i].m;
         r.Timestamp = s->ts;
         r.Pid = (ULONG)s->pid;
-        if( mapAdd(T, s->pid, &r) ) return -1;
+        if( mapAdd(T, s->pid, &r, pParent->aMap[i].flags) ) return -1;
       }
       return 0;
     }
+    case PERF_RECORD_SAMPLE:
+      return RTL_SUCCESS(TraceImportPageFaultCounted(T->pImp, (ULONG)s->tid,
+                                                     s->ts, s->start,
+                                                     (ULONG)s->bExec))
+             ? 0 : -1;
     case PERF_RECORD_EXIT:
-      /* A process ended: no fault of it can follow, so its model goes
-      ** (the entry stays, to name late events of its threads). */
+      /* A thread's fault without a count was not counted.  A process
+      ** ended: no fault of it can follow, so its model goes (the entry
+      ** stays, to name late events of its threads). */
+      if( !RTL_SUCCESS(TraceImportPageFaultThreadEnded(T->pImp,
+                                                       (ULONG)s->tid)) ){
+        return -1;
+      }
       t = taskFind(T, s->tid);
       if( t && s->pid==s->tid ){
         free(t->aMap);
@@ -429,18 +494,53 @@ static unsigned long long rd64(const unsigned char *a){
   unsigned long long v; memcpy(&v, a, 8); return v;
 }
 
-/* Queues one perf record of n bytes (header included).  0 or -1. */
-static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
+/* Adds *pS to the queue (which then owns its zPath).  0 or -1. */
+static int sideQueue(RecTasks *T, RecSide *pS){
+  if( T->nSide>=T->nSideAlloc ){
+    int nNew = T->nSideAlloc ? T->nSideAlloc*2 : 256;
+    RecSide *aNew = realloc(T->aSide, nNew*sizeof(RecSide));
+    if( aNew==0 ){ free(pS->zPath); return -1; }
+    T->aSide = aNew;
+    T->nSideAlloc = nNew;
+  }
+  pS->iSeq = T->iSeq++;
+  T->aSide[T->nSide++] = *pS;
+  return 0;
+}
+
+/*
+** Queues one perf record of n bytes (header included) from a buffer of
+** iKind.  0 or -1.
+*/
+static int sideParse(RecTasks *T, int iKind, const unsigned char *a,
+                     size_t n){
   struct perf_event_header h;
   RecSide s;
   memcpy(&h, a, sizeof(h));
   if( h.type==PERF_RECORD_LOST ){
-    if( n>=24 ) T->nLost += rd64(a+16);
+    if( n<24 ) return 0;
+    if( iKind==BUF_SIDE ){
+      T->nLost += rd64(a+16);
+    }else{
+      T->nFaultLost += rd64(a+16);
+      T->pImp->LostFaultCounts += rd64(a+16);
+    }
     return 0;
+  }
+  memset(&s, 0, sizeof(s));
+  if( iKind!=BUF_SIDE ){
+    /* a fault count: pid, tid, time, addr (TID|TIME|ADDR) */
+    if( h.type!=PERF_RECORD_SAMPLE || n<32 ) return 0;
+    s.type = h.type;
+    s.pid = (int)rd32(a+8);
+    s.tid = (int)rd32(a+12);
+    s.ts = (long long)rd64(a+16);
+    s.start = rd64(a+24);
+    s.bExec = iKind==BUF_MAJOR;
+    return sideQueue(T, &s);
   }
   /* sample_id_all with TID|TIME: pid, tid, time at the end */
   if( n<8+16 ) return 0;
-  memset(&s, 0, sizeof(s));
   s.type = h.type;
   s.ts = (long long)rd64(a+n-8);
   switch( h.type ){
@@ -485,16 +585,7 @@ static int sideParse(RecTasks *T, const unsigned char *a, size_t n){
     default:
       return 0;
   }
-  if( T->nSide>=T->nSideAlloc ){
-    int nNew = T->nSideAlloc ? T->nSideAlloc*2 : 256;
-    RecSide *aNew = realloc(T->aSide, nNew*sizeof(RecSide));
-    if( aNew==0 ){ free(s.zPath); return -1; }
-    T->aSide = aNew;
-    T->nSideAlloc = nNew;
-  }
-  s.iSeq = T->iSeq++;
-  T->aSide[T->nSide++] = s;
-  return 0;
+  return sideQueue(T, &s);
 }
 
 /* Copies n bytes at ring position pos (wrapping) to pOut. */
@@ -511,7 +602,7 @@ int recTasksPoll(RecTasks *T){
   for(i=0; i<T->nBuf; i++){
     struct perf_event_mmap_page *m = (void*)T->aBuf[i].pMap;
     const unsigned char *aData = T->aBuf[i].pMap + T->szPage;
-    unsigned long long nData = (unsigned long long)PERF_DATA_PAGES*T->szPage;
+    unsigned long long nData = T->aBuf[i].nMap - T->szPage;
     unsigned long long head = __atomic_load_n(&m->data_head,
                                               __ATOMIC_ACQUIRE);
     unsigned long long tail = m->data_tail;
@@ -520,7 +611,7 @@ int recTasksPoll(RecTasks *T){
       ringCopy(aData, nData, tail, &h, sizeof(h));
       if( h.size<sizeof(h) || h.size>head-tail ){ tail = head; break; }
       ringCopy(aData, nData, tail, T->aRec, h.size);
-      if( sideParse(T, T->aRec, h.size) ){
+      if( sideParse(T, T->aBuf[i].iKind, T->aRec, h.size) ){
         RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0,
                     "out of memory");
         return -1;
@@ -563,6 +654,15 @@ static int pushFd(RecTasks *T, int fd){
   return 0;
 }
 
+/* Closes the buffers from nBuf on and the events from nFd on. */
+static void perfCloseFrom(RecTasks *T, int nBuf, int nFd){
+  int i;
+  for(i=nBuf; i<T->nBuf; i++) munmap(T->aBuf[i].pMap, T->aBuf[i].nMap);
+  for(i=nFd; i<T->nFd; i++) close(T->aFd[i]);
+  T->nBuf = nBuf;
+  T->nFd = nFd;
+}
+
 static void perfClose(RecTasks *T){
   int i;
   for(i=0; i<T->nBuf; i++) munmap(T->aBuf[i].pMap, T->aBuf[i].nMap);
@@ -574,10 +674,88 @@ static void perfClose(RecTasks *T){
   T->nBuf = T->nFd = 0;
 }
 
+/*
+** The threads of pid (*paTid, malloc'd, or a one-element array of pid
+** itself when /proc does not list them).  0 or -1 (no memory).
+*/
+static int listThreads(int pid, int **paTid, int *pnTid){
+  char zDir[64];
+  DIR *pDir;
+  struct dirent *pEnt;
+  int *aTid = 0, nTid = 0;
+  snprintf(zDir, sizeof(zDir), "/proc/%d/task", pid);
+  pDir = opendir(zDir);
+  if( pDir ){
+    while( (pEnt = readdir(pDir))!=0 ){
+      int tid = atoi(pEnt->d_name), *aNew;
+      if( tid<=0 ) continue;
+      aNew = realloc(aTid, (nTid+1)*sizeof(int));
+      if( aNew==0 ){ closedir(pDir); free(aTid); return -1; }
+      aTid = aNew;
+      aTid[nTid++] = tid;
+    }
+    closedir(pDir);
+  }
+  if( nTid==0 ){
+    aTid = realloc(aTid, sizeof(int));
+    if( aTid==0 ) return -1;
+    aTid[nTid++] = pid;
+  }
+  *paTid = aTid;
+  *pnTid = nTid;
+  return 0;
+}
+
+/*
+** Opens event *pAttr for each thread in aTid (or, tid -1, the whole
+** system) on each CPU in aCpu, the events of a CPU writing to one buffer
+** of nPages data pages that holds iKind.  0, or -1 with a reason in zErr.
+*/
+static int perfOpenRings(RecTasks *T, struct perf_event_attr *pAttr,
+                         int nCpu, const int *aCpu, const int *aTid,
+                         int nTid, int nPages, int iKind, char *zErr,
+                         int nErr){
+  int i, j;
+  for(i=0; i<nCpu; i++){
+    int iOut = -1;
+    for(j=0; j<nTid; j++){
+      int fd = perfOpen(pAttr, aTid[j], aCpu[i]);
+      if( fd<0 ){
+        if( errno==ESRCH && nTid>1 ) continue;     /* the thread ended */
+        snprintf(zErr, nErr, "perf_event_open (cpu %d): %s", aCpu[i],
+                 strerror(errno));
+        return -1;
+      }
+      if( pushFd(T, fd) ) return -1;
+      if( iOut<0 ){
+        size_t nMap = (size_t)(1+nPages)*T->szPage;
+        RecPerfBuf *aNew;
+        void *pMap = mmap(0, nMap, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0);
+        if( pMap==MAP_FAILED ){
+          snprintf(zErr, nErr, "mmap of a perf buffer: %s", strerror(errno));
+          return -1;
+        }
+        aNew = realloc(T->aBuf, (T->nBuf+1)*sizeof(RecPerfBuf));
+        if( aNew==0 ){ munmap(pMap, nMap); return -1; }
+        T->aBuf = aNew;
+        T->aBuf[T->nBuf].pMap = pMap;
+        T->aBuf[T->nBuf].nMap = nMap;
+        T->aBuf[T->nBuf++].iKind = iKind;
+        iOut = fd;
+      }else if( ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, iOut)!=0 ){
+        snprintf(zErr, nErr, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+                 strerror(errno));
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
 int recTasksOpenPerf(RecTasks *T, int nCpu, const int *aCpu, int pid,
                      char *zErr, int nErr){
   struct perf_event_attr attr;
-  int aOne[1], *aTid = aOne, nTid = 1, i, j;
+  int aOne[1], *aTid = aOne, nTid = 1, rc;
   memset(&attr, 0, sizeof(attr));
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
@@ -597,68 +775,62 @@ int recTasksOpenPerf(RecTasks *T, int nCpu, const int *aCpu, int pid,
   aOne[0] = pid;
   if( pid>0 ){
     /* Every thread of pid, and (inherit) what they start. */
-    char zDir[64];
-    DIR *pDir;
-    struct dirent *pEnt;
     attr.inherit = 1;
     T->bScoped = 1;
-    snprintf(zDir, sizeof(zDir), "/proc/%d/task", pid);
-    pDir = opendir(zDir);
-    if( pDir ){
-      aTid = 0;
-      nTid = 0;
-      while( (pEnt = readdir(pDir))!=0 ){
-        int tid = atoi(pEnt->d_name), *aNew;
-        if( tid<=0 ) continue;
-        aNew = realloc(aTid, (nTid+1)*sizeof(int));
-        if( aNew==0 ){ closedir(pDir); free(aTid); return -1; }
-        aTid = aNew;
-        aTid[nTid++] = tid;
-      }
-      closedir(pDir);
-      if( nTid==0 ){ free(aTid); aTid = aOne; nTid = 1; }
-    }
+    if( listThreads(pid, &aTid, &nTid) ) return -1;
   }
-  for(i=0; i<nCpu; i++){
-    int iOut = -1;
-    for(j=0; j<nTid; j++){
-      int fd = perfOpen(&attr, aTid[j], aCpu[i]);
-      if( fd<0 ){
-        if( errno==ESRCH && nTid>1 ) continue;     /* the thread ended */
-        snprintf(zErr, nErr, "perf_event_open (cpu %d): %s", aCpu[i],
-                 strerror(errno));
-        goto fail;
-      }
-      if( pushFd(T, fd) ) goto fail;
-      if( iOut<0 ){
-        size_t nMap = (1+PERF_DATA_PAGES)*T->szPage;
-        RecPerfBuf *aNew;
-        void *pMap = mmap(0, nMap, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0);
-        if( pMap==MAP_FAILED ){
-          snprintf(zErr, nErr, "mmap of a perf buffer: %s", strerror(errno));
-          goto fail;
-        }
-        aNew = realloc(T->aBuf, (T->nBuf+1)*sizeof(RecPerfBuf));
-        if( aNew==0 ){ munmap(pMap, nMap); goto fail; }
-        T->aBuf = aNew;
-        T->aBuf[T->nBuf].pMap = pMap;
-        T->aBuf[T->nBuf++].nMap = nMap;
-        iOut = fd;
-      }else if( ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, iOut)!=0 ){
-        snprintf(zErr, nErr, "PERF_EVENT_IOC_SET_OUTPUT: %s",
-                 strerror(errno));
-        goto fail;
-      }
-    }
-  }
+  rc = perfOpenRings(T, &attr, nCpu, aCpu, aTid, nTid, PERF_DATA_PAGES,
+                     BUF_SIDE, zErr, nErr);
   if( aTid!=aOne ) free(aTid);
+  if( rc ){
+    if( zErr[0]==0 ) snprintf(zErr, nErr, "out of memory");
+    perfClose(T);
+    T->bScoped = 0;
+    return -1;
+  }
   return 0;
-fail:
-  if( zErr[0]==0 ) snprintf(zErr, nErr, "out of memory");
+}
+
+int recTasksOpenFaults(RecTasks *T, int nCpu, const int *aCpu, int pid,
+                       char *zErr, int nErr){
+  struct perf_event_attr attr;
+  int aOne[1], *aTid = aOne, nTid = 1, rc = 0, nBuf = T->nBuf, nFd = T->nFd;
+  int k, bKernel, iErrno;
+  aOne[0] = pid;
+  if( pid>0 && listThreads(pid, &aTid, &nTid) ) return -1;
+  for(k=0; k<2 && rc==0; k++){
+    /* Kernel-mode faults on user memory (a read() into an untouched
+    ** buffer) are counted too, if perf lets us see them. */
+    for(bKernel=1; bKernel>=0; bKernel--){
+      memset(&attr, 0, sizeof(attr));
+      attr.size = sizeof(attr);
+      attr.type = PERF_TYPE_SOFTWARE;
+      attr.config = k ? PERF_COUNT_SW_PAGE_FAULTS_MAJ
+                      : PERF_COUNT_SW_PAGE_FAULTS_MIN;
+      attr.sample_period = 1;
+      attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+      attr.use_clockid = 1;
+      attr.clockid = CLOCK_MONOTONIC;
+      attr.exclude_kernel = !bKernel;
+      attr.exclude_hv = 1;
+      attr.inherit = pid>0;
+      zErr[0] = 0;
+      int nBuf0 = T->nBuf, nFd0 = T->nFd;
+      rc = perfOpenRings(T, &attr, nCpu, aCpu, aTid, nTid, FAULT_DATA_PAGES,
+                         k ? BUF_MAJOR : BUF_MINOR, zErr, nErr);
+      if( rc==0 ) break;
+      iErrno = errno;
+      perfCloseFrom(T, nBuf0, nFd0);
+      if( !bKernel || (iErrno!=EACCES && iErrno!=EPERM) ) break;
+    }
+  }
   if( aTid!=aOne ) free(aTid);
-  perfClose(T);
-  T->bScoped = 0;
-  return -1;
+  if( rc ){
+    if( zErr[0]==0 ) snprintf(zErr, nErr, "out of memory");
+    perfCloseFrom(T, nBuf, nFd);     /* the side-band stays */
+    return -1;
+  }
+  return 0;
 }
 
 int recTasksHasPerf(RecTasks *T){ return T->nBuf>0; }
@@ -672,21 +844,31 @@ static VOID describeTask(PVOID pCtx, ULONG tid, PULONG pPid,
   *pCommId = t ? t->commId : TRACE_NULL_ULONG;
 }
 
-static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr){
+static ULONG resolveModule(PVOID pCtx, ULONG pid, ULONGLONG addr,
+                           PULONGLONG pOffset, PULONG pFlags){
   RecTasks *T = (RecTasks*)pCtx;
   RecTask *t = taskFind(T, (int)pid);
+  const RecMap *p;
   int i;
+  *pOffset = TRACE_NULL_ULONGLONG;
+  *pFlags = 0;
   if( t==0 ) return TRACE_NULL_ULONG;
   i = mapLowerBound(t, addr);
-  if( i>=t->nMap || t->aMap[i].Start>addr ) return TRACE_NULL_ULONG;
-  return t->aMap[i].PathId!=TRACE_NULL_ULONG ? t->aMap[i].PathId
-                                             : T->anonId;
+  if( i>=t->nMap || t->aMap[i].m.Start>addr ) return TRACE_NULL_ULONG;
+  p = &t->aMap[i];
+  /* perf gives anonymous memory a page offset of its own address: the
+  ** offset into memory that is not a file is from the mapping's start */
+  *pOffset = addr - p->m.Start
+           + ((p->flags & TRACE_MAPPING_FILE) ? p->m.Offset : 0);
+  *pFlags = p->flags;
+  return p->m.PathId!=TRACE_NULL_ULONG ? p->m.PathId : T->anonId;
 }
 
 PTRACE_EVENT_RESOLVER recTasksResolver(RecTasks *T){ return &T->resolver; }
 
 unsigned long long recTasksLost(RecTasks *T){ return T->nLost; }
 unsigned long long recTasksSideRecords(RecTasks *T){ return T->nApplied; }
+unsigned long long recTasksFaultLost(RecTasks *T){ return T->nFaultLost; }
 
 RecTasks *recTasksNew(PTRACE_IMPORT pImport){
   RecTasks *T = calloc(1, sizeof(RecTasks));

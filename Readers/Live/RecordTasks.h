@@ -46,6 +46,17 @@ int recTasksOpenPerf(RecTasks*, int nCpu, const int *aCpu, int pid,
 int recTasksHasPerf(RecTasks*);
 
 /*
+** Opens perf's minor-faults and major-faults software events, sampling
+** every fault with its address, for the same scope, and feeds their
+** samples, in time order with the events, to the import's page-fault
+** classification (Readers/Shared/ImportFaults.c).  Returns 0, or -1 with
+** a reason in zErr (faults then stay unclassified).
+*/
+int recTasksOpenFaults(RecTasks*, int nCpu, const int *aCpu, int pid,
+                       char *zErr, int nErr);
+unsigned long long recTasksFaultLost(RecTasks*);
+
+/*
 ** Moves the perf records written so far into the model's queue, and
 ** applies the queued ones up to time ts.  Returns 0, or -1 if the session
 ** failed (the reason is in the import's Error).

@@ -252,13 +252,34 @@ BuildPageFault(
     PTRACE_EVENT_CONTEXT Event,
     PPAGE_FAULT_RECORD Record
     )
+/*++
+
+Routine Description:
+
+    A fault with a source that knows the process's mappings (the live
+    recorder) gets its modules, module offsets and code/data from them,
+    and waits for its count when the import classifies faults.
+
+--*/
 {
+    ULONG Flags = 0;
+    ULONG IpFlags;
+
     TraceImportPageFaultUnclassified(Record);
     if (Source->ModuleOf != NULL && Event->Pid != TRACE_NULL_ULONG) {
         Record->ModuleId = Source->ModuleOf(Source, Event->Pid,
-                                            Record->Address);
+                                            Record->Address,
+                                            &Record->ModuleOffset, &Flags);
         Record->IpModuleId = Source->ModuleOf(Source, Event->Pid,
-                                              Record->Ip);
+                                              Record->Ip,
+                                              &Record->IpModuleOffset,
+                                              &IpFlags);
+        if (Flags & TRACE_MAPPING_KNOWN) {
+            Record->Code = (Flags & TRACE_MAPPING_EXEC) ? 1 : 0;
+        }
+    }
+    if (Import->ClassifyFaults) {
+        return TraceImportPageFaultPending(Import, Event, Record, Flags);
     }
     return TraceImportPageFault(Import, Event, Record);
 }

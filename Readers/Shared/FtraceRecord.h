@@ -70,12 +70,14 @@ struct _TRACE_FIELD_SOURCE {
 
     //
     // Optional (NULL): what a binary source knows beyond the fields.  The
-    // mapping (module string id) of Address in process Pid, or NULL; and a
-    // comm learned for a task (from sched_switch), for later events.
+    // mapping (module string id) of Address in process Pid, or NULL, with
+    // Address's module offset and TRACE_MAPPING_* flags (as the event
+    // resolver's ModuleOf); and a comm learned for a task (from
+    // sched_switch), for later events.
     //
 
     ULONG (*ModuleOf)(PTRACE_FIELD_SOURCE Source, ULONG Pid,
-                      ULONGLONG Address);
+                      ULONGLONG Address, PULONGLONG Offset, PULONG Flags);
     RTL_STATUS (*LearnComm)(PTRACE_FIELD_SOURCE Source, ULONG Tid,
                             ULONG CommId);
 };

@@ -39,6 +39,7 @@ Commit(
 
     TraceImportSetKvmCommitLimit(Import);
     TraceImportSetSpanCommitLimit(Import);
+    TraceImportSetFaultCommitLimit(Import);
 
     Status = TraceSessionCommit(Import->Session);
     if (!RTL_SUCCESS(Status)) {
@@ -138,6 +139,7 @@ Routine Description:
         }
     }
     TraceHashDestroy(&Import->PendingExits);
+    TraceImportPageFaultsEnd(Import);
     TraceHashDestroy(&Import->Threads);
     TraceHashDestroy(&Import->Processes);
     TraceHashDestroy(&Import->ProcessNames);

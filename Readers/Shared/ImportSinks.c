@@ -168,31 +168,22 @@ TraceImportProcessExec(
     return RTL_STATUS_OK;
 }
 
-VOID
-TraceImportPageFaultUnclassified(
-    PPAGE_FAULT_RECORD Record
-    )
-/*++
-
-Routine Description:
-
-    Sets the columns a source may not know (hard, fault_kind, the module
-    offsets, code) to NULL; the caller then fills what it knows.
-
---*/
-{
-    Record->Hard = TRACE_NULL_ULONG;
-    Record->FaultKindId = TRACE_NULL_ULONG;
-    Record->ModuleOffset = TRACE_NULL_ULONGLONG;
-    Record->IpModuleOffset = TRACE_NULL_ULONGLONG;
-    Record->Code = TRACE_NULL_ULONG;
-}
-
 RTL_STATUS
 TraceImportPageFault(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
     PPAGE_FAULT_RECORD Record
+    )
+{
+    return TraceImportPageFaultIndexed(Import, Event, Record, NULL);
+}
+
+RTL_STATUS
+TraceImportPageFaultIndexed(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    PPAGE_FAULT_RECORD Record,
+    PULONGLONG Index
     )
 {
     RTL_STATUS Status;
@@ -209,7 +200,7 @@ TraceImportPageFault(
     Record->Cpu = Event->Cpu;
 
     return AppendRecord(Import, Import->Stores[TraceRecordPageFault],
-                        Record, NULL);
+                        Record, Index);
 }
 
 VOID

@@ -164,6 +164,12 @@ TraceImportBegin(
     if (RTL_SUCCESS(Status)) {
         Status = TraceHashInitialize(Rtl, &Import->PendingExits);
     }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashInitialize(Rtl, &Import->PendingFaults);
+    }
+    for (Index = 0; Index < TraceFaultKindMaximum; Index++) {
+        Import->FaultKindIds[Index] = TRACE_NULL_ULONG;
+    }
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(Error, Status, 0, 0, "%s: %s", Import->Path,
                            RtlStatusText(Status));

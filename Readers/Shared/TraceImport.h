@@ -148,6 +148,26 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
 
 #define TRACE_TEXT_EVENT_TYPES 16
 
+//
+// fault_kind values (NOTES.md, "Page-fault classes"), and what a resolver
+// says of the mapping that holds an address.
+//
+
+typedef enum _TRACE_FAULT_KIND {
+    TraceFaultFile = 0,             // hard, file mapping
+    TraceFaultSwap,                 // hard, anonymous
+    TraceFaultPageCache,            // soft, file page already in memory
+    TraceFaultDemandZero,           // soft, first touch of anonymous memory
+    TraceFaultCopyOnWrite,          // soft, write to a present private page
+    TraceFaultAccessViolation,      // not counted by the kernel
+    TraceFaultKindMaximum
+} TRACE_FAULT_KIND;
+
+#define TRACE_MAPPING_KNOWN   0x01  // a mapping holds the address
+#define TRACE_MAPPING_EXEC    0x02  // it is executable
+#define TRACE_MAPPING_FILE    0x04  // it maps a file (not anon, [heap]...)
+#define TRACE_MAPPING_PRIVATE 0x08  // MAP_PRIVATE
+
 typedef struct _TRACE_IMPORT {
 
     //
@@ -223,6 +243,22 @@ typedef struct _TRACE_IMPORT {
                                     // thread otherwise
     TRACE_HASH_TABLE PendingExits;  // tid + 1 -> kvm_exit record index
                                     // (or none: keys stay once seen)
+
+    //
+    // Page-fault classification (ImportFaults.c): set ClassifyFaults
+    // before the first fault when the producer reports the kernel's
+    // counts (TraceImportPageFaultCounted); add to LostFaultCounts when
+    // some of them were lost.
+    //
+
+    BOOL ClassifyFaults;
+    ULONG Padding4;
+    ULONGLONG LostFaultCounts;
+    ULONGLONG UncountedFaults;      // resolved as not counted
+    ULONGLONG UnresolvedFaults;     // still waiting at the end
+    ULONGLONG UnmatchedFaultCounts; // counts of no recorded fault
+    TRACE_HASH_TABLE PendingFaults; // tid + 1 -> page_fault index | flags
+    ULONG FaultKindIds[TraceFaultKindMaximum]; // interned on first use
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
     ULONGLONG TextEventTypes[TRACE_TEXT_EVENT_TYPES];
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
@@ -316,6 +352,29 @@ RTL_STATUS TraceImportIntern(PTRACE_IMPORT Import, PCSZ Text, ULONG Length,
 //
 
 VOID TraceImportPageFaultUnclassified(PPAGE_FAULT_RECORD Record);
+RTL_STATUS TraceImportPageFaultIndexed(PTRACE_IMPORT Import,
+                                       PTRACE_EVENT_CONTEXT Event,
+                                       PPAGE_FAULT_RECORD Record,
+                                       PULONGLONG Index);
+
+//
+// Classification (ImportFaults.c, with Import->ClassifyFaults): a fault
+// event appended to wait for its count, MappingFlags (TRACE_MAPPING_*) of
+// its address; the kernel's count of a fault of thread Tid at Address
+// (Major: counted as major), in time order with the fault events; the
+// end of thread Tid; the commit limit and the end of the import.
+//
+
+RTL_STATUS TraceImportPageFaultPending(PTRACE_IMPORT Import,
+                                       PTRACE_EVENT_CONTEXT Event,
+                                       PPAGE_FAULT_RECORD Record,
+                                       ULONG MappingFlags);
+RTL_STATUS TraceImportPageFaultCounted(PTRACE_IMPORT Import, ULONG Tid,
+                                       LONGLONG Timestamp, ULONGLONG Address,
+                                       ULONG Major);
+RTL_STATUS TraceImportPageFaultThreadEnded(PTRACE_IMPORT Import, ULONG Tid);
+VOID TraceImportSetFaultCommitLimit(PTRACE_IMPORT Import);
+VOID TraceImportPageFaultsEnd(PTRACE_IMPORT Import);
 
 
 RTL_STATUS TraceImportPageFault(PTRACE_IMPORT Import,

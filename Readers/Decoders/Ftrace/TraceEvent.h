@@ -648,10 +648,14 @@ typedef struct _TRACE_EVENT_RESOLVER {
     //
     // The string id of the mapping (path, "[stack]", "//anon") that held
     // Address in process Pid at the time of the event being decoded, or
-    // TRACE_NULL_ULONG if none is known.
+    // TRACE_NULL_ULONG if none is known; Offset receives Address's module
+    // offset (Address - start + file offset; - start alone for memory
+    // that is not a file), or NULL; Flags the TRACE_MAPPING_* flags (0
+    // when none is known).
     //
 
-    ULONG (*ModuleOf)(PVOID Context, ULONG Pid, ULONGLONG Address);
+    ULONG (*ModuleOf)(PVOID Context, ULONG Pid, ULONGLONG Address,
+                      PULONGLONG Offset, PULONG Flags);
 
     PVOID Context;
 } TRACE_EVENT_RESOLVER, *PTRACE_EVENT_RESOLVER;

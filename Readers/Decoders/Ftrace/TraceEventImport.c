@@ -1203,12 +1203,15 @@ ULONG
 BinaryModuleOf(
     PTRACE_FIELD_SOURCE Source,
     ULONG Pid,
-    ULONGLONG Address
+    ULONGLONG Address,
+    PULONGLONG Offset,
+    PULONG Flags
     )
 {
     PTRACE_EVENT_RESOLVER Resolver = ((PBINARY_FIELDS)Source)->Sink->Resolver;
 
-    return Resolver->ModuleOf(Resolver->Context, Pid, Address);
+    return Resolver->ModuleOf(Resolver->Context, Pid, Address, Offset,
+                              Flags);
 }
 
 static

@@ -411,6 +411,34 @@ IsPageFaultEvent(
 }
 
 static
+ULONG
+PageFaultHardness(
+    TEXT_SPAN Name
+    )
+/*++
+
+Routine Description:
+
+    The kernel emits major-faults and minor-faults where it counts the
+    fault as major or minor for getrusage (mm_account_fault): the event's
+    name says which.  page-faults (faults) counts both: NULL.
+
+--*/
+{
+    TEXT_SPAN Base = Name;
+
+    Base.End = TextFindChar(Name.Start, Name.End, ':');
+
+    if (TextSpanEquals(Base, "major-faults")) {
+        return 1;
+    }
+    if (TextSpanEquals(Base, "minor-faults")) {
+        return 0;
+    }
+    return TRACE_NULL_ULONG;
+}
+
+static
 PCSZ
 FindNextLocation(
     PCSZ Start,
@@ -631,6 +659,7 @@ ImportPageFaultSample(
     Record.Ip = Code.Address;
     Record.ErrorCode = TRACE_NULL_ULONG;
     TraceImportPageFaultUnclassified(&Record);
+    Record.Hard = PageFaultHardness(Line->Name);
 
     return TraceImportPageFault(Import, &Line->Event, &Record);
 }
