@@ -87,12 +87,14 @@ def png_rows(path):
 
 
 def hues(path, want):
-    """Distinct saturated hues (12 sectors) among the PNG's pixels."""
+    """Distinct saturated hues (12 sectors) among the pixels of the faults
+    panel (the seed's axes [0.1, 0.2, 0.75, 0.7]: not the legend above it,
+    nor the cumulative panel below)."""
     import colorsys
     w, h, bpp, rows = png_rows(path)
     seen = set()
-    for row in rows:
-        for x in range(0, w * bpp, bpp):
+    for row in rows[int(0.1 * h) + 2:int(0.8 * h) - 2]:
+        for x in range(int(0.1 * w) * bpp + 2 * bpp, int(0.85 * w) * bpp - 2 * bpp, bpp):
             r, g, b = row[x], row[x + 1], row[x + 2]
             hh, ss, vv = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
             if ss > 0.5 and vv > 0.3:

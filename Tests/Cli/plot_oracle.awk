@@ -12,9 +12,9 @@
 # KEY being the pid, the tid, or the data address's dso (the `module`
 # column; "(no module)" when perf printed none); then "total" the same.
 # major-faults are hard, minor-faults soft, any other fault event (e.g.
-# page-faults) counts in faults only.  -p matches the process name
-# (anywhere in it, as regexec), -m the dso; a sample without a dso never
-# matches -m.
+# page-faults) counts in faults only.  -p matches the process name or the
+# sample's own comm (anywhere in it, as regexec), -m the dso; a sample
+# without a dso never matches -m.
 {
     for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) break
     if (i > NF) next
@@ -34,7 +34,7 @@
     if (match(rest, /\([^()]*\)/)) {
         dso = substr(rest, RSTART + 1, RLENGTH - 2); has = 1
     }
-    if (p != "" && name[pid] !~ p) next
+    if (p != "" && name[pid] !~ p && comm !~ p) next
     if (m != "" && (!has || dso !~ m)) next
     key = (by == "process") ? pid : (by == "thread") ? tid : dso
     n[key]++; n["total"]++

@@ -10,16 +10,19 @@
 #   filter_p                    -c process -p (the child's name)
 #   filter_m                    -c module -m (two modules)
 #   filter_pm                   -c thread -p (the parent) -m (anon memory)
-#   colors                      a PNG of the two processes: two hues
+#   colors                      tracestore record of the same workload (it
+#                               knows the mappings, so faults have module
+#                               offsets): its PNG shows two hues
 #
 # Per category the faults must match the oracle; and hard and soft
 # separately once the import classifies (see NOTES.md, "tracestore plot":
 # until page_fault.hard is filled for perf text every row is NULL there,
-# and only the totals are compared).  Exit 77 (skipped) when perf cannot
-# record here.
+# and only the totals are compared).  Exit 77 (skipped) when perf (or, for
+# colors, tracestore record) cannot record here.
 # usage: plot_perf.sh TRACESTORE FAULTPAIR ORACLE PYTHON WORKDIR CASE
 set -u
-ts=$1; workload=$2; oracle=$3; python=$4; work=$5; case=$6
+ts=$1; oracle=$3; python=$4; work=$5; case=$6
+workload=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")  # the symlink needs it whole
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 command -v perf >/dev/null || skip "perf is not installed (linux-perf)"
@@ -44,10 +47,13 @@ case $case in
   filter_m) by=module; m='data\.bin|libc\.so' ;;
   filter_pm) by=thread; p='^FaultPair$'; m='^//anon' ;;
   colors)
-    "$ts" plot -o "$work/two.png" "$work/s.trace" || fail "plot failed"
-    n=$("$ts" sql --csv "$work/s.trace" \
-        "SELECT count(*) FROM page_fault WHERE module_offset IS NOT NULL" | tail -1)
-    [ "$n" -gt 0 ] || skip "no fault has a module offset yet (perf text: NOTES.md)"
+    # tracestore record knows the mappings: faults with module offsets.
+    [ -d /sys/kernel/tracing/events/exceptions ] || skip "no tracefs exceptions events"
+    "$ts" record -e exceptions:page_fault_user -o "$work/rec.trace" -- \
+      "$workload" "$work/data.bin" "$work/fault-child" > "$work/rec.log" 2>&1 ||
+      { cat "$work/rec.log"; skip "tracestore record failed here"; }
+    "$ts" plot -c process -p 'FaultPair|fault-child' -o "$work/two.png" \
+      "$work/rec.trace" || fail "plot failed"
     exec "$python" "$(dirname "$0")/plot_files.py" hues "$work/two.png" 2
     ;;
   *) fail "unknown case $case" ;;

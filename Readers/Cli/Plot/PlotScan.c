@@ -42,6 +42,8 @@ typedef struct PlotProcess {
   unsigned iPid;
   long long iStart;
   unsigned iNameId;                 /* or TRACE_STRING_NULL */
+  long long iLabelTs;               /* when iLabelId was seen */
+  unsigned iLabelId;                /* the name it is shown with (below) */
   int bMatch;                       /* -p matches its name or file name */
   int bSeen;                        /* its pid has a fault in the picture */
 } PlotProcess;
@@ -164,6 +166,41 @@ static int plotProcessCompare(const void *a, const void *b){
   return 0;
 }
 
+static int plotProcessAt(PlotScan *p, unsigned iPid, long long ts);
+
+/*
+** The name a process is shown with: its main thread's latest comm (the
+** thread store has a row per (tid, comm)), when that is newer than the
+** process row's name - an exec the process store did not see (a live
+** recording without sched events names the child of the recorder's fork
+** "tracestore" there).
+*/
+static void plotLoadThreadNames(PlotScan *p){
+  PTRACE_STORE pStore = TraceSessionFindStore(p->pSession, "thread");
+  PlotColumn cStart, cTid, cPid, cComm;
+  unsigned long long i, n;
+  if( pStore==0 ) return;
+  cStart = TraceStoreFindColumn(pStore->Header, "start_ts");
+  cTid = TraceStoreFindColumn(pStore->Header, "tid");
+  cPid = TraceStoreFindColumn(pStore->Header, "pid");
+  cComm = TraceStoreFindColumn(pStore->Header, "comm");
+  n = pStore->Snapshot.RecordCount;
+  for(i=0; i<n; i++){
+    long long ts, tid, pid, comm;
+    int k;
+    if( !plotRead(pStore, i, cStart, &ts) || !plotRead(pStore, i, cTid, &tid)
+     || !plotRead(pStore, i, cPid, &pid) || !plotRead(pStore, i, cComm, &comm)
+     || tid!=pid ){
+      continue;
+    }
+    k = plotProcessAt(p, (unsigned)pid, 0x7fffffffffffffffLL);
+    if( k>=0 && ts>=p->aProc[k].iLabelTs ){
+      p->aProc[k].iLabelTs = ts;
+      p->aProc[k].iLabelId = (unsigned)comm;
+    }
+  }
+}
+
 /*
 ** Loads the process store (if any): every row, whether -p matches its
 ** name or executable path, and an index by pid.
@@ -206,7 +243,10 @@ static int plotLoadProcesses(PlotScan *p){
                                   (ULONGLONG)k + 1)) ){
       return 1;
     }
+    p->aProc[k].iLabelId = p->aProc[k].iNameId;
+    p->aProc[k].iLabelTs = p->aProc[k].iStart;
   }
+  plotLoadThreadNames(p);
   return 0;
 }
 
@@ -286,9 +326,8 @@ static int plotFaultRead(PlotScan *p, unsigned long long i, PlotFault *f){
   plotRead(s, i, p->cComm, &comm);
   f->iCommId = comm<0 ? TRACE_STRING_NULL : (unsigned)comm;
   f->iProcess = pid<0 ? -1 : plotProcessAt(p, (unsigned)pid, f->iTs);
-  if( f->iProcess>=0 ){
-    if( !p->aProc[f->iProcess].bMatch ) return 0;
-  }else if( !plotCommMatches(p, comm) ){
+  if( (f->iProcess<0 || !p->aProc[f->iProcess].bMatch)
+   && !plotCommMatches(p, comm) ){
     return 0;
   }
   if( plotRead(s, i, p->cModule, &module) ){
@@ -350,8 +389,8 @@ static char *plotLabel(PlotScan *p, const PlotFault *f){
         /* The name after the pid's last exec: what the process became. */
         int k = f->iProcess;
         while( k+1<p->nProc && p->aProc[k+1].iPid==p->aProc[k].iPid ) k++;
-        if( p->aProc[k].iNameId!=TRACE_STRING_NULL ){
-          zName = plotString(p, p->aProc[k].iNameId);
+        if( p->aProc[k].iLabelId!=TRACE_STRING_NULL ){
+          zName = plotString(p, p->aProc[k].iLabelId);
         }
       }
       break;
