@@ -351,6 +351,7 @@ int cmdPlot(int argc, char **argv){
     if( bSummary ) plotSummary(&m);
   }
   plotModelFree(&m);
+  plotDrawShutdown();
 end:
   plotOptionsFree(&o);
   return rc;

@@ -14,10 +14,7 @@
 #                               knows the mappings, so faults have module
 #                               offsets): its PNG shows two hues
 #
-# Per category the faults must match the oracle; and hard and soft
-# separately once the import classifies (see NOTES.md, "tracestore plot":
-# until page_fault.hard is filled for perf text every row is NULL there,
-# and only the totals are compared).  Exit 77 (skipped) when perf (or, for
+# Per category the hard, soft and all faults must match the oracle's.  Exit 77 (skipped) when perf (or, for
 # colors, tracestore record) cannot record here.
 # usage: plot_perf.sh TRACESTORE FAULTPAIR ORACLE PYTHON WORKDIR CASE
 set -u
@@ -75,16 +72,6 @@ awk -F '\t' -v by="$by" 'NR > 1 && $7 != "total" {
   "$work/summary.tsv" | LC_ALL=C sort > "$work/actual.tsv"
 awk -F '\t' '$7 == "total" { printf "total\t%d\t%d\t%d\n", $1 + $2, $3 + $4, $1 + $2 + $3 + $4 }' \
   "$work/summary.tsv" >> "$work/actual.tsv"
-classified=$("$ts" sql --csv "$work/s.trace" \
-  "SELECT count(*) FROM page_fault WHERE hard IS NOT NULL" | tail -1)
-if [ "$classified" = 0 ]; then
-  echo "note: page_fault.hard is NULL in every row: comparing fault counts only"
-  cut -f1,4 "$work/expected.tsv" > "$work/expected.cmp"
-  cut -f1,4 "$work/actual.tsv" > "$work/actual.cmp"
-else
-  cp "$work/expected.tsv" "$work/expected.cmp"
-  cp "$work/actual.tsv" "$work/actual.cmp"
-fi
-[ "$(wc -l < "$work/expected.cmp")" -gt 1 ] || fail "the oracle counted no fault"
-diff "$work/expected.cmp" "$work/actual.cmp" || fail "summary differs from the oracle"
-echo "ok: $case: $(wc -l < "$work/expected.cmp") lines equal the oracle's"
+[ "$(wc -l < "$work/expected.tsv")" -gt 1 ] || fail "the oracle counted no fault"
+diff "$work/expected.tsv" "$work/actual.tsv" || fail "summary differs from the oracle"
+echo "ok: $case: $(wc -l < "$work/expected.tsv") lines equal the oracle's"

@@ -135,4 +135,7 @@ int plotGridGet(const PlotModel *pModel, const PlotGrid *pGrid, int x, int y);
 int plotDraw(const PlotModel *pModel, FILE *pFile, const char *zFormat,
              const char *zName);
 
+/* At exit, after the last plotDraw: cairo's and fontconfig's caches freed. */
+void plotDrawShutdown(void);
+
 #endif /* TRACER_CLI_PLOT_H */
