@@ -55,7 +55,7 @@ if(TRACER_PYTHON3)
   endforeach()
 endif()
 add_executable(FaultPair ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FaultPair.c)
-foreach(case process thread module filter_p filter_m filter_pm colors)
+foreach(case process thread module filter_p filter_m filter_pm window colors data_start)
   add_test(NAME cli.plot.perf_${case}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_perf.sh $<TARGET_FILE:tracestore>
             $<TARGET_FILE:FaultPair> ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_oracle.awk

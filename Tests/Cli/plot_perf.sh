@@ -10,9 +10,13 @@
 #   filter_p                    -c process -p (the child's name)
 #   filter_m                    -c module -m (two modules)
 #   filter_pm                   -c thread -p (the parent) -m (anon memory)
+#   window                      -c module --from/--to (a middle slice)
 #   colors                      tracestore record of the same workload (it
 #                               knows the mappings, so faults have module
 #                               offsets): its PNG shows two hues
+#   data_start                  the same session, --data-start data.bin,
+#                               0x100000: code below, data above (SQL over
+#                               the rows evaluates the rule)
 #
 # Per category the hard, soft and all faults must match the oracle's.  Exit 77 (skipped) when perf (or, for
 # colors, tracestore record) cannot record here.
@@ -37,21 +41,42 @@ perf script -i "$work/perf.data" -F comm,pid,tid,time,event,addr,ip,sym,dso \
 "$ts" import -o "$work/s.trace" "$work/script.txt" > "$work/import.log" 2>&1 ||
   { cat "$work/import.log"; fail "tracestore import failed"; }
 
-by=process; p=""; m=""
+# tracestore record of the same workload: it knows the mappings, so its
+# faults have module offsets (perf text has none).
+record_live() {
+  [ -d /sys/kernel/tracing/events/exceptions ] || skip "no tracefs exceptions events"
+  "$ts" record -e exceptions:page_fault_user -o "$work/rec.trace" -- \
+    "$workload" "$work/data.bin" "$work/fault-child" > "$work/rec.log" 2>&1 ||
+    { cat "$work/rec.log"; skip "tracestore record failed here"; }
+}
+
+by=process; p=""; m=""; from=""; to=""
 case $case in
   process|thread|module) by=$case ;;
   filter_p) by=process; p='fault-child' ;;
   filter_m) by=module; m='data\.bin|libc\.so' ;;
   filter_pm) by=thread; p='^FaultPair$'; m='^//anon' ;;
+  window) by=module; from=0.0012345; to=0.0123456 ;;
   colors)
-    # tracestore record knows the mappings: faults with module offsets.
-    [ -d /sys/kernel/tracing/events/exceptions ] || skip "no tracefs exceptions events"
-    "$ts" record -e exceptions:page_fault_user -o "$work/rec.trace" -- \
-      "$workload" "$work/data.bin" "$work/fault-child" > "$work/rec.log" 2>&1 ||
-      { cat "$work/rec.log"; skip "tracestore record failed here"; }
+    record_live
     "$ts" plot -c process -p 'FaultPair|fault-child' -o "$work/two.png" \
       "$work/rec.trace" || fail "plot failed"
     exec "$python" "$(dirname "$0")/plot_files.py" hues "$work/two.png" 2
+    ;;
+  data_start)
+    # The rule, evaluated by SQLite over the recorded rows: in data.bin,
+    # offsets below 0x100000 (half the file) are code, the rest data.
+    record_live
+    "$ts" plot -c module --data-start data.bin,0x100000 --summary \
+      -o "$work/ds.png" "$work/rec.trace" > "$work/summary.tsv" || fail "plot failed"
+    want=$("$ts" sql --csv "$work/rec.trace" "SELECT
+        sum(hard = 1 AND module_offset < 1048576), sum(hard = 1 AND module_offset >= 1048576),
+        sum(hard = 0 AND module_offset < 1048576), sum(hard = 0 AND module_offset >= 1048576)
+      FROM page_fault WHERE module LIKE '%/data.bin'" | tail -1 | tr ',' '\t')
+    got=$(awk -F '\t' '$7 ~ /\/data\.bin$/ { print $1 "\t" $2 "\t" $3 "\t" $4 }' "$work/summary.tsv")
+    echo "data.bin: want $want, got $got"
+    [ -n "$got" ] && [ "$got" = "$want" ] || fail "--data-start counts differ"
+    exit 0
     ;;
   *) fail "unknown case $case" ;;
 esac
@@ -59,10 +84,11 @@ esac
 set -- -c "$by"
 [ -n "$p" ] && set -- "$@" -p "$p"
 [ -n "$m" ] && set -- "$@" -m "$m"
+[ -n "$from" ] && set -- "$@" --from "$from" --to "$to"
 "$ts" plot --summary "$@" -o "$work/out.png" "$work/s.trace" \
   > "$work/summary.tsv" 2> "$work/plot.err" ||
   { cat "$work/plot.err"; fail "tracestore plot $* failed"; }
-awk -v by="$by" -v p="$p" -v m="$m" -f "$oracle" \
+awk -v by="$by" -v p="$p" -v m="$m" -v from="$from" -v to="$to" -f "$oracle" \
   "$work/script.txt" "$work/script.txt" > "$work/expected.tsv"
 # The summary as KEY, hard, soft, faults (KEY: a pid or tid is the label's
 # first word; a module is the whole label).
