@@ -11,6 +11,9 @@
 ** Every length is in pixels at the requested dpi (a point is dpi/72 of
 ** them); SVG and PDF pages are the same figure scaled to 72 units an
 ** inch, so all three formats show the same picture at the requested size.
+** The faults themselves are pixels in every format (binned per pixel, then
+** one marker each): in SVG and PDF an image of the faults panel, under
+** vector axes, text, lines and bars.
 */
 #include <errno.h>
 #include <math.h>
@@ -32,7 +35,6 @@
 #define PLOT_SOFT_WHITEN 0.7
 #define PLOT_EDGE_WIDTH  0.5        /* points */
 #define PLOT_FONT_SIZE   10.0       /* points */
-#define PLOT_MARKER_BATCH 4096      /* markers per stroke */
 
 /* What a drawing routine needs: cairo, the model, a point in pixels. */
 typedef struct PlotCanvas {
@@ -40,6 +42,7 @@ typedef struct PlotCanvas {
   const PlotModel *m;
   double rPt;                       /* pixels per point */
   int bImage;                       /* drawing into pixels (PNG) */
+  int nImgX, nImgY;                 /* figure pixel at the image's (0, 0) */
 } PlotCanvas;
 
 /* Whitens rgb by f (0: unchanged, 1: white), as the seed's WhitenColor. */
@@ -180,34 +183,15 @@ static void plotEachPixel(PlotCanvas *c, const PlotGrid *g,
   }
 }
 
-/* One marker's outline at (x, y), with any shape of a path. */
-typedef struct PlotShape {
-  int bSquare;
-  double rSize;                     /* side or diameter, pixels */
-  int nPath;                        /* markers in the path not stroked yet */
-} PlotShape;
-
-static void plotAddShape(PlotCanvas *c, double x, double y, void *pArg){
-  PlotShape *p = pArg;
-  double r = p->rSize/2;
-  cairo_new_sub_path(c->cr);
-  if( p->bSquare ){
-    cairo_rectangle(c->cr, x - r, y - r, p->rSize, p->rSize);
-  }else{
-    cairo_arc(c->cr, x, y, r, 0, 2*M_PI);
-  }
-  if( ++p->nPath==PLOT_MARKER_BATCH ){
-    cairo_stroke(c->cr);
-    p->nPath = 0;
-  }
-}
-
 /*
-** A marker drawn once by cairo into an alpha mask (its center at the
-** center of pixel (nR, nR)), then composited by hand at each pixel of a
-** grid: every marker of a PNG sits on a pixel center, so the copies are
-** exactly what cairo would draw there, and a million of them take a
-** fraction of a second where stroking a million paths takes seconds.
+** The markers of one grid: squares (hard) or circles (soft) of side or
+** diameter rSize, open, with the seed's 0.5 point edge, one per set pixel,
+** drawn into an image (the PNG, or the faults layer of an SVG or PDF).
+** The marker is drawn once by cairo into an alpha mask (its center at the
+** center of pixel (nR, nR)), then composited by hand at each pixel: every
+** marker sits on a pixel center, so the copies are exactly what cairo
+** would draw there, and a million of them take a fraction of a second
+** where stroking a million paths takes seconds.
 */
 typedef struct PlotStamp {
   int nR, nDim;                     /* radius, side (2 nR + 1), pixels */
@@ -220,7 +204,7 @@ typedef struct PlotStamp {
 
 static void plotStampAt(PlotCanvas *c, double x, double y, void *pArg){
   PlotStamp *s = pArg;
-  int x0 = (int)x - s->nR, y0 = (int)y - s->nR, i, j;
+  int x0 = (int)x - c->nImgX - s->nR, y0 = (int)y - c->nImgY - s->nR, i, j;
   for(j=0; j<s->nDim; j++){
     int py = y0 + j;
     unsigned char *pRow;
@@ -240,8 +224,8 @@ static void plotStampAt(PlotCanvas *c, double x, double y, void *pArg){
   }
 }
 
-static int plotStampMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
-                            double rSize, const double *rgb){
+static void plotMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
+                        double rSize, const double *rgb){
   cairo_surface_t *pImage = cairo_get_target(c->cr), *pMask;
   const PlotLayout *l = &c->m->lay;
   double rLine = PLOT_EDGE_WIDTH*c->rPt;
@@ -267,7 +251,7 @@ static int plotStampMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
   if( s.aAlpha==0 || cairo_surface_status(pMask)!=CAIRO_STATUS_SUCCESS ){
     free(s.aAlpha);
     cairo_surface_destroy(pMask);
-    return 1;
+    return;
   }
   for(y=0; y<s.nDim; y++){
     memcpy(s.aAlpha + y*s.nDim, cairo_image_surface_get_data(pMask)
@@ -278,31 +262,13 @@ static int plotStampMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
   cairo_surface_flush(pImage);
   s.pData = cairo_image_surface_get_data(pImage);
   s.nStride = cairo_image_surface_get_stride(pImage);
-  s.xMin = (int)ceil(l->rMainX);
-  s.yMin = (int)ceil(l->rMainY);
-  s.xMax = (int)floor(l->rMainX + l->rMainW);
-  s.yMax = (int)floor(l->rMainY + l->rMainH);
+  s.xMin = (int)ceil(l->rMainX) - c->nImgX;
+  s.yMin = (int)ceil(l->rMainY) - c->nImgY;
+  s.xMax = (int)floor(l->rMainX + l->rMainW) - c->nImgX;
+  s.yMax = (int)floor(l->rMainY + l->rMainH) - c->nImgY;
   plotEachPixel(c, g, plotStampAt, &s);
   cairo_surface_mark_dirty(pImage);
   free(s.aAlpha);
-  return 0;
-}
-
-/*
-** The markers of one grid: squares (hard) or circles (soft) of diameter
-** rSize, open, with the seed's 0.5 point edge, one per set pixel.
-*/
-static void plotMarkers(PlotCanvas *c, const PlotGrid *g, int bSquare,
-                        double rSize, const double *rgb){
-  PlotShape shape;
-  if( g->apTile==0 ) return;
-  if( c->bImage && plotStampMarkers(c, g, bSquare, rSize, rgb)==0 ) return;
-  plotSetRgb(c->cr, rgb);
-  shape.bSquare = bSquare;
-  shape.rSize = rSize;
-  shape.nPath = 0;
-  plotEachPixel(c, g, plotAddShape, &shape);
-  if( shape.nPath ) cairo_stroke(c->cr);
 }
 
 /* matplotlib's 'y', the seed's marker lines. */
@@ -324,16 +290,13 @@ static void plotProcessLines(PlotCanvas *c, double x, double y, double w,
 }
 
 /* The faults panel: data-start lines, markers, process-start lines. */
-static void plotMainPanel(PlotCanvas *c){
+/* What the faults panel shows behind its process lines, into an image. */
+static void plotFaultsLayer(PlotCanvas *c){
   const PlotModel *m = c->m;
   const PlotLayout *l = &m->lay;
   const PlotOptions *o = m->pOpt;
   double rgb[3];
   int k, cls;
-
-  cairo_save(c->cr);
-  cairo_rectangle(c->cr, l->rMainX, l->rMainY, l->rMainW, l->rMainH);
-  cairo_clip(c->cr);
 
   /* The seed's data_start lines: pale yellow, behind the faults. */
   plotWhiten(aYellow, 0.8, rgb);
@@ -349,7 +312,6 @@ static void plotMainPanel(PlotCanvas *c){
     cairo_stroke(c->cr);
   }
 
-  cairo_set_line_width(c->cr, PLOT_EDGE_WIDTH*c->rPt);
   for(k=0; k<m->nCat; k++){
     const PlotCategory *pCat = &m->aCat[k];
     for(cls=0; cls<PLOT_CLASSES; cls++){
@@ -363,6 +325,51 @@ static void plotMainPanel(PlotCanvas *c){
       plotMarkers(c, &pCat->aGrid[cls], bHard,
                   (bCode ? PLOT_SIZE_CODE : PLOT_SIZE_DATA)*c->rPt, rgb);
     }
+  }
+}
+
+/*
+** The faults layer of an SVG or PDF: an image of the panel at the
+** requested dpi, placed in the page (as matplotlib's rasterized=True).
+** The faults are binned per pixel of that dpi anyway, so the image loses
+** nothing, and a million faults stay a few hundred kilobytes instead of a
+** million paths.
+*/
+static void plotFaultsImage(PlotCanvas *c){
+  const PlotLayout *l = &c->m->lay;
+  int x0 = (int)floor(l->rMainX), y0 = (int)floor(l->rMainY);
+  int w = (int)ceil(l->rMainX + l->rMainW) - x0;
+  int h = (int)ceil(l->rMainY + l->rMainH) - y0;
+  cairo_surface_t *pImage = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+                                                       w, h);
+  PlotCanvas r = *c;
+  r.cr = cairo_create(pImage);
+  r.bImage = 1;
+  r.nImgX = x0;
+  r.nImgY = y0;
+  cairo_set_source_rgb(r.cr, 1, 1, 1);
+  cairo_paint(r.cr);
+  cairo_translate(r.cr, -x0, -y0);
+  plotFaultsLayer(&r);
+  cairo_destroy(r.cr);
+  cairo_set_source_surface(c->cr, pImage, x0, y0);
+  cairo_pattern_set_filter(cairo_get_source(c->cr), CAIRO_FILTER_NEAREST);
+  cairo_paint(c->cr);
+  cairo_surface_destroy(pImage);
+}
+
+/* The faults panel: data-start lines, markers, process-start lines. */
+static void plotMainPanel(PlotCanvas *c){
+  const PlotModel *m = c->m;
+  const PlotLayout *l = &m->lay;
+
+  cairo_save(c->cr);
+  cairo_rectangle(c->cr, l->rMainX, l->rMainY, l->rMainW, l->rMainH);
+  cairo_clip(c->cr);
+  if( c->bImage ){
+    plotFaultsLayer(c);
+  }else{
+    plotFaultsImage(c);
   }
 
   /* Process starts over the faults (the seed's zorder 5). */
@@ -558,6 +565,7 @@ static void plotFigure(cairo_t *cr, const PlotModel *m, int bImage){
   PlotCanvas c;
   c.cr = cr;
   c.bImage = bImage;
+  c.nImgX = c.nImgY = 0;
   c.m = m;
   c.rPt = m->pOpt->rDpi/72.0;
   cairo_set_source_rgb(cr, 1, 1, 1);
