@@ -45,7 +45,7 @@ add_test(NAME cli.help.plot COMMAND $<TARGET_FILE:tracestore> plot --help)
 set_tests_properties(cli.help.plot PROPERTIES LABELS unit TIMEOUT 10
   PASS_REGULAR_EXPRESSION "usage: tracestore plot")
 if(TRACER_PYTHON3)
-  foreach(case png svg pdf atomic no_store empty unwritable bad_regex bad_extension)
+  foreach(case png svg pdf atomic no_store empty unwritable bad_regex bad_extension many_threads)
     add_test(NAME cli.plot.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_files.py
               $<TARGET_FILE:tracestore> ${TRACER_DATA_DIR}/ftrace-capture-1.txt

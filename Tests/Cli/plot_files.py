@@ -17,6 +17,10 @@ Cases:
   unwritable      -o in a directory that does not exist: error, exit 1.
   bad_regex       -p '(' and -m '[': error naming the regex, exit 1.
   bad_extension   -o x.gif: error, exit 1.
+  many_threads    perf script text written here, 100 threads of one
+                  process, thread i with i + 1 major and 2 i minor faults:
+                  -c thread --summary lists each with those counts (more
+                  categories than plot draws in colors of their own).
 """
 import os
 import re
@@ -106,6 +110,31 @@ def hues(path, want):
     print("ok: %s shows %d hues %s" % (path, len(seen), sorted(seen)))
 
 
+def many_threads(ts, work, session):
+    lines, t = [], 100.0
+    for i in range(100):
+        for ev, n in (("major-faults", i + 1), ("minor-faults", 2 * i)):
+            for _ in range(n):
+                t += 0.000001
+                lines.append("%16s %5d/%-5d %12.6f: %s: %16x [unknown] (/tmp/f.bin) "
+                             "%16x main (/usr/bin/app)\n"
+                             % ("app", 500, 1000 + i, t, ev, 0x7f0000000000 + i * 4096,
+                                0x55aa00001000))
+    text = os.path.join(work, "script.txt")
+    open(text, "w").write("".join(lines))
+    run([ts, "import", "-o", session, text])
+    out = run([ts, "plot", "-c", "thread", "--summary", "-o",
+               os.path.join(work, "x.png"), session]).stdout.splitlines()
+    got = {}
+    for line in out[1:]:
+        f = line.split("\t")
+        got[f[6].split(" ")[0]] = (int(f[0]) + int(f[1]), int(f[2]) + int(f[3]))
+    want = {str(1000 + i): (i + 1, 2 * i) for i in range(100)}
+    want["total"] = (sum(i + 1 for i in range(100)), sum(2 * i for i in range(100)))
+    if got != want:
+        fail("summary: %s" % sorted(set(got.items()) ^ set(want.items()))[:6])
+
+
 def main():
     if sys.argv[1] == "hues":
         hues(sys.argv[2], int(sys.argv[3]))
@@ -114,7 +143,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     session = os.path.join(work, "s.trace")
-    if case not in ("no_store", "empty"):
+    if case not in ("no_store", "empty", "many_threads"):
         run([ts, "import", "-o", session, ftrace])
     size = ["--width", "8", "--height", "5", "--dpi", "100"]
     if case == "png":
@@ -171,6 +200,8 @@ def main():
         p = run([ts, "plot", "-o", os.path.join(work, "x.gif"), session], 1)
         if ".png, .svg or .pdf" not in p.stderr:
             fail("stderr: " + p.stderr)
+    elif case == "many_threads":
+        many_threads(ts, work, session)
     else:
         fail("unknown case " + case)
     print("ok:", case)

@@ -96,12 +96,21 @@ typedef struct PlotCategory {
   double aRgb[3];                   /* the category's color */
 } PlotCategory;
 
+/*
+** Categories drawn in their own color, each with its own grids: the first
+** PLOT_MAX_DRAWN in color order; the rest (a trace of thousands of
+** threads) are drawn together in gray as one more layer, so that memory
+** stays bounded.  Each is still counted on its own.
+*/
+#define PLOT_MAX_DRAWN 64
+
 /* The picture's content: what PlotScan.c found, what PlotDraw.c draws. */
 typedef struct PlotModel {
   PlotLayout lay;
   int nTileX, nTileY;
   PlotCategory *aCat;               /* in color order (first fault) */
   int nCat, nCatAlloc;
+  PlotCategory other;               /* grids of categories past the drawn */
   unsigned long long nFaults;       /* faults in the session's store */
   unsigned long long nCounted;      /* of them, the picture counts */
   unsigned long long nNoOffset;     /* of those, not in the faults panel */
@@ -123,6 +132,10 @@ typedef struct PlotModel {
 */
 int plotScan(const PlotOptions *pOpt, PlotModel *pModel);
 void plotModelFree(PlotModel *pModel);
+
+/* The layers drawn: PLOT_MAX_DRAWN categories at most, then `other`. */
+int plotLayers(const PlotModel *pModel);
+const PlotCategory *plotLayer(const PlotModel *pModel, int k);
 
 /* Sets bit (x, y) of a grid; TRUE if it is set.  x < nPlotW, y < nPlotH. */
 int plotGridSet(PlotModel *pModel, PlotGrid *pGrid, int x, int y);

@@ -312,8 +312,8 @@ static void plotFaultsLayer(PlotCanvas *c){
     cairo_stroke(c->cr);
   }
 
-  for(k=0; k<m->nCat; k++){
-    const PlotCategory *pCat = &m->aCat[k];
+  for(k=0; k<plotLayers(m); k++){
+    const PlotCategory *pCat = plotLayer(m, k);
     for(cls=0; cls<PLOT_CLASSES; cls++){
       int bHard = cls==PLOT_HARD_DATA || cls==PLOT_HARD_CODE;
       int bCode = cls==PLOT_SOFT_CODE || cls==PLOT_HARD_CODE;
@@ -404,8 +404,8 @@ static void plotCumulativePanel(PlotCanvas *c){
   double *aAcc = calloc((size_t)n, sizeof(double)), rMax = 0;
 
   if( aAcc==0 ) return;
-  for(k=0; k<m->nCat; k++){
-    const unsigned *a = m->aCat[k].aHardCode;
+  for(k=0; k<plotLayers(m); k++){
+    const unsigned *a = plotLayer(m, k)->aHardCode;
     double run = 0;
     if( a==0 ) continue;
     for(x=0; x<n; x++){
@@ -423,8 +423,8 @@ static void plotCumulativePanel(PlotCanvas *c){
   cairo_save(c->cr);
   cairo_rectangle(c->cr, l->rCumX, l->rCumY, l->rCumW, l->rCumH);
   cairo_clip(c->cr);
-  for(k=m->nCat-1; k>=0 && xLast>=0; k--){
-    const unsigned *a = m->aCat[k].aHardCode;
+  for(k=plotLayers(m)-1; k>=0 && xLast>=0; k--){
+    const unsigned *a = plotLayer(m, k)->aHardCode;
     double run = 0, base = l->rCumY + l->rCumH;
     if( a==0 ) continue;
     cairo_move_to(c->cr, l->rCumX + xFirst*(l->rCumW/n), base);
@@ -434,7 +434,7 @@ static void plotCumulativePanel(PlotCanvas *c){
     }
     cairo_line_to(c->cr, l->rCumX + (xLast + 1)*(l->rCumW/n), base);
     cairo_close_path(c->cr);
-    plotSetRgb(c->cr, m->aCat[k].aRgb);
+    plotSetRgb(c->cr, plotLayer(m, k)->aRgb);
     cairo_fill(c->cr);
     for(x=0; x<n; x++){
       run += a[x];

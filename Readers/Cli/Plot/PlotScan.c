@@ -487,7 +487,7 @@ static int plotPass(PlotScan *p, int ePass){
       if( iCat<0 ) return 1;
       c = &m->aCat[iCat];
       if( ePass==PLOT_PASS_BIN ){
-        if( plotBin(p, c, &f) ) return 1;
+        if( plotBin(p, iCat<PLOT_MAX_DRAWN ? c : &m->other, &f) ) return 1;
         continue;
       }
       c->aCount[f.eClass]++;
@@ -647,6 +647,7 @@ static int plotArrange(PlotScan *p){
     }
   }
   plotColors(m);
+  m->other.aRgb[0] = m->other.aRgb[1] = m->other.aRgb[2] = 0.5;
   return plotProcessStarts(p);
 }
 
@@ -708,10 +709,18 @@ end:
   return rc;
 }
 
+int plotLayers(const PlotModel *pModel){
+  return pModel->nCat>PLOT_MAX_DRAWN ? PLOT_MAX_DRAWN + 1 : pModel->nCat;
+}
+
+const PlotCategory *plotLayer(const PlotModel *pModel, int k){
+  return k<PLOT_MAX_DRAWN ? &pModel->aCat[k] : &pModel->other;
+}
+
 void plotModelFree(PlotModel *pModel){
   int k, c, t;
-  for(k=0; k<pModel->nCat; k++){
-    PlotCategory *pCat = &pModel->aCat[k];
+  for(k=0; k<=pModel->nCat; k++){
+    PlotCategory *pCat = k<pModel->nCat ? &pModel->aCat[k] : &pModel->other;
     for(c=0; c<PLOT_CLASSES; c++){
       if( pCat->aGrid[c].apTile==0 ) continue;
       for(t=0; t<pModel->nTileX*pModel->nTileY; t++){
