@@ -40,10 +40,11 @@ record_test(record_maps integration ${TS} ${TP})
 record_test(record_stops integration ${TS} ${TP})
 record_test(record_lost integration ${TS})
 record_test(record_tasks integration ${TS} ${TP})
-# Hard/soft faults against the workload's getrusage, recorded live and by
-# perf record + perf script (one script, two cases).
+# Hard/soft faults against the workload's getrusage, recorded live (user
+# faults; user and kernel-mode faults) and by perf record + perf script
+# (one script, three cases).
 set(FF $<TARGET_FILE:FileFaults>)
-foreach(mode record perf)
+foreach(mode record kernel perf)
   add_test(NAME page_fault_classes.${mode}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Record/record_fault_classes.sh
             ${mode} ${TS} ${FF}
@@ -72,3 +73,12 @@ add_test(NAME bench.record
           $<TARGET_FILE:BenchRecordLatency> ${CMAKE_CURRENT_BINARY_DIR}/bench-record)
 set_tests_properties(bench.record PROPERTIES
   LABELS bench TIMEOUT 3600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# What classifying page faults hard/soft costs (issue 15): tracestore record
+# of TouchPages with and without the fault counts (BENCHMARKS.md).
+add_test(NAME bench.fault_classes
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_fault_classes.sh
+          $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-fault-classes)
+set_tests_properties(bench.fault_classes PROPERTIES
+  LABELS bench TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+  RESOURCE_LOCK tracefs_toplevel)

@@ -92,6 +92,7 @@
 
 #define WINDOW_NS   5000000LL     /* merge watermark behind the present */
 #define COMMIT_NS   5000000LL     /* commit at least this often */
+#define COUNT_HOLD_NS 250000000LL /* a fault count waits for its fault */
 #define POLL_US     1000          /* reader sleep when a CPU is empty */
 #define MAX_CPUS    1024
 
@@ -512,7 +513,13 @@ static long long mergeUpTo(Recorder *p, long long iWatermark){
     n++;
     cpuAdvance(p, pBest);
   }
-  if( recTasksApply(p->pTasks, iWatermark) ) goto fail;
+  /* Counts wait for their faults, COUNT_HOLD_NS at most. */
+  if( recTasksApplyTo(p->pTasks, iWatermark,
+                      iWatermark==0x7fffffffffffffffLL ? iWatermark
+                      : p->lastTs>iWatermark-COUNT_HOLD_NS ? p->lastTs
+                      : iWatermark-COUNT_HOLD_NS) ){
+    goto fail;
+  }
   return n;
 fail:
   p->xFail("%s", p->imp.Error.Message[0] ? p->imp.Error.Message
@@ -848,7 +855,9 @@ static int recStartReaders(Recorder *p){
   }
   /* Hard or soft: the kernel's own count of each fault, when faults are
   ** recorded (and perf works). */
-  if( recHasFaultEvents(p) && recTasksHasPerf(p->pTasks) ){
+  /* TRACESTORE_NO_FAULT_COUNTS=1: not (to measure what they cost). */
+  if( recHasFaultEvents(p) && recTasksHasPerf(p->pTasks)
+   && getenv("TRACESTORE_NO_FAULT_COUNTS")==0 ){
     zErr[0] = 0;
     if( recTasksOpenFaults(p->pTasks, p->nCpu, aCpuId,
                            p->child>0 ? (int)p->child
@@ -1018,12 +1027,18 @@ static void recSummary(Recorder *p, unsigned long long nBytes, double t){
   if( p->nBad ){
     fprintf(stderr, "  %llu records could not be decoded\n", p->nBad);
   }
-  if( p->imp.ClassifyFaults
-   && (p->imp.LostFaultCounts || p->imp.UnresolvedFaults) ){
+  if( p->imp.ClassifyFaults && (p->imp.LostFaultCounts
+      || p->imp.UnresolvedFaults || p->imp.LateFaults) ){
     fprintf(stderr, "  page faults without hard/soft: %llu fault counts "
-            "lost, %llu faults in progress at the end\n",
+            "lost, %llu faults in progress at the end, %llu late\n",
             (unsigned long long)p->imp.LostFaultCounts,
-            (unsigned long long)p->imp.UnresolvedFaults);
+            (unsigned long long)p->imp.UnresolvedFaults,
+            (unsigned long long)p->imp.LateFaults);
+  }
+  if( p->imp.ClassifyFaults && p->imp.UnmatchedFaultCounts ){
+    fprintf(stderr, "  %llu faults the kernel counted have no recorded "
+            "event (kernel-mode faults need exceptions:page_fault_kernel)\n",
+            (unsigned long long)p->imp.UnmatchedFaultCounts);
   }
   if( recTasksLost(p->pTasks) ){
     fprintf(stderr, "  %llu memory-map records lost: some faults may "

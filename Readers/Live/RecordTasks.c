@@ -81,6 +81,22 @@ typedef struct RecSide {
                                 ** COMM: the new name */
 } RecSide;
 
+/*
+** A fault count (a minor-faults or major-faults sample), or a thread's end
+** (the fault it was in, if any, was not counted), waiting for the events
+** of its time.
+*/
+typedef struct RecCount {
+  long long ts;
+  unsigned long long addr;
+  int tid;
+  int kind;                     /* COUNT_MINOR, COUNT_MAJOR, COUNT_END */
+} RecCount;
+
+#define COUNT_MINOR 0
+#define COUNT_MAJOR 1
+#define COUNT_END   2
+
 typedef struct RecPerfBuf {
   unsigned char *pMap;          /* metadata page + data pages */
   size_t nMap;
@@ -94,6 +110,10 @@ struct RecTasks {
   int nTask, nTaskAlloc;
   RecSide *aSide;               /* queue: [iSide, nSide) not yet applied */
   int iSide, nSide, nSideAlloc;
+  RecCount *aCount;             /* the same for counts */
+  int iCount, nCount, nCountAlloc;
+  RecCount *aCountTmp;          /* countSort's buffer */
+  int nCountTmp;
   RecPerfBuf *aBuf;
   int nBuf;
   int *aFd;                     /* every perf event, to close */
@@ -104,6 +124,7 @@ struct RecTasks {
   size_t szPage;
   unsigned long long nLost, nApplied, iSeq;
   unsigned long long nFaultLost;  /* fault counts the kernel dropped */
+  int bCounts;                  /* fault counts are open */
   unsigned char aRec[65536];    /* one perf record, unwrapped */
 };
 
@@ -440,19 +461,9 @@ static int sideApply(RecTasks *T, RecSide *s){
       }
       return 0;
     }
-    case PERF_RECORD_SAMPLE:
-      return RTL_SUCCESS(TraceImportPageFaultCounted(T->pImp, (ULONG)s->tid,
-                                                     s->ts, s->start,
-                                                     (ULONG)s->bExec))
-             ? 0 : -1;
     case PERF_RECORD_EXIT:
-      /* A thread's fault without a count was not counted.  A process
-      ** ended: no fault of it can follow, so its model goes (the entry
-      ** stays, to name late events of its threads). */
-      if( !RTL_SUCCESS(TraceImportPageFaultThreadEnded(T->pImp,
-                                                       (ULONG)s->tid)) ){
-        return -1;
-      }
+      /* A process ended: no fault of it can follow, so its model goes
+      ** (the entry stays, to name late events of its threads). */
       t = taskFind(T, s->tid);
       if( t && s->pid==s->tid ){
         free(t->aMap);
@@ -494,6 +505,25 @@ static unsigned long long rd64(const unsigned char *a){
   unsigned long long v; memcpy(&v, a, 8); return v;
 }
 
+/* Adds a count to its queue.  0 or -1. */
+static int countQueue(RecTasks *T, long long ts, unsigned long long addr,
+                      int tid, int kind){
+  RecCount *c;
+  if( T->nCount>=T->nCountAlloc ){
+    int nNew = T->nCountAlloc ? T->nCountAlloc*2 : 1024;
+    RecCount *aNew = realloc(T->aCount, nNew*sizeof(RecCount));
+    if( aNew==0 ) return -1;
+    T->aCount = aNew;
+    T->nCountAlloc = nNew;
+  }
+  c = &T->aCount[T->nCount++];
+  c->ts = ts;
+  c->addr = addr;
+  c->tid = tid;
+  c->kind = kind;
+  return 0;
+}
+
 /* Adds *pS to the queue (which then owns its zPath).  0 or -1. */
 static int sideQueue(RecTasks *T, RecSide *pS){
   if( T->nSide>=T->nSideAlloc ){
@@ -527,18 +557,15 @@ static int sideParse(RecTasks *T, int iKind, const unsigned char *a,
     }
     return 0;
   }
-  memset(&s, 0, sizeof(s));
   if( iKind!=BUF_SIDE ){
     /* a fault count: pid, tid, time, addr (TID|TIME|ADDR) */
-    if( h.type!=PERF_RECORD_SAMPLE || n<32 ) return 0;
-    s.type = h.type;
-    s.pid = (int)rd32(a+8);
-    s.tid = (int)rd32(a+12);
-    s.ts = (long long)rd64(a+16);
-    s.start = rd64(a+24);
-    s.bExec = iKind==BUF_MAJOR;
-    return sideQueue(T, &s);
+    if( h.type!=PERF_RECORD_SAMPLE || n<32 || (int)rd32(a+8)==T->iSelf ){
+      return 0;
+    }
+    return countQueue(T, (long long)rd64(a+16), rd64(a+24), (int)rd32(a+12),
+                      iKind==BUF_MAJOR ? COUNT_MAJOR : COUNT_MINOR);
   }
+  memset(&s, 0, sizeof(s));
   /* sample_id_all with TID|TIME: pid, tid, time at the end */
   if( n<8+16 ) return 0;
   s.type = h.type;
@@ -567,6 +594,11 @@ static int sideParse(RecTasks *T, int iKind, const unsigned char *a,
       s.ppid = (int)rd32(a+12);
       s.tid = (int)rd32(a+16);
       s.ptid = (int)rd32(a+20);
+      /* the end of a thread, in order with its counts */
+      if( h.type==PERF_RECORD_EXIT && T->bCounts
+       && countQueue(T, s.ts, 0, s.tid, COUNT_END) ){
+        return -1;
+      }
       break;
     case PERF_RECORD_COMM: {
       const unsigned char *zName = a+16, *zStop = a+n-16;
@@ -597,8 +629,48 @@ static void ringCopy(const unsigned char *aData, unsigned long long nData,
   memcpy((unsigned char*)pOut+n1, aData, n-n1);
 }
 
+/*
+** Sorts aCount[lo, hi) by time: a natural merge sort.  The queue is a few
+** runs already in order (what was queued before, then one per perf buffer:
+** each CPU writes in time order), so this is a pass or two over it, with a
+** buffer kept from call to call (glibc's qsort allocates one each time:
+** fresh pages, faults of the recorder's own, at every poll).  0 or -1.
+*/
+static int countSort(RecTasks *T, int lo, int hi){
+  RecCount *a = T->aCount, *t;
+  int nRun;
+  if( T->aCountTmp==0 || T->nCountTmp<T->nCountAlloc ){
+    free(T->aCountTmp);
+    T->aCountTmp = malloc(T->nCountAlloc*sizeof(RecCount));
+    T->nCountTmp = T->aCountTmp ? T->nCountAlloc : 0;
+    if( T->aCountTmp==0 ) return -1;
+  }
+  t = T->aCountTmp;
+  do{
+    int i = lo, k = lo;
+    nRun = 0;
+    while( i<hi ){
+      int m = i+1, e, x, y;
+      while( m<hi && a[m-1].ts<=a[m].ts ) m++;
+      e = m;
+      if( m<hi ){
+        e = m+1;
+        while( e<hi && a[e-1].ts<=a[e].ts ) e++;
+      }
+      for(x=i, y=m; x<m || y<e; ){
+        if( y>=e || (x<m && a[x].ts<=a[y].ts) ) t[k++] = a[x++];
+        else t[k++] = a[y++];
+      }
+      nRun++;
+      i = e;
+    }
+    memcpy(&a[lo], &t[lo], (size_t)(hi-lo)*sizeof(RecCount));
+  }while( nRun>1 );
+  return 0;
+}
+
 int recTasksPoll(RecTasks *T){
-  int i, iFirst = T->nSide;
+  int i, iFirst = T->nSide, iFirstCount = T->nCount;
   for(i=0; i<T->nBuf; i++){
     struct perf_event_mmap_page *m = (void*)T->aBuf[i].pMap;
     const unsigned char *aData = T->aBuf[i].pMap + T->szPage;
@@ -624,19 +696,52 @@ int recTasksPoll(RecTasks *T){
     qsort(&T->aSide[T->iSide], (size_t)(T->nSide-T->iSide), sizeof(RecSide),
           sideCompare);
   }
+  if( T->nCount>iFirstCount && countSort(T, T->iCount, T->nCount) ){
+    RtlSetError(&T->pImp->Error, RTL_STATUS_NO_MEMORY, 0, 0, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* Applies one count to the import's fault classification.  0 or -1. */
+static int countApply(RecTasks *T, const RecCount *c){
+  RTL_STATUS rc;
+  if( c->kind==COUNT_END ){
+    rc = TraceImportPageFaultThreadEnded(T->pImp, (ULONG)c->tid);
+  }else{
+    rc = TraceImportPageFaultCounted(T->pImp, (ULONG)c->tid, c->ts, c->addr,
+                                     c->kind==COUNT_MAJOR);
+  }
+  return RTL_SUCCESS(rc) ? 0 : -1;
+}
+
+int recTasksApplyTo(RecTasks *T, long long ts, long long tsCounts){
+  for(;;){
+    int bSide = T->iSide<T->nSide && T->aSide[T->iSide].ts<=ts;
+    int bCount = T->iCount<T->nCount && T->aCount[T->iCount].ts<=tsCounts;
+    int rc;
+    if( bSide && bCount && T->aCount[T->iCount].ts<T->aSide[T->iSide].ts ){
+      bSide = 0;
+    }
+    if( bSide ){
+      RecSide *s = &T->aSide[T->iSide++];
+      rc = sideApply(T, s);
+      free(s->zPath);
+      s->zPath = 0;
+    }else if( bCount ){
+      rc = countApply(T, &T->aCount[T->iCount++]);
+    }else{
+      break;
+    }
+    if( rc ) return -1;
+  }
+  if( T->iSide==T->nSide ) T->iSide = T->nSide = 0;
+  if( T->iCount==T->nCount ) T->iCount = T->nCount = 0;
   return 0;
 }
 
 int recTasksApply(RecTasks *T, long long ts){
-  while( T->iSide<T->nSide && T->aSide[T->iSide].ts<=ts ){
-    RecSide *s = &T->aSide[T->iSide++];
-    int rc = sideApply(T, s);
-    free(s->zPath);
-    s->zPath = 0;
-    if( rc ) return -1;
-  }
-  if( T->iSide==T->nSide ) T->iSide = T->nSide = 0;
-  return 0;
+  return recTasksApplyTo(T, ts, ts);
 }
 
 /* --------------------------------------------------------------- perf */
@@ -830,6 +935,7 @@ int recTasksOpenFaults(RecTasks *T, int nCpu, const int *aCpu, int pid,
     perfCloseFrom(T, nBuf, nFd);     /* the side-band stays */
     return -1;
   }
+  T->bCounts = 1;
   return 0;
 }
 
@@ -894,5 +1000,7 @@ void recTasksFree(RecTasks *T){
   free(T->aTask);
   for(i=T->iSide; i<T->nSide; i++) free(T->aSide[i].zPath);
   free(T->aSide);
+  free(T->aCount);
+  free(T->aCountTmp);
   free(T);
 }

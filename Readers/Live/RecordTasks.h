@@ -64,6 +64,14 @@ unsigned long long recTasksFaultLost(RecTasks*);
 int recTasksPoll(RecTasks*);
 int recTasksApply(RecTasks*, long long ts);
 
+/*
+** The same, applying fault counts (and thread ends) only up to tsCounts:
+** a count must not go by before the fault event it counts is decoded, and
+** tracefs events can come later than the merge watermark (reader threads
+** take whole pages), while perf's samples do not.
+*/
+int recTasksApplyTo(RecTasks*, long long ts, long long tsCounts);
+
 /* Thread tid has an event at ts: learns its process the first time. */
 int recTasksSeen(RecTasks*, int tid, long long ts);
 

@@ -188,6 +188,17 @@ TraceImportPageFaultPending(
     ULONGLONG Value;
     RTL_STATUS Status;
 
+    //
+    // Counts are applied in time order with the events: a fault older
+    // than the newest count applied arrived late (after later events), and
+    // its count may have gone by.  It stays unclassified.
+    //
+
+    if (Event->Timestamp < Import->LastFaultCountTs) {
+        Import->LateFaults++;
+        return TraceImportPageFault(Import, Event, Record);
+    }
+
     Status = TraceImportPageFaultIndexed(Import, Event, Record, &Index);
     if (!RTL_SUCCESS(Status)) {
         return Status;
@@ -237,6 +248,9 @@ TraceImportPageFaultCounted(
     ULONGLONG Index;
     ULONG Flags;
 
+    if (Timestamp > Import->LastFaultCountTs) {
+        Import->LastFaultCountTs = Timestamp;
+    }
     Pending = TraceHashLookup(&Import->PendingFaults, (ULONGLONG)Tid + 1);
     if (Pending == NULL || Pending->Value == NO_PENDING_EXIT ||
         Store == NULL) {

@@ -170,6 +170,7 @@ TraceImportBegin(
     for (Index = 0; Index < TraceFaultKindMaximum; Index++) {
         Import->FaultKindIds[Index] = TRACE_NULL_ULONG;
     }
+    Import->LastFaultCountTs = 0;
     if (!RTL_SUCCESS(Status)) {
         return RtlSetError(Error, Status, 0, 0, "%s: %s", Import->Path,
                            RtlStatusText(Status));

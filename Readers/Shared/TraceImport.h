@@ -257,6 +257,8 @@ typedef struct _TRACE_IMPORT {
     ULONGLONG UncountedFaults;      // resolved as not counted
     ULONGLONG UnresolvedFaults;     // still waiting at the end
     ULONGLONG UnmatchedFaultCounts; // counts of no recorded fault
+    ULONGLONG LateFaults;           // fault events older than a count
+    LONGLONG LastFaultCountTs;      // the newest count applied
     TRACE_HASH_TABLE PendingFaults; // tid + 1 -> page_fault index | flags
     ULONG FaultKindIds[TraceFaultKindMaximum]; // interned on first use
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
