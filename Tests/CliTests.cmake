@@ -34,3 +34,50 @@ if(TRACER_PYTHON3)
     set_tests_properties(cli.sql.${case} PROPERTIES LABELS integration TIMEOUT 60)
   endforeach()
 endif()
+
+#
+# tracestore plot: files any reader takes, of the requested size (a PNG
+# decoder written from the spec, xml, pdfinfo/pdftoppm), atomic
+# replacement, errors; and --summary against awk over the perf script text
+# of a real perf record run of two processes (Cli/plot_perf.sh).
+#
+add_test(NAME cli.help.plot COMMAND $<TARGET_FILE:tracestore> plot --help)
+set_tests_properties(cli.help.plot PROPERTIES LABELS unit TIMEOUT 10
+  PASS_REGULAR_EXPRESSION "usage: tracestore plot")
+if(TRACER_PYTHON3)
+  foreach(case png svg pdf atomic no_store empty unwritable bad_regex bad_extension many_threads)
+    add_test(NAME cli.plot.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_files.py
+              $<TARGET_FILE:tracestore> ${TRACER_DATA_DIR}/ftrace-capture-1.txt
+              ${TRACER_DATA_DIR}/perf-stat-percore.txt
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-${case} ${case})
+    set_tests_properties(cli.plot.${case} PROPERTIES LABELS integration TIMEOUT 60)
+  endforeach()
+endif()
+add_executable(FaultPair ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FaultPair.c)
+foreach(case process thread module filter_p filter_m filter_pm window colors data_start)
+  add_test(NAME cli.plot.perf_${case}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_perf.sh $<TARGET_FILE:tracestore>
+            $<TARGET_FILE:FaultPair> ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_oracle.awk
+            ${TRACER_PYTHON3} ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-perf-${case} ${case})
+  set_tests_properties(cli.plot.perf_${case} PROPERTIES LABELS integration TIMEOUT 120
+    SKIP_RETURN_CODE 77)
+endforeach()
+
+# Benchmark: tracestore plot of a 10 M-fault session, seconds and peak RSS,
+# against matplotlib's scatter of the same points and the seed's one plot
+# call per point (100 k points).  `ctest -L bench -R plot -V`, or
+# Tests/Bench/bench_plot.sh TRACESTORE BENCHPLOTSESSION N DIR.
+add_executable(BenchPlotSession ${CMAKE_CURRENT_SOURCE_DIR}/Bench/BenchPlotSession.c)
+target_include_directories(BenchPlotSession PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(BenchPlotSession PRIVATE TracerStore)
+target_compile_options(BenchPlotSession PRIVATE ${TRACER_WARNINGS})
+add_test(NAME bench.plot
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_plot.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:BenchPlotSession> 10000000 ${CMAKE_CURRENT_BINARY_DIR}/bench-plot)
+set_tests_properties(bench.plot PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)
+add_test(NAME cli.plot.watch
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_watch.sh $<TARGET_FILE:tracestore>
+          ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-watch)
+set_tests_properties(cli.plot.watch PROPERTIES LABELS integration TIMEOUT 120
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

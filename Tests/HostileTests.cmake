@@ -47,7 +47,7 @@ add_executable(tracestore_fenced_cli ${TRACESTORE_CLI_SOURCES}
   ${TRACER_FENCED_MAPPINGS})
 target_include_directories(tracestore_fenced_cli PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(tracestore_fenced_cli PRIVATE TracerReaders TracerSqlite3ExtStatic
-  pthread ${ZSTD_LIBRARY})
+  pthread ${ZSTD_LIBRARY} ${TRACESTORE_CLI_LIBRARIES})
 target_link_options(tracestore_fenced_cli PRIVATE -Wl,--wrap=InitializeRtl)
 target_compile_options(tracestore_fenced_cli PRIVATE ${TRACER_WARNINGS})
 

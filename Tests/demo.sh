@@ -15,6 +15,20 @@ build/tracestore sql demo.trace "SELECT name, count(*) AS n FROM ftrace_event WH
 sqlite3 :memory: -cmd ".load build/tracestore" -cmd ".mode box" \
   "SELECT tracestore_attach('demo.trace');" \
   "SELECT prev_comm, next_comm, count(*) AS switches FROM sched_switch GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 5;"
+# The README's picture: seeds/000's page-fault traffic.  Recorded live when
+# tracestore record can (root, tracefs): FaultPair, two processes that read
+# a file dropped from the page cache (hard faults) and write anonymous
+# memory; else the sample above (no mappings: counted, not placed).
+rm -rf demo-faults.trace
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/exceptions ] &&
+   dd if=/dev/urandom of=build/demo-faults.bin bs=1M count=4 status=none &&
+   ln -sf FaultPair build/Tests/fault-child &&
+   build/tracestore record -e exceptions:page_fault_user -o demo-faults.trace -- \
+     build/Tests/FaultPair build/demo-faults.bin build/Tests/fault-child; then
+  build/tracestore plot --summary -o Tests/demo-faults.png demo-faults.trace
+else
+  build/tracestore plot --summary -o Tests/demo-faults.png demo.trace
+fi
 build/tracestore sql --json demo.trace "SELECT comm, count(*) AS faults FROM page_fault GROUP BY comm ORDER BY faults DESC LIMIT 2"
 # The README's Python example (Debian's python3 loads extensions).
 python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3

@@ -8,7 +8,8 @@
 ** public header (Sqlite3Ext/tracestore.h) only.
 **
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
-** CmdSchema.c, CmdKvmtraceFormat.c), Main.c for the dispatch, CliUtil.c
+** CmdSchema.c, CmdKvmtraceFormat.c, CmdPlot.c with its renderer in
+** Plot/), Main.c for the dispatch, CliUtil.c
 ** for the small helpers below, Workers.c for the threads the core's
 ** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
 ** Cmd*.c -> CliUtil.c, Workers.c.
@@ -67,5 +68,6 @@ int cmdInfo(int argc, char **argv);
 int cmdSql(int argc, char **argv);
 int cmdSchema(int argc, char **argv);
 int cmdKvmtraceFormat(int argc, char **argv);
+int cmdPlot(int argc, char **argv);
 
 #endif /* TRACER_CLI_H */

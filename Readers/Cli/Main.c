@@ -13,6 +13,7 @@
 **   tracestore sql [-c|--csv|--json] SESSION ["SQL" | -f FILE | - < FILE]
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
 **   tracestore schema [--markdown]
+**   tracestore plot [-p RE] [-m RE] [-c process|module|thread] ... -o OUT SESSION
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -35,6 +36,8 @@ static const char zMainHelp[] =
 "  kvmtrace-format FORMATS [-c MHZ] < BINARY\n"
 "                              print a kvmtrace stream as the seed's rules do\n"
 "  schema [--markdown]         the SQL tables, views and functions (SCHEMA.md)\n"
+"  plot [-p RE] [-m RE] [-c process|module|thread] -o OUT SESSION\n"
+"                              draw page faults per module (PNG, SVG, PDF)\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -56,6 +59,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
   if( strcmp(argv[1], "record")==0 ) return cmdRecord(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
+  if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
   if( strcmp(argv[1], "kvmtrace-format")==0 ){
     return cmdKvmtraceFormat(argc-2, argv+2);
   }

@@ -100,6 +100,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_chrome.sh "$ts" 100 "$work/chrome"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
+  step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 1000000 "$work/plot" 10000
   record "RATES=200000 0" REPS=1 BUFKB=4096 LAT_REPS=1 LAT_POLL_US=0
 else
   step "$b/Tests/BenchAppend" --size 1G --records-per-commit 4096 --repeat 3 "$work/append"
@@ -109,6 +110,7 @@ else
   step sh Tests/Bench/bench_chrome.sh "$ts" 1000 "$work/chrome"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" "$work/sql"
+  step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 10000000 "$work/plot"
   record
 fi
 
