@@ -13,6 +13,7 @@
 **   tracestore sql [-c|--csv|--json] SESSION ["SQL" | -f FILE | - < FILE]
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
 **   tracestore schema [--markdown]
+**   tracestore export [-o FILE] [--from T] [--to T] [--window kvm] SESSION
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -35,6 +36,7 @@ static const char zMainHelp[] =
 "  kvmtrace-format FORMATS [-c MHZ] < BINARY\n"
 "                              print a kvmtrace stream as the seed's rules do\n"
 "  schema [--markdown]         the SQL tables, views and functions (SCHEMA.md)\n"
+"  export [-o FILE] SESSION    the session as one Chrome/Perfetto JSON timeline\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -55,6 +57,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "info")==0 ) return cmdInfo(argc-2, argv+2);
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
   if( strcmp(argv[1], "record")==0 ) return cmdRecord(argc-2, argv+2);
+  if( strcmp(argv[1], "export")==0 ) return cmdExport(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "kvmtrace-format")==0 ){
     return cmdKvmtraceFormat(argc-2, argv+2);
