@@ -265,7 +265,8 @@ typedef struct Export {
   int nStream;
   long long iFrom, iTo;           /* the window, inclusive */
   long long iEnd;                 /* where open things are closed */
-  TRACE_HASH_TABLE named;         /* keys of named processes, threads */
+  TRACE_HASH_TABLE named;         /* KEY_PROCESS of named processes */
+  TRACE_HASH_TABLE namedThreads;  /* KEY_THREAD of named threads */
   TRACE_HASH_TABLE tidPid;        /* tid -> pid (thread store) */
   unsigned *aCacheOff;            /* id -> offset+1 in zCache, or 0 */
   char *zCache;
@@ -336,27 +337,34 @@ static const char *idText(Export *p, unsigned id, ULONG *pn){
 ** Names of processes and threads (M events).
 ** ---------------------------------------------------------------------------
 */
-#define KEY_PROCESS(pid)    (0x4000000000000000ull | (pid))
-#define KEY_THREAD(pid,tid) (0x8000000000000000ull \
-                             | ((unsigned long long)(pid)<<31) | (tid))
+/* Keys of p->named: a process (pid), a thread (pid, tid); never 0. */
+#define KEY_PROCESS(pid)    ((unsigned long long)(pid) + 1)
+#define KEY_THREAD(pid,tid) ((((unsigned long long)(pid)<<32) | (tid)) + 1)
 
 static void eventStart(Export *p){
   if( p->out.nEvents ) outLit(&p->out, ",\n");
   p->out.nEvents++;
 }
 
-static void nameProcess(Export *p, unsigned pid, unsigned nameId,
-                        const char *zName){
-  if( TraceHashLookup(&p->named, KEY_PROCESS(pid)) ) return;
-  if( !RTL_SUCCESS(TraceHashSet(&p->named, KEY_PROCESS(pid), 1)) ){
+/*
+** The M event naming a process (bThread 0) or thread, once: by string id
+** nameId, or by zName when it is not 0.
+*/
+static void nameTrack(Export *p, int bThread, unsigned pid, unsigned tid,
+                      unsigned nameId, const char *zName){
+  TRACE_HASH_TABLE *pNamed = bThread ? &p->namedThreads : &p->named;
+  unsigned long long key = bThread ? KEY_THREAD(pid, tid) : KEY_PROCESS(pid);
+  if( TraceHashLookup(pNamed, key) ) return;
+  if( !RTL_SUCCESS(TraceHashSet(pNamed, key, 1)) ){
     exportFail(p, "out of memory");
     return;
   }
   eventStart(p);
-  outLit(&p->out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+  outStr(&p->out, bThread ? "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":"
+                          : "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
   outU64(&p->out, pid);
   outLit(&p->out, ",\"tid\":");
-  outU64(&p->out, pid);
+  outU64(&p->out, bThread ? tid : pid);
   outLit(&p->out, ",\"ts\":0,\"args\":{\"name\":");
   if( zName ){
     outJson(&p->out, zName, strlen(zName));
@@ -366,25 +374,14 @@ static void nameProcess(Export *p, unsigned pid, unsigned nameId,
   outLit(&p->out, "}}");
 }
 
+static void nameProcess(Export *p, unsigned pid, unsigned nameId,
+                        const char *zName){
+  nameTrack(p, 0, pid, 0, nameId, zName);
+}
+
 static void nameThread(Export *p, unsigned pid, unsigned tid,
                        unsigned nameId, const char *zName){
-  if( TraceHashLookup(&p->named, KEY_THREAD(pid, tid)) ) return;
-  if( !RTL_SUCCESS(TraceHashSet(&p->named, KEY_THREAD(pid, tid), 1)) ){
-    exportFail(p, "out of memory");
-    return;
-  }
-  eventStart(p);
-  outLit(&p->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-  outU64(&p->out, pid);
-  outLit(&p->out, ",\"tid\":");
-  outU64(&p->out, tid);
-  outLit(&p->out, ",\"ts\":0,\"args\":{\"name\":");
-  if( zName ){
-    outJson(&p->out, zName, strlen(zName));
-  }else{
-    outId(p, nameId);
-  }
-  outLit(&p->out, "}}");
+  nameTrack(p, 1, pid, tid, nameId, zName);
 }
 
 /* The pid of a row: its own, the thread store's, or the tid itself. */
@@ -403,7 +400,7 @@ static void nameRow(Export *p, Stream *s, const unsigned char *pRec,
                     unsigned pid, unsigned tid){
   long long comm = TRACE_STRING_NULL;
   char zBuf[32];
-  if( TraceHashLookup(&p->named, KEY_THREAD(pid, tid))
+  if( TraceHashLookup(&p->namedThreads, KEY_THREAD(pid, tid))
    && TraceHashLookup(&p->named, KEY_PROCESS(pid)) ){
     return;
   }
@@ -1055,6 +1052,7 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   x.zCache = malloc(CACHE_BYTES);
   if( x.out.z==0 || x.aCacheOff==0 || x.zCache==0
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.named))
+   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.namedThreads))
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.tidPid)) ){
     cliFail("out of memory");
     exit(1);
@@ -1144,6 +1142,7 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   free(x.aCacheOff);
   free(x.out.z);
   TraceHashDestroy(&x.named);
+  TraceHashDestroy(&x.namedThreads);
   TraceHashDestroy(&x.tidPid);
   return x.rc;
 }
