@@ -466,6 +466,115 @@ def case_bad_input():
     print("ok: unknown store, empty window, unwritable output, bad session")
 
 
+GUEST_HOST = b"""# tracer: nop
+#
+            qemu-1234    [000] .....   100.000000: kvm_write_tsc_offset: vcpu=0 prev=0 next=18446744073709051616
+            qemu-1234    [000] .....   100.000100: kvm_pio: pio_write at 0x3f8 size 1 count 1 val 0x61
+"""
+
+GUEST_JSON = b"""{"traceEvents":[
+{"ph":"X","name":"guest_fn","pid":5,"tid":6,"ts":1000.000,"dur":2.000},
+{"ph":"i","name":"guest_mark","pid":5,"tid":6,"ts":1001.001}
+]}
+"""
+
+
+def case_guest_tsc():
+    """A guest's Chrome trace in TSC counts (ts field = ticks / 1000) and
+    the host's kvm_write_tsc_offset, aligned at import.  By hand:
+      offset: next = 2^64 - 500000, as signed 64-bit = -500000 ticks
+      TSC at 2000 MHz: ns = floor(ticks / 2)
+      guest_fn  ticks 1000000 .. 1002000; host = guest - offset
+                = 1500000 .. 1502000 -> 750000 .. 751000 ns, + 7 ns
+                = ts 750.007 µs, dur 1.000 µs
+      guest_mark ticks 1001001 -> 1501001 -> floor 750500.5 = 750500,
+                + 7 = 750.507 µs
+    """
+    host = os.path.join(WORK, "host.txt")
+    guest = os.path.join(WORK, "guest-in.json")
+    with open(host, "wb") as f:
+        f.write(GUEST_HOST)
+    with open(guest, "wb") as f:
+        f.write(GUEST_JSON)
+    s = fresh("guest")
+    run([TS, "import", "-o", s, host, "--tsc-mhz", "2000", "--tsc-offset",
+         "auto", "--clock-offset", "7", guest])
+    ev = {e["name"]: e for e in export(s, "guest")["traceEvents"]}
+    fn, mark = ev.get("guest_fn"), ev.get("guest_mark")
+    if fn is None or mark is None:
+        fail("guest events missing: %s" % sorted(ev))
+    if (fn["ph"], fn["ts"], fn["dur"]) != ("X", 750.007, 1.0):
+        fail("guest_fn %s, by hand X 750.007 dur 1.000" % fn)
+    if (mark["ph"], mark["ts"]) != ("i", 750.507):
+        fail("guest_mark %s, by hand i 750.507" % mark)
+    # The host trace itself is not moved: kvm_pio at 100.000100 s.
+    if ev["kvm_pio"]["ts"] != 100000100.0:
+        fail("host event moved: %s" % ev["kvm_pio"])
+    # --tsc-khz is the same rate; an explicit offset the same offset.
+    s2 = fresh("guest2")
+    run([TS, "import", "-o", s2, "--tsc-khz", "2000000", "--tsc-offset",
+         "18446744073709051616", "--clock-offset", "7", guest])
+    ev2 = {e["name"]: e for e in export(s2, "guest2")["traceEvents"]}
+    if ev2["guest_fn"] != fn or ev2["guest_mark"] != mark:
+        fail("--tsc-khz/--tsc-offset N differ: %s" % ev2)
+    # info shows what was applied to each source.
+    info = json.loads(run([TS, "info", "--json", s]).stdout)
+    src = {os.path.basename(x["path"]): x for x in info["sources"]}
+    want = {"tsc_mhz": 2000, "tsc_offset": -500000, "clock_offset": 7}
+    got = {k: src["guest-in.json"][k] for k in want}
+    if got != want or src["host.txt"]["tsc_offset"] is not None:
+        fail("info sources %s" % src)
+    # auto without a host trace: a clear error, exit 1.
+    s3 = fresh("guest3")
+    p = run([TS, "import", "-o", s3, "--tsc-offset", "auto", guest], ok=False)
+    if p.returncode != 1 or b"kvm_write_tsc_offset" not in p.stderr:
+        fail("auto without host: exit %d %r" % (p.returncode, p.stderr))
+    print("ok: guest TSC aligned as derived by hand")
+
+
+def case_oracle_tsc():
+    """merge.py's offset and -f against --tsc-offset auto / --tsc-khz on
+    the uftrace part.  merge.py prints the offset it determines; run A
+    subtracts it from uftrace's ts (µs: offset / 1000), run E then scales
+    every ts by 1e6 / kHz.  (merge.py also scales the trace-cmd events,
+    which are in ns here; tracestore converts only the input the rate is
+    given for, so only the uftrace slices are compared.)"""
+    out = {}
+    for run_name, opts, clock in (("A", [], []),
+                                  ("E", ["-f", "2400000"],
+                                   ["--tsc-khz", "2400000"])):
+        ref, log = reference(run_name, "-k", DAT, *opts)
+        m = re.search(r"Determined offset as \d+ == (-?\d+)", log)
+        if not m:
+            fail("merge.py printed no offset: %s" % log[:300])
+        s = fresh("tsc-" + run_name)
+        run([TS, "import", "-o", s, DAT, "--tsc-offset", "auto"] + clock +
+            [UF])
+        info = json.loads(run([TS, "info", "--json", s]).stdout)
+        got = [x["tsc_offset"] for x in info["sources"]
+               if x["format"] == "uftrace"]
+        if got != [int(m.group(1))]:
+            fail("auto offset %s, merge.py %s" % (got, m.group(1)))
+        ours = export(s, "tsc-" + run_name, "--store", "span")["traceEvents"]
+        rs = ref_slices(ref["traceEvents"])
+        xs = collections.defaultdict(list)
+        for e in ours:
+            if e["ph"] == "X":
+                xs[e["name"]].append((e["ts"], e["ts"] + e["dur"]))
+        for name in rs:
+            a, b = sorted(xs[name]), sorted(rs[name])
+            if len(a) != len(b):
+                fail("%s %s: %d slices, reference %d" % (run_name, name,
+                                                         len(a), len(b)))
+            for (x0, x1), (r0, r1) in zip(a, b):
+                if abs(x0 - r0) > TOL or abs(x1 - r1) > TOL:
+                    fail("%s %s: (%s, %s) != reference (%s, %s)" % (
+                        run_name, name, x0, x1, r0, r1))
+        out[run_name] = sum(len(v) for v in rs.values())
+    print("ok: offset %s; uftrace slices equal in runs A and E (%s)" % (
+        m.group(1), out))
+
+
 CASES = {
     "oracle_full": case_oracle_full,
     "window_kvm": case_window_kvm,
@@ -474,11 +583,13 @@ CASES = {
     "escaping": case_escaping,
     "round_trip": case_round_trip,
     "bad_input": case_bad_input,
+    "guest_tsc": case_guest_tsc,
+    "oracle_tsc": case_oracle_tsc,
 }
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
-    if CASE in ("oracle_full", "window_kvm", "counters"):
+    if CASE in ("oracle_full", "window_kvm", "counters", "oracle_tsc"):
         for tool in ("uftrace", "trace-cmd"):
             if shutil.which(tool) is None:
                 print("skip: %s not installed" % tool)
