@@ -47,6 +47,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "Export.h"
 #include "Readers/Shared/Json.h"
@@ -86,8 +88,8 @@ static Col colFind(PTRACE_STORE pStore, const char *zName){
 }
 
 /* Column c of record pRec as a 64-bit integer; 0 if absent or NULL. */
-static int colInt(const unsigned char *pRec, PCTRACE_COLUMN_DESCRIPTOR p,
-                  long long *pv){
+static inline int colInt(const unsigned char *pRec,
+                         PCTRACE_COLUMN_DESCRIPTOR p, long long *pv){
   const unsigned char *a;
   unsigned long long u = 0;
   if( p==0 ) return 0;
@@ -137,21 +139,25 @@ static void outFlush(Out *p){
   p->n = 0;
 }
 
-/* Room for nNeed more bytes at p->z + p->n. */
-static char *outRoom(Out *p, size_t nNeed){
-  if( p->n + nNeed > p->nAlloc ){
-    outFlush(p);
-    if( nNeed > p->nAlloc ){
-      char *zNew = realloc(p->z, nNeed);
-      if( zNew==0 ){ cliFail("out of memory"); exit(1); }
-      p->z = zNew;
-      p->nAlloc = nNeed;
-    }
+/* The buffer flushed, and grown to hold nNeed bytes if it cannot. */
+static char *outRoomSlow(Out *p, size_t nNeed){
+  outFlush(p);
+  if( nNeed > p->nAlloc ){
+    char *zNew = realloc(p->z, nNeed);
+    if( zNew==0 ){ cliFail("out of memory"); exit(1); }
+    p->z = zNew;
+    p->nAlloc = nNeed;
   }
   return p->z + p->n;
 }
 
-static void outMem(Out *p, const char *z, size_t n){
+/* Room for nNeed more bytes at p->z + p->n (inline: the hot path). */
+static inline char *outRoom(Out *p, size_t nNeed){
+  if( p->n + nNeed > p->nAlloc ) return outRoomSlow(p, nNeed);
+  return p->z + p->n;
+}
+
+static inline void outMem(Out *p, const char *z, size_t n){
   memcpy(outRoom(p, n), z, n);
   p->n += n;
 }
@@ -255,6 +261,8 @@ typedef struct Stream {
   Col ts, dur, name, pid, tid, cpu, comm, args, cat, flags, value;
   Col prevPid, nextPid, nextComm, nextPrio, prevState, hard;
   int aArg[TRACE_STORE_MAX_COLUMNS];  /* columns written as args */
+  char azArgKey[TRACE_STORE_MAX_COLUMNS][TRACE_NAME_SIZE + 4];  /* "NAME": */
+  unsigned char anArgKey[TRACE_STORE_MAX_COLUMNS];
   int nArg;
 } Stream;
 
@@ -513,7 +521,7 @@ static void nameFromStores(Export *p){
 */
 static void outColumnValue(Export *p, const unsigned char *pRec,
                            PCTRACE_COLUMN_DESCRIPTOR c){
-  long long v;
+  long long v = 0;
   double r;
   if( c->Type==TraceColumnDouble ){
     colDouble(pRec, c, &r);
@@ -548,9 +556,7 @@ static void outArgs(Export *p, Stream *s, const unsigned char *pRec){
     if( !colInt(pRec, c, &v) ) continue;
     if( !bFirst ) outLit(&p->out, ",");
     bFirst = 0;
-    outLit(&p->out, "\"");
-    outStr(&p->out, c->Name);
-    outLit(&p->out, "\":");
+    outMem(&p->out, s->azArgKey[i], s->anArgKey[i]);
     outColumnValue(p, pRec, c);
   }
   if( s->hard.p && colInt(pRec, s->hard.p, &v) ){
@@ -571,7 +577,15 @@ static void pickArgs(Stream *s, const char *const *azSkip){
     for(k=0; azSkip[k]; k++){
       if( strcmp(h->Columns[i].Name, azSkip[k])==0 ) bSkip = 1;
     }
-    if( !bSkip ) s->aArg[s->nArg++] = (int)i;
+    if( !bSkip ){
+      size_t n = strlen(h->Columns[i].Name);
+      if( n>=TRACE_NAME_SIZE ) n = TRACE_NAME_SIZE - 1;
+      s->azArgKey[s->nArg][0] = '"';
+      memcpy(s->azArgKey[s->nArg]+1, h->Columns[i].Name, n);
+      memcpy(s->azArgKey[s->nArg]+1+n, "\":", 2);
+      s->anArgKey[s->nArg] = (unsigned char)(n + 3);
+      s->aArg[s->nArg++] = (int)i;
+    }
   }
 }
 
@@ -957,7 +971,7 @@ static int kvmWindow(Export *p, long long *pFirst, long long *pLast){
   PTRACE_STORE pEv = TraceSessionFindStore(p->pSession, "ftrace_event");
   PTRACE_STORE pSrc = TraceSessionFindStore(p->pSession, "source");
   unsigned long long i, n;
-  long long ts, v;
+  long long ts = 0, v = 0;
 
   if( pKvm && pKvm->Snapshot.RecordCount ){
     iFirst = pKvm->Snapshot.FirstTs;
@@ -1034,12 +1048,34 @@ static int kvmWindow(Export *p, long long *pFirst, long long *pLast){
 ** The export.
 ** ---------------------------------------------------------------------------
 */
+
+/*
+** Every EXPORT_DROP_EVERY rows the pages of the stores read so far leave
+** the resident set (they are clean file pages: a later read faults them in
+** again from the page cache), so that the export's memory does not grow
+** with the session's size.
+*/
+#define EXPORT_DROP_EVERY (1u<<18)
+
+static void dropStore(PTRACE_STORE pStore){
+  size_t nPage = (size_t)sysconf(_SC_PAGESIZE);
+  size_t n = pStore->MappedFileBytes / nPage * nPage;
+  if( pStore->Mapping && n ) madvise(pStore->Mapping, n, MADV_DONTNEED);
+}
+
+static void dropMappings(Export *p){
+  int i;
+  for(i=0; i<p->nStream; i++) dropStore(p->aStream[i].pStore);
+  dropStore(&p->pSession->Strings.Index);
+  dropStore(&p->pSession->Strings.Data);
+}
 int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
                  FILE *out, ExportCounts *pCounts){
   Export x;
   int i;
   unsigned src;
-  long long ts;
+  long long ts = 0;
+  unsigned long long nSinceDrop = 0;
   TIME_MERGE merge;
   void *pMergeMemory = 0;
 
@@ -1098,6 +1134,10 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   }
   while( x.rc==0 && !x.out.bErr && TimeMergeFirst(&merge, (PULONG)&src) ){
     Stream *s = &x.aStream[src];
+    if( ++nSinceDrop == EXPORT_DROP_EVERY ){
+      dropMappings(&x);
+      nSinceDrop = 0;
+    }
     writeRow(&x, s);
     s->iPos++;
     if( streamPeek(&x, s, &ts) ){
