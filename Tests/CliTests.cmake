@@ -42,11 +42,12 @@ endif()
 #
 if(TRACER_PYTHON3)
   foreach(case oracle_full window_kvm counters json_samples escaping round_trip
-          bad_input guest_tsc oracle_tsc)
+          bad_input guest_tsc oracle_tsc snapshot)
     add_test(NAME cli.export.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
-              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/export-${case} ${case})
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/export-${case} ${case}
+              $<TARGET_FILE:LiveWriter>)
     set_tests_properties(cli.export.${case} PROPERTIES LABELS integration
       TIMEOUT 120 SKIP_RETURN_CODE 77)
   endforeach()

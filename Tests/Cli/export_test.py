@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """export_test.py: `tracestore export` against seeds/001's merge.py.
 
-Usage: export_test.py TRACESTORE SHARED_DIR DATA_DIR WORKDIR CASE
+Usage: export_test.py TRACESTORE SHARED_DIR DATA_DIR WORKDIR CASE [LIVEWRITER]
 
 The oracle is ../shared/tools/merge_reference.py (seeds/001's merge.py made
 runnable; merge_reference.md), run here on ../shared/data/capture-1, and
@@ -42,6 +42,7 @@ import subprocess
 import sys
 
 TS, SHARED, DATA, WORK, CASE = sys.argv[1:6]
+LIVEWRITER = sys.argv[6] if len(sys.argv) > 6 else None
 CAP = os.path.join(SHARED, "data", "capture-1")
 REF = os.path.join(SHARED, "tools", "merge_reference.py")
 UF = os.path.join(CAP, "uftrace.data")
@@ -575,6 +576,74 @@ def case_oracle_tsc():
         m.group(1), out))
 
 
+def check_live_export(d, committed=None):
+    """LiveWriter's page_fault rows (Tests/Sql/LiveWriter.c): record i has
+    ts 1000 + 10*i ns and address i; a snapshot is a prefix 0..N-1."""
+    faults = [e for e in d["traceEvents"] if e.get("cat") == "page_fault"]
+    n = len(faults)
+    for i, e in enumerate(sorted(faults, key=lambda e: e["ts"])):
+        want_ts = (1000 + 10 * i) / 1000.0
+        if abs(e["ts"] - want_ts) > 1e-9 or e["args"]["address"] != hex(i):
+            fail("row %d of %d: %s, by arithmetic ts %s address %s" % (
+                i, n, e, want_ts, hex(i)))
+    if committed is not None and n != committed:
+        fail("%d page faults exported, the writer committed %d" % (
+            n, committed))
+    return n
+
+
+def case_snapshot():
+    """A session being written exports a consistent snapshot: every store
+    a prefix of what was committed when export opened it."""
+    if LIVEWRITER is None:
+        fail("no LiveWriter given")
+    s = fresh("live")
+    w = subprocess.Popen([LIVEWRITER, s, "step"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        w.stdout.readline()             # "committed 0": the session is open
+        total = 0
+        for batch in (1000, 500):
+            w.stdin.write("append %d\n" % batch)
+            w.stdin.flush()
+            line = w.stdout.readline().split()
+            total = int(line[1])
+            d = export(s, "live-%d" % total)
+            check_live_export(d, total)
+        w.stdin.write("quit\n")
+        w.stdin.flush()
+        w.wait(timeout=30)
+    finally:
+        if w.poll() is None:
+            w.kill()
+    # Racing a writer that commits every millisecond.
+    s = fresh("live-loop")
+    log = open(os.path.join(WORK, "live-loop.log"), "w")
+    w = subprocess.Popen([LIVEWRITER, s, "loop", "4", "97", "2000"],
+                         stdout=log)
+    seen = []
+    try:
+        import time
+        time.sleep(0.3)
+        while w.poll() is None and len(seen) < 20:
+            out = os.path.join(WORK, "live-loop.json")
+            p = run([TS, "export", "-o", out, s], ok=False)
+            if p.returncode != 0:
+                fail("export while writing: exit %d %r" % (p.returncode,
+                                                           p.stderr))
+            n = check_live_export(load(out))
+            if n % 97:
+                fail("%d rows exported: not whole commits of 97" % n)
+            seen.append(n)
+    finally:
+        if w.poll() is None:
+            w.terminate()
+        w.wait(timeout=30)
+    if len(seen) < 2 or seen != sorted(seen):
+        fail("snapshots while writing: %s" % seen)
+    print("ok: snapshots of a live session: %s" % seen[:8])
+
+
 CASES = {
     "oracle_full": case_oracle_full,
     "window_kvm": case_window_kvm,
@@ -585,6 +654,7 @@ CASES = {
     "bad_input": case_bad_input,
     "guest_tsc": case_guest_tsc,
     "oracle_tsc": case_oracle_tsc,
+    "snapshot": case_snapshot,
 }
 
 if __name__ == "__main__":
