@@ -98,6 +98,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_rss.sh "$ts" 200 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 20 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 100 "$work/chrome"
+  step sh Tests/Bench/bench_export.sh "$ts" "$shared" 100 1 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
   record "RATES=200000 0" REPS=1 BUFKB=4096 LAT_REPS=1 LAT_POLL_US=0
@@ -107,6 +108,7 @@ else
   step sh Tests/Bench/bench_rss.sh "$ts" 2000 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 200 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 1000 "$work/chrome"
+  step sh Tests/Bench/bench_export.sh "$ts" "$shared" 1000 10 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" "$work/sql"
   record
