@@ -167,10 +167,31 @@ static void outStr(Out *p, const char *z){
   outMem(p, z, strlen(z));
 }
 
+/* u in decimal into the end of a[24]; returns where it starts. */
+static inline int fmtU64(char *a, unsigned long long u){
+  static const char zPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+  int i = 24;
+  while( u>=100 ){
+    unsigned k = (unsigned)(u%100)*2;
+    u /= 100;
+    a[--i] = zPairs[k+1];
+    a[--i] = zPairs[k];
+  }
+  if( u>=10 ){
+    a[--i] = zPairs[u*2+1];
+    a[--i] = zPairs[u*2];
+  }else{
+    a[--i] = (char)('0' + u);
+  }
+  return i;
+}
+
 static void outU64(Out *p, unsigned long long u){
   char a[24];
-  int i = 24;
-  do{ a[--i] = (char)('0' + u%10); u /= 10; }while( u );
+  int i = fmtU64(a, u);
   outMem(p, a+i, (size_t)(24-i));
 }
 
@@ -194,14 +215,19 @@ static void outMicros(Out *p, long long ns){
   }else{
     u = (unsigned long long)ns;
   }
-  outU64(p, u/1000);
-  r = (unsigned)(u%1000);
-  z = outRoom(p, 4);
-  z[0] = '.';
-  z[1] = (char)('0' + r/100);
-  z[2] = (char)('0' + r/10%10);
-  z[3] = (char)('0' + r%10);
-  p->n += 4;
+  {
+    char a[24];
+    int i = fmtU64(a, u/1000);
+    r = (unsigned)(u%1000);
+    z = outRoom(p, 28);
+    memcpy(z, a+i, (size_t)(24-i));
+    z += 24-i;
+    z[0] = '.';
+    z[1] = (char)('0' + r/100);
+    z[2] = (char)('0' + r/10%10);
+    z[3] = (char)('0' + r%10);
+    p->n += (size_t)(24-i) + 4;
+  }
 }
 
 static void outHex(Out *p, unsigned long long u){
@@ -279,6 +305,11 @@ typedef struct Export {
   unsigned *aCacheOff;            /* id -> offset+1 in zCache, or 0 */
   char *zCache;
   size_t nCache;
+  char zWhere[80];                /* outWhere's text for whereP, whereT */
+  int nWhere, bWhere;
+  unsigned whereP, whereT;
+  unsigned namedP, namedT;        /* the last thread nameRow saw named */
+  int bNamed;
   unsigned char *aCpuOpen;        /* sched: 1 if the CPU has a slice open */
   unsigned nCpu;
   int rc;
@@ -408,8 +439,12 @@ static void nameRow(Export *p, Stream *s, const unsigned char *pRec,
                     unsigned pid, unsigned tid){
   long long comm = TRACE_STRING_NULL;
   char zBuf[32];
+  if( p->bNamed && pid==p->namedP && tid==p->namedT ) return;
   if( TraceHashLookup(&p->namedThreads, KEY_THREAD(pid, tid))
    && TraceHashLookup(&p->named, KEY_PROCESS(pid)) ){
+    p->bNamed = 1;
+    p->namedP = pid;
+    p->namedT = tid;
     return;
   }
   colInt(pRec, s->comm.p, &comm);
@@ -595,13 +630,23 @@ static void pickArgs(Stream *s, const char *const *azSkip){
 ** ---------------------------------------------------------------------------
 */
 
-/* ,"pid":P,"tid":T,"ts":TS */
+/* ,"pid":P,"tid":T,"ts":TS (the text before TS kept for the next
+** event of the same thread). */
 static void outWhere(Export *p, unsigned pid, unsigned tid, long long ts){
-  outLit(&p->out, ",\"pid\":");
-  outU64(&p->out, pid);
-  outLit(&p->out, ",\"tid\":");
-  outU64(&p->out, tid);
-  outLit(&p->out, ",\"ts\":");
+  if( !p->bWhere || pid!=p->whereP || tid!=p->whereT ){
+    char a[24];
+    int i, n = 0;
+    memcpy(p->zWhere, ",\"pid\":", 7); n = 7;
+    i = fmtU64(a, pid); memcpy(p->zWhere+n, a+i, (size_t)(24-i)); n += 24-i;
+    memcpy(p->zWhere+n, ",\"tid\":", 7); n += 7;
+    i = fmtU64(a, tid); memcpy(p->zWhere+n, a+i, (size_t)(24-i)); n += 24-i;
+    memcpy(p->zWhere+n, ",\"ts\":", 6); n += 6;
+    p->nWhere = n;
+    p->whereP = pid;
+    p->whereT = tid;
+    p->bWhere = 1;
+  }
+  outMem(&p->out, p->zWhere, p->nWhere);
   outMicros(&p->out, ts);
 }
 
