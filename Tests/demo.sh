@@ -16,6 +16,14 @@ sqlite3 :memory: -cmd ".load build/tracestore" -cmd ".mode box" \
   "SELECT tracestore_attach('demo.trace');" \
   "SELECT prev_comm, next_comm, count(*) AS switches FROM sched_switch GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 5;"
 build/tracestore sql --json demo.trace "SELECT comm, count(*) AS faults FROM page_fault GROUP BY comm ORDER BY faults DESC LIMIT 2"
+# The README's timeline (seeds/001): host KVM trace, uftrace, perf stat.
+D=../shared/data/capture-1
+if [ -d "$D" ]; then
+  rm -rf run.trace
+  build/tracestore import -o run.trace $D/trace.dat $D/uftrace.data \
+    --clock-offset 697406010804 $D/perf-stat.txt
+  build/tracestore export -o run.json run.trace
+fi
 # The README's Python example (Debian's python3 loads extensions).
 python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3
 "$python" - <<'PY'
