@@ -249,7 +249,8 @@ static void outDouble(Out *p, double r){
     outLit(p, "null");
     return;
   }
-  if( r==floor(r) && fabs(r)<9007199254740992.0 ){
+  if( r>-9007199254740992.0 && r<9007199254740992.0
+   && r==(double)(long long)r ){
     outI64(p, (long long)r);
     return;
   }
