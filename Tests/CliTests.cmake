@@ -42,7 +42,7 @@ endif()
 #
 if(TRACER_PYTHON3)
   foreach(case oracle_full window_kvm counters json_samples escaping round_trip
-          bad_input guest_tsc oracle_tsc snapshot)
+          bad_input guest_tsc oracle_tsc snapshot kvm_exits)
     add_test(NAME cli.export.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
