@@ -12,7 +12,7 @@
 ** How it works: every store is read as its snapshot at open (a session
 ** being written exports a consistent prefix of each store).  Each exported
 ** store is one stream of rows in ts order (a store not flagged sorted is
-** ordered through an index of its rows: 8 bytes a row, the one case where
+** ordered through an index of its rows: 16 bytes a row, the one case where
 ** memory grows with the input); a k-way merge takes the earliest row and
 ** writes it as one event per line:
 **
