@@ -42,12 +42,12 @@ endif()
 #
 if(TRACER_PYTHON3)
   foreach(case oracle_full window_kvm counters json_samples escaping round_trip
-          bad_input guest_tsc oracle_tsc snapshot kvm_exits)
+          bad_input guest_tsc oracle_tsc snapshot kvm_exits hard_column)
     add_test(NAME cli.export.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
               ${CMAKE_CURRENT_BINARY_DIR}/cli-work/export-${case} ${case}
-              $<TARGET_FILE:LiveWriter>)
+              $<TARGET_FILE:LiveWriter> $<TARGET_FILE:StoreTamper>)
     set_tests_properties(cli.export.${case} PROPERTIES LABELS integration
       TIMEOUT 120 SKIP_RETURN_CODE 77)
   endforeach()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """export_test.py: `tracestore export` against seeds/001's merge.py.
 
-Usage: export_test.py TRACESTORE SHARED_DIR DATA_DIR WORKDIR CASE [LIVEWRITER]
+Usage: export_test.py TRACESTORE SHARED_DIR DATA_DIR WORKDIR CASE
+                      [LIVEWRITER [STORETAMPER]]
 
 The oracle is ../shared/tools/merge_reference.py (seeds/001's merge.py made
 runnable; merge_reference.md), run here on ../shared/data/capture-1, and
@@ -43,6 +44,7 @@ import sys
 
 TS, SHARED, DATA, WORK, CASE = sys.argv[1:6]
 LIVEWRITER = sys.argv[6] if len(sys.argv) > 6 else None
+STORETAMPER = sys.argv[7] if len(sys.argv) > 7 else None
 CAP = os.path.join(SHARED, "data", "capture-1")
 REF = os.path.join(SHARED, "tools", "merge_reference.py")
 UF = os.path.join(CAP, "uftrace.data")
@@ -678,6 +680,38 @@ def case_kvm_exits():
     print("ok: %d kvm exited slices as derived by hand" % len(got))
 
 
+def case_hard_column():
+    """Columns are read by name: a page_fault store with a `hard` column
+    (branch pf-classify adds one) gives "fault": "hard"/"soft".  Made here
+    by renaming the store's `cpu` column (descriptor 9) to `hard` with
+    StoreTamper (header re-sealed), so the oracle is each fault line's CPU
+    field in the ftrace text: [001] -> hard, [000] -> soft."""
+    if STORETAMPER is None:
+        fail("no StoreTamper given")
+    src = os.path.join(DATA, "ftrace-capture-1.txt")
+    s = import_capture("hard", src)
+    store = os.path.join(s, "page_fault.store")
+    with open(store, "rb") as f:
+        head = f.read(4096)
+    off = 256 + 9 * 128
+    if head[off:off + 4] != b"cpu\0":
+        fail("descriptor 9 of page_fault is not cpu: %r" % head[off:off + 8])
+    run([STORETAMPER, store, str(off), "0x64726168", "8", "reseal"])
+    want = collections.Counter()
+    with open(src) as f:
+        for line in f:
+            m = re.search(r"\[(\d{3})\].*: (page_fault_\w+):", line)
+            if m:
+                want["hard" if int(m.group(1)) == 1 else "soft"] += 1
+    got = collections.Counter(
+        e["args"].get("fault") for e in export(s, "hard")["traceEvents"]
+        if e.get("cat") == "page_fault")
+    if got != want:
+        fail("fault kinds %s, the text's CPU fields %s" % (dict(got),
+                                                          dict(want)))
+    print("ok: hard/soft from a `hard` column: %s" % dict(got))
+
+
 CASES = {
     "oracle_full": case_oracle_full,
     "window_kvm": case_window_kvm,
@@ -690,6 +724,7 @@ CASES = {
     "oracle_tsc": case_oracle_tsc,
     "snapshot": case_snapshot,
     "kvm_exits": case_kvm_exits,
+    "hard_column": case_hard_column,
 }
 
 if __name__ == "__main__":
