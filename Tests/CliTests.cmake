@@ -42,7 +42,8 @@ endif()
 #
 if(TRACER_PYTHON3)
   foreach(case oracle_full window_kvm counters json_samples escaping round_trip
-          bad_input guest_tsc oracle_tsc snapshot kvm_exits hard_column)
+          bad_input guest_tsc oracle_tsc snapshot kvm_exits hard_column
+          unsorted)
     add_test(NAME cli.export.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}

@@ -712,6 +712,36 @@ def case_hard_column():
     print("ok: hard/soft from a `hard` column: %s" % dict(got))
 
 
+def case_unsorted():
+    """Stores not in ts order are exported in ts order: the same capture
+    imported twice, the second time 1 s earlier (--clock-offset), so the
+    event stores' later rows come first in time.  Oracle: the timestamps
+    of the text file's event lines, once as they are and once 1 s
+    earlier; every instant's ts must come out in order."""
+    src = os.path.join(DATA, "ftrace-capture-1.txt")
+    s = fresh("unsorted")
+    run([TS, "import", "-o", s, src])
+    run([TS, "import", "-o", s, "--clock-offset", "-1000000000", src])
+    info = json.loads(run([TS, "info", "--json", s]).stdout)
+    if all(x["sorted"] is not False for x in info["stores"]):
+        fail("no store is unsorted: the case tests nothing")
+    ours = [e for e in export(s, "unsorted")["traceEvents"]
+            if e["ph"] == "i"]
+    want = []
+    with open(src) as f:
+        for line in f:
+            m = re.search(r"\]\s+\S*\s*(\d+)\.(\d{6}): (\w+):", line)
+            if m and m.group(3) != "sched_switch":
+                us = int(m.group(1)) * 10**6 + int(m.group(2))
+                want += [us, us - 10**6]
+    got = [round(e["ts"]) for e in ours]
+    if got != sorted(got):
+        fail("instants out of ts order")
+    if sorted(got) != sorted(want):
+        fail("%d instants, the text gives %d" % (len(got), len(want)))
+    print("ok: %d instants from unsorted stores, in ts order" % len(got))
+
+
 CASES = {
     "oracle_full": case_oracle_full,
     "window_kvm": case_window_kvm,
@@ -725,6 +755,7 @@ CASES = {
     "snapshot": case_snapshot,
     "kvm_exits": case_kvm_exits,
     "hard_column": case_hard_column,
+    "unsorted": case_unsorted,
 }
 
 if __name__ == "__main__":
