@@ -15,7 +15,7 @@ foreach(case truncated_header bad_magic bad_version record_size count_beyond_fil
     ENVIRONMENT "SQLITE3=${TRACER_SQLITE3}")
 endforeach()
 
-foreach(verb import info sql)
+foreach(verb import info sql export)
   add_test(NAME cli.help.${verb} COMMAND $<TARGET_FILE:tracestore> ${verb} --help)
   set_tests_properties(cli.help.${verb} PROPERTIES LABELS unit TIMEOUT 10
     PASS_REGULAR_EXPRESSION "usage: tracestore ${verb}")
@@ -81,3 +81,20 @@ add_test(NAME cli.plot.watch
           ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-watch)
 set_tests_properties(cli.plot.watch PROPERTIES LABELS integration TIMEOUT 120
   SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# tracestore export: the Chrome trace-event timeline against seeds/001's
+# merge.py (../shared/tools/merge_reference.py, run in the test) and
+# trace-cmd report; JSON parsing, escaping, round trip, bad input.
+#
+if(TRACER_PYTHON3)
+  foreach(case oracle_full window_kvm counters json_samples escaping round_trip
+          bad_input guest_tsc oracle_tsc snapshot kvm_exits hard_column
+          unsorted)
+    add_test(NAME cli.export.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
+              $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/export-${case} ${case}
+              $<TARGET_FILE:LiveWriter> $<TARGET_FILE:StoreTamper>)
+    set_tests_properties(cli.export.${case} PROPERTIES LABELS integration
+      TIMEOUT 120 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()

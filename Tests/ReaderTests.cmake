@@ -86,3 +86,11 @@ add_test(NAME bench.import_rss
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_rss.sh $<TARGET_FILE:tracestore> 2000
           ${CMAKE_CURRENT_BINARY_DIR}/bench-rss)
 set_tests_properties(bench.import_rss PROPERTIES LABELS bench TIMEOUT 900 RUN_SERIAL TRUE)
+
+# tracestore export: events/s, MB/s and peak RSS on a 1000 MB Chrome
+# session and a 10 M-event ftrace session, and merge.py on capture-1
+# (ctest -L bench).
+add_test(NAME bench.export
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_export.sh $<TARGET_FILE:tracestore>
+          ${TRACER_SHARED_DIR} 1000 10 ${CMAKE_CURRENT_BINARY_DIR}/bench-export)
+set_tests_properties(bench.export PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)

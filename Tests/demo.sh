@@ -30,6 +30,14 @@ else
   build/tracestore plot --summary -o Tests/demo-faults.png demo.trace
 fi
 build/tracestore sql --json demo.trace "SELECT comm, count(*) AS faults FROM page_fault GROUP BY comm ORDER BY faults DESC LIMIT 2"
+# The README's timeline (seeds/001): host KVM trace, uftrace, perf stat.
+D=../shared/data/capture-1
+if [ -d "$D" ]; then
+  rm -rf run.trace
+  build/tracestore import -o run.trace $D/trace.dat $D/uftrace.data \
+    --clock-offset 697406010804 $D/perf-stat.txt
+  build/tracestore export -o run.json run.trace
+fi
 # The README's Python example (Debian's python3 loads extensions).
 python=python3; [ -x /usr/bin/python3 ] && python=/usr/bin/python3
 "$python" - <<'PY'

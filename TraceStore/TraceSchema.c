@@ -219,6 +219,10 @@ static const TRACE_COLUMN_DESCRIPTOR SourceColumns[] = {
            "trace clock the timestamps come from, when the source says"),
     COLUMN("tsc_mhz", TraceColumnDouble, SOURCE_RECORD, TscMhz, NUL,
            "TSC rate used to convert TSC counts to ns, if any"),
+    COLUMN("clock_offset", I64, SOURCE_RECORD, ClockOffset, NUL,
+           "ns added to every ts of the input (import --clock-offset)"),
+    COLUMN("tsc_offset", I64, SOURCE_RECORD, TscOffset, NUL,
+           "guest TSC offset subtracted from every raw ts (--tsc-offset)"),
 };
 
 SCHEMA(TraceSourceSchema, "source", SOURCE_RECORD, SourceColumns,

@@ -188,9 +188,15 @@ typedef struct _SOURCE_RECORD {
     ULONG ClockId;               // the trace's clock ("local", "tsc", ...)
     ULONG Padding;
     DOUBLE TscMhz;               // TSC rate used to convert to ns, or NULL
+    LONGLONG ClockOffset;        // ns added to every ts (--clock-offset),
+                                 // or NULL
+    LONGLONG TscOffset;          // guest TSC offset subtracted from every
+                                 // raw ts (--tsc-offset), or NULL
 } SOURCE_RECORD, *PSOURCE_RECORD;
 
-C_ASSERT(sizeof(SOURCE_RECORD) == 72);
+C_ASSERT(sizeof(SOURCE_RECORD) == 88);
+C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, ClockOffset) == 72);
+C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, TscOffset) == 80);
 C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, Bytes) == 24);
 C_ASSERT(FIELD_OFFSET(SOURCE_RECORD, PathId) == 48);
 

@@ -9,7 +9,8 @@
 **
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
 ** CmdSchema.c, CmdKvmtraceFormat.c, CmdPlot.c with its renderer in
-** Plot/), Main.c for the dispatch, CliUtil.c
+** Plot/, CmdExport.c with its writer ExportChrome.c), Main.c for the
+** dispatch, CliUtil.c
 ** for the small helpers below, Workers.c for the threads the core's
 ** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
 ** Cmd*.c -> CliUtil.c, Workers.c.
@@ -51,6 +52,9 @@ char *cliReadText(const char *zFile, size_t *pn);
 ** replaced by U+FFFD.
 */
 void cliJsonText(const unsigned char *z, int n);
+/* The same escaping into zOut (room for 6*n bytes), no quotes: the bytes
+** written. */
+size_t cliJsonEscape(char *zOut, const unsigned char *z, size_t n);
 void cliJsonString(const char *z);
 
 /*
@@ -69,5 +73,6 @@ int cmdSql(int argc, char **argv);
 int cmdSchema(int argc, char **argv);
 int cmdKvmtraceFormat(int argc, char **argv);
 int cmdPlot(int argc, char **argv);
+int cmdExport(int argc, char **argv);
 
 #endif /* TRACER_CLI_H */

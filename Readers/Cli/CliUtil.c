@@ -86,37 +86,66 @@ static int utf8SequenceLength(const unsigned char *z, int n){
 }
 
 /*
-** Prints z[0..n) as a JSON string: quote, backslash and control characters
-** escaped, well-formed UTF-8 copied, each other byte replaced by U+FFFD.
+** Writes z[0..n) escaped as the body of a JSON string (no quotes) to zOut,
+** which has room for 6*n bytes; returns the bytes written.  Quote,
+** backslash and control characters are escaped, well-formed UTF-8 is
+** copied, each other byte becomes U+FFFD.  One escaper for every command
+** that prints JSON (info, sql, export).
 */
-void cliJsonText(const unsigned char *z, int n){
-  int i = 0, len;
-  putchar('"');
+size_t cliJsonEscape(char *zOut, const unsigned char *z, size_t n){
+  static const char zHex[] = "0123456789abcdef";
+  size_t i = 0, j = 0;
+  int len;
   while( i<n ){
     unsigned char c = z[i];
-    if( c=='"' || c=='\\' ){
-      putchar('\\');
-      putchar(c);
+    if( c>=0x20 && c<0x7f && c!='"' && c!='\\' ){
+      zOut[j++] = (char)c;
+      i++;
+    }else if( c=='"' || c=='\\' ){
+      zOut[j++] = '\\';
+      zOut[j++] = (char)c;
       i++;
     }else if( c<0x20 || c==0x7f ){
+      zOut[j++] = '\\';
       switch( c ){
-        case '\b': fputs("\\b", stdout); break;
-        case '\f': fputs("\\f", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '\t': fputs("\\t", stdout); break;
-        default:   printf("\\u%04x", c); break;
+        case '\b': zOut[j++] = 'b'; break;
+        case '\f': zOut[j++] = 'f'; break;
+        case '\n': zOut[j++] = 'n'; break;
+        case '\r': zOut[j++] = 'r'; break;
+        case '\t': zOut[j++] = 't'; break;
+        default:
+          zOut[j++] = 'u'; zOut[j++] = '0'; zOut[j++] = '0';
+          zOut[j++] = zHex[c>>4]; zOut[j++] = zHex[c&15];
+          break;
       }
       i++;
-    }else if( (len = utf8SequenceLength(z+i, n-i))>0 ){
-      fwrite(z+i, 1, (size_t)len, stdout);
-      i += len;
+    }else if( (len = utf8SequenceLength(z+i, (int)(n-i>8 ? 8 : n-i)))>0 ){
+      memcpy(zOut+j, z+i, (size_t)len);
+      j += (size_t)len;
+      i += (size_t)len;
     }else{
-      fputs("\\ufffd", stdout);
+      memcpy(zOut+j, "\\ufffd", 6);
+      j += 6;
       i++;
     }
   }
+  return j;
+}
+
+/* Prints z[0..n) as a JSON string (cliJsonEscape) to standard output. */
+void cliJsonText(const unsigned char *z, int n){
+  char aBuf[1024];
+  char *zBuf = aBuf;
+  size_t nOut;
+  if( (size_t)n*6 > sizeof(aBuf) ){
+    zBuf = malloc((size_t)n*6);
+    if( zBuf==0 ){ cliFail("out of memory"); exit(1); }
+  }
+  nOut = cliJsonEscape(zBuf, z, (size_t)n);
   putchar('"');
+  fwrite(zBuf, 1, nOut, stdout);
+  putchar('"');
+  if( zBuf!=aBuf ) free(zBuf);
 }
 
 void cliJsonString(const char *z){

@@ -15,8 +15,10 @@ static const char zInfoHelp[] =
 "usage: tracestore info [--json] SESSION\n"
 "\n"
 "Lists the stores of SESSION: records, bytes, time span, whether records\n"
-"are in time order, and events the source reported lost.  --json prints\n"
-"one JSON object for scripts.\n";
+"are in time order, and events the source reported lost; then each\n"
+"imported source with its clock and the alignment import applied (TSC\n"
+"rate, guest TSC offset, clock offset).  --json prints one JSON object\n"
+"for scripts.\n";
 
 static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
                       LONGLONG *pFirst, LONGLONG *pLast){
@@ -58,6 +60,80 @@ static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
            (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped,
            (unsigned long long)s->Repaired);
   }
+}
+
+/*
+** The clock of each imported source and the alignment applied to it
+** (import --tsc-mhz/--tsc-khz, --tsc-offset, --clock-offset), read by
+** column name so that a session from before those columns still prints.
+*/
+static void infoSources(PTRACE_SESSION pSession, int bJson){
+  static const char *const azCol[] = {
+    "path", "format", "clock", "tsc_mhz", "tsc_offset", "clock_offset"
+  };
+  PTRACE_STORE p = TraceSessionFindStore(pSession, "source");
+  PCTRACE_COLUMN_DESCRIPTOR aCol[6];
+  unsigned long long i, n;
+  int k;
+  if( p==0 ) return;
+  for(k=0; k<6; k++) aCol[k] = TraceStoreFindColumn(p->Header, azCol[k]);
+  n = p->Snapshot.RecordCount;
+  if( bJson ){
+    printf(",\n  \"sources\": [");
+  }else if( n ){
+    printf("\n%-40s %-16s %-8s %10s %20s %14s\n", "source", "format",
+           "clock", "tsc_mhz", "tsc_offset", "clock_offset");
+  }
+  for(i=0; i<n; i++){
+    const char *az[3] = { 0, 0, 0 };
+    LONGLONG v[6];
+    int bHave[6];
+    for(k=0; k<6; k++){
+      bHave[k] = aCol[k] && TraceStoreReadColumn(p, i, aCol[k], &v[k]);
+      if( k<3 && bHave[k] ){
+        PCSZ z;
+        ULONG nz;
+        if( RTL_SUCCESS(TraceStringLookup(&pSession->Strings, (ULONG)v[k],
+                                          &z, &nz)) ){
+          az[k] = z;
+        }
+      }
+    }
+    if( bJson ){
+      double r;
+      printf("%s\n    {", i ? "," : "");
+      for(k=0; k<3; k++){
+        printf("%s\"%s\": ", k ? ", " : "", azCol[k]);
+        if( az[k] ) cliJsonString(az[k]); else printf("null");
+      }
+      if( bHave[3] ){
+        memcpy(&r, &v[3], sizeof(r));
+        printf(", \"tsc_mhz\": %.17g", r);
+      }else{
+        printf(", \"tsc_mhz\": null");
+      }
+      for(k=4; k<6; k++){
+        if( bHave[k] ){
+          printf(", \"%s\": %lld", azCol[k], (long long)v[k]);
+        }else{
+          printf(", \"%s\": null", azCol[k]);
+        }
+      }
+      printf("}");
+    }else{
+      char zMhz[32] = "-", zTsc[32] = "-", zClk[32] = "-";
+      double r;
+      if( bHave[3] ){
+        memcpy(&r, &v[3], sizeof(r));
+        snprintf(zMhz, sizeof(zMhz), "%g", r);
+      }
+      if( bHave[4] ) snprintf(zTsc, sizeof(zTsc), "%lld", (long long)v[4]);
+      if( bHave[5] ) snprintf(zClk, sizeof(zClk), "%lld", (long long)v[5]);
+      printf("%-40s %-16s %-8s %10s %20s %14s\n", az[0] ? az[0] : "-",
+             az[1] ? az[1] : "-", az[2] ? az[2] : "-", zMhz, zTsc, zClk);
+    }
+  }
+  if( bJson ) printf("\n  ]");
 }
 
 int cmdInfo(int argc, char **argv){
@@ -121,7 +197,9 @@ int cmdInfo(int argc, char **argv){
     infoStore(aAll[i], bJson, i==0, &iFirst, &iLast);
   }
   if( bJson ){
-    printf("\n  ],\n");
+    printf("\n  ]");
+    infoSources(pSession, 1);
+    printf(",\n");
     if( iFirst<=iLast ){
       /* Unsigned: from -2^63 to 2^63-1 is 2^64-1 ns, not an overflow. */
       printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
@@ -132,9 +210,12 @@ int cmdInfo(int argc, char **argv){
       printf("  \"first_ts\": null,\n  \"last_ts\": null,\n"
              "  \"duration_ns\": null\n}\n");
     }
-  }else if( iFirst<=iLast ){
-    printf("\ntime span: %.9f .. %.9f s (%.6f s)\n", iFirst/1e9, iLast/1e9,
-           ((double)iLast - (double)iFirst)/1e9);
+  }else{
+    if( iFirst<=iLast ){
+      printf("\ntime span: %.9f .. %.9f s (%.6f s)\n", iFirst/1e9,
+             iLast/1e9, ((double)iLast - (double)iFirst)/1e9);
+    }
+    infoSources(pSession, 0);
   }
 
   TraceSessionClose(pSession);

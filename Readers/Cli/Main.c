@@ -14,6 +14,7 @@
 **   tracestore kvmtrace-format FORMATS [-c MHZ] < BINARY
 **   tracestore schema [--markdown]
 **   tracestore plot [-p RE] [-m RE] [-c process|module|thread] ... -o OUT SESSION
+**   tracestore export [-o FILE] [--from T] [--to T] [--window kvm] SESSION
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -38,6 +39,7 @@ static const char zMainHelp[] =
 "  schema [--markdown]         the SQL tables, views and functions (SCHEMA.md)\n"
 "  plot [-p RE] [-m RE] [-c process|module|thread] -o OUT SESSION\n"
 "                              draw page faults per module (PNG, SVG, PDF)\n"
+"  export [-o FILE] SESSION    the session as one Chrome/Perfetto JSON timeline\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -58,6 +60,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "info")==0 ) return cmdInfo(argc-2, argv+2);
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
   if( strcmp(argv[1], "record")==0 ) return cmdRecord(argc-2, argv+2);
+  if( strcmp(argv[1], "export")==0 ) return cmdExport(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
   if( strcmp(argv[1], "kvmtrace-format")==0 ){

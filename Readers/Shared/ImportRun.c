@@ -178,6 +178,11 @@ Routine Description:
             Rtl->FillMemory(&Source.TscMhz, sizeof(Source.TscMhz), 0xff);
         }
 
+        Source.ClockOffset = Import->HaveClockOffset ? Import->ClockOffset
+                                                     : TRACE_NULL_LONGLONG;
+        Source.TscOffset = Import->HaveTscOffset ? Import->TscOffset
+                                                 : TRACE_NULL_LONGLONG;
+
         Status = TraceImportIntern(Import, Import->Path,
                                    (ULONG)RtlStringLength(Import->Path),
                                    &Source.PathId);
@@ -206,6 +211,47 @@ Routine Description:
     return Status;
 }
 
+static
+RTL_STATUS
+SetUpAlignment(
+    PTRACE_IMPORT Import,
+    PCTRACE_FORMAT Format
+    )
+/*++
+
+Routine Description:
+
+    The clock alignment of this input: the offsets the caller set, and the
+    TSC conversion at Import->TscMhz for the formats that have none of
+    their own (uftrace and Chrome JSON recorded in TSC; kvmtrace and perf
+    stat convert their TSC values themselves).
+
+--*/
+{
+    PTRACE_CLOCK_ALIGN Align = &Import->Align;
+
+    Align->Active = FALSE;
+    Align->Convert = FALSE;
+    Align->TscOffset = Import->HaveTscOffset ? Import->TscOffset : 0;
+    Align->ClockOffset = Import->HaveClockOffset ? Import->ClockOffset : 0;
+    Align->Clock.Convert = FALSE;
+
+    if (Import->TscMhz > 0 &&
+        (Format->Format == TraceFormatUftrace ||
+         Format->Format == TraceFormatChromeJson)) {
+        if (!TscClockSetUp(&Align->Clock, Import->TscMhz)) {
+            return RtlSetError(&Import->Error, RTL_STATUS_INVALID_PARAMETER,
+                               0, 0, "%s: a TSC rate below 1 MHz or above "
+                               "1 THz is not supported", Import->Path);
+        }
+        Align->Convert = TRUE;
+    }
+
+    Align->Active = Align->Convert || Align->TscOffset != 0 ||
+                    Align->ClockOffset != 0;
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 TraceImportRun(
     PTRACE_IMPORT Import,
@@ -229,6 +275,12 @@ TraceImportRun(
                            "%s: unrecognized format", Import->Path);
     }
     Import->FormatName = Format->Name;
+
+    Status = SetUpAlignment(Import, Format);
+    if (!RTL_SUCCESS(Status)) {
+        TraceImportUnmapInput(Import);
+        return Status;
+    }
 
     Status = TraceImportBegin(Import);
     if (RTL_SUCCESS(Status)) {

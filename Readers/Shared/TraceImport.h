@@ -36,6 +36,7 @@ Environment:
 #include "TraceStore/TraceStore.h"
 #include "TraceStore/TraceSchema.h"
 #include "TextParse.h"
+#include "ClockAlign.h"
 
 typedef enum _TRACE_INPUT_FORMAT {
     TraceFormatUnknown = 0,
@@ -192,6 +193,20 @@ typedef struct _TRACE_IMPORT {
     ULONG Padding3;
 
     //
+    // Clock alignment (tracestore import --clock-offset, --tsc-offset):
+    // every ts the reader makes becomes
+    // ToNs(raw - TscOffset) + ClockOffset (ClockAlign.h), ToNs converting
+    // at TscMhz for the formats that have no TSC conversion of their own
+    // (uftrace, Chrome JSON), the identity otherwise.  Kept in the
+    // source row.
+    //
+
+    BOOL HaveClockOffset;
+    BOOL HaveTscOffset;
+    LONGLONG ClockOffset;
+    LONGLONG TscOffset;
+
+    //
     // Set by TraceImportMapInput: TRUE when Path is a directory (a uftrace
     // record directory); Buffer and Length are then NULL and 0.
     //
@@ -205,6 +220,13 @@ typedef struct _TRACE_IMPORT {
     //
 
     ULONGLONG EventOffset;
+
+    //
+    // The alignment in effect (TraceImportRun sets it up from the fields
+    // above and the format).
+    //
+
+    TRACE_CLOCK_ALIGN Align;
 
     //
     // Results.
@@ -296,6 +318,24 @@ typedef struct _TRACE_FORMAT {
 typedef const TRACE_FORMAT *PCTRACE_FORMAT;
 
 extern const TRACE_FORMAT TraceFormats[];   // ends with a NULL Name
+
+//
+// The ts a reader stores for a raw ts of its input: the import's clock
+// alignment applied (the raw value itself when there is none).
+//
+
+static inline
+LONGLONG
+TraceImportAlignTs(
+    PTRACE_IMPORT Import,
+    LONGLONG Raw
+    )
+{
+    if (!Import->Align.Active) {
+        return Raw;
+    }
+    return TraceClockAlign(&Import->Align, Raw);
+}
 
 //
 // Detects the format of a mapped input (or directory); NULL if none

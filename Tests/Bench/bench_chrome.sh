@@ -15,45 +15,8 @@ set -eu
 . "$(dirname "$0")/bench_lib.sh"
 ts=$1; mb=${2:-1000}; work=${3:-${TMPDIR:-/tmp}/tracer-bench-chrome}
 mkdir -p "$work"; in=$work/big.json; inx=$work/big-x.json
-# gen MODE OUT: MODE be writes each call as a B/E pair, as it happens; MODE
-# x writes it as one X event when it ends (children before their parent).
-gen() {
-  awk -v target=$((mb * 1000000)) -v mode="$1" '
-  function emit(e) { bytes += length(e) + 2; print (first ? "" : ",") e; first = 0; count++ }
-  function uniq() { return (count % 64 == 0) ? sprintf(",\"args\":{\"id\":%d}", count) : "" }
-  BEGIN {
-    printf "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-    n = split("ParseHTML Layout Paint CompositeLayers v8.run MinorGC RunTask DoWork", names, " ")
-    t = 1000000.0; first = 1
-    while (bytes < target) {
-      for (tid = 1; tid <= 8 && bytes < target; tid++) {
-        for (d = 1; d <= 4; d++) {
-          a[d] = (d == 1) ? sprintf(",\"args\":{\"frame\":\"0x%x\"}", 4096 + count % 512) : uniq()
-          begin[d] = t
-          if (mode == "be")
-            emit(sprintf("{\"pid\":4242,\"tid\":%d,\"ts\":%.3f,\"ph\":\"B\",\"cat\":\"blink\",\"name\":\"%s\"%s}", tid, t, names[(d + tid) % n + 1], a[d]))
-          else
-            count++
-          t += 0.731
-        }
-        emit(sprintf("{\"pid\":4242,\"tid\":%d,\"ts\":%.3f,\"ph\":\"X\",\"dur\":%.3f,\"cat\":\"v8\",\"name\":\"%s\",\"args\":{\"src\":\"file%d.cc\",\"line\":%d}}", tid, t, 0.25, names[tid % n + 1], count % 16, count % 256))
-        t += 0.5
-        emit(sprintf("{\"pid\":4242,\"tid\":%d,\"ts\":%.3f,\"ph\":\"i\",\"s\":\"t\",\"name\":\"mark\"%s}", tid, t, uniq()))
-        t += 0.125
-        emit(sprintf("{\"pid\":4242,\"ts\":%.3f,\"ph\":\"C\",\"name\":\"heap\",\"args\":{\"used\":%d,\"total\":%d}}", t, (count * 7) % 100000, 100000))
-        for (d = 4; d >= 1; d--) {
-          if (mode == "be")
-            emit(sprintf("{\"pid\":4242,\"tid\":%d,\"ts\":%.3f,\"ph\":\"E\",\"cat\":\"blink\",\"name\":\"%s\"}", tid, t, names[(d + tid) % n + 1]))
-          else
-            emit(sprintf("{\"pid\":4242,\"tid\":%d,\"ts\":%.3f,\"ph\":\"X\",\"dur\":%.3f,\"cat\":\"blink\",\"name\":\"%s\"%s}", tid, begin[d], t - begin[d], names[(d + tid) % n + 1], a[d]))
-          t += 0.333
-        }
-      }
-    }
-    printf "],\"metadata\":{\"generator\":\"bench_chrome.sh\"}}\n" }' > "$2"
-}
 if [ ! -s "$in" ] || [ ! -s "$inx" ] || [ "$(cat "$work/mb" 2>/dev/null)" != "$mb" ]; then
-  gen be "$in"; gen x "$inx"
+  gen_chrome be "$mb" "$in"; gen_chrome x "$mb" "$inx"
   echo "$mb" > "$work/mb"
 fi
 bytes=$(wc -c < "$in"); lines=$(wc -l < "$in")

@@ -98,6 +98,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_rss.sh "$ts" 200 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 20 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 100 "$work/chrome"
+  step sh Tests/Bench/bench_export.sh "$ts" "$shared" 100 1 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 1000000 "$work/plot" 10000
@@ -108,6 +109,7 @@ else
   step sh Tests/Bench/bench_rss.sh "$ts" 2000 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 200 "$work/kvmtrace"
   step sh Tests/Bench/bench_chrome.sh "$ts" 1000 "$work/chrome"
+  step sh Tests/Bench/bench_export.sh "$ts" "$shared" 1000 10 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 10000000 "$work/plot"

@@ -169,7 +169,16 @@ FillContext(
     ULONGLONG Value;
     ULONGLONG Key;
 
-    Context->Timestamp = Event->Ts;
+    //
+    // The import's clock alignment (a TSC-clocked trace converts its
+    // durations too: an X span ends where its aligned end is).
+    //
+
+    Context->Timestamp = TraceImportAlignTs(Reader->Import, Event->Ts);
+    if (Reader->Import->Align.Convert && (Event->Fields & FIELD_DUR)) {
+        Event->Dur = TraceImportAlignTs(Reader->Import, Event->Ts + Event->Dur)
+                     - Context->Timestamp;
+    }
     Context->Pid = (Event->Fields & FIELD_PID) ? Event->Pid : TRACE_NULL_ULONG;
     Context->Tid = (Event->Fields & FIELD_TID) ? Event->Tid :
                    (Event->Fields & FIELD_PID) ? Event->Pid : 0;

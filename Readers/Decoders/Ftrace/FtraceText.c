@@ -345,6 +345,7 @@ ImportLine(
         return TraceImportLineError(Import, RTL_STATUS_BAD_FORMAT, Start, End,
                                     Reason);
     }
+    Line.Event.Timestamp = TraceImportAlignTs(Import, Line.Event.Timestamp);
 
     Status = TraceImportIntern(Import, Line.Comm.Start,
                                TEXT_SPAN_LENGTH(Line.Comm),

@@ -1298,7 +1298,7 @@ TraceEventSinkRecord(
 
     Id = (ULONG)TraceEventReadNumber(Data + Table->TypeOffset,
                                      Table->TypeSize);
-    Event.Timestamp = (LONGLONG)Timestamp;
+    Event.Timestamp = TraceImportAlignTs(Import, (LONGLONG)Timestamp);
     Event.Tid = (ULONG)TraceEventReadNumber(Data + Table->PidOffset,
                                             Table->PidSize);
     Event.Pid = TRACE_NULL_ULONG;

@@ -126,24 +126,7 @@ typedef struct _REASON_CACHE_ENTRY {
     ULONG Id;               // TRACE_NULL_ULONG when empty
 } REASON_CACHE_ENTRY, *PREASON_CACHE_ENTRY;
 
-//
-// TSC to ns: ns = floor(Tsc * Numerator / Denominator) with the rate
-// MHZ = Denominator / Numerator * 1000 exactly (MHZ as a double is
-// M * 2^E: Numerator = 1000 * 2^-E and Denominator = M, or 1000 and
-// M * 2^E).  A double estimate is corrected with the exact remainder,
-// which fits 64 bits while ns < 2^61.
-//
-
-typedef struct _TSC_CLOCK {
-    BOOL Convert;
-    ULONG Padding;
-    ULONGLONG Numerator;
-    ULONGLONG Denominator;
-    DOUBLE Ratio;
-} TSC_CLOCK, *PTSC_CLOCK;
-
-#define MAX_TSC                 (1ULL << 63)
-#define MAX_NS                  (1ULL << 61)
+#define MAX_TSC                 TSC_CLOCK_MAX_TSC
 
 typedef struct _KVMTRACE_READER {
     PTRACE_IMPORT Import;
@@ -230,93 +213,14 @@ SetUpClock(
     )
 {
     PTRACE_IMPORT Import = Reader->Import;
-    PTSC_CLOCK Clock = &Reader->Clock;
-    DOUBLE Mhz = Import->TscMhz;
-    ULONGLONG Bits;
-    ULONGLONG Mantissa;
-    LONG Exponent;
 
-    Clock->Convert = FALSE;
-    if (!(Mhz > 0)) {
-        return RTL_STATUS_OK;
-    }
-
-    if (!(Mhz >= 1 && Mhz < 1e9)) {
+    if (!TscClockSetUp(&Reader->Clock, Import->TscMhz)) {
         return RtlSetError(&Import->Error, RTL_STATUS_INVALID_PARAMETER, 0,
                            0, "%s: a TSC rate below 1 MHz or above 1 THz is "
                            "not supported", Import->Path);
     }
 
-    __builtin_memcpy(&Bits, &Mhz, sizeof(Bits));
-    Mantissa = (Bits & ((1ULL << 52) - 1)) | (1ULL << 52);
-    Exponent = (LONG)((Bits >> 52) & 0x7ff) - 1075;
-    while ((Mantissa & 1) == 0 && Exponent < 0) {
-        Mantissa >>= 1;
-        Exponent++;
-    }
-
-    if (Exponent < 0) {
-        Clock->Numerator = 1000ULL << -Exponent;
-        Clock->Denominator = Mantissa;
-    } else {
-        Clock->Numerator = 1000;
-        Clock->Denominator = Mantissa << Exponent;
-    }
-    Clock->Ratio = (DOUBLE)Clock->Numerator / (DOUBLE)Clock->Denominator;
-    Clock->Convert = TRUE;
-
     return RTL_STATUS_OK;
-}
-
-static
-BOOL
-TscToTimestamp(
-    PTSC_CLOCK Clock,
-    ULONGLONG Tsc,
-    PLONGLONG Timestamp
-    )
-{
-    DOUBLE Estimate;
-    ULONGLONG Quotient;
-    LONGLONG Remainder;
-    LONGLONG Denominator;
-
-    if (!Clock->Convert) {
-        *Timestamp = (LONGLONG)Tsc;
-        return TRUE;
-    }
-
-    Estimate = (DOUBLE)Tsc * Clock->Ratio;
-    if (!(Estimate < (DOUBLE)MAX_NS)) {
-        return FALSE;
-    }
-
-    //
-    // The exact remainder Tsc * N - Q * D is small, so it can be computed
-    // modulo 2^64.
-    //
-
-    Quotient = (ULONGLONG)Estimate;
-    Denominator = (LONGLONG)Clock->Denominator;
-    Remainder = (LONGLONG)(Tsc * Clock->Numerator -
-                           Quotient * Clock->Denominator);
-    if (Remainder < -4 * Denominator || Remainder >= 4 * Denominator) {
-        LONGLONG Steps = Remainder / Denominator;
-
-        Quotient += (ULONGLONG)Steps;
-        Remainder -= Steps * Denominator;
-    }
-    while (Remainder < 0) {
-        Quotient--;
-        Remainder += Denominator;
-    }
-    while (Remainder >= Denominator) {
-        Quotient++;
-        Remainder -= Denominator;
-    }
-
-    *Timestamp = (LONGLONG)Quotient;
-    return TRUE;
 }
 
 static
@@ -784,14 +688,14 @@ Routine Description:
                                      Record.Tsc);
                 break;
             }
-            if (!TscToTimestamp(&Reader->Clock, Record.Tsc, &Timestamp)) {
+            if (!TscClockToNs(&Reader->Clock, Record.Tsc, &Timestamp)) {
                 Status = RecordError(Reader, Offset, "TSC converts to more "
                                      "than 2^61 ns:", Record.Tsc);
                 break;
             }
         }
 
-        Event.Timestamp = Timestamp;
+        Event.Timestamp = TraceImportAlignTs(Import, Timestamp);
         Event.Tid = Record.Pid;
 
         Status = ImportRecord(Reader, &Record, &Event);

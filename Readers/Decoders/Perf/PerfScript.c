@@ -704,6 +704,7 @@ ImportLine(
         return TraceImportLineError(Import, RTL_STATUS_BAD_FORMAT, Start, End,
                                     Reason);
     }
+    Line.Event.Timestamp = TraceImportAlignTs(Import, Line.Event.Timestamp);
     State->InCallchain = TRUE;
 
     Line.Event.FlagsId = TRACE_NULL_ULONG;

@@ -389,7 +389,8 @@ ImportRow(
 
     Import->Rtl->FillMemory(&Record, sizeof(Record), 0xff);
     Import->Rtl->FillMemory(&Event, sizeof(Event), 0xff);
-    Event.Timestamp = Row->Time + State->Layout.TimeOffset;
+    Event.Timestamp = TraceImportAlignTs(Import, Row->Time +
+                                         State->Layout.TimeOffset);
 
     if (!IsNotCounted(Row->Value)) {
         TextParseDouble(Row->Value.Start, Row->Value.End, &Record.Value);

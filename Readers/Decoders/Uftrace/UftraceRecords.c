@@ -246,7 +246,7 @@ UftraceFillContext(
 {
     ULONG Session = UftraceFindSession(Reader, Task, Time);
 
-    Context->Timestamp = Time;
+    Context->Timestamp = TraceImportAlignTs(Reader->Import, Time);
     Context->Tid = Task->Tid;
     Context->Pid = Task->Pid;
     Context->Cpu = TRACE_NULL_ULONG;
