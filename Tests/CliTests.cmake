@@ -93,7 +93,7 @@ if(TRACER_PYTHON3)
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/export_test.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
               ${CMAKE_CURRENT_BINARY_DIR}/cli-work/export-${case} ${case}
-              $<TARGET_FILE:LiveWriter> $<TARGET_FILE:StoreTamper>)
+              $<TARGET_FILE:LiveWriter> $<TARGET_FILE:FaultPair>)
     set_tests_properties(cli.export.${case} PROPERTIES LABELS integration
       TIMEOUT 120 SKIP_RETURN_CODE 77)
   endforeach()

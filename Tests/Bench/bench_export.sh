@@ -69,4 +69,34 @@ bench_row export "capture-1: merge.py (W6)" "" "$t_ref s" "" "" ""
 bench_row export "capture-1: tracestore import + export" "" "$t_ts s" \
   "$(calc %.0fx "$t_ref / $t_ts") faster" "" ""
 bench_note export "capture-1's export alone: $t_cap s for $n_cap rows; merge.py's time is mostly trace-cmd report and uftrace dump, which it runs."
-rm -rf "$work/s2" "$work/ref.json" "$work/ts.json" "$work/cap.trace"
+
+# An input merge.py reads, large enough that starting processes does not
+# decide: a uftrace recording of fib(27) (635 621 calls; Tests/Workloads/
+# Fib.c, gcc -pg), with capture-1's trace.dat, merge.py's run B options
+# (-k trace.dat -O 0).  Both write their JSON to a file.
+if command -v uftrace >/dev/null; then
+  fib=$work/fib
+  if [ ! -d "$fib/uftrace.data" ]; then
+    mkdir -p "$fib"
+    gcc -pg -O0 -o "$fib/fib" "$(dirname "$0")/../Workloads/Fib.c"
+    (cd "$fib" && uftrace record ./fib 27 >/dev/null)
+  fi
+  t_ref=$(cd "$work" && best 3 python3 "$shared/tools/merge_reference.py" \
+    "$fib/uftrace.data" "$work/ref.json" -k "$cap/trace.dat" -O 0)
+  rm -rf "$work/fib.trace"
+  "$ts" import -o "$work/fib.trace" "$fib/uftrace.data" "$cap/trace.dat" \
+    2>/dev/null
+  t_exp=$(best 3 "$ts" export -o "$work/ts.json" "$work/fib.trace")
+  n=$("$ts" export -o - "$work/fib.trace" 2>&1 >/dev/null |
+      sed -n 's/^export: \([0-9]*\) events.*/\1/p')
+  t_ts=$(best 3 sh -c "rm -rf \"$work/s2\" && \"$ts\" import -o \"$work/s2\" \
+    \"$fib/uftrace.data\" \"$cap/trace.dat\" 2>/dev/null && \
+    \"$ts\" export -o \"$work/ts.json\" \"$work/s2\" 2>/dev/null")
+  bench_row export "fib(27) + trace.dat: merge.py (B)" "" "$t_ref s" "" "" ""
+  bench_row export "fib(27) + trace.dat: tracestore export -o FILE" "$n" \
+    "$t_exp s" "$(calc %.0fx "$t_ref / $t_exp") faster" "" ""
+  bench_row export "fib(27) + trace.dat: tracestore import + export" "" \
+    "$t_ts s" "$(calc %.0fx "$t_ref / $t_ts") faster" "" ""
+fi
+rm -rf "$work/s2" "$work/ref.json" "$work/ts.json" "$work/cap.trace" \
+  "$work/fib.trace"

@@ -2,7 +2,7 @@
 """export_test.py: `tracestore export` against seeds/001's merge.py.
 
 Usage: export_test.py TRACESTORE SHARED_DIR DATA_DIR WORKDIR CASE
-                      [LIVEWRITER [STORETAMPER]]
+                      [LIVEWRITER [FAULTPAIR]]
 
 The oracle is ../shared/tools/merge_reference.py (seeds/001's merge.py made
 runnable; merge_reference.md), run here on ../shared/data/capture-1, and
@@ -44,7 +44,7 @@ import sys
 
 TS, SHARED, DATA, WORK, CASE = sys.argv[1:6]
 LIVEWRITER = sys.argv[6] if len(sys.argv) > 6 else None
-STORETAMPER = sys.argv[7] if len(sys.argv) > 7 else None
+FAULTPAIR = sys.argv[7] if len(sys.argv) > 7 else None
 CAP = os.path.join(SHARED, "data", "capture-1")
 REF = os.path.join(SHARED, "tools", "merge_reference.py")
 UF = os.path.join(CAP, "uftrace.data")
@@ -535,6 +535,25 @@ def case_guest_tsc():
     print("ok: guest TSC aligned as derived by hand")
 
 
+def check_session_rows_aligned(s, offset):
+    """The uftrace session's process and module rows move with its calls:
+    their ts is task.txt's SESS timestamp (s.ns, by hand) minus the TSC
+    offset merge.py printed (run A: no rate, ticks are ns)."""
+    with open(os.path.join(UF, "task.txt"), "rb") as f:
+        sess = re.findall(rb"^SESS timestamp=(\d+)\.(\d{9}) pid=(\d+)",
+                          f.read(), re.M)
+    want = {int(p): int(a) * 10**9 + int(b) - offset for a, b, p in sess}
+    for table, ts in (("process", "start_ts"), ("module", "ts")):
+        rows = run([TS, "sql", "-c", s, "SELECT DISTINCT pid, %s FROM %s "
+                    "WHERE pid IN (%s)" % (ts, table,
+                                           ",".join(map(str, want)))]
+                   ).stdout.decode().split()[1:]     # after the header
+        got = {int(p): int(t) for p, t in (r.split(",") for r in rows)}
+        if got != want:
+            fail("%s rows at %s, task.txt's SESS minus offset %s" % (
+                table, got, want))
+
+
 def case_oracle_tsc():
     """merge.py's offset and -f against --tsc-offset auto / --tsc-khz on
     the uftrace part.  merge.py prints the offset it determines; run A
@@ -558,6 +577,8 @@ def case_oracle_tsc():
                if x["format"] == "uftrace"]
         if got != [int(m.group(1))]:
             fail("auto offset %s, merge.py %s" % (got, m.group(1)))
+        if run_name == "A":
+            check_session_rows_aligned(s, int(m.group(1)))
         ours = export(s, "tsc-" + run_name, "--store", "span")["traceEvents"]
         rs = ref_slices(ref["traceEvents"])
         xs = collections.defaultdict(list)
@@ -681,35 +702,56 @@ def case_kvm_exits():
 
 
 def case_hard_column():
-    """Columns are read by name: a page_fault store with a `hard` column
-    (branch pf-classify adds one) gives "fault": "hard"/"soft".  Made here
-    by renaming the store's `cpu` column (descriptor 9) to `hard` with
-    StoreTamper (header re-sealed), so the oracle is each fault line's CPU
-    field in the ftrace text: [001] -> hard, [000] -> soft."""
-    if STORETAMPER is None:
-        fail("no StoreTamper given")
-    src = os.path.join(DATA, "ftrace-capture-1.txt")
-    s = import_capture("hard", src)
-    store = os.path.join(s, "page_fault.store")
-    with open(store, "rb") as f:
-        head = f.read(4096)
-    off = 256 + 9 * 128
-    if head[off:off + 4] != b"cpu\0":
-        fail("descriptor 9 of page_fault is not cpu: %r" % head[off:off + 8])
-    run([STORETAMPER, store, str(off), "0x64726168", "8", "reseal"])
+    """Page faults carry hard/soft: a real `perf record -e major-faults,
+    minor-faults -d` of FaultPair (major faults where the kernel reads a
+    dropped file page, minor ones elsewhere), printed by `perf script`,
+    imported and exported.  Oracle: the event name of each `perf script`
+    line (major-faults -> "hard", minor-faults -> "soft"), counted per
+    (pid, kind); the export's instants must carry the same counts."""
+    if FAULTPAIR is None:
+        fail("no FaultPair given")
+    if shutil.which("perf") is None:
+        print("SKIP: perf is not installed (linux-perf)")
+        sys.exit(77)
+    w = fresh("hard")
+    os.makedirs(w)
+    data = os.path.join(w, "data.bin")
+    with open(data, "wb") as f:
+        f.write(os.urandom(32 * 65536))
+    child = os.path.join(w, "fault-child")
+    os.symlink(os.path.abspath(FAULTPAIR), child)
+    perf_data = os.path.join(w, "perf.data")
+    p = run(["perf", "record", "-q", "-c", "1", "-e",
+             "major-faults,minor-faults", "-d", "-o", perf_data, "--",
+             FAULTPAIR, data, child], ok=False)
+    if p.returncode != 0:
+        print(p.stderr.decode(errors="replace"))
+        print("SKIP: perf record of software events failed here")
+        sys.exit(77)
+    text = run(["perf", "script", "-i", perf_data, "-F",
+                "comm,pid,tid,time,event,addr,ip,sym,dso"]).stdout.decode()
+    script = os.path.join(w, "script.txt")
+    with open(script, "w") as f:
+        f.write(text)
     want = collections.Counter()
-    with open(src) as f:
-        for line in f:
-            m = re.search(r"\[(\d{3})\].*: (page_fault_\w+):", line)
-            if m:
-                want["hard" if int(m.group(1)) == 1 else "soft"] += 1
+    for line in text.splitlines():
+        m = re.search(r"\s(\d+)/\d+\s.*\s(major|minor)-faults:", line)
+        if m:
+            want[(int(m.group(1)),
+                  "hard" if m.group(2) == "major" else "soft")] += 1
+    if not any(k == "hard" for _, k in want):
+        fail("the recording has no major fault: the case tests nothing")
+    s = fresh("hard.trace")
+    run([TS, "import", "-o", s, script])
     got = collections.Counter(
-        e["args"].get("fault") for e in export(s, "hard")["traceEvents"]
+        (e["pid"], e["args"].get("fault"))
+        for e in export(s, "hard")["traceEvents"]
         if e.get("cat") == "page_fault")
     if got != want:
-        fail("fault kinds %s, the text's CPU fields %s" % (dict(got),
-                                                          dict(want)))
-    print("ok: hard/soft from a `hard` column: %s" % dict(got))
+        fail("fault kinds %s, perf script's event names %s" % (
+            sorted(got.items()), sorted(want.items())))
+    print("ok: hard/soft per pid as perf script names them: %s"
+          % sorted(want.items()))
 
 
 def case_unsorted():

@@ -642,7 +642,9 @@ Return Value:
          Number++) {
         PUFTRACE_SESSION Session = &Reader->Sessions[Number];
 
-        Status = TraceImportProcessExec(Import, Session->Timestamp,
+        Status = TraceImportProcessExec(Import,
+                                        TraceImportAlignTs(Import,
+                                                           Session->Timestamp),
                                         Session->Pid, Session->NameId,
                                         Session->FileNameId);
         if (RTL_SUCCESS(Status)) {

@@ -363,7 +363,9 @@ Routine Description:
     while (Cursor < End) {
         PCSZ LineEnd = TextFindChar(Cursor, End, '\n');
 
-        Status = TraceImportModuleLine(Reader->Import, Session->Timestamp,
+        Status = TraceImportModuleLine(Reader->Import,
+                                       TraceImportAlignTs(Reader->Import,
+                                                          Session->Timestamp),
                                        Session->Pid, Cursor, LineEnd,
                                        &Parsed, NULL);
         if (!RTL_SUCCESS(Status)) {
