@@ -848,6 +848,7 @@ static int recStartReaders(Recorder *p){
 
   /* Mmaps, forks and execs, for the module store and fault attribution. */
   zErr[0] = 0;
+  recTasksExecRows(p->pTasks, p->iExecType<0);
   for(i=0; i<p->nCpu; i++) aCpuId[i] = p->aCpu[i].iCpu;
   if( recTasksOpenPerf(p->pTasks, p->nCpu, aCpuId,
                        p->child>0 ? (int)p->child

@@ -126,6 +126,8 @@ struct RecTasks {
   int *aFd;                     /* every perf event, to close */
   int nFd;
   int bScoped;                  /* perf follows given processes only */
+  int bExecRows;                /* an exec COMM writes a process row (no
+                                ** sched_process_exec is recorded) */
   int iSelf;                    /* the recorder's own pid */
   ULONG anonId;                 /* "//anon" */
   size_t szPage;
@@ -351,6 +353,10 @@ static int procExec(RecTasks *T, int pid, long long ts){
   return procLoad(T, pid, ts);
 }
 
+void recTasksExecRows(RecTasks *T, int bOn){
+  T->bExecRows = bOn;
+}
+
 int recTasksSeen(RecTasks *T, int tid, long long ts){
   RecTask *t;
   char zComm[64];
@@ -489,6 +495,12 @@ static int sideApply(RecTasks *T, RecSide *s){
         return -1;
       }
       if( !s->bExec ) return 0;
+      if( T->bExecRows
+       && !RTL_SUCCESS(TraceImportProcessExec(T->pImp, s->ts,
+                                             (ULONG)s->pid, t->commId,
+                                             TRACE_NULL_ULONG)) ){
+        return -1;
+      }
       t = taskFind(T, s->pid);
       if( !(t && t->bMaps) && !T->bScoped ) return 0;
       return procExec(T, s->pid, s->ts);

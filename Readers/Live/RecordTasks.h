@@ -81,6 +81,14 @@ int recTasksSeen(RecTasks*, int tid, long long ts);
 */
 int recTasksSnapshot(RecTasks*, int pid, long long ts);
 
+/*
+** Whether an exec seen by the perf side-band writes a process row (its new
+** name, at its time): on when sched_process_exec is not recorded, which
+** writes them otherwise.  Without it a command's process keeps the name it
+** was first seen with: "tracestore", the recorder it was forked from.
+*/
+void recTasksExecRows(RecTasks*, int bOn);
+
 /* Thread tid exec'd at ts (sched_process_exec, when there is no perf). */
 int recTasksExec(RecTasks*, int tid, long long ts);
 

@@ -171,9 +171,8 @@ static int plotProcessAt(PlotScan *p, unsigned iPid, long long ts);
 /*
 ** The name a process is shown with: its main thread's latest comm (the
 ** thread store has a row per (tid, comm)), when that is newer than the
-** process row's name - an exec the process store did not see (a live
-** recording without sched events names the child of the recorder's fork
-** "tracestore" there).
+** process row's name: an exec the process store did not see (ftrace text
+** without sched_process_exec), or a prctl(PR_SET_NAME) rename.
 */
 static void plotLoadThreadNames(PlotScan *p){
   PTRACE_STORE pStore = TraceSessionFindStore(p->pSession, "thread");
