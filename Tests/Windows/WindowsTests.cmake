@@ -1,0 +1,90 @@
+#
+# Tests of the Windows cross build (cmake/Windows.cmake), run by
+# `ctest --test-dir build-windows` under wine (Tests/run-tests.sh --windows
+# prepares the prefix and keeps wineserver up).  Label windows.
+#
+#   windows.core_imports    WinCoreTest.exe (the core, no C runtime)
+#                           imports from kernel32/ntdll only (objdump -p)
+#   windows.core_import     ftrace text into a session, read back
+#   windows.store_grow      a store grown through many chunks, reopened
+#   windows.store_two_processes   writer and reader processes at once
+#   windows.same_answers    the samples imported on Linux and under wine
+#                           answer the same queries the same (and each
+#                           side opens the other's sessions)
+#   windows.sqlite3_load    sqlite3.exe: .load tracestore
+#
+set(TRACER_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared)
+set(TRACER_WINDOWS_TEST_DIR ${CMAKE_SOURCE_DIR}/Tests/Windows)
+
+add_executable(WinCoreTest ${TRACER_WINDOWS_TEST_DIR}/WinCoreTest.c
+               ${CMAKE_SOURCE_DIR}/Tests/Core/NoCrtImport.c)
+target_include_directories(WinCoreTest PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
+target_compile_options(WinCoreTest PRIVATE ${TRACER_CORE_FLAGS})
+target_link_options(WinCoreTest PRIVATE -nostdlib -e WinCoreTestStart -Wl,--no-undefined)
+target_link_libraries(WinCoreTest PRIVATE TracerReaders TracerStore TracerRtl
+                      TracerRtlCompilerSupport kernel32 gcc)
+
+add_test(NAME windows.core_imports
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/check_imports.sh $<TARGET_FILE:WinCoreTest>)
+set_tests_properties(windows.core_imports PROPERTIES LABELS "windows;unit" TIMEOUT 60)
+
+# Expected: the number of event lines, counted by grep on the sample (as
+# core.nocrt_import does on Linux).
+set(TRACER_WINDOWS_FTRACE ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt)
+add_test(NAME windows.core_import
+  COMMAND sh -c "rm -rf \"$2\" && exec wine \"$0\" import \"$1\" \"$2\" $(grep -c ': [a-z_0-9]*: ' \"$1\")"
+          $<TARGET_FILE:WinCoreTest> ${TRACER_WINDOWS_FTRACE}
+          ${CMAKE_CURRENT_BINARY_DIR}/wincore.session)
+
+# 3,000,000 records (96 MB): the view swapped at every chunk (64 KiB
+# doubling to 64 MiB), trimmed at close, reopened for append.  Oracle: the
+# records' contents follow from their index.
+add_test(NAME windows.store_grow
+  COMMAND sh -c "rm -f \"$1\" && exec wine \"$0\" grow \"$1\" 3000000"
+          $<TARGET_FILE:WinCoreTest> ${CMAKE_CURRENT_BINARY_DIR}/wingrow.store)
+
+add_test(NAME windows.store_two_processes
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/two_processes.sh $<TARGET_FILE:WinCoreTest>
+          ${CMAKE_CURRENT_BINARY_DIR}/wintwo.store 2000000)
+
+# The Linux build's tracestore and tracestore.so are the oracle of the
+# cross-platform tests (Tests/run-tests.sh --windows passes its build/);
+# without them those tests skip.
+set(TRACER_LINUX_BUILD_DIR "" CACHE PATH "A Linux build of this tree (oracle of windows.same_answers)")
+set(TRACER_WINDOWS_SAMPLES
+  ${TRACER_SHARED_DIR}/data/capture-1/ftrace.txt
+  ${TRACER_SHARED_DIR}/data/capture-1/trace-v6.dat
+  ${TRACER_SHARED_DIR}/data/capture-1/trace-v7-none.dat
+  ${TRACER_SHARED_DIR}/data/capture-1/perf-kvm.txt
+  ${TRACER_SHARED_DIR}/data/capture-1/perf-kvm-time-event.txt
+  ${TRACER_SHARED_DIR}/data/capture-1/perf-pagefaults.txt
+  ${TRACER_SHARED_DIR}/data/capture-1/perf-stat.txt
+  ${TRACER_SHARED_DIR}/data/capture-1/uftrace.data
+  ${TRACER_SHARED_DIR}/data/capture-1/uftrace-chrome.json
+  ${CMAKE_SOURCE_DIR}/Tests/Data/ftrace-syscalls.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/kvm-exit-entry.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/perf-callchain.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/perf-raw-syscalls.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/perf-sched-faults.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/perf-stat-percore.txt
+  ${CMAKE_SOURCE_DIR}/Tests/Data/chrome/events.json)
+add_test(NAME windows.same_answers
+  COMMAND sh -c "[ -x \"$0\" ] || { echo \"no Linux build (-DTRACER_LINUX_BUILD_DIR)\"; exit 77; }; exec \"$@\""
+          ${TRACER_LINUX_BUILD_DIR}/tracestore
+          ${TRACER_WINDOWS_TEST_DIR}/same_answers.sh ${TRACER_LINUX_BUILD_DIR}/tracestore
+          $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/same-answers
+          ${TRACER_WINDOWS_SAMPLES})
+
+add_test(NAME windows.sqlite3_load
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/sqlite3_load.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:sqlite3> ${TRACER_LINUX_BUILD_DIR}
+          ${TRACER_WINDOWS_FTRACE} ${CMAKE_CURRENT_BINARY_DIR}/sqlite3-load)
+
+add_test(NAME windows.edges_linux_only
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/linux_only.sh $<TARGET_FILE:tracestore>
+          ${TRACER_SHARED_DIR}/data/capture-1/trace.dat ${CMAKE_CURRENT_BINARY_DIR}/linux-only)
+
+set_tests_properties(windows.core_import windows.store_grow windows.sqlite3_load
+  windows.edges_linux_only PROPERTIES LABELS "windows;unit" TIMEOUT 120 SKIP_RETURN_CODE 77)
+set_tests_properties(windows.store_two_processes windows.same_answers PROPERTIES
+  LABELS "windows;integration" TIMEOUT 240 SKIP_RETURN_CODE 77)

@@ -1,0 +1,67 @@
+#!/bin/sh
+#
+# same_answers.sh LINUX_TRACESTORE WINDOWS_TRACESTORE_EXE SCRATCH SAMPLE...
+#
+# The file format is the contract between the platforms.  Each SAMPLE is
+# imported twice, by the Linux build and by the Windows build under wine;
+# then every store table of each session is queried (every row, CSV, and
+# count(*) with sum(ts) and sum(dur) where the table has them) by both
+# programs: the Linux session by Linux and by wine, the wine session by
+# wine and by Linux.  The four answers must be byte-identical.  The oracle
+# is the Linux build, whose imports the Linux suite checks against the
+# producers' own reports.  (source.imported_at, the wall clock at import,
+# is left out.)  Strings (comm, module, path...) come out as
+# text, so the string stores are compared through them.
+#
+# Runs under the WINEPREFIX and wineserver of the caller.  Exit 1 on any
+# difference, naming the sample and the table.
+#
+set -u
+linux=$1; windows=$2; scratch=$3; shift 3
+rm -rf "$scratch"; mkdir -p "$scratch"
+status=0
+n=0
+for sample in "$@"; do
+  n=$((n + 1))
+  l="$scratch/l$n"; w="$scratch/w$n"
+  if ! "$linux" import -o "$l" "$sample" >/dev/null 2>"$scratch/err"; then
+    echo "FAIL: $sample: Linux import failed: $(tail -1 "$scratch/err")"; status=1; continue
+  fi
+  if ! wine "$windows" import -o "$w" "$sample" >/dev/null 2>"$scratch/err"; then
+    echo "FAIL: $sample: wine import failed: $(tail -1 "$scratch/err")"; status=1; continue
+  fi
+  # The queries: one per store table (the string stores are read through
+  # the text columns of the others).
+  tables=$("$linux" info --json "$l" |
+           python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(sys.stdin)["stores"] if not s["name"].startswith("string")))')
+  : > "$scratch/q.sql"
+  for t in $tables; do
+    cols=$("$linux" sql --csv "$l" "SELECT group_concat(name) FROM pragma_table_info('$t')" | tail -1 | tr -d '"')
+    sums="count(*)"
+    case ",$cols," in *,ts,*) sums="$sums, sum(ts)" ;; esac
+    case ",$cols," in *,dur,*) sums="$sums, sum(dur)" ;; esac
+    echo "SELECT '$t', $sums FROM $t;" >> "$scratch/q.sql"
+    # Every column but the wall-clock time of the import.
+    echo "SELECT $(echo "$cols" | tr -d '"' | sed 's/,imported_at//') FROM $t;" >> "$scratch/q.sql"
+  done
+  "$linux" sql --csv "$l" -f "$scratch/q.sql" > "$scratch/ll.csv" 2>&1
+  wine "$windows" sql --csv "$w" -f "$scratch/q.sql" > "$scratch/ww.csv" 2>&1
+  wine "$windows" sql --csv "$l" -f "$scratch/q.sql" > "$scratch/wl.csv" 2>&1
+  "$linux" sql --csv "$w" -f "$scratch/q.sql" > "$scratch/lw.csv" 2>&1
+  before=$status
+  for pair in ww:"wine's session, queried under wine" \
+              wl:"Linux's session, queried under wine" \
+              lw:"wine's session, queried on Linux"; do
+    f=${pair%%:*}; what=${pair#*:}
+    if ! cmp -s "$scratch/ll.csv" "$scratch/$f.csv"; then
+      echo "FAIL: $sample: $what differs from Linux:"
+      diff "$scratch/ll.csv" "$scratch/$f.csv" | head -10
+      status=1
+    fi
+  done
+  [ $status = $before ] || continue
+  rows=$(wc -l < "$scratch/ll.csv")
+  echo "$sample: $(echo $tables | wc -w) tables, $rows CSV lines: same on both sides"
+  grep -h "^[a-z_]*,[0-9]" "$scratch/ll.csv" | grep -E "^($(echo $tables | tr ' ' '|'))," | sed 's/^/  /' | head -12
+done
+exit $status
