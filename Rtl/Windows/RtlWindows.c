@@ -32,7 +32,9 @@ Abstract:
 
     Windows refuses to shrink a file below a mapped view.  TruncateFile on
     a mapped file (the writer trims its store before unmapping it) records
-    the size and CloseFile applies it once the views are gone.
+    the size, and the Unmap of the reservation applies it once its view is
+    gone (before the flush at close, as on Linux); CloseFile applies what
+    is still pending (a file mapped without a reservation).
 
 Environment:
 
@@ -64,6 +66,7 @@ typedef struct _WINDOWS_RESERVATION {
     SIZE_T Size;            // bytes reserved from Base
     SIZE_T ViewSize;        // bytes of the file mapped at Base (0: none)
     PBYTE Tail;             // base of the reserved rest, NULL if none
+    HANDLE File;            // the file of the view (0: none yet)
 } WINDOWS_RESERVATION, *PWINDOWS_RESERVATION;
 
 typedef struct _WINDOWS_PENDING_TRUNCATE {
@@ -219,39 +222,45 @@ WindowsOpenFile(
 }
 
 static
+VOID
+ApplyPendingTruncate(
+    HANDLE Handle
+    )
+/*++
+
+Routine Description:
+
+    Does the trim TruncateFile had to put off, now that this process's
+    view of the file is gone.  If a reader elsewhere still maps the file,
+    it keeps its size, which readers tolerate (they trust the committed
+    count, not the size).  The caller holds TableLock.
+
+--*/
+{
+    ULONG Index;
+
+    for (Index = 0; Index < MAX_PENDING_TRUNCATES; Index++) {
+        if (PendingTruncates[Index].Handle == Handle) {
+            SetFileInformationByHandle((WIN_HANDLE)Handle,
+                                       WIN_FILE_END_OF_FILE_INFO,
+                                       &PendingTruncates[Index].Size,
+                                       sizeof(ULONGLONG));
+            PendingTruncates[Index].Handle = 0;
+            return;
+        }
+    }
+}
+
+static
 RTL_STATUS
 WindowsCloseFile(
     PRTL Rtl,
     HANDLE Handle
     )
 {
-    ULONG Index;
-    ULONGLONG Size = 0;
-    BOOL Pending = FALSE;
-
     AcquireSRWLockExclusive(&TableLock);
-    for (Index = 0; Index < MAX_PENDING_TRUNCATES; Index++) {
-        if (PendingTruncates[Index].Handle == Handle) {
-            Size = PendingTruncates[Index].Size;
-            PendingTruncates[Index].Handle = 0;
-            Pending = TRUE;
-            break;
-        }
-    }
+    ApplyPendingTruncate(Handle);
     ReleaseSRWLockExclusive(&TableLock);
-
-    //
-    // The views are gone by now (the store unmaps before it closes), so a
-    // trim refused earlier can be done; if a reader elsewhere still maps
-    // the file, the file keeps its size, which readers tolerate (they
-    // trust the committed count, not the size).
-    //
-
-    if (Pending) {
-        SetFileInformationByHandle((WIN_HANDLE)Handle,
-                                   WIN_FILE_END_OF_FILE_INFO, &Size,
-                                   sizeof(Size));
-    }
 
     if (!CloseHandle((WIN_HANDLE)Handle)) {
         return LAST_STATUS();
@@ -757,6 +766,7 @@ Routine Description:
         Status = LAST_STATUS();
     } else {
         Entry->ViewSize = (SIZE_T)NewView;
+        Entry->File = Handle;
     }
     CloseHandle(Section);
 
@@ -865,6 +875,9 @@ Routine Description:
         if (Entry->Tail != NULL) {
             VirtualFree(Entry->Tail, 0, WIN_MEM_RELEASE);
         }
+        if (Entry->File != 0) {
+            ApplyPendingTruncate(Entry->File);
+        }
         RtlFillMemory(Entry, sizeof(*Entry), 0);
     }
     ReleaseSRWLockExclusive(&TableLock);
@@ -925,6 +938,7 @@ WindowsReserveAddressSpace(
             Entry->Size = Size;
             Entry->ViewSize = 0;
             Entry->Tail = Base;
+            Entry->File = 0;
             break;
         }
     }

@@ -21,7 +21,8 @@ Abstract:
             a writer appends RECORDS records (the file grows chunk by
             chunk: the back end swaps its view), commits every 4096,
             closes (trim); a reader checks every record; the writer
-            reopens and appends 1000 more (recovery path); checked again.
+            reopens and appends 1000 more (recovery path); checked again,
+            and the file trimmed to the records, page-rounded.
 
         WinCoreTest write STORE RECORDS PER_COMMIT
         WinCoreTest follow STORE RECORDS
@@ -204,6 +205,35 @@ VerifyStore(
 
 static
 int
+CheckTrimmed(
+    PCSZ Path,
+    ULONGLONG Records
+    )
+/*++
+
+Routine Description:
+
+    The closed writer's file holds the committed records, page-rounded:
+    the trim, put off while the file was mapped, was done at unmap.
+
+--*/
+{
+    HANDLE Handle;
+    ULONGLONG Size = 0;
+    ULONGLONG Expected = ALIGN_UP(TRACE_STORE_HEADER_SIZE + Records *
+                                  sizeof(WIN_TEST_RECORD), RTL_PAGE_SIZE);
+
+    CHECK(RTL_SUCCESS(Rtl.OpenFile(&Rtl, Path, RtlOpenReadOnly, &Handle)),
+          "%s: cannot open", Path);
+    Rtl.GetFileSize(&Rtl, Handle, &Size);
+    Rtl.CloseFile(&Rtl, Handle);
+    CHECK(Size == Expected, "%s: %llu bytes after close, expected %llu",
+          Path, Size, Expected);
+    return 0;
+}
+
+static
+int
 Grow(
     PCSZ Path,
     ULONGLONG Records
@@ -239,6 +269,9 @@ Grow(
     TraceStoreClose(&Store);
 
     Result = VerifyStore(Path, Records + 1000);
+    if (Result == 0) {
+        Result = CheckTrimmed(Path, Records + 1000);
+    }
     if (Result == 0) {
         Say("grow: %llu records written, reopened, appended, verified\n",
             Records + 1000);
