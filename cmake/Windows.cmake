@@ -64,3 +64,23 @@ target_link_libraries(sqlite3 PRIVATE TracerSqlite3Amalgamation)
 target_link_options(sqlite3 PRIVATE -static)
 
 include(${CMAKE_SOURCE_DIR}/Tests/Windows/WindowsTests.cmake)
+
+# The sources of each target, relative to the source tree (the amalgamation
+# as $(TracerSqliteDir)), for Tests/Windows/vs_projects.py: the Visual
+# Studio projects (Tracer.sln) must list exactly these.
+set(TRACER_VS_TARGETS TracerRtl TracerRtlCompilerSupport TracerStore TracerReaders
+    tracestore_ext tracestore TracerSqlite3Amalgamation WinCoreTest)
+set(Lines "")
+foreach(Target IN LISTS TRACER_VS_TARGETS)
+  get_target_property(Sources ${Target} SOURCES)
+  foreach(Source IN LISTS Sources)
+    get_filename_component(Source ${Source} ABSOLUTE BASE_DIR ${CMAKE_SOURCE_DIR})
+    if(Source MATCHES "^${TRACER_SQLITE_DIR}/")
+      string(REPLACE "${TRACER_SQLITE_DIR}" "$(TracerSqliteDir)" Relative ${Source})
+    else()
+      file(RELATIVE_PATH Relative ${CMAKE_SOURCE_DIR} ${Source})
+    endif()
+    string(APPEND Lines "${Target}\t${Relative}\n")
+  endforeach()
+endforeach()
+file(WRITE ${CMAKE_BINARY_DIR}/vs-targets.txt "${Lines}")

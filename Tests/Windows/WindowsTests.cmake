@@ -12,6 +12,8 @@
 #                           answer the same queries the same (and each
 #                           side opens the other's sessions)
 #   windows.sqlite3_load    sqlite3.exe: .load tracestore
+#   windows.edges_linux_only  record, plot, zstd say they are not here
+#   windows.vs_projects     Tracer.sln and the .vcxproj files = CMake targets
 #
 set(TRACER_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared)
 set(TRACER_WINDOWS_TEST_DIR ${CMAKE_SOURCE_DIR}/Tests/Windows)
@@ -88,3 +90,15 @@ set_tests_properties(windows.core_import windows.store_grow windows.sqlite3_load
   windows.edges_linux_only PROPERTIES LABELS "windows;unit" TIMEOUT 120 SKIP_RETURN_CODE 77)
 set_tests_properties(windows.store_two_processes windows.same_answers PROPERTIES
   LABELS "windows;integration" TIMEOUT 240 SKIP_RETURN_CODE 77)
+
+# Tracer.sln and its .vcxproj files against the CMake targets (sources both
+# ways, GUIDs, references, CRT-free props; xbuild evaluates each project),
+# and that check catching planted faults.
+add_test(NAME windows.vs_projects
+  COMMAND python3 ${TRACER_WINDOWS_TEST_DIR}/vs_projects.py check ${CMAKE_SOURCE_DIR}
+          ${CMAKE_BINARY_DIR}/vs-targets.txt)
+add_test(NAME windows.vs_projects_catches
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/vs_projects_catches.sh ${CMAKE_SOURCE_DIR}
+          ${CMAKE_BINARY_DIR}/vs-targets.txt)
+set_tests_properties(windows.vs_projects windows.vs_projects_catches PROPERTIES
+  LABELS "windows;unit" TIMEOUT 120)
