@@ -323,9 +323,11 @@ WindowsGrowFile(
 
 Routine Description:
 
-    Extends the file to NewSize (never shrinks it, like fallocate).  NTFS
-    allocates the clusters of a non-sparse file when its end moves, so a
-    full disk fails here (ERROR_DISK_FULL) and not at page-out time.
+    Extends the file to NewSize (never shrinks it, like fallocate): first
+    its allocation (FileAllocationInfo: NTFS reserves the clusters, wine
+    calls fallocate), so that a full disk fails here (ERROR_DISK_FULL) and
+    not when a page is written back, and writes through the mapping find
+    the blocks there; then its end.
 
 --*/
 {
@@ -335,6 +337,15 @@ Routine Description:
     Status = WindowsGetFileSize(Rtl, Handle, &Size);
     if (!RTL_SUCCESS(Status) || Size >= NewSize) {
         return Status;
+    }
+
+    if (!SetFileInformationByHandle((WIN_HANDLE)Handle,
+                                    WIN_FILE_ALLOCATION_INFO, &NewSize,
+                                    sizeof(NewSize))) {
+        Status = LAST_STATUS();
+        if (Status == RTL_STATUS_NO_SPACE) {
+            return Status;
+        }
     }
 
     return WindowsSetEndOfFile(Handle, NewSize);

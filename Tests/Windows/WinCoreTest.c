@@ -32,6 +32,9 @@ Abstract:
             until RECORDS are committed, checking every new record and
             that counts never go back.
 
+        WinCoreTest bench STORE RECORDS
+            times appending RECORDS records to a new store (benchmark).
+
     Records are 32 bytes whose fields follow from their index.  Exit status
     0 on success, 1 on a failed check, 2 on bad usage.
 
@@ -371,6 +374,46 @@ Follow(
 }
 
 static
+int
+Bench(
+    PCSZ Path,
+    ULONGLONG Records
+    )
+/*++
+
+Routine Description:
+
+    Times appending Records records to a new store growing from empty,
+    committing every 4096 (open and close off the clock), and prints the
+    seconds and rates (Tests/Windows/bench_wine.sh).
+
+--*/
+{
+    TRACE_STORE Store;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    LONGLONG Start;
+    LONGLONG Elapsed;
+
+    RtlFillMemory(&Store, sizeof(Store), 0);
+    CHECK(RTL_SUCCESS(TraceStoreOpenWriter(&Rtl, Path, &WinTestSchema,
+                                           &Store, &Error)),
+          "%s", Error.Message);
+    Start = Rtl.QueryTime(&Rtl, RtlClockMonotonic);
+    Status = Append(&Store, Records, 4096);
+    Elapsed = Rtl.QueryTime(&Rtl, RtlClockMonotonic) - Start;
+    CHECK(RTL_SUCCESS(Status), "append: %s", RtlStatusText(Status));
+    TraceStoreClose(&Store);
+    CHECK(Elapsed > 0, "no time passed");
+
+    Say("bench: %llu records in %llu us: %llu MB/s, %llu k records/s\n",
+        Records, (ULONGLONG)Elapsed / 1000,
+        Records * 32 * 1000 / (ULONGLONG)Elapsed,
+        Records * 1000000 / (ULONGLONG)Elapsed);
+    return 0;
+}
+
+static
 LONG
 SplitCommandLine(
     PCSZ *Arguments
@@ -454,6 +497,10 @@ WinCoreTestMain(
         Number(Arguments[3], &First)) {
         return Grow(Arguments[2], First);
     }
+    if (Count == 4 && RtlStringEqual(Arguments[1], "bench") &&
+        Number(Arguments[3], &First)) {
+        return Bench(Arguments[2], First);
+    }
     if (Count == 5 && RtlStringEqual(Arguments[1], "write") &&
         Number(Arguments[3], &First) && Number(Arguments[4], &Second) &&
         Second != 0) {
@@ -467,7 +514,8 @@ WinCoreTestMain(
     Say("usage: WinCoreTest import INPUT SESSION EXPECTED_EVENTS\n"
         "       WinCoreTest grow STORE RECORDS\n"
         "       WinCoreTest write STORE RECORDS PER_COMMIT\n"
-        "       WinCoreTest follow STORE RECORDS\n");
+        "       WinCoreTest follow STORE RECORDS\n"
+        "       WinCoreTest bench STORE RECORDS\n");
     return 2;
 }
 
