@@ -32,6 +32,10 @@ Abstract:
             until RECORDS are committed, checking every new record and
             that counts never go back.
 
+        WinCoreTest recover STORE
+            after a writer was killed: the lock is free, the committed
+            records intact, appending resumes after them.
+
         WinCoreTest bench STORE RECORDS
             times appending RECORDS records to a new store (benchmark).
 
@@ -414,6 +418,51 @@ Routine Description:
 }
 
 static
+int
+Recover(
+    PCSZ Path
+    )
+/*++
+
+Routine Description:
+
+    After a writer process was killed (SIGKILL under wine): a new writer
+    must get the lock (the system dropped the dead holder's), resume after
+    the last commit with every committed record intact, and append.
+
+--*/
+{
+    TRACE_STORE Store;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+    ULONGLONG Committed;
+    ULONGLONG Index;
+    int Result;
+
+    RtlFillMemory(&Store, sizeof(Store), 0);
+    Status = TraceStoreOpenWriter(&Rtl, Path, &WinTestSchema, &Store, &Error);
+    CHECK(RTL_SUCCESS(Status), "the killed writer's store does not reopen "
+          "for writing: %s", Error.Message);
+    Committed = Store.CommittedCount;
+    CHECK(Committed != 0, "nothing was committed before the kill");
+    for (Index = 0; Index < Committed; Index++) {
+        CHECK(RecordValid(&Store, Index), "committed record %llu damaged",
+              Index);
+    }
+    Status = Append(&Store, 1000, 100);
+    CHECK(RTL_SUCCESS(Status), "append after recovery: %s",
+          RtlStatusText(Status));
+    TraceStoreClose(&Store);
+
+    Result = VerifyStore(Path, Committed + 1000);
+    if (Result == 0) {
+        Say("recover: %llu committed records kept, lock free, 1000 "
+            "appended\n", Committed);
+    }
+    return Result;
+}
+
+static
 LONG
 SplitCommandLine(
     PCSZ *Arguments
@@ -497,6 +546,9 @@ WinCoreTestMain(
         Number(Arguments[3], &First)) {
         return Grow(Arguments[2], First);
     }
+    if (Count == 3 && RtlStringEqual(Arguments[1], "recover")) {
+        return Recover(Arguments[2]);
+    }
     if (Count == 4 && RtlStringEqual(Arguments[1], "bench") &&
         Number(Arguments[3], &First)) {
         return Bench(Arguments[2], First);
@@ -515,7 +567,8 @@ WinCoreTestMain(
         "       WinCoreTest grow STORE RECORDS\n"
         "       WinCoreTest write STORE RECORDS PER_COMMIT\n"
         "       WinCoreTest follow STORE RECORDS\n"
-        "       WinCoreTest bench STORE RECORDS\n");
+        "       WinCoreTest bench STORE RECORDS\n"
+        "       WinCoreTest recover STORE\n");
     return 2;
 }
 

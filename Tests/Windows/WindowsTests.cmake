@@ -8,9 +8,11 @@
 #   windows.core_import     ftrace text into a session, read back
 #   windows.store_grow      a store grown through many chunks, reopened
 #   windows.store_two_processes   writer and reader processes at once
+#   windows.store_crash_recovery  a writer killed, its store reopened
 #   windows.same_answers    the samples imported on Linux and under wine
-#                           answer the same queries the same (and each
-#                           side opens the other's sessions)
+#                           answer the same queries and export the same
+#                           timeline (and each side opens the other's
+#                           sessions)
 #   windows.sqlite3_load    sqlite3.exe: .load tracestore
 #   windows.edges_linux_only  record, plot, zstd say they are not here
 #   windows.vs_projects     Tracer.sln and the .vcxproj files = CMake targets
@@ -48,6 +50,10 @@ add_test(NAME windows.store_grow
 add_test(NAME windows.store_two_processes
   COMMAND ${TRACER_WINDOWS_TEST_DIR}/two_processes.sh $<TARGET_FILE:WinCoreTest>
           ${CMAKE_CURRENT_BINARY_DIR}/wintwo.store 2000000)
+
+add_test(NAME windows.store_crash_recovery
+  COMMAND ${TRACER_WINDOWS_TEST_DIR}/crash_recovery.sh $<TARGET_FILE:WinCoreTest>
+          ${CMAKE_CURRENT_BINARY_DIR}/wincrash.store)
 
 # The Linux build's tracestore and tracestore.so are the oracle of the
 # cross-platform tests (Tests/run-tests.sh --windows passes its build/);
@@ -88,7 +94,8 @@ add_test(NAME windows.edges_linux_only
 
 set_tests_properties(windows.core_import windows.store_grow windows.sqlite3_load
   windows.edges_linux_only PROPERTIES LABELS "windows;unit" TIMEOUT 120 SKIP_RETURN_CODE 77)
-set_tests_properties(windows.store_two_processes windows.same_answers PROPERTIES
+set_tests_properties(windows.store_two_processes windows.store_crash_recovery
+  windows.same_answers PROPERTIES
   LABELS "windows;integration" TIMEOUT 240 SKIP_RETURN_CODE 77)
 
 # Tracer.sln and its .vcxproj files against the CMake targets (sources both

@@ -5,8 +5,9 @@
 # The file format is the contract between the platforms.  Each SAMPLE is
 # imported twice, by the Linux build and by the Windows build under wine;
 # then every store table of each session is queried (every row, CSV, and
-# count(*) with sum(ts) and sum(dur) where the table has them) by both
-# programs: the Linux session by Linux and by wine, the wine session by
+# count(*) with sum(ts) and sum(dur) where the table has them) and the
+# session exported (tracestore export: the Chrome JSON timeline, its
+# "session" path, which differs, replaced) by both programs: the Linux session by Linux and by wine, the wine session by
 # wine and by Linux.  The four answers must be byte-identical.  The oracle
 # is the Linux build, whose imports the Linux suite checks against the
 # producers' own reports.  (source.imported_at, the wall clock at import,
@@ -44,11 +45,19 @@ for sample in "$@"; do
     # Every column but the wall-clock time of the import.
     echo "SELECT $(echo "$cols" | tr -d '"' | sed 's/,imported_at//') FROM $t;" >> "$scratch/q.sql"
   done
-  "$linux" sql --csv "$l" -f "$scratch/q.sql" > "$scratch/ll.csv" 2>&1
-  wine "$windows" sql --csv "$w" -f "$scratch/q.sql" > "$scratch/ww.csv" 2>&1
-  wine "$windows" sql --csv "$l" -f "$scratch/q.sql" > "$scratch/wl.csv" 2>&1
-  "$linux" sql --csv "$w" -f "$scratch/q.sql" > "$scratch/lw.csv" 2>&1
-  before=$status
+  # Each answer: the queries (CSV), then the session exported as a
+  # Chrome JSON timeline.
+  answer() {   # PROGRAM... SESSION OUT
+    eval "out=\${$#}"; eval "session=\${$(($# - 1))}"
+    n=$(($# - 2)); set -- $(echo "$@" | cut -d' ' -f1-$n)
+    { "$@" sql --csv "$session" -f "$scratch/q.sql" && "$@" export "$session" |
+        sed 's|"session":"[^"]*"|"session":"SESSION"|'; } > "$out" 2>"$out.err"
+  }
+  answer "$linux" "$l" "$scratch/ll.csv"
+  answer wine "$windows" "$w" "$scratch/ww.csv"
+  answer wine "$windows" "$l" "$scratch/wl.csv"
+  answer "$linux" "$w" "$scratch/lw.csv"
+  same=1
   for pair in ww:"wine's session, queried under wine" \
               wl:"Linux's session, queried under wine" \
               lw:"wine's session, queried on Linux"; do
@@ -56,12 +65,12 @@ for sample in "$@"; do
     if ! cmp -s "$scratch/ll.csv" "$scratch/$f.csv"; then
       echo "FAIL: $sample: $what differs from Linux:"
       diff "$scratch/ll.csv" "$scratch/$f.csv" | head -10
-      status=1
+      status=1; same=0
     fi
   done
-  [ $status = $before ] || continue
+  [ $same = 1 ] || continue
   rows=$(wc -l < "$scratch/ll.csv")
-  echo "$sample: $(echo $tables | wc -w) tables, $rows CSV lines: same on both sides"
+  echo "$sample: $(echo $tables | wc -w) tables, $rows lines of CSV and JSON: same on both sides"
   grep -h "^[a-z_]*,[0-9]" "$scratch/ll.csv" | grep -E "^($(echo $tables | tr ' ' '|'))," | sed 's/^/  /' | head -12
 done
 exit $status
