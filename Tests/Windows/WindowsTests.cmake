@@ -76,6 +76,15 @@ set(TRACER_WINDOWS_SAMPLES
   ${CMAKE_SOURCE_DIR}/Tests/Data/perf-sched-faults.txt
   ${CMAKE_SOURCE_DIR}/Tests/Data/perf-stat-percore.txt
   ${CMAKE_SOURCE_DIR}/Tests/Data/chrome/events.json)
+# The ETW reader's logs (issue 18 item 4), once that reader is in the tree:
+# the uncompressed log as it is, PerfView's unzipped at configure time.
+if(EXISTS ${CMAKE_SOURCE_DIR}/Readers/Decoders/Etw)
+  file(ARCHIVE_EXTRACT INPUT ${TRACER_SHARED_DIR}/data/etw/net.4.5.2.x64.etl.zip
+       DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/etw-samples PATTERNS *.etl)
+  list(APPEND TRACER_WINDOWS_SAMPLES
+    ${TRACER_SHARED_DIR}/data/etw/ShutdownPerfDiagLogger.etl
+    ${CMAKE_CURRENT_BINARY_DIR}/etw-samples/net.4.5.2.x64.etl)
+endif()
 add_test(NAME windows.same_answers
   COMMAND sh -c "[ -x \"$0\" ] || { echo \"no Linux build (-DTRACER_LINUX_BUILD_DIR)\"; exit 77; }; exec \"$@\""
           ${TRACER_LINUX_BUILD_DIR}/tracestore
