@@ -11,7 +11,7 @@ if [ "${1:-}" = "--windows" ]; then
   Tests/install-deps.sh --windows
   # The Linux build is the oracle of the cross-platform tests.
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build build -j"$(nproc)" --target tracestore tracestore_ext >/dev/null
+  cmake --build build -j"$(nproc)" --target tracestore tracestore_ext StoreTamper >/dev/null
   cmake -S . -B build-windows -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACER_LINUX_BUILD_DIR="$PWD/build" >/dev/null
   cmake --build build-windows -j"$(nproc)"

@@ -16,6 +16,7 @@
 #   windows.sqlite3_load    sqlite3.exe: .load tracestore
 #   windows.edges_linux_only  record, plot, zstd say they are not here
 #   windows.vs_projects     Tracer.sln and the .vcxproj files = CMake targets
+#   windows.corrupt_store.* damaged stores: clear errors from the .exe/.dll
 #
 set(TRACER_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared)
 set(TRACER_WINDOWS_TEST_DIR ${CMAKE_SOURCE_DIR}/Tests/Windows)
@@ -118,3 +119,26 @@ add_test(NAME windows.vs_projects_catches
           ${CMAKE_BINARY_DIR}/vs-targets.txt)
 set_tests_properties(windows.vs_projects windows.vs_projects_catches PROPERTIES
   LABELS "windows;unit" TIMEOUT 120)
+
+# Corrupt stores (Tests/Cli/corrupt_store.sh, the Linux cases) through
+# tracestore.exe and sqlite3.exe under wine: a clear error naming the file,
+# exit status non-zero, no crash.  The files are tampered with by the Linux
+# build's StoreTamper; the Windows programs run through wine wrappers.
+set(TRACER_WINE_TRACESTORE ${CMAKE_CURRENT_BINARY_DIR}/wine-tracestore)
+set(TRACER_WINE_SQLITE3 ${CMAKE_CURRENT_BINARY_DIR}/wine-sqlite3)
+file(GENERATE OUTPUT ${TRACER_WINE_TRACESTORE}
+     CONTENT "#!/bin/sh\nexec wine $<TARGET_FILE:tracestore> \"$@\"\n"
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
+file(GENERATE OUTPUT ${TRACER_WINE_SQLITE3}
+     CONTENT "#!/bin/sh\nexec wine $<TARGET_FILE:sqlite3> \"$@\"\n"
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
+foreach(case truncated_header bad_magic bad_version record_size count_beyond_file)
+  add_test(NAME windows.corrupt_store.${case}
+    COMMAND sh -c "[ -x \"$2\" ] || { echo 'no Linux build (StoreTamper)'; exit 77; }; exec \"$0\" \"$@\""
+            ${CMAKE_SOURCE_DIR}/Tests/Cli/corrupt_store.sh ${TRACER_WINE_TRACESTORE}
+            ${TRACER_LINUX_BUILD_DIR}/Tests/StoreTamper tracestore
+            ${CMAKE_SOURCE_DIR}/Tests/Data/ftrace-capture-1.txt
+            ${CMAKE_CURRENT_BINARY_DIR}/corrupt-${case} ${case})
+  set_tests_properties(windows.corrupt_store.${case} PROPERTIES LABELS "windows;integration"
+    TIMEOUT 60 SKIP_RETURN_CODE 77 ENVIRONMENT "SQLITE3=${TRACER_WINE_SQLITE3}")
+endforeach()
