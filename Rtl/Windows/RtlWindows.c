@@ -734,6 +734,7 @@ Routine Description:
     PWINDOWS_RESERVATION Entry;
     WIN_HANDLE Section;
     ULONGLONG NewView;
+    SIZE_T OldView;
     PVOID View;
     RTL_STATUS Status = RTL_STATUS_OK;
 
@@ -761,6 +762,7 @@ Routine Description:
         goto End;
     }
 
+    OldView = Entry->ViewSize;
     if (Entry->ViewSize != 0) {
         UnmapViewOfFile(Entry->Base);
         Entry->ViewSize = 0;
@@ -775,6 +777,19 @@ Routine Description:
                            0, 0, (SIZE_T)NewView, Entry->Base);
     if (View == NULL) {
         Status = LAST_STATUS();
+
+        //
+        // Put the old view back (a failed mmap with MAP_FIXED leaves the
+        // old mapping in place on Linux, and the store relies on that);
+        // the old size is within the new section.
+        //
+
+        if (OldView != 0 &&
+            MapViewOfFileEx(Section,
+                            Writable ? WIN_FILE_MAP_WRITE : WIN_FILE_MAP_READ,
+                            0, 0, OldView, Entry->Base) != NULL) {
+            Entry->ViewSize = OldView;
+        }
     } else {
         Entry->ViewSize = (SIZE_T)NewView;
         Entry->File = Handle;
