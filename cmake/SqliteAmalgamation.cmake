@@ -24,6 +24,7 @@ set(TRACER_SQLITE_INCLUDE_DIR ${TRACER_SQLITE_WORK}/include)
 function(tracer_check_sha256 File Expected)
   file(SHA256 ${File} Actual)
   if(NOT Actual STREQUAL Expected)
+    file(REMOVE ${File})   # fetched again at the next configure
     message(FATAL_ERROR "${File}: SHA-256 ${Actual}, expected ${Expected}")
   endif()
 endfunction()
@@ -38,10 +39,11 @@ if(NOT EXISTS ${TRACER_SQLITE_DIR}/sqlite3.c)
     message(STATUS "Fetching sqlite3@${TRACER_SQLITE_NPM_VERSION} with npm pack")
     execute_process(COMMAND ${TRACER_NPM} pack sqlite3@${TRACER_SQLITE_NPM_VERSION}
                     WORKING_DIRECTORY ${TRACER_SQLITE_WORK}
-                    RESULT_VARIABLE Result OUTPUT_QUIET)
+                    RESULT_VARIABLE Result OUTPUT_QUIET ERROR_VARIABLE NpmErrors)
     if(NOT Result EQUAL 0 OR NOT EXISTS ${Tgz})
       message(FATAL_ERROR "npm pack sqlite3@${TRACER_SQLITE_NPM_VERSION} failed "
-                          "(needs the npm registry, or -DTRACER_SQLITE_NPM_TGZ=FILE)")
+                          "(needs the npm registry, or -DTRACER_SQLITE_NPM_TGZ=FILE):\n"
+                          "${NpmErrors}")
     endif()
   endif()
   tracer_check_sha256(${Tgz} ${TRACER_SQLITE_NPM_SHA256})
