@@ -3,7 +3,8 @@
 # sanitizers, whose instrumentation is itself a runtime.)
 #
 if(NOT TRACER_SANITIZE)
-  add_executable(NoCrtImport ${CMAKE_CURRENT_SOURCE_DIR}/Core/NoCrtImport.c)
+  add_executable(NoCrtImport ${CMAKE_CURRENT_SOURCE_DIR}/Core/NoCrtImport.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/Core/NoCrtStartLinux.c)
   target_include_directories(NoCrtImport PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
   target_compile_options(NoCrtImport PRIVATE ${TRACER_CORE_FLAGS})
   target_link_options(NoCrtImport PRIVATE -nostdlib -static -Wl,--no-undefined)

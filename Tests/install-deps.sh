@@ -1,8 +1,21 @@
 #!/bin/sh
 # Installs the Debian 12 packages Tracer needs to build and test, if any is
 # missing.  Needs root (or sudo).
+#   Tests/install-deps.sh             the Linux build and its suites
+#   Tests/install-deps.sh --windows   the Windows cross build and wine
+#                                     (Tests/run-tests.sh --windows)
 set -eu
+if [ "${1:-}" = "--windows" ]; then
+  # mingw-w64 cross compiler, wine to run the result, xxhash.h (the core
+  # uses it header-only), the kernel's syscall table (the extension's
+  # syscall_name), mono-xbuild (Tests/Windows/check_vcxproj.sh), and npm to
+  # fetch the SQLite amalgamation (NodeSource's nodejs carries its own npm;
+  # Debian's is the npm package).
+  pkgs="gcc-mingw-w64-x86-64 wine wine64 cmake make libxxhash-dev linux-libc-dev sqlite3 python3 mono-xbuild"
+  command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+else
 pkgs="gcc cmake make libsqlite3-dev sqlite3 libxxhash-dev libzstd-dev linux-libc-dev trace-cmd python3 uftrace clang libclang-rt-14-dev nodejs linux-perf pkg-config libcairo2-dev poppler-utils python3-matplotlib"
+fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "CliPort.h"
 #include "Export.h"
 
 static const char zExportHelp[] =
@@ -171,17 +172,15 @@ int cmdExport(int argc, char **argv){
   }
 
   if( strcmp(zOut, "-")!=0 ){
-    int fd;
     size_t n = strlen(zOut);
     zTemp = malloc(n + 16);
     if( zTemp==0 ){ cliFail("out of memory"); exit(1); }
     memcpy(zTemp, zOut, n);
     memcpy(zTemp+n, ".tmp.XXXXXX", 12);
     bFile = 1;
-    fd = mkstemp(zTemp);
-    if( fd<0 || (out = fdopen(fd, "w"))==0 ){
+    out = cliCreateTemp(zTemp);
+    if( out==0 ){
       cliFail("export: cannot create %s: %s", zOut, strerror(errno));
-      if( fd>=0 ){ close(fd); unlink(zTemp); }
       free(zTemp);
       TraceSessionClose(pSession);
       free(pSession);
@@ -191,7 +190,7 @@ int cmdExport(int argc, char **argv){
 
   rc = exportChrome(pSession, &opt, out, &counts);
   if( zTemp ){
-    if( fflush(out)!=0 || fsync(fileno(out))!=0 ){
+    if( cliSyncFile(out)!=0 ){
       if( rc==0 ) cliFail("export: writing %s: %s", zOut, strerror(errno));
       rc = 1;
     }
@@ -199,7 +198,7 @@ int cmdExport(int argc, char **argv){
       cliFail("export: writing %s: %s", zOut, strerror(errno));
       rc = 1;
     }
-    if( rc==0 && rename(zTemp, zOut)!=0 ){
+    if( rc==0 && cliReplaceFile(zTemp, zOut)!=0 ){
       cliFail("export: cannot rename %s to %s: %s", zTemp, zOut,
               strerror(errno));
       rc = 1;

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "Cli.h"
+#include "CliPort.h"
 #include "Readers/Decoders/Kvmtrace/KvmtraceFormat.h"
 
 static const char zKvmtraceFormatHelp[] =
@@ -90,9 +90,8 @@ static RTL_STATUS kvmtraceFeedStdin(PKVMTRACE_FORMATTER pFmt){
     if( (size_t)iStart>=n ){
       return KvmtraceFormatFeed(pFmt, (const BYTE*)"", 0, TRUE, &nUsed);
     }
-    p = mmap(0, n, PROT_READ, MAP_PRIVATE, 0, 0);
-    if( p!=MAP_FAILED ){
-      madvise((void*)p, n, MADV_SEQUENTIAL);
+    p = cliMapFd(0, n);
+    if( p!=0 ){
       size_t iDiscarded = 0;
       for(i=(size_t)iStart; RTL_SUCCESS(rc); ){
         size_t nWin = n-i < KVMTRACE_WINDOW ? n-i : KVMTRACE_WINDOW;
@@ -104,7 +103,7 @@ static RTL_STATUS kvmtraceFeedStdin(PKVMTRACE_FORMATTER pFmt){
         Rtl.DiscardMemory(&Rtl, p+iDiscarded, i - iDiscarded);
         iDiscarded = i & ~(size_t)4095;
       }
-      munmap((void*)p, n);
+      cliUnmapFd(p, n);
       return rc;
     }
   }

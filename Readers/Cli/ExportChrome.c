@@ -47,8 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "Export.h"
 #include "Readers/Shared/Json.h"
@@ -1104,9 +1102,9 @@ static int kvmWindow(Export *p, long long *pFirst, long long *pLast){
 #define EXPORT_DROP_EVERY (1u<<18)
 
 static void dropStore(PTRACE_STORE pStore){
-  size_t nPage = (size_t)sysconf(_SC_PAGESIZE);
-  size_t n = pStore->MappedFileBytes / nPage * nPage;
-  if( pStore->Mapping && n ) madvise(pStore->Mapping, n, MADV_DONTNEED);
+  if( pStore->Mapping ){
+    Rtl.DiscardMemory(&Rtl, pStore->Mapping, pStore->MappedFileBytes);
+  }
 }
 
 static void dropMappings(Export *p){

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "Cli.h"
+#include "CliPort.h"
 
 static const char zMainHelp[] =
 "usage: tracestore COMMAND [ARGS]\n"
@@ -31,6 +32,7 @@ static const char zMainHelp[] =
 "  import -o SESSION FILE...   decode traces into a session\n"
 "  record [-e EVENT]... -o SESSION [-- COMMAND...]\n"
 "                              record tracefs events live into a session\n"
+"                              (Linux only)\n"
 "  info [--json] SESSION       list a session's stores\n"
 "  sql [--csv|--json] SESSION \"SQL\"\n"
 "                              query a session in SQL (or -f FILE, stdin)\n"
@@ -39,6 +41,7 @@ static const char zMainHelp[] =
 "  schema [--markdown]         the SQL tables, views and functions (SCHEMA.md)\n"
 "  plot [-p RE] [-m RE] [-c process|module|thread] -o OUT SESSION\n"
 "                              draw page faults per module (PNG, SVG, PDF)\n"
+"                              (Linux build only: cairo)\n"
 "  export [-o FILE] SESSION    the session as one Chrome/Perfetto JSON timeline\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
@@ -46,6 +49,7 @@ static const char zMainHelp[] =
 "SELECT tracestore_attach('SESSION').\n";
 
 int main(int argc, char **argv){
+  cliPortInit();
   InitializeRtl(&Rtl);
   if( argc<2 ){
     fputs(zMainHelp, stderr);

@@ -17,23 +17,22 @@ Abstract:
     and checks that the stores hold EXPECTED_EVENTS event lines (kvm_exit
     rows count twice when paired).  Exit status 0 on success.
 
+    This file is the platform-neutral body (NoCrtImportMain); the entry
+    points are NoCrtStartLinux.c (a _start of its own, raw syscalls) and
+    Tests/Windows/WinCoreTest.c (kernel32 only).
+
 --*/
 
 #include "Readers/Shared/TraceImport.h"
 
-__asm__(".text\n"
-        ".globl _start\n"
-        "_start:\n"
-        "    xor %rbp, %rbp\n"
-        "    mov %rsp, %rdi\n"
-        "    and $-16, %rsp\n"
-        "    call NoCrtMain\n"
-        "    mov %eax, %edi\n"
-        "    mov $231, %eax\n"       // exit_group
-        "    syscall\n"
-        "    hlt\n");
+RTL Rtl;
 
-static RTL Rtl;
+//
+// Where Print writes: the entry point (NoCrtStartLinux.c, or the Windows
+// test's) sets it to standard error before calling NoCrtImportMain.
+//
+
+HANDLE NoCrtErrorHandle = 2;
 static TRACE_SESSION Session;
 
 static
@@ -51,26 +50,21 @@ Print(
     Length = RtlFormatV(Buffer, sizeof(Buffer), Format, Args);
     va_end(Args);
 
-    Rtl.WriteFile(&Rtl, 2, 0, Buffer, Length);
+    Rtl.WriteFile(&Rtl, NoCrtErrorHandle, 0, Buffer, Length);
 }
 
-int NoCrtMain(LONG_PTR *Stack) __attribute__((used));
-
 int
-NoCrtMain(
-    LONG_PTR *Stack
+NoCrtImportMain(
+    LONG_PTR ArgumentCount,
+    PCSZ *Arguments
     )
 {
-    LONG_PTR ArgumentCount = Stack[0];
-    PCSZ *Arguments = (PCSZ *)(Stack + 1);
     TRACE_IMPORT Import;
     RTL_ERROR Error;
     RTL_STATUS Status;
     ULONGLONG Expected;
     ULONGLONG Found = 0;
     ULONG Index;
-
-    InitializeRtl(&Rtl);
 
     if (ArgumentCount != 4 ||
         TextParseUnsigned(Arguments[3],

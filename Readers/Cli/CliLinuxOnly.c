@@ -1,0 +1,33 @@
+/*
+** CliLinuxOnly.c: on Windows, the parts of the command that exist on
+** Linux only: `record` (tracefs, ptrace) and `plot` (cairo), which say so
+** and fail, and the zstd decompressor, which the Windows build has none
+** of (a zstd-compressed trace.dat is then refused by the reader with the
+** message for TRACE_IMPORT.Zstd == NULL).
+**
+** Zone: hosted (the command-line front end): libc.  Linked instead of
+** CmdRecord.c, CmdPlot.c and TraceZstd.c in the Windows build; calls
+** CliUtil.c (cliFail).
+*/
+#include "Cli.h"
+#include "TraceZstd.h"
+
+int cmdRecord(int argc, char **argv){
+  (void)argc;
+  (void)argv;
+  cliFail("record: live recording needs Linux tracefs; not available on "
+          "Windows (import a recorded trace instead)");
+  return 1;
+}
+
+int cmdPlot(int argc, char **argv){
+  (void)argc;
+  (void)argv;
+  cliFail("plot: drawing needs cairo; not available in the Windows build "
+          "(run tracestore plot on Linux)");
+  return 1;
+}
+
+PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
+  return 0;
+}

@@ -1,0 +1,41 @@
+/*
+** CliPort.h: the few services of the command-line front end that POSIX
+** and Windows spell differently, behind one name each (CliPortPosix.c,
+** CliPortWindows.c; CMake links the one of the platform).  The rest of
+** the front end is the C library both have (mingw-w64's msvcrt, its
+** winpthreads for the worker threads) and the RTL.
+**
+** Zone: hosted (the command-line front end): libc.  Declares only; no
+** platform header here, so that the command files stay free of #ifdefs.
+*/
+#ifndef TRACER_CLI_PORT_H
+#define TRACER_CLI_PORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Called first by main(): on Windows, standard input and output become
+** binary (no CRLF translation, no ^Z end), so that what is read and
+** printed are the bytes Linux reads and prints. */
+void cliPortInit(void);
+
+/* Creates and opens for binary writing a new file from zTemplate, whose
+** last six characters are XXXXXX and are replaced (mkstemp).  NULL, with
+** errno set, on failure. */
+FILE *cliCreateTemp(char *zTemplate);
+
+/* Renames zFrom to zTo, replacing zTo if it exists (rename(2)): 0 on
+** success, -1 with errno set. */
+int cliReplaceFile(const char *zFrom, const char *zTo);
+
+/* Flushes stream f and makes what it wrote durable (fflush + fsync): 0 on
+** success, -1 with errno set. */
+int cliSyncFile(FILE *f);
+
+/* Maps n bytes of file descriptor fd read-only for a sequential read, or
+** returns NULL (the caller then reads the descriptor): Windows always
+** returns NULL. */
+const void *cliMapFd(int fd, size_t n);
+void cliUnmapFd(const void *p, size_t n);
+
+#endif /* TRACER_CLI_PORT_H */

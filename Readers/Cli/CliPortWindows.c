@@ -1,0 +1,62 @@
+/*
+** CliPortWindows.c: CliPort.h on Windows (mingw-w64's msvcrt and
+** kernel32).  It includes <windows.h>, whose base types clash with
+** Rtl.h's, so it includes nothing of the tree but CliPort.h.
+**
+** Zone: hosted (the command-line front end): libc (msvcrt), kernel32.
+** Linked instead of CliPortPosix.c on Windows; calls libc and
+** MoveFileExA only.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <windows.h>
+
+#include "CliPort.h"
+
+void cliPortInit(void){
+  _setmode(_fileno(stdin), _O_BINARY);
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+}
+
+FILE *cliCreateTemp(char *zTemplate){
+  FILE *f;
+  int e;
+  int fd = mkstemp(zTemplate);
+  if( fd<0 ) return 0;
+  _setmode(fd, _O_BINARY);
+  f = _fdopen(fd, "wb");
+  if( f==0 ){
+    e = errno;
+    _close(fd);
+    _unlink(zTemplate);
+    errno = e;
+  }
+  return f;
+}
+
+/* msvcrt's rename() refuses an existing target. */
+int cliReplaceFile(const char *zFrom, const char *zTo){
+  if( MoveFileExA(zFrom, zTo, MOVEFILE_REPLACE_EXISTING) ) return 0;
+  errno = EACCES;
+  return -1;
+}
+
+int cliSyncFile(FILE *f){
+  if( fflush(f)!=0 ) return -1;
+  return _commit(_fileno(f));
+}
+
+const void *cliMapFd(int fd, size_t n){
+  (void)fd;
+  (void)n;
+  return 0;
+}
+
+void cliUnmapFd(const void *p, size_t n){
+  (void)p;
+  (void)n;
+}
