@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "CliPort.h"
@@ -18,8 +19,12 @@ FILE *cliCreateTemp(char *zTemplate){
   FILE *f;
   int e;
   int fd = mkstemp(zTemplate);
+  mode_t mask;
   if( fd<0 ) return 0;
-  f = fdopen(fd, "w");
+  /* mkstemp makes it 0600; the file it becomes is made as open() would. */
+  mask = umask(0);
+  umask(mask);
+  f = fchmod(fd, 0666 & ~mask)==0 ? fdopen(fd, "w") : 0;
   if( f==0 ){
     e = errno;
     close(fd);

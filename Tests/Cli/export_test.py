@@ -97,8 +97,15 @@ def reference(name, *opts):
 
 
 def export(session, name, *opts):
+    """Exports to WORK/NAME.json; the file gets the mode any new file
+    gets (0666 less the umask), as a shell redirection would make it."""
     out = os.path.join(WORK, name + ".json")
     run([TS, "export", "-o", out] + list(opts) + [session])
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = os.stat(out).st_mode & 0o777
+    if mode != 0o666 & ~mask:
+        fail("%s has mode %o, not %o" % (out, mode, 0o666 & ~mask))
     return load(out)
 
 
