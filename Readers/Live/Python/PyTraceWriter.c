@@ -1,0 +1,354 @@
+/*
+** PyTraceWriter.c: the Python tracer's writer: the session and its `span`
+** store, the names of code objects, the threads' stacks, the commits and
+** the committer thread.
+**
+** Zone: hosted (the live recorders): libc, pthreads, the CPython C API.
+** Calls the core's store API (TraceStore/: the session, its string table,
+** the span store) through the module's RTL.  Called by PyTraceModule.c
+** (open, close) and PyTraceHooks.c (threads, names, commits).
+**
+** Everything here runs holding the GIL, but for the committer thread's
+** wait between commits and the pthread key destructor, which only marks a
+** thread dead (see PyTrace.h for the invariants of the rows).
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "PyTrace.h"
+
+PytGlobal g;
+__thread PytThread *pytCurrent __attribute__((tls_model("initial-exec")));
+
+/*
+** Opens (or creates) the session at zPath for writing, with its span
+** store and the "mono" clock (CLOCK_MONOTONIC, as `tracestore record`).
+** Returns 0, or 1 with g.zError set.
+*/
+int pytWriterOpen(const char *zPath){
+  RTL_ERROR err;
+  TRACE_SESSION *p;
+
+  memset(&err, 0, sizeof(err));
+  p = calloc(1, sizeof(*p));
+  if( p==0 ){
+    snprintf(g.zError, sizeof(g.zError), "out of memory");
+    return 1;
+  }
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(&g.rtl, zPath, p, &err)) ){
+    snprintf(g.zError, sizeof(g.zError), "%s", err.Message);
+    free(p);
+    return 1;
+  }
+  if( !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceSpanSchema, &g.pSpan, &err))
+   || !RTL_SUCCESS(TraceSessionSetClock(p, "mono"))
+   || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "python", 6, &g.catPython))
+   || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "c", 1, &g.catC)) ){
+    snprintf(g.zError, sizeof(g.zError), "%.200s: %.250s", zPath,
+             err.Message[0] ? err.Message : "cannot open the span store");
+    TraceSessionClose(p);
+    free(p);
+    return 1;
+  }
+  /* Bounded memory however long the program runs (NOTES.md). */
+  g.pSpan->DiscardBehind = TRUE;
+  g.pSession = p;
+  g.pid = (unsigned int)getpid();
+  g.iGen++;
+  g.nCalls = 0;
+  g.nCommits = 0;
+  g.nsCommit = 0;
+  g.iLastCommit = pytNow();
+  g.iLastTs = g.iLastCommit;
+  return 0;
+}
+
+/* Frees the stacks of threads that have ended. */
+static void pytReapThreads(void){
+  PytThread **pp = &g.pThreads;
+  while( *pp ){
+    PytThread *t = *pp;
+    if( __atomic_load_n(&t->bDead, __ATOMIC_ACQUIRE) ){
+      *pp = t->pNext;
+      free(t->aFrame);
+      free(t);
+    }else{
+      pp = &t->pNext;
+    }
+  }
+}
+
+/*
+** Sets the dur of every row whose call is still running to now - ts: what
+** a reader sees of them, and what stays if the program is killed.
+*/
+static void pytRefreshOpen(int64_t now){
+  PytThread *t;
+  for(t=g.pThreads; t; t=t->pNext){
+    int i;
+    if( t->iGen!=g.iGen ) continue;
+    for(i=0; i<t->nDepth; i++){
+      PytFrame *f = &t->aFrame[i];
+      if( f->iRow!=PYT_NO_ROW ){
+        SPAN_RECORD *r = (SPAN_RECORD*)(g.pSpan->Base
+                                        + f->iRow*sizeof(SPAN_RECORD));
+        __atomic_store_n(&r->Duration, now - f->iTs, __ATOMIC_RELAXED);
+      }
+    }
+  }
+}
+
+/*
+** Commits the session (strings first, then the span rows), after setting
+** the running calls' dur to now.  Under the GIL.
+*/
+void pytCommit(int64_t now){
+  int64_t t0;
+  if( g.pSession==0 ) return;
+  t0 = pytNow();
+  pytRefreshOpen(now);
+  TraceSessionCommit(g.pSession);
+  pytReapThreads();
+  __atomic_store_n(&g.iLastCommit, now, __ATOMIC_RELEASE);
+  g.nCommits++;
+  g.nsCommit += pytNow() - t0;
+}
+
+/*
+** Closes the session: every call still running gets its dur up to the
+** last event seen and keeps SPAN_FLAG_END_MISSING; then a last commit.
+*/
+void pytWriterClose(void){
+  PytThread *t;
+  int64_t now = pytNow();
+  if( g.pSession==0 ) return;
+  pytCommit(now);
+  for(t=g.pThreads; t; t=t->pNext){
+    t->nDepth = 0;
+    t->nRecorded = 0;
+    t->iTop = PYT_NO_ROW;
+  }
+  TraceSessionClose(g.pSession);
+  free(g.pSession);
+  g.pSession = 0;
+  g.pSpan = 0;
+}
+
+static void pytThreadEnded(void *pArg){
+  PytThread *t = (PytThread*)pArg;
+  __atomic_store_n(&t->bDead, 1, __ATOMIC_RELEASE);
+}
+
+/*
+** The calling thread's state, created at its first event, or reset when
+** it belongs to an earlier session.  Under the GIL.
+*/
+PytThread *pytThreadSlow(void){
+  PytThread *t = pytCurrent;
+  if( t==0 ){
+    static int bKey = 0;
+    if( !bKey ){
+      if( pthread_key_create(&g.key, pytThreadEnded)!=0 ) return 0;
+      bKey = 1;
+    }
+    t = calloc(1, sizeof(*t));
+    if( t==0 ) return 0;
+    t->nAlloc = 64;
+    t->aFrame = malloc(sizeof(PytFrame)*t->nAlloc);
+    if( t->aFrame==0 ){ free(t); return 0; }
+    t->tid = (unsigned int)syscall(SYS_gettid);
+    t->pNext = g.pThreads;
+    g.pThreads = t;
+    pthread_setspecific(g.key, t);
+    pytCurrent = t;
+  }
+  t->iGen = g.iGen;
+  t->nDepth = 0;
+  t->nRecorded = 0;
+  t->iTop = PYT_NO_ROW;
+  return t;
+}
+
+/* 1 if module zMod is named by one of the prefixes azPrefix[]: the prefix
+** itself or a submodule of it. */
+static int pytMatch(const char *zMod, char **azPrefix, int n){
+  int i;
+  for(i=0; i<n; i++){
+    size_t k = strlen(azPrefix[i]);
+    if( strncmp(zMod, azPrefix[i], k)==0
+     && (zMod[k]==0 || zMod[k]=='.') ) return 1;
+  }
+  return 0;
+}
+
+static unsigned int pytIntern(const char *z, size_t n){
+  unsigned int id = TRACE_STRING_NULL;
+  if( !RTL_SUCCESS(TraceStringIntern(&g.pSession->Strings, z, (ULONG)n, &id)) ){
+    return TRACE_STRING_NULL;
+  }
+  return id;
+}
+
+/*
+** Names a code object at its first call in this session: "module.qualname"
+** (module: the __name__ of the function's globals) and "file:firstline",
+** each interned once; and whether the filters leave it out.  p is the
+** code's cached entry or NULL; returns it filled (NULL without memory).
+*/
+PytCode *pytCodeSlow(PyCodeObject *pCode, PyObject *pGlobals, PytCode *p){
+  const char *zMod = "?";
+  const char *zQual = "?";
+  const char *zFile = "?";
+  char *zName;
+  size_t n;
+
+  if( p==0 ){
+    p = calloc(1, sizeof(*p));
+    if( p==0 ) return 0;
+    if( PyUnstable_Code_SetExtra((PyObject*)pCode, g.iCodeIndex, p)!=0 ){
+      PyErr_Clear();
+      free(p);
+      return 0;
+    }
+  }
+  if( pGlobals && PyDict_Check(pGlobals) ){
+    PyObject *pName = PyDict_GetItemString(pGlobals, "__name__");
+    if( pName && PyUnicode_Check(pName) ){
+      zMod = PyUnicode_AsUTF8(pName);
+      if( zMod==0 ){ PyErr_Clear(); zMod = "?"; }
+    }
+  }
+  if( pCode->co_qualname && PyUnicode_Check(pCode->co_qualname) ){
+    zQual = PyUnicode_AsUTF8(pCode->co_qualname);
+    if( zQual==0 ){ PyErr_Clear(); zQual = "?"; }
+  }
+  if( pCode->co_filename && PyUnicode_Check(pCode->co_filename) ){
+    zFile = PyUnicode_AsUTF8(pCode->co_filename);
+    if( zFile==0 ){ PyErr_Clear(); zFile = "?"; }
+  }
+  n = strlen(zMod) + strlen(zQual) + strlen(zFile) + 32;
+  zName = malloc(n);
+  if( zName==0 ) return 0;
+  snprintf(zName, n, "%s.%s", zMod, zQual);
+  p->nameId = pytIntern(zName, strlen(zName));
+  snprintf(zName, n, "%s:%d", zFile, pCode->co_firstlineno);
+  p->argsId = pytIntern(zName, strlen(zName));
+  free(zName);
+  p->bSkip = 0;
+  if( g.opt.nInclude>0 && !pytMatch(zMod, g.opt.azInclude, g.opt.nInclude) ){
+    p->bSkip = 1;
+  }
+  if( pytMatch(zMod, g.opt.azExclude, g.opt.nExclude) ) p->bSkip = 1;
+  p->iGen = g.iGen;
+  return p;
+}
+
+/*
+** The name of a C function (--c-calls): "module.name" for a builtin
+** function, "type.name" for a method descriptor.  Interned at each call:
+** the table's hash finds it again (C calls are the expensive option).
+*/
+unsigned int pytInternC(PyObject *pFunc){
+  char zBuf[256];
+  const char *zOwner = 0;
+  const char *zName = "?";
+  if( PyCFunction_Check(pFunc) ){
+    PyCFunctionObject *f = (PyCFunctionObject*)pFunc;
+    zName = f->m_ml->ml_name;
+    if( f->m_self && !PyModule_Check(f->m_self) ){
+      zOwner = Py_TYPE(f->m_self)->tp_name;
+      if( PyType_Check(f->m_self) ) zOwner = ((PyTypeObject*)f->m_self)->tp_name;
+    }else if( f->m_module && PyUnicode_Check(f->m_module) ){
+      zOwner = PyUnicode_AsUTF8(f->m_module);
+      if( zOwner==0 ) PyErr_Clear();
+    }
+  }else if( Py_TYPE(pFunc)==&PyMethodDescr_Type ){
+    PyMethodDescrObject *d = (PyMethodDescrObject*)pFunc;
+    zName = d->d_method->ml_name;
+    zOwner = PyDescr_TYPE(d)->tp_name;
+  }else{
+    zName = Py_TYPE(pFunc)->tp_name;
+  }
+  if( zOwner ){
+    snprintf(zBuf, sizeof(zBuf), "%s.%s", zOwner, zName);
+  }else{
+    snprintf(zBuf, sizeof(zBuf), "%s", zName);
+  }
+  return pytIntern(zBuf, strlen(zBuf));
+}
+
+/*
+** The committer thread: every PYT_COMMITTER_NS, if the program has not
+** committed from an event since (it sleeps, waits on I/O, runs C code),
+** take the GIL and commit: new rows, or every PYT_REFRESH_NS the running
+** calls' dur.  Its own thread state runs no Python code.
+*/
+static void *pytCommitter(void *pArg){
+  PyGILState_STATE st;
+  PyThreadState *ts;
+  (void)pArg;
+  st = PyGILState_Ensure();
+  ts = PyEval_SaveThread();
+  pthread_mutex_lock(&g.mutex);
+  while( !g.bCommitterStop ){
+    struct timespec until;
+    int64_t now, last;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += PYT_COMMITTER_NS;
+    if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    pthread_cond_timedwait(&g.cond, &g.mutex, &until);
+    if( g.bCommitterStop ) break;
+    now = pytNow();
+    last = __atomic_load_n(&g.iLastCommit, __ATOMIC_ACQUIRE);
+    if( now - last < PYT_COMMITTER_NS ) continue;
+    pthread_mutex_unlock(&g.mutex);
+    PyEval_RestoreThread(ts);
+    if( g.pSession && g.bActive ){
+      int bNew = g.pSpan->ReservedCount!=g.pSpan->CommittedCount;
+      now = pytNow();
+      if( bNew || now - g.iLastCommit >= PYT_REFRESH_NS ) pytCommit(now);
+    }
+    PyEval_SaveThread();
+    pthread_mutex_lock(&g.mutex);
+  }
+  pthread_mutex_unlock(&g.mutex);
+  PyEval_RestoreThread(ts);
+  PyGILState_Release(st);
+  return 0;
+}
+
+/* Starts the committer thread.  Returns 0 or 1. */
+int pytCommitterStart(void){
+  g.bCommitterStop = 0;
+  if( pthread_create(&g.committer, 0, pytCommitter, 0)!=0 ) return 1;
+  g.bCommitterRun = 1;
+  return 0;
+}
+
+/* Stops the committer thread and waits for it, letting go of the GIL
+** meanwhile (it may be waiting for it). */
+void pytCommitterStop(void){
+  if( !g.bCommitterRun ) return;
+  pthread_mutex_lock(&g.mutex);
+  g.bCommitterStop = 1;
+  pthread_cond_signal(&g.cond);
+  pthread_mutex_unlock(&g.mutex);
+  Py_BEGIN_ALLOW_THREADS
+  pthread_join(g.committer, 0);
+  Py_END_ALLOW_THREADS
+  g.bCommitterRun = 0;
+}
+
+void pytOptionsFree(PytOptions *p){
+  int i;
+  for(i=0; i<p->nInclude; i++) free(p->azInclude[i]);
+  for(i=0; i<p->nExclude; i++) free(p->azExclude[i]);
+  free(p->azInclude);
+  free(p->azExclude);
+  memset(p, 0, sizeof(*p));
+}
