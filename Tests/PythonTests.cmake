@@ -1,0 +1,40 @@
+#
+# The Python call tracer (Readers/Live/Python/, `tracestore trace-python`),
+# on every interpreter the module was built for (TRACER_PYTHON_MODULES,
+# Readers/Live/Python/PythonModule.cmake: Debian's python3 and the pyenv
+# 3.12 and 3.13 when present).  The test driver runs on Debian's python3
+# (TRACER_PYTHON3) and reads the sessions through the extension.
+#
+#   python.tree.VERSION.PROGRAM  call trees = a pure-Python sys.setprofile
+#                                recorder's, counts = cProfile's ncalls,
+#                                output and exit status unchanged
+#   python.live.VERSION          count(*)/max(ts) seen growing from another
+#                                process while the program runs
+#   python.kill.VERSION          a SIGKILLed program's committed calls intact
+#   python.api.VERSION           start()/stop() in a program: filters,
+#                                threads started before start(), fork
+#
+if(NOT TRACER_PYTHON3 OR NOT TRACER_PYTHON_MODULES)
+  return()
+endif()
+set(TRACER_PY_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/Python)
+set(TRACER_PY_ENV "")
+if(TRACER_SANITIZE)
+  # The module is instrumented; the interpreter is not.
+  set(TRACER_PY_ENV "LD_PRELOAD=${TRACER_LIBASAN};ASAN_OPTIONS=detect_leaks=0")
+endif()
+foreach(entry ${TRACER_PYTHON_MODULES})
+  string(REPLACE "|" ";" parts ${entry})
+  list(GET parts 0 version)
+  list(GET parts 1 python)
+  foreach(program recursion generators async_prog exceptions threads callbacks)
+    add_test(NAME python.tree.${version}.${program}
+      COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_tree_test.py
+              $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+              ${TRACER_PY_TESTS}/programs/${program}.py
+              ${CMAKE_CURRENT_BINARY_DIR}/python-work/tree-${version}-${program})
+    set_tests_properties(python.tree.${version}.${program} PROPERTIES
+      LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+      ENVIRONMENT "${TRACER_PY_ENV}")
+  endforeach()
+endforeach()
