@@ -37,4 +37,13 @@ foreach(entry ${TRACER_PYTHON_MODULES})
       LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
       ENVIRONMENT "${TRACER_PY_ENV}")
   endforeach()
+  foreach(mode live kill)
+    add_test(NAME python.${mode}.${version}
+      COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_live_test.py
+              $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+              ${CMAKE_CURRENT_BINARY_DIR}/python-work/${mode}-${version} ${mode})
+    set_tests_properties(python.${mode}.${version} PROPERTIES
+      LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77
+      ENVIRONMENT "${TRACER_PY_ENV}")
+  endforeach()
 endforeach()
