@@ -27,6 +27,14 @@ foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})
   list(GET parts 0 version)
   list(GET parts 1 python)
+  list(GET parts 2 module_dir)
+  add_test(NAME python.api.${version}
+    COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_api_test.py
+            $<TARGET_FILE:tracestore_ext> ${python} ${module_dir}
+            ${CMAKE_CURRENT_BINARY_DIR}/python-work/api-${version})
+  set_tests_properties(python.api.${version} PROPERTIES
+    LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TRACER_PY_ENV}")
   foreach(program recursion generators async_prog exceptions threads callbacks)
     add_test(NAME python.tree.${version}.${program}
       COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_tree_test.py
