@@ -19,7 +19,9 @@
 ** exec(): its <module> is the first call recorded, at depth 0.  The
 ** module is found on sys.path (after `cmake --install`) or, when the
 ** command runs from a build tree, in the python/X.Y/ directories next to
-** it (each interpreter only loads the one built for it).
+** it (each interpreter only loads the one built for it); the bootstrap
+** then takes them out of sys.path again, so that the program's imports
+** search what they would without the tracer.
 */
 #include <dirent.h>
 #include <errno.h>
@@ -71,6 +73,9 @@ static const char zBootstrap[] =
 "        old = e.pop('TRACESTORE_PYTHONPATH')\n"
 "        if old: e['PYTHONPATH'] = old\n"
 "        else: e.pop('PYTHONPATH', None)\n"
+"        ours = e.pop('TRACESTORE_MODULE_DIRS', '').split(':')\n"
+"        sys.path[:] = [p for p in sys.path if p not in ours]\n"
+"        for p in ours: sys.path_importer_cache.pop(p, None)\n"
 "    a = sys.argv[1:]\n"
 "    main = sys.modules['__main__']\n"
 "    d = main.__dict__\n"
@@ -156,6 +161,7 @@ static void tpBuildTreePath(void){
   closedir(pDir);
   if( zPath==0 ) return;
   setenv("TRACESTORE_PYTHONPATH", zOld ? zOld : "", 1);
+  setenv("TRACESTORE_MODULE_DIRS", zPath, 1);
   if( zOld && zOld[0] ){
     char *z = malloc(nPath + strlen(zOld) + 2);
     if( z ){

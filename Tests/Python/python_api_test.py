@@ -7,7 +7,9 @@ exactly three deep rows, depths 0, 1, 2, each the parent of the next; no
 row of a json module (exclude=["json"]); the thread running before
 start() has its before_helper call at depth 0; the fork child's
 child_work is absent and every row has the parent's pid; every call
-returned (flags 0); stop() returned the number of rows.  Also: start()
+returned (flags 0); stop() returned the number of rows; marker() (a
+10 ms sleep) lies within the time.monotonic_ns() readings the program
+took around it: the tracer's ts are CLOCK_MONOTONIC.  Also: start()
 twice is an error; a bad include type is a TypeError.
 Exit 77 (skip) when PYTHON does not exist.
 """
@@ -35,7 +37,7 @@ def main():
     if run.returncode != 0:
         print(run.stderr)
         return 1
-    pid, returned = map(int, run.stdout.split())
+    pid, returned, before, after = map(int, run.stdout.split())
     conn = sqlite3.connect(':memory:')
     conn.enable_load_extension(True)
     conn.load_extension(ext)
@@ -56,6 +58,12 @@ def main():
         fails.append('the thread started before start(): %r' % helper)
     if any(r[1] == '__main__.child_work' or r[5] != pid for r in rows):
         fails.append('rows of the fork child')
+    mark = conn.execute("SELECT ts, dur FROM span WHERE name = "
+                        "'__main__.marker'").fetchall()
+    if len(mark) != 1 or not before <= mark[0][0] <= mark[0][0] + \
+            mark[0][1] <= after or mark[0][1] < 10 * 1000 * 1000:
+        fails.append('marker() at %r, not within time.monotonic_ns() %d..%d'
+                     % (mark, before, after))
     if any(r[6] != 0 for r in rows):
         fails.append('calls flagged running after stop()')
     if returned != len(rows):

@@ -24,6 +24,8 @@
 **     final.  So a program killed at any point leaves its running calls
 **     closed at the last commit and flagged, as the uftrace reader closes
 **     calls without an exit.
+**   - The store's pages ahead of the writer are faulted in by the
+**     committer thread (Rtl.PrefaultMemoryAsync), without the GIL.
 **   - Commits: at an event at least PYT_COMMIT_NS after the last commit,
 **     and from the committer thread when the program makes no calls (it
 **     sleeps, waits, runs C code), so SQL sees calls within ~10 ms.
@@ -101,10 +103,17 @@ struct PytGlobal {
   unsigned int iGen;      /* session generation, bumped by each start() */
   TRACE_SESSION *pSession;
   TRACE_STORE *pSpan;
+  TRACE_TS_TRACKER tracker;   /* ts of the rows since the last commit */
   unsigned int pid;
   unsigned int catPython; /* "python" */
   unsigned int catC;      /* "c" */
   PytOptions opt;
+  int bTsc;               /* pytNow reads the TSC */
+  uint64_t iTscBase;      /* TSC and CLOCK_MONOTONIC at the last anchor */
+  int64_t iMonoBase;
+  uint64_t iTscMult;      /* ns per TSC tick, << 32 */
+  uint64_t iTscFirst;     /* the first anchor, for the rate */
+  int64_t iMonoFirst;
   int64_t iLastCommit;    /* ts of the last commit (atomic) */
   int64_t iLastTs;        /* latest ts seen */
   uint64_t nCalls;        /* rows written */
@@ -120,6 +129,8 @@ struct PytGlobal {
   pthread_mutex_t mutex;  /* committer sleep */
   pthread_cond_t cond;
   pthread_key_t key;
+  struct { void *p; size_t n; } aPrefault[16];  /* under mutex */
+  unsigned int nPrefaultHead, nPrefaultTail;
   char zError[512];
 };
 
@@ -131,20 +142,41 @@ extern PytGlobal g;
 extern __thread PytThread *pytCurrent
   __attribute__((tls_model("initial-exec")));
 
-static inline int64_t pytNow(void){
+/* CLOCK_MONOTONIC, ns. */
+static inline int64_t pytMono(void){
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (int64_t)t.tv_sec*1000000000LL + t.tv_nsec;
+}
+
+/*
+** The events' clock: CLOCK_MONOTONIC, read from the TSC when the kernel's
+** own clock source is the TSC (a third of the cost of clock_gettime here)
+** and mapped to CLOCK_MONOTONIC by a line through two readings of both,
+** moved forward at every commit (PyTraceWriter.c, pytClockAnchor).  The
+** hooks keep the times they write from going down (g.iLastTs).
+*/
+static inline int64_t pytNow(void){
+#if defined(__x86_64__)
+  if( g.bTsc ){
+    uint64_t t = __builtin_ia32_rdtsc();
+    return g.iMonoBase
+         + (int64_t)(((unsigned __int128)(t - g.iTscBase) * g.iTscMult) >> 32);
+  }
+#endif
+  return pytMono();
 }
 
 /* PyTraceWriter.c */
 int pytWriterOpen(const char *zPath);
 void pytWriterClose(void);
 void pytCommit(int64_t now);
+void pytClockStart(void);
 PytThread *pytThreadSlow(void);
 PytCode *pytCodeSlow(PyCodeObject *pCode, PyObject *pGlobals, PytCode *p);
 unsigned int pytInternC(PyObject *pFunc);
 int pytCommitterStart(void);
+void pytPrefaultAsync(PRTL pRtl, PVOID p, SIZE_T n);
 void pytCommitterStop(void);
 void pytOptionsFree(PytOptions *p);
 

@@ -40,6 +40,8 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   SPAN_RECORD r;
   ULONGLONG iRow;
 
+  if( now<g.iLastTs ) now = g.iLastTs;
+
   if( t->nDepth==t->nAlloc ){
     int nNew = t->nAlloc*2;
     PytFrame *aNew = realloc(t->aFrame, sizeof(PytFrame)*nNew);
@@ -66,6 +68,7 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   if( !RTL_SUCCESS(TraceStoreAppendInline(g.pSpan, &r, sizeof(r), &iRow)) ){
     return;
   }
+  TraceStoreTrackTs(&g.tracker, now);
   f->iRow = iRow;
   f->iTs = now;
   f->iPrevTop = t->iTop;
@@ -81,6 +84,7 @@ void pytReturn(PytThread *t, int64_t now){
   PytFrame *f;
   SPAN_RECORD *r;
   if( t->nDepth==0 ) return;
+  if( now<g.iLastTs ) now = g.iLastTs;
   f = &t->aFrame[--t->nDepth];
   if( f->iRow==PYT_NO_ROW ) return;
   r = (SPAN_RECORD*)(g.pSpan->Base + f->iRow*sizeof(SPAN_RECORD));

@@ -195,6 +195,7 @@ PyMODINIT_FUNC PyInit_tracestore(void){
       PyErr_SetString(PyExc_ImportError, "tracestore: InitializeRtl failed");
       return 0;
     }
+    g.rtl.PrefaultMemoryAsync = pytPrefaultAsync;
     pthread_mutex_init(&g.mutex, 0);
     pthread_cond_init(&g.cond, 0);
     g.iCodeIndex = PyUnstable_Eval_RequestCodeExtraIndex(free);

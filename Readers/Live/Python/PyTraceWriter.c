@@ -25,6 +25,67 @@
 PytGlobal g;
 __thread PytThread *pytCurrent __attribute__((tls_model("initial-exec")));
 
+/* A reading of the TSC and CLOCK_MONOTONIC together. */
+static void pytClockPair(uint64_t *pTsc, int64_t *pMono){
+#if defined(__x86_64__)
+  uint64_t a = __builtin_ia32_rdtsc();
+  int64_t m = pytMono();
+  uint64_t b = __builtin_ia32_rdtsc();
+  *pTsc = a + (b - a)/2;
+  *pMono = m;
+#else
+  *pTsc = 0;
+  *pMono = pytMono();
+#endif
+}
+
+/*
+** Starts the TSC clock if the kernel's clock source is the TSC: the rate
+** from 2 ms of both clocks, refined at every anchor.
+*/
+void pytClockStart(void){
+  char zSource[32] = {0};
+  FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+                  "current_clocksource", "r");
+  uint64_t t1;
+  int64_t m1;
+  g.bTsc = 0;
+#if defined(__x86_64__)
+  if( f ){
+    if( fgets(zSource, sizeof(zSource), f)==0 ) zSource[0] = 0;
+  }
+#endif
+  if( f ) fclose(f);
+  if( strcmp(zSource, "tsc\n")!=0 || getenv("TRACESTORE_NO_TSC") ) return;
+  pytClockPair(&g.iTscFirst, &g.iMonoFirst);
+  do{
+    pytClockPair(&t1, &m1);
+  }while( m1 - g.iMonoFirst < 2000000 );
+  if( t1<=g.iTscFirst ) return;
+  g.iTscMult = (uint64_t)((((unsigned __int128)(m1 - g.iMonoFirst)) << 32)
+                          / (t1 - g.iTscFirst));
+  g.iTscBase = t1;
+  g.iMonoBase = m1;
+  g.bTsc = 1;
+}
+
+/*
+** Moves the TSC clock's line to a fresh reading of both clocks (at a
+** commit, under the GIL), with the rate over everything since the start.
+** Never below what it gave before: the hooks clamp to g.iLastTs.
+*/
+static void pytClockAnchor(void){
+  uint64_t t;
+  int64_t m;
+  if( !g.bTsc ) return;
+  pytClockPair(&t, &m);
+  if( t<=g.iTscFirst ) return;
+  g.iTscMult = (uint64_t)((((unsigned __int128)(m - g.iMonoFirst)) << 32)
+                          / (t - g.iTscFirst));
+  g.iTscBase = t;
+  g.iMonoBase = m;
+}
+
 /*
 ** Opens (or creates) the session at zPath for writing, with its span
 ** store and the "mono" clock (CLOCK_MONOTONIC, as `tracestore record`).
@@ -58,11 +119,13 @@ int pytWriterOpen(const char *zPath){
   /* Bounded memory however long the program runs (NOTES.md). */
   g.pSpan->DiscardBehind = TRUE;
   g.pSession = p;
+  g.tracker = (TRACE_TS_TRACKER)TRACE_TS_TRACKER_INIT;
   g.pid = (unsigned int)getpid();
   g.iGen++;
   g.nCalls = 0;
   g.nCommits = 0;
   g.nsCommit = 0;
+  pytClockStart();
   g.iLastCommit = pytNow();
   g.iLastTs = g.iLastCommit;
   return 0;
@@ -110,13 +173,19 @@ static void pytRefreshOpen(int64_t now){
 void pytCommit(int64_t now){
   int64_t t0;
   if( g.pSession==0 ) return;
-  t0 = pytNow();
+  t0 = pytMono();
+  if( now<g.iLastTs ) now = g.iLastTs;
   pytRefreshOpen(now);
-  TraceSessionCommit(g.pSession);
+  /* Strings first; the rows' ts are tracked as they are written, so the
+  ** commit need not read them back. */
+  if( RTL_SUCCESS(TraceStringCommit(&g.pSession->Strings)) ){
+    TraceStoreCommitTracked(g.pSpan, &g.tracker);
+  }
   pytReapThreads();
+  pytClockAnchor();
   __atomic_store_n(&g.iLastCommit, now, __ATOMIC_RELEASE);
   g.nCommits++;
-  g.nsCommit += pytNow() - t0;
+  g.nsCommit += pytMono() - t0;
 }
 
 /*
@@ -283,11 +352,46 @@ unsigned int pytInternC(PyObject *pFunc){
 }
 
 /*
-** The committer thread: every PYT_COMMITTER_NS, if the program has not
+** The committer thread: the pre-faults, and every PYT_COMMITTER_NS, if
+** the program has not
 ** committed from an event since (it sleeps, waits on I/O, runs C code),
 ** take the GIL and commit: new rows, or every PYT_REFRESH_NS the running
 ** calls' dur.  Its own thread state runs no Python code.
 */
+/*
+** Rtl.PrefaultMemoryAsync: the store asks for the pages a window ahead of
+** the writer; the committer thread faults them in, so that the program
+** does not take a page fault every 73 calls.  A full queue runs the
+** request inline (slower, never wrong).
+*/
+void pytPrefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
+  int bInline = 0;
+  pthread_mutex_lock(&g.mutex);
+  if( !g.bCommitterRun || g.nPrefaultTail - g.nPrefaultHead >= 16 ){
+    bInline = 1;
+  }else{
+    g.aPrefault[g.nPrefaultTail % 16].p = p;
+    g.aPrefault[g.nPrefaultTail % 16].n = n;
+    g.nPrefaultTail++;
+    pthread_cond_signal(&g.cond);
+  }
+  pthread_mutex_unlock(&g.mutex);
+  if( bInline ) pRtl->PrefaultMemory(pRtl, p, n);
+}
+
+/* Runs the queued pre-faults; called with g.mutex held, which it lets go
+** of while faulting. */
+static void pytPrefaultQueued(void){
+  while( g.nPrefaultHead!=g.nPrefaultTail ){
+    void *p = g.aPrefault[g.nPrefaultHead % 16].p;
+    size_t n = g.aPrefault[g.nPrefaultHead % 16].n;
+    g.nPrefaultHead++;
+    pthread_mutex_unlock(&g.mutex);
+    g.rtl.PrefaultMemory(&g.rtl, p, n);
+    pthread_mutex_lock(&g.mutex);
+  }
+}
+
 static void *pytCommitter(void *pArg){
   PyGILState_STATE st;
   PyThreadState *ts;
@@ -301,9 +405,12 @@ static void *pytCommitter(void *pArg){
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += PYT_COMMITTER_NS;
     if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    pthread_cond_timedwait(&g.cond, &g.mutex, &until);
+    if( g.nPrefaultHead==g.nPrefaultTail ){
+      pthread_cond_timedwait(&g.cond, &g.mutex, &until);
+    }
     if( g.bCommitterStop ) break;
-    now = pytNow();
+    pytPrefaultQueued();
+    now = pytMono();
     last = __atomic_load_n(&g.iLastCommit, __ATOMIC_ACQUIRE);
     if( now - last < PYT_COMMITTER_NS ) continue;
     pthread_mutex_unlock(&g.mutex);

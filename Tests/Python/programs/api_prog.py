@@ -1,10 +1,12 @@
 # tracestore.start()/stop() inside a program: a thread already running at
 # start(), --exclude and --max-depth as keywords, a fork child that must
-# not be recorded.  Prints its pid and what stop() returned.
+# not be recorded.  Prints its pid, what stop() returned, and
+# time.monotonic_ns() before and after calling marker().
 import json
 import os
 import sys
 import threading
+import time
 
 import tracestore
 
@@ -24,6 +26,10 @@ def deep(n):
     return 0 if n == 0 else deep(n - 1) + 1
 
 
+def marker():
+    time.sleep(0.01)
+
+
 def child_work():
     return sum(range(10))
 
@@ -41,4 +47,7 @@ if pid == 0:
     os._exit(7)
 _, status = os.waitpid(pid, 0)
 assert os.waitstatus_to_exitcode(status) == 7
-print(os.getpid(), tracestore.stop())
+before = time.monotonic_ns()
+marker()
+after = time.monotonic_ns()
+print(os.getpid(), tracestore.stop(), before, after)
