@@ -23,6 +23,27 @@ if(TRACER_SANITIZE)
   # The module is instrumented; the interpreter is not.
   set(TRACER_PY_ENV "LD_PRELOAD=${TRACER_LIBASAN};ASAN_OPTIONS=detect_leaks=0")
 endif()
+#
+# Benchmark (ctest -L bench -R python): per-call overhead next to cProfile
+# and a sys.setprofile recorder, and the RSS of a 100 M-call run.
+# BENCHMARKS.md, "Python tracer".
+#
+foreach(entry ${TRACER_PYTHON_MODULES})
+  string(REPLACE "|" ";" parts ${entry})
+  list(GET parts 0 version)
+  list(GET parts 1 python)
+  list(GET parts 2 module_dir)
+  add_test(NAME bench.python.${version}
+    COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python.py
+            ${CMAKE_CURRENT_BINARY_DIR}/bench-python-${version})
+  add_test(NAME bench.python_long.${version}
+    COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python.py
+            ${CMAKE_CURRENT_BINARY_DIR}/bench-python-${version} --long 100000000)
+  set_tests_properties(bench.python.${version} bench.python_long.${version}
+    PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE
+    ENVIRONMENT "PYTHONPATH=${module_dir}")
+endforeach()
+
 foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})
   list(GET parts 0 version)

@@ -10,9 +10,10 @@ each, the best of 7 runs of: no profiler, cProfile (Profile.enable()),
 the setprofile recorder (a list append per call and return), tracestore
 (start() into a fresh session; the time from start() to stop(), which
 create and close the session, outside the measure).  Overhead per call = (time - time without
-a profiler) / calls, time being the process's CPU time (all its
-threads: the tracer's committer thread pre-faults the store's pages; CPU
-time rather than wall time because the machine is shared), calls being tracestore's row count (equal to the
+a profiler) / calls, time being CPU time (the machine is shared, wall
+time is noise): of the program's thread (what it is slowed down by when a
+core is free for the rest), and of the process (all threads: the
+tracer's committer thread pre-faults the store's pages), calls being tracestore's row count (equal to the
 profile hook's call events).  Also: store bytes per call (the session's
 files), commits and their cost.
 
@@ -47,17 +48,25 @@ def setprofile_recorder():
 
     def record(frame, event, arg):
         if event == 'call':
-            calls.append((frame.f_code, time.process_time_ns()))
+            calls.append((frame.f_code, time.perf_counter_ns()))
         elif event == 'return':
-            calls.append((None, time.process_time_ns()))
+            calls.append((None, time.perf_counter_ns()))
     return record
+
+
+def clock():
+    return time.thread_time_ns(), time.process_time_ns()
+
+
+def minus(a, b):
+    return a[0] - b[0], a[1] - b[1]
 
 
 def timed(fn, arg, mode, work):
     session = os.path.join(work, 'bench.trace')
     if mode == 'tracestore':
         shutil.rmtree(session, ignore_errors=True)
-    t0 = time.process_time_ns()
+    t0 = clock()
     if mode == 'cProfile':
         p = cProfile.Profile()
         p.enable()
@@ -69,23 +78,23 @@ def timed(fn, arg, mode, work):
         sys.setprofile(None)
     elif mode == 'tracestore':
         tracestore.start(session)
-        t0 = time.process_time_ns()
+        t0 = clock()
         fn(arg)
-        t1 = time.process_time_ns()
+        t1 = clock()
         stats = tracestore.stats()
         calls = tracestore.stop()
         size = sum(os.path.getsize(os.path.join(session, f))
                    for f in os.listdir(session))
-        return t1 - t0, calls, size, stats
+        return minus(t1, t0), calls, size, stats
     else:
         fn(arg)
-    return time.process_time_ns() - t0, None, None, None
+    return minus(clock(), t0), None, None, None
 
 
-def rss_kb():
+def rss_kb(field='VmRSS:'):
     with open('/proc/self/status') as f:
         for line in f:
-            if line.startswith('VmRSS:'):
+            if line.startswith(field):
                 return int(line.split()[1])
     return 0
 
@@ -103,8 +112,11 @@ def long_run(work, want):
         fib(27)                      # 317,811 calls
         done = tracestore.stats()['calls']
         if done >= next_report:
-            print('@bench python_long calls=%d rss_added_kb=%d seconds=%.1f'
-                  % (done, rss_kb() - base, time.perf_counter() - t0))
+            print('@bench python_long calls=%d rss_added_kb=%d anon_kb=%d '
+                  'file_kb=%d seconds=%.1f'
+                  % (done, rss_kb() - base, rss_kb('RssAnon:'),
+                     rss_kb('RssFile:') + rss_kb('RssShmem:'),
+                     time.perf_counter() - t0))
             sys.stdout.flush()
             next_report += step
     tracestore.stop()
@@ -127,22 +139,25 @@ def main():
         for _ in range(7):
             for mode in ('none', 'cProfile', 'setprofile', 'tracestore'):
                 ns, calls, size, stats = timed(fn, arg, mode, work)
-                if mode not in best or ns < best[mode]:
-                    best[mode] = ns
+                old = best.get(mode, (1 << 62, 1 << 62))
+                best[mode] = (min(old[0], ns[0]), min(old[1], ns[1]))
                 if mode == 'tracestore':
                     extra = (calls, size, stats)
         calls, size, stats = extra
-        over = {m: (best[m] - best['none']) / calls
-                for m in ('cProfile', 'setprofile', 'tracestore')}
-        print('@bench python_%s python=%s mode=%s calls=%d base_ns_per_call=%.1f '
-              'cprofile_ns=%.1f setprofile_ns=%.1f tracestore_ns=%.1f '
-              'ratio_vs_cprofile=%.2f bytes_per_call=%.1f commits=%d '
-              'commit_us=%.1f' % (
-                  name, version, stats['mode'], calls, best['none'] / calls,
-                  over['cProfile'], over['setprofile'], over['tracestore'],
-                  over['tracestore'] / over['cProfile'], size / calls,
-                  stats['commits'],
-                  stats['commit_ns'] / 1000 / max(stats['commits'], 1)))
+        for which, k in (('thread', 0), ('process', 1)):
+            over = {m: (best[m][k] - best['none'][k]) / calls
+                    for m in ('cProfile', 'setprofile', 'tracestore')}
+            print('@bench python_%s python=%s cpu=%s mode=%s calls=%d '
+                  'base_ns_per_call=%.1f cprofile_ns=%.1f setprofile_ns=%.1f '
+                  'tracestore_ns=%.1f ratio_vs_cprofile=%.2f' % (
+                      name, version, which, stats['mode'], calls,
+                      best['none'][k] / calls, over['cProfile'],
+                      over['setprofile'], over['tracestore'],
+                      over['tracestore'] / over['cProfile']))
+        print('@bench python_%s_store python=%s bytes_per_call=%.1f commits=%d '
+              'commit_us=%.1f' % (name, version, size / calls, stats['commits'],
+                                  stats['commit_ns'] / 1000
+                                  / max(stats['commits'], 1)))
     return 0
 
 

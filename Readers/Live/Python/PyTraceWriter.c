@@ -385,9 +385,24 @@ static void pytPrefaultQueued(void){
   while( g.nPrefaultHead!=g.nPrefaultTail ){
     void *p = g.aPrefault[g.nPrefaultHead % 16].p;
     size_t n = g.aPrefault[g.nPrefaultHead % 16].n;
+    TRACE_STORE *pStore = g.pSpan;
     g.nPrefaultHead++;
     pthread_mutex_unlock(&g.mutex);
-    g.rtl.PrefaultMemory(&g.rtl, p, n);
+    /* A request this thread comes to late (the machine is busy) may lie
+    ** behind the writer, in pages the store already unmapped: faulting
+    ** them in again would keep them resident for good.  So only the part
+    ** ahead of the writer.  The store's fields are read without the GIL:
+    ** a stale answer costs a useless or a skipped pre-fault. */
+    if( pStore ){
+      PBYTE pWriter = __atomic_load_n(&pStore->Base, __ATOMIC_RELAXED)
+        + __atomic_load_n(&pStore->ReservedCount, __ATOMIC_RELAXED)
+          * sizeof(SPAN_RECORD);
+      PBYTE pStart = (PBYTE)p, pEnd = (PBYTE)p + n;
+      if( pStart<pWriter ) pStart = pWriter;
+      if( pEnd>pStart ){
+        g.rtl.PrefaultMemory(&g.rtl, pStart, (SIZE_T)(pEnd - pStart));
+      }
+    }
     pthread_mutex_lock(&g.mutex);
   }
 }
