@@ -8,6 +8,8 @@
 #   python.tree.VERSION.PROGRAM  call trees = a pure-Python sys.setprofile
 #                                recorder's, counts = cProfile's ncalls,
 #                                output and exit status unchanged
+#   python.tree_c.VERSION.PROGRAM the same with --c-calls: C functions' calls
+#                                = the recorder's c_call .. c_return
 #   python.live.VERSION          count(*)/max(ts) seen growing from another
 #                                process while the program runs
 #   python.kill.VERSION          a SIGKILLed program's committed calls intact
@@ -63,6 +65,17 @@ foreach(entry ${TRACER_PYTHON_MODULES})
               ${TRACER_PY_TESTS}/programs/${program}.py
               ${CMAKE_CURRENT_BINARY_DIR}/python-work/tree-${version}-${program})
     set_tests_properties(python.tree.${version}.${program} PROPERTIES
+      LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+      ENVIRONMENT "${TRACER_PY_ENV}")
+  endforeach()
+  foreach(program callbacks generators exceptions async_prog)
+    add_test(NAME python.tree_c.${version}.${program}
+      COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_tree_test.py
+              $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+              ${TRACER_PY_TESTS}/programs/${program}.py
+              ${CMAKE_CURRENT_BINARY_DIR}/python-work/tree_c-${version}-${program}
+              c-calls)
+    set_tests_properties(python.tree_c.${version}.${program} PROPERTIES
       LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
       ENVIRONMENT "${TRACER_PY_ENV}")
   endforeach()

@@ -123,6 +123,7 @@ struct PytGlobal {
   Py_ssize_t iCodeIndex;  /* co_extra index */
   int eMode;              /* PYT_MODE_* */
   int iTool;              /* sys.monitoring tool id */
+  PyObject *pMissing;     /* sys.monitoring.MISSING */
   int bCommitterRun;
   int bCommitterStop;
   pthread_t committer;
@@ -174,7 +175,7 @@ void pytCommit(int64_t now);
 void pytClockStart(void);
 PytThread *pytThreadSlow(void);
 PytCode *pytCodeSlow(PyCodeObject *pCode, PyObject *pGlobals, PytCode *p);
-unsigned int pytInternC(PyObject *pFunc);
+unsigned int pytInternC(PyObject *pFunc, PyObject *pSelf);
 int pytCommitterStart(void);
 void pytPrefaultAsync(PRTL pRtl, PVOID p, SIZE_T n);
 void pytCommitterStop(void);

@@ -157,7 +157,7 @@ static int pytProfile(PyObject *pObj, PyFrameObject *pFrame, int what,
       break;
     case PyTrace_C_CALL:
       if( g.opt.bCCalls && pArg ){
-        pytCall(t, pytInternC(pArg), TRACE_STRING_NULL, g.catC, 0, now);
+        pytCall(t, pytInternC(pArg, 0), TRACE_STRING_NULL, g.catC, 0, now);
       }
       break;
     case PyTrace_C_RETURN:
@@ -197,10 +197,14 @@ static PyObject *pytThreadHook(PyObject *pSelf, PyObject *const *apArg,
 }
 
 #if PY_VERSION_HEX >= 0x030C0000
-/* 1 if a C call of pFunc is recorded with --c-calls (the test CPython's
-** sys.setprofile makes for c_call and c_return). */
-static int pytIsCFunction(PyObject *pFunc){
-  return PyCFunction_Check(pFunc) || Py_TYPE(pFunc)==&PyMethodDescr_Type;
+/* 1 if the CALL, C_RETURN or C_RAISE (code, offset, callable, arg0) is a
+** C call: the test of CPython's legacy profiler, so that sys.setprofile's
+** c_call and c_return are what is recorded. */
+static int pytIsCCall(PyObject *const *apArg, Py_ssize_t nArg){
+  PyObject *pFunc = apArg[2];
+  if( PyCFunction_Check(pFunc) ) return 1;
+  return Py_TYPE(pFunc)==&PyMethodDescr_Type && nArg>=4
+      && apArg[3]!=g.pMissing;
 }
 
 /*
@@ -232,9 +236,12 @@ static PyObject *pytMonCCall(PyObject *pSelf, PyObject *const *apArg,
   PytThread *t;
   (void)pSelf;
   if( nArg<3 || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED)
-   || !pytIsCFunction(apArg[2]) ) Py_RETURN_NONE;
+   || !pytIsCCall(apArg, nArg) ) Py_RETURN_NONE;
   t = pytThread();
-  if( t ) pytCall(t, pytInternC(apArg[2]), TRACE_STRING_NULL, g.catC, 0, pytNow());
+  if( t ){
+    pytCall(t, pytInternC(apArg[2], nArg>=4 ? apArg[3] : 0),
+            TRACE_STRING_NULL, g.catC, 0, pytNow());
+  }
   Py_RETURN_NONE;
 }
 
@@ -243,7 +250,7 @@ static PyObject *pytMonCReturn(PyObject *pSelf, PyObject *const *apArg,
   PytThread *t;
   (void)pSelf;
   if( nArg<3 || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED)
-   || !pytIsCFunction(apArg[2]) ) Py_RETURN_NONE;
+   || !pytIsCCall(apArg, nArg) ) Py_RETURN_NONE;
   t = pytThread();
   if( t ) pytReturn(t, pytNow());
   Py_RETURN_NONE;
@@ -361,6 +368,11 @@ static int pytInstallMonitoring(PyObject *pModule){
   size_t i;
   PyObject *pRes;
   g.iTool = -1;
+  if( g.pMissing==0 ){
+    PyObject *pMon = PySys_GetObject("monitoring");
+    g.pMissing = pMon ? PyObject_GetAttrString(pMon, "MISSING") : 0;
+    if( g.pMissing==0 ) PyErr_Clear();
+  }
   for(i=0; i<sizeof(aTry)/sizeof(aTry[0]); i++){
     pRes = pytMonitoring("use_tool_id", "(is)", aTry[i], "tracestore");
     if( pRes ){ Py_DECREF(pRes); g.iTool = aTry[i]; break; }

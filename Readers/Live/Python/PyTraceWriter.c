@@ -25,14 +25,26 @@
 PytGlobal g;
 __thread PytThread *pytCurrent __attribute__((tls_model("initial-exec")));
 
-/* A reading of the TSC and CLOCK_MONOTONIC together. */
+/*
+** A reading of the TSC and CLOCK_MONOTONIC together: the tightest of a few
+** tries, since a thread preempted between the reads (a busy machine)
+** would pair times milliseconds apart and bend the line.
+*/
 static void pytClockPair(uint64_t *pTsc, int64_t *pMono){
 #if defined(__x86_64__)
-  uint64_t a = __builtin_ia32_rdtsc();
-  int64_t m = pytMono();
-  uint64_t b = __builtin_ia32_rdtsc();
-  *pTsc = a + (b - a)/2;
-  *pMono = m;
+  uint64_t best = ~0ULL;
+  int i;
+  for(i=0; i<32; i++){
+    uint64_t a = __builtin_ia32_rdtsc();
+    int64_t m = pytMono();
+    uint64_t b = __builtin_ia32_rdtsc();
+    if( b - a < best ){
+      best = b - a;
+      *pTsc = a + (b - a)/2;
+      *pMono = m;
+      if( best<2000 ) break;
+    }
+  }
 #else
   *pTsc = 0;
   *pMono = pytMono();
@@ -318,20 +330,50 @@ PytCode *pytCodeSlow(PyCodeObject *pCode, PyObject *pGlobals, PytCode *p){
 }
 
 /*
-** The name of a C function (--c-calls): "module.name" for a builtin
-** function, "type.name" for a method descriptor.  Interned at each call:
-** the table's hash finds it again (C calls are the expensive option).
+** A type as "module.name" ("name" for builtins), the module and name its
+** __module__ and __name__ say: tp_name for a static type; for a heap type
+** (made from a spec or by a class statement) its name and the __module__
+** of its dict.  Into z[n].
 */
-unsigned int pytInternC(PyObject *pFunc){
+static const char *pytTypeName(PyTypeObject *t, char *z, size_t n){
+  if( t->tp_flags & Py_TPFLAGS_HEAPTYPE ){
+    PyObject *pMod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : 0;
+    PyObject *pName = ((PyHeapTypeObject*)t)->ht_name;
+    const char *zMod = pMod && PyUnicode_Check(pMod) ? PyUnicode_AsUTF8(pMod) : 0;
+    const char *zName = pName && PyUnicode_Check(pName) ? PyUnicode_AsUTF8(pName) : 0;
+    if( zName==0 ){ PyErr_Clear(); zName = "?"; }
+    if( zMod==0 ) PyErr_Clear();
+    if( zMod && strcmp(zMod, "builtins")!=0 ){
+      snprintf(z, n, "%s.%s", zMod, zName);
+    }else{
+      snprintf(z, n, "%s", zName);
+    }
+  }else{
+    snprintf(z, n, "%s", t->tp_name ? t->tp_name : "?");
+  }
+  return z;
+}
+
+/*
+** The name of a C function (--c-calls), as sys.setprofile's c_call
+** argument shows it: "owner.name", the owner being the type of the bound
+** object (the type itself for a class method), else the function's module.
+** pSelf is the object a method descriptor is called on (3.12+: CPython's
+** legacy profiler binds the descriptor to it).  Interned at each call: the
+** table's hash finds it again (C calls are the expensive option).
+*/
+unsigned int pytInternC(PyObject *pFunc, PyObject *pSelf){
   char zBuf[256];
+  char zType[200];
   const char *zOwner = 0;
   const char *zName = "?";
   if( PyCFunction_Check(pFunc) ){
     PyCFunctionObject *f = (PyCFunctionObject*)pFunc;
+    PyObject *pBound = PyCFunction_GET_SELF(pFunc);   /* NULL if static */
     zName = f->m_ml->ml_name;
-    if( f->m_self && !PyModule_Check(f->m_self) ){
-      zOwner = Py_TYPE(f->m_self)->tp_name;
-      if( PyType_Check(f->m_self) ) zOwner = ((PyTypeObject*)f->m_self)->tp_name;
+    if( pBound && !PyModule_Check(pBound) ){
+      zOwner = pytTypeName(PyType_Check(pBound) ? (PyTypeObject*)pBound
+                           : Py_TYPE(pBound), zType, sizeof(zType));
     }else if( f->m_module && PyUnicode_Check(f->m_module) ){
       zOwner = PyUnicode_AsUTF8(f->m_module);
       if( zOwner==0 ) PyErr_Clear();
@@ -339,9 +381,10 @@ unsigned int pytInternC(PyObject *pFunc){
   }else if( Py_TYPE(pFunc)==&PyMethodDescr_Type ){
     PyMethodDescrObject *d = (PyMethodDescrObject*)pFunc;
     zName = d->d_method->ml_name;
-    zOwner = PyDescr_TYPE(d)->tp_name;
+    zOwner = pytTypeName(pSelf ? Py_TYPE(pSelf) : PyDescr_TYPE(d), zType,
+                         sizeof(zType));
   }else{
-    zName = Py_TYPE(pFunc)->tp_name;
+    zName = pytTypeName(Py_TYPE(pFunc), zType, sizeof(zType));
   }
   if( zOwner ){
     snprintf(zBuf, sizeof(zBuf), "%s.%s", zOwner, zName);
@@ -351,13 +394,6 @@ unsigned int pytInternC(PyObject *pFunc){
   return pytIntern(zBuf, strlen(zBuf));
 }
 
-/*
-** The committer thread: the pre-faults, and every PYT_COMMITTER_NS, if
-** the program has not
-** committed from an event since (it sleeps, waits on I/O, runs C code),
-** take the GIL and commit: new rows, or every PYT_REFRESH_NS the running
-** calls' dur.  Its own thread state runs no Python code.
-*/
 /*
 ** Rtl.PrefaultMemoryAsync: the store asks for the pages a window ahead of
 ** the writer; the committer thread faults them in, so that the program
