@@ -207,37 +207,36 @@ static int pytIsCCall(PyObject *const *apArg, Py_ssize_t nArg){
       && apArg[3]!=g.pMissing;
 }
 
+/* The calling thread's state while recording, else NULL. */
+static inline PytThread *pytActive(void){
+  if( !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED) ) return 0;
+  return pytThread();
+}
+
 /*
 ** sys.monitoring callbacks: (code, offset[, value]) and, for C calls,
 ** (code, offset, callable, arg0).
 */
 static PyObject *pytMonCall(PyObject *pSelf, PyObject *const *apArg,
                             Py_ssize_t nArg){
-  PytThread *t;
+  PytThread *t = nArg>=1 ? pytActive() : 0;
   (void)pSelf;
-  if( nArg<1 || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED) ) Py_RETURN_NONE;
-  t = pytThread();
   if( t ) pytCallCode(t, (PyCodeObject*)apArg[0], 0, pytNow());
   Py_RETURN_NONE;
 }
 
 static PyObject *pytMonReturn(PyObject *pSelf, PyObject *const *apArg,
                               Py_ssize_t nArg){
-  PytThread *t;
+  PytThread *t = pytActive();
   (void)pSelf; (void)apArg; (void)nArg;
-  if( !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED) ) Py_RETURN_NONE;
-  t = pytThread();
   if( t ) pytReturn(t, pytNow());
   Py_RETURN_NONE;
 }
 
 static PyObject *pytMonCCall(PyObject *pSelf, PyObject *const *apArg,
                              Py_ssize_t nArg){
-  PytThread *t;
+  PytThread *t = nArg>=3 && pytIsCCall(apArg, nArg) ? pytActive() : 0;
   (void)pSelf;
-  if( nArg<3 || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED)
-   || !pytIsCCall(apArg, nArg) ) Py_RETURN_NONE;
-  t = pytThread();
   if( t ){
     pytCall(t, pytInternC(apArg[2], nArg>=4 ? apArg[3] : 0),
             TRACE_STRING_NULL, g.catC, 0, pytNow());
@@ -247,11 +246,8 @@ static PyObject *pytMonCCall(PyObject *pSelf, PyObject *const *apArg,
 
 static PyObject *pytMonCReturn(PyObject *pSelf, PyObject *const *apArg,
                                Py_ssize_t nArg){
-  PytThread *t;
+  PytThread *t = nArg>=3 && pytIsCCall(apArg, nArg) ? pytActive() : 0;
   (void)pSelf;
-  if( nArg<3 || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED)
-   || !pytIsCCall(apArg, nArg) ) Py_RETURN_NONE;
-  t = pytThread();
   if( t ) pytReturn(t, pytNow());
   Py_RETURN_NONE;
 }
