@@ -66,6 +66,7 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   r.Flags = SPAN_FLAG_END_MISSING;
   r.Padding = 0;
   if( !RTL_SUCCESS(TraceStoreAppendInline(g.pSpan, &r, sizeof(r), &iRow)) ){
+    TraceStoreAddDropped(g.pSpan, 1);   /* disk full: store_info.dropped */
     return;
   }
   TraceStoreTrackTs(&g.tracker, now);
