@@ -13,6 +13,7 @@
 #   python.live.VERSION          count(*)/max(ts) seen growing from another
 #                                process while the program runs
 #   python.kill.VERSION          a SIGKILLed program's committed calls intact
+#   python.cli.VERSION           -m, the script's view, errors
 #   python.api.VERSION           start()/stop() in a program: filters,
 #                                threads started before start(), fork
 #
@@ -51,6 +52,13 @@ foreach(entry ${TRACER_PYTHON_MODULES})
   list(GET parts 0 version)
   list(GET parts 1 python)
   list(GET parts 2 module_dir)
+  add_test(NAME python.cli.${version}
+    COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_cli_test.py
+            $<TARGET_FILE:tracestore> ${python}
+            ${CMAKE_CURRENT_BINARY_DIR}/python-work/cli-${version})
+  set_tests_properties(python.cli.${version} PROPERTIES
+    LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TRACER_PY_ENV}")
   add_test(NAME python.api.${version}
     COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_api_test.py
             $<TARGET_FILE:tracestore_ext> ${python} ${module_dir}
