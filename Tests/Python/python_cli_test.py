@@ -44,7 +44,7 @@ def main():
                                                     want.stdout, want.stderr):
         fails.append('-m json.tool: %r, alone %r' % (got, want))
     out = subprocess.run([tracestore, 'sql', '--csv', os.path.join(work, 'm.trace'),
-                          "SELECT depth, args LIKE '%/json/tool.py:%' FROM span "
+                          "SELECT depth, args LIKE '%/json/tool.py:%' AS t FROM span "
                           "WHERE name = '__main__.main'"],
                          capture_output=True, text=True)
     if out.stdout.split()[1:] != ['1,1']:
