@@ -33,6 +33,20 @@
 
 #include "PyTrace.h"
 
+/*
+** A long call returns to a row the store has unmapped behind its writer:
+** writing its dur faulted the page in again, and nothing would unmap it
+** a second time.  So it is unmapped here (the page cache keeps it), when
+** the whole page lies in the unmapped part.
+*/
+static void pytUnmapRow(uint64_t iRow){
+  uint64_t iFrom = (iRow*sizeof(SPAN_RECORD)) & ~4095ULL;
+  uint64_t iTo = ((iRow + 1)*sizeof(SPAN_RECORD) + 4095) & ~4095ULL;
+  if( iTo <= (g.pSpan->DiscardedBytes & ~4095ULL) ){
+    g.rtl.DiscardMemory(&g.rtl, g.pSpan->Base + iFrom, (SIZE_T)(iTo - iFrom));
+  }
+}
+
 /* Pushes a call; records it unless bSkip or deeper than --max-depth. */
 void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
              unsigned int catId, int bSkip, int64_t now){
@@ -91,6 +105,9 @@ void pytReturn(PytThread *t, int64_t now){
   r = (SPAN_RECORD*)(g.pSpan->Base + f->iRow*sizeof(SPAN_RECORD));
   __atomic_store_n(&r->Duration, now - f->iTs, __ATOMIC_RELAXED);
   __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
+  if( f->iRow*sizeof(SPAN_RECORD) < g.pSpan->DiscardedBytes ){
+    pytUnmapRow(f->iRow);
+  }
   t->iTop = f->iPrevTop;
   t->nRecorded--;
   g.iLastTs = now;
