@@ -367,17 +367,19 @@ static long pytEvent(const char *zName){
   return v;
 }
 
+/* The events and the callbacks they go to (bC: with --c-calls only). */
+static const struct { const char *zEvent; const char *zCallback; int bC; } aCb[] = {
+  { "PY_START", "_on_call", 0 },     { "PY_RESUME", "_on_call", 0 },
+  { "PY_THROW", "_on_call", 0 },     { "PY_RETURN", "_on_return", 0 },
+  { "PY_YIELD", "_on_return", 0 },   { "PY_UNWIND", "_on_return", 0 },
+  { "CALL", "_on_c_call", 1 },       { "C_RETURN", "_on_c_return", 1 },
+  { "C_RAISE", "_on_c_return", 1 },
+};
+
 /* Registers the callbacks under a free tool id.  Returns 0, or 1 (no
 ** tool id free: the caller falls back to the profile hook). */
 static int pytInstallMonitoring(PyObject *pModule){
   static const int aTry[] = { 4, 3, 5, 1, 0, 2 };
-  static const struct { const char *zEvent; const char *zCallback; int bC; } aCb[] = {
-    { "PY_START", "_on_call", 0 },     { "PY_RESUME", "_on_call", 0 },
-    { "PY_THROW", "_on_call", 0 },     { "PY_RETURN", "_on_return", 0 },
-    { "PY_YIELD", "_on_return", 0 },   { "PY_UNWIND", "_on_return", 0 },
-    { "CALL", "_on_c_call", 1 },       { "C_RETURN", "_on_c_return", 1 },
-    { "C_RAISE", "_on_c_return", 1 },
-  };
   long mask = 0;
   size_t i;
   PyObject *pRes;
@@ -446,7 +448,16 @@ void pytHooksRemove(void){
 #if PY_VERSION_HEX >= 0x030C0000
   if( g.eMode==PYT_MODE_MONITORING ){
     PyObject *pRes = pytMonitoring("set_events", "(ii)", g.iTool, 0);
+    size_t i;
     Py_XDECREF(pRes);
+    /* free_tool_id leaves the callbacks registered (3.12): unregister
+    ** them, so that the next user of the id does not call them. */
+    for(i=0; i<sizeof(aCb)/sizeof(aCb[0]); i++){
+      long ev = pytEvent(aCb[i].zEvent);
+      if( ev<0 ) continue;
+      pRes = pytMonitoring("register_callback", "(ilO)", g.iTool, ev, Py_None);
+      Py_XDECREF(pRes);
+    }
     pRes = pytMonitoring("free_tool_id", "(i)", g.iTool);
     Py_XDECREF(pRes);
     PyErr_Clear();
