@@ -14,6 +14,9 @@
 #                                process while the program runs
 #   python.kill.VERSION          a SIGKILLed program's committed calls intact
 #   python.cli.VERSION           -m, the script's view, errors
+#   python.clock.VERSION         the kernel's getppid events (tracestore
+#                                record, root) inside the Python calls
+#                                that made them: one clock
 #   python.api.VERSION           start()/stop() in a program: filters,
 #                                threads started before start(), fork
 #
@@ -58,6 +61,14 @@ foreach(entry ${TRACER_PYTHON_MODULES})
             ${CMAKE_CURRENT_BINARY_DIR}/python-work/cli-${version})
   set_tests_properties(python.cli.${version} PROPERTIES
     LABELS integration TIMEOUT 60 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TRACER_PY_ENV}")
+  add_test(NAME python.clock.${version}
+    COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_clock_test.py
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+            ${CMAKE_CURRENT_BINARY_DIR}/python-work/clock-${version})
+  set_tests_properties(python.clock.${version} PROPERTIES
+    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel
     ENVIRONMENT "${TRACER_PY_ENV}")
   add_test(NAME python.api.${version}
     COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_api_test.py
