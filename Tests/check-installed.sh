@@ -22,3 +22,18 @@ conn.execute("SELECT tracestore_attach(?)", ("s",))
 print(conn.execute("SELECT count(*) FROM page_fault").fetchone()[0])')
 [ "$got" = "$want" ] || { echo "FAIL: Python load_extension(\"tracestore\") counted $got page faults, grep $want"; exit 1; }
 echo "ok: Python load_extension(\"tracestore\") after install: $got page faults (grep: $want)"
+# The Python tracer module, installed where Debian's python3 finds it.
+got=$(cd "$work" && "$python" -c '
+import tracestore
+tracestore.start("py.trace")
+def f(): return 1
+f(); f()
+tracestore.stop()
+import sqlite3
+conn = sqlite3.connect(":memory:")
+conn.enable_load_extension(True)
+conn.load_extension("tracestore")
+conn.execute("SELECT tracestore_attach(?)", ("py.trace",))
+print(conn.execute("SELECT count(*) FROM span WHERE name = ?", ("__main__.f",)).fetchone()[0])')
+[ "$got" = 2 ] || { echo "FAIL: import tracestore after install: $got calls of f, want 2"; exit 1; }
+echo "ok: import tracestore after install: 2 calls of f recorded"

@@ -50,3 +50,14 @@ for comm, faults in conn.execute(
         "SELECT comm, count(*) FROM page_fault GROUP BY comm ORDER BY 2 DESC LIMIT 3"):
     print(comm, faults)
 PY
+# The README's Python walk-through (seeds/002): a json workload traced
+# into py.trace while a second process asks what runs now and where the
+# time goes (the interpreter is Debian's python3; the module the build's).
+rm -rf py.trace
+build/tracestore trace-python --python "$python" -o py.trace -- \
+  Tests/Python/programs/json_loop.py 2 &
+i=0; until [ -f py.trace/span.store ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
+sleep 0.5
+build/tracestore sql py.trace "SELECT tid, depth, name, dur/1000000 AS ms FROM span WHERE flags & 2"
+wait
+build/tracestore sql py.trace "SELECT name, calls, self_dur/1000000 AS self_ms FROM span_self_time LIMIT 2"

@@ -9,7 +9,8 @@
 **
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
 ** CmdSchema.c, CmdKvmtraceFormat.c, CmdPlot.c with its renderer in
-** Plot/, CmdExport.c with its writer ExportChrome.c), Main.c for the
+** Plot/, CmdExport.c with its writer ExportChrome.c, CmdTracePython.c),
+** Main.c for the
 ** dispatch, CliUtil.c
 ** for the small helpers below, Workers.c for the threads the core's
 ** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
@@ -74,5 +75,6 @@ int cmdSchema(int argc, char **argv);
 int cmdKvmtraceFormat(int argc, char **argv);
 int cmdPlot(int argc, char **argv);
 int cmdExport(int argc, char **argv);
+int cmdTracePython(int argc, char **argv);
 
 #endif /* TRACER_CLI_H */

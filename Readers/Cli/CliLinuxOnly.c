@@ -1,12 +1,13 @@
 /*
 ** CliLinuxOnly.c: on Windows, the parts of the command that exist on
-** Linux only: `record` (tracefs, ptrace) and `plot` (cairo), which say so
+** Linux only: `record` (tracefs, ptrace), `trace-python` (the CPython
+** module is built for Linux CPython) and `plot` (cairo), which say so
 ** and fail, and the zstd decompressor, which the Windows build has none
 ** of (a zstd-compressed trace.dat is then refused by the reader with the
 ** message for TRACE_IMPORT.Zstd == NULL).
 **
 ** Zone: hosted (the command-line front end): libc.  Linked instead of
-** CmdRecord.c, CmdPlot.c and TraceZstd.c in the Windows build; calls
+** CmdRecord.c, CmdTracePython.c, CmdPlot.c and TraceZstd.c in the Windows build; calls
 ** CliUtil.c (cliFail).
 */
 #include "Cli.h"
@@ -17,6 +18,14 @@ int cmdRecord(int argc, char **argv){
   (void)argv;
   cliFail("record: live recording needs Linux tracefs; not available on "
           "Windows (import a recorded trace instead)");
+  return 1;
+}
+
+int cmdTracePython(int argc, char **argv){
+  (void)argc;
+  (void)argv;
+  cliFail("trace-python: the Python tracer is built for Linux CPython; not "
+          "available on Windows");
   return 1;
 }
 

@@ -15,6 +15,7 @@
 **   tracestore schema [--markdown]
 **   tracestore plot [-p RE] [-m RE] [-c process|module|thread] ... -o OUT SESSION
 **   tracestore export [-o FILE] [--from T] [--to T] [--window kvm] SESSION
+**   tracestore trace-python [-o SESSION] [OPTIONS] -- SCRIPT ARGS | -m MODULE ARGS
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -43,6 +44,8 @@ static const char zMainHelp[] =
 "                              draw page faults per module (PNG, SVG, PDF)\n"
 "                              (Linux build only: cairo)\n"
 "  export [-o FILE] SESSION    the session as one Chrome/Perfetto JSON timeline\n"
+"  trace-python [-o SESSION] -- SCRIPT ARGS | -- -m MODULE ARGS\n"
+"                              run a Python program, every call into span, live\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -67,6 +70,9 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "export")==0 ) return cmdExport(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
+  if( strcmp(argv[1], "trace-python")==0 ){
+    return cmdTracePython(argc-2, argv+2);
+  }
   if( strcmp(argv[1], "kvmtrace-format")==0 ){
     return cmdKvmtraceFormat(argc-2, argv+2);
   }

@@ -1,0 +1,468 @@
+/*
+** PyTraceHooks.c: the Python tracer's hot path: calls and returns from
+** the interpreter's hooks into span rows.
+**
+** Zone: hosted (the live recorders): the CPython C API.  Called by the
+** interpreter (the profile hook, sys.monitoring callbacks) and by
+** PyTraceModule.c (install, remove); calls PyTraceWriter.c for thread
+** state, names and commits, and the store's inline append.
+**
+** Two hooks, one meaning: a "call" is the profile hook's PyTrace_CALL,
+** which sys.monitoring spells PY_START, PY_RESUME (a generator or
+** coroutine resumed) and PY_THROW (resumed by throw()); a "return" is
+** PyTrace_RETURN, spelled PY_RETURN, PY_YIELD and PY_UNWIND (an exception
+** leaves the frame).  That is how CPython 3.12 builds sys.setprofile on
+** sys.monitoring, so both give the same tree as a sys.setprofile recorder.
+**
+**   - 3.11 (Debian's): PyEval_SetProfile in C.  Threads running at start()
+**     get it through _PyEval_SetProfile on their thread state; threads
+**     started later through threading.setprofile(), whose hook is a C
+**     object that, at the thread's first event, installs the C hook on
+**     that thread (so a new thread's calls begin at Thread.run, where the
+**     threading module installs profile hooks).
+**   - 3.12 and later: sys.monitoring with C callbacks (METH_FASTCALL, so
+**     vectorcall), all threads at once, from a thread's first frame
+**     (Thread._bootstrap).  If no tool id is free, the profile hook as on
+**     3.11, with PyEval_SetProfileAllThreads.
+**
+** A return with no open call on its thread (the frame began before
+** start()) is ignored, as a sys.setprofile recorder ignores it.
+*/
+#include <string.h>
+#include <time.h>
+
+#include "PyTrace.h"
+
+/*
+** A long call returns to a row the store has unmapped behind its writer:
+** writing its dur faulted the page in again, and nothing would unmap it
+** a second time.  So it is unmapped here (the page cache keeps it), when
+** the whole page lies in the unmapped part.
+*/
+static void pytUnmapRow(uint64_t iRow){
+  uint64_t iFrom = (iRow*sizeof(SPAN_RECORD)) & ~4095ULL;
+  uint64_t iTo = ((iRow + 1)*sizeof(SPAN_RECORD) + 4095) & ~4095ULL;
+  if( iTo <= (g.pSpan->DiscardedBytes & ~4095ULL) ){
+    g.rtl.DiscardMemory(&g.rtl, g.pSpan->Base + iFrom, (SIZE_T)(iTo - iFrom));
+  }
+}
+
+/* Pushes a call; records it unless bSkip or deeper than --max-depth. */
+void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
+             unsigned int catId, int bSkip, int64_t now){
+  PytFrame *f;
+  SPAN_RECORD r;
+  ULONGLONG iRow;
+
+  if( now<g.iLastTs ) now = g.iLastTs;
+
+  if( t->nDepth==t->nAlloc ){
+    int nNew = t->nAlloc*2;
+    PytFrame *aNew = realloc(t->aFrame, sizeof(PytFrame)*nNew);
+    if( aNew==0 ) return;       /* the matching return pops another frame:
+                                ** out of memory here is out of memory */
+    t->aFrame = aNew;
+    t->nAlloc = nNew;
+  }
+  f = &t->aFrame[t->nDepth++];
+  f->iRow = PYT_NO_ROW;
+  if( bSkip || (g.opt.mxDepth>0 && t->nRecorded>=g.opt.mxDepth) ) return;
+
+  r.Timestamp = now;
+  r.Duration = 0;
+  r.ParentId = t->iTop==PYT_NO_ROW ? -1 : (LONGLONG)t->iTop;
+  r.NameId = nameId;
+  r.Depth = (ULONG)t->nRecorded;
+  r.Tid = t->tid;
+  r.Pid = g.pid;
+  r.CategoryId = catId;
+  r.ArgsId = argsId;
+  r.Flags = SPAN_FLAG_END_MISSING;
+  r.Padding = 0;
+  if( !RTL_SUCCESS(TraceStoreAppendInline(g.pSpan, &r, sizeof(r), &iRow)) ){
+    TraceStoreAddDropped(g.pSpan, 1);   /* disk full: store_info.dropped */
+    return;
+  }
+  TraceStoreTrackTs(&g.tracker, now);
+  f->iRow = iRow;
+  f->iTs = now;
+  f->iPrevTop = t->iTop;
+  t->iTop = iRow;
+  t->nRecorded++;
+  g.nCalls++;
+  g.iLastTs = now;
+  if( now - g.iLastCommit >= PYT_COMMIT_NS ) pytCommit(now);
+}
+
+/* Pops the innermost call of t and finishes its row. */
+void pytReturn(PytThread *t, int64_t now){
+  PytFrame *f;
+  SPAN_RECORD *r;
+  if( t->nDepth==0 ) return;
+  if( now<g.iLastTs ) now = g.iLastTs;
+  f = &t->aFrame[--t->nDepth];
+  if( f->iRow==PYT_NO_ROW ) return;
+  r = (SPAN_RECORD*)(g.pSpan->Base + f->iRow*sizeof(SPAN_RECORD));
+  __atomic_store_n(&r->Duration, now - f->iTs, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
+  if( f->iRow*sizeof(SPAN_RECORD) < g.pSpan->DiscardedBytes ){
+    pytUnmapRow(f->iRow);
+  }
+  t->iTop = f->iPrevTop;
+  t->nRecorded--;
+  g.iLastTs = now;
+  if( now - g.iLastCommit >= PYT_COMMIT_NS ) pytCommit(now);
+}
+
+static inline PytThread *pytThread(void){
+  PytThread *t = pytCurrent;
+  if( t==0 || t->iGen!=g.iGen ) t = pytThreadSlow();
+  return t;
+}
+
+/* The code's cached names, computing them at its first call. */
+static inline PytCode *pytCode(PyCodeObject *pCode, PyFrameObject *pFrame){
+  PytCode *c = 0;
+  if( PyUnstable_Code_GetExtra((PyObject*)pCode, g.iCodeIndex, (void**)&c)!=0 ){
+    PyErr_Clear();
+    return 0;
+  }
+  if( c==0 || c->iGen!=g.iGen ){
+    PyObject *pGlobals;
+    if( pFrame ){
+      pGlobals = PyFrame_GetGlobals(pFrame);
+    }else{
+      pGlobals = PyEval_GetGlobals();
+      Py_XINCREF(pGlobals);
+    }
+    c = pytCodeSlow(pCode, pGlobals, c);
+    Py_XDECREF(pGlobals);
+  }
+  return c;
+}
+
+static void pytCallCode(PytThread *t, PyCodeObject *pCode,
+                        PyFrameObject *pFrame, int64_t now){
+  PytCode *c = pytCode(pCode, pFrame);
+  if( c ){
+    pytCall(t, c->nameId, c->argsId, g.catPython, c->bSkip, now);
+  }else{
+    pytCall(t, TRACE_STRING_NULL, TRACE_STRING_NULL, g.catPython, 1, now);
+  }
+}
+
+/*
+** The profile hook (Py_tracefunc).
+*/
+static int pytProfile(PyObject *pObj, PyFrameObject *pFrame, int what,
+                      PyObject *pArg){
+  PytThread *t;
+  int64_t now;
+  (void)pObj;
+  if( !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED) ) return 0;
+  t = pytThread();
+  if( t==0 ) return 0;
+  now = pytNow();
+  switch( what ){
+    case PyTrace_CALL: {
+      PyCodeObject *pCode = PyFrame_GetCode(pFrame);
+      pytCallCode(t, pCode, pFrame, now);
+      Py_DECREF(pCode);
+      break;
+    }
+    case PyTrace_RETURN:
+      pytReturn(t, now);
+      break;
+    case PyTrace_C_CALL:
+      if( g.opt.bCCalls && pArg ){
+        pytCall(t, pytInternC(pArg, 0), TRACE_STRING_NULL, g.catC, 0, now);
+      }
+      break;
+    case PyTrace_C_RETURN:
+    case PyTrace_C_EXCEPTION:
+      if( g.opt.bCCalls && pArg ) pytReturn(t, now);
+      break;
+  }
+  return 0;
+}
+
+/*
+** threading.setprofile()'s hook on 3.11: called as a profile function
+** (frame, event, arg) at a new thread's first event, it puts the C hook
+** in its place and hands it that event.
+*/
+static PyObject *pytThreadHook(PyObject *pSelf, PyObject *const *apArg,
+                               Py_ssize_t nArg){
+  const char *zEvent;
+  int what = -1;
+  (void)pSelf;
+  if( nArg!=3 || !PyFrame_Check(apArg[0]) || !PyUnicode_Check(apArg[1]) ){
+    Py_RETURN_NONE;
+  }
+  PyEval_SetProfile(pytProfile, NULL);
+  zEvent = PyUnicode_AsUTF8(apArg[1]);
+  if( zEvent==0 ){ PyErr_Clear(); Py_RETURN_NONE; }
+  if( strcmp(zEvent, "call")==0 ) what = PyTrace_CALL;
+  else if( strcmp(zEvent, "return")==0 ) what = PyTrace_RETURN;
+  else if( strcmp(zEvent, "c_call")==0 ) what = PyTrace_C_CALL;
+  else if( strcmp(zEvent, "c_return")==0 ) what = PyTrace_C_RETURN;
+  else if( strcmp(zEvent, "c_exception")==0 ) what = PyTrace_C_EXCEPTION;
+  if( what>=0 ){
+    pytProfile(0, (PyFrameObject*)apArg[0], what,
+               apArg[2]==Py_None ? 0 : apArg[2]);
+  }
+  Py_RETURN_NONE;
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+/* 1 if the CALL, C_RETURN or C_RAISE (code, offset, callable, arg0) is a
+** C call: the test of CPython's legacy profiler, so that sys.setprofile's
+** c_call and c_return are what is recorded. */
+static int pytIsCCall(PyObject *const *apArg, Py_ssize_t nArg){
+  PyObject *pFunc = apArg[2];
+  if( PyCFunction_Check(pFunc) ) return 1;
+  return Py_TYPE(pFunc)==&PyMethodDescr_Type && nArg>=4
+      && apArg[3]!=g.pMissing;
+}
+
+/* The calling thread's state while recording, else NULL. */
+static inline PytThread *pytActive(void){
+  if( !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED) ) return 0;
+  return pytThread();
+}
+
+/*
+** sys.monitoring callbacks: (code, offset[, value]) and, for C calls,
+** (code, offset, callable, arg0).
+*/
+static PyObject *pytMonCall(PyObject *pSelf, PyObject *const *apArg,
+                            Py_ssize_t nArg){
+  PytThread *t = nArg>=1 ? pytActive() : 0;
+  (void)pSelf;
+  if( t ) pytCallCode(t, (PyCodeObject*)apArg[0], 0, pytNow());
+  Py_RETURN_NONE;
+}
+
+static PyObject *pytMonReturn(PyObject *pSelf, PyObject *const *apArg,
+                              Py_ssize_t nArg){
+  PytThread *t = pytActive();
+  (void)pSelf; (void)apArg; (void)nArg;
+  if( t ) pytReturn(t, pytNow());
+  Py_RETURN_NONE;
+}
+
+static PyObject *pytMonCCall(PyObject *pSelf, PyObject *const *apArg,
+                             Py_ssize_t nArg){
+  PytThread *t = nArg>=3 && pytIsCCall(apArg, nArg) ? pytActive() : 0;
+  (void)pSelf;
+  if( t ){
+    pytCall(t, pytInternC(apArg[2], nArg>=4 ? apArg[3] : 0),
+            TRACE_STRING_NULL, g.catC, 0, pytNow());
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *pytMonCReturn(PyObject *pSelf, PyObject *const *apArg,
+                               Py_ssize_t nArg){
+  PytThread *t = nArg>=3 && pytIsCCall(apArg, nArg) ? pytActive() : 0;
+  (void)pSelf;
+  if( t ) pytReturn(t, pytNow());
+  Py_RETURN_NONE;
+}
+#endif
+
+PyMethodDef pytHookMethods[] = {
+  {"_thread_hook", (PyCFunction)(void(*)(void))pytThreadHook, METH_FASTCALL,
+   "threading.setprofile hook: installs the C hook in a new thread"},
+#if PY_VERSION_HEX >= 0x030C0000
+  {"_on_call", (PyCFunction)(void(*)(void))pytMonCall, METH_FASTCALL, 0},
+  {"_on_return", (PyCFunction)(void(*)(void))pytMonReturn, METH_FASTCALL, 0},
+  {"_on_c_call", (PyCFunction)(void(*)(void))pytMonCCall, METH_FASTCALL, 0},
+  {"_on_c_return", (PyCFunction)(void(*)(void))pytMonCReturn, METH_FASTCALL, 0},
+#endif
+  {0, 0, 0, 0}
+};
+
+/* getattr(module named zMod, zAttr), a new reference or NULL. */
+static PyObject *pytImportAttr(const char *zMod, const char *zAttr){
+  PyObject *pMod = PyImport_ImportModule(zMod);
+  PyObject *pAttr;
+  if( pMod==0 ) return 0;
+  pAttr = PyObject_GetAttrString(pMod, zAttr);
+  Py_DECREF(pMod);
+  return pAttr;
+}
+
+/* threading.setprofile(x): x is the thread hook or None. */
+static int pytSetThreadingHook(PyObject *pHook){
+  PyObject *pSet = pytImportAttr("threading", "setprofile");
+  PyObject *pRes;
+  if( pSet==0 ) return 1;
+  pRes = PyObject_CallOneArg(pSet, pHook);
+  Py_DECREF(pSet);
+  if( pRes==0 ) return 1;
+  Py_DECREF(pRes);
+  return 0;
+}
+
+/* The profile hook in every thread running now, and through threading
+** in the threads started later. */
+static int pytInstallProfile(PyObject *pModule){
+  PyObject *pHook;
+  int rc;
+  /* threading first: importing it is not part of the program's calls. */
+  pHook = PyObject_GetAttrString(pModule, "_thread_hook");
+  if( pHook==0 ) return 1;
+  rc = pytSetThreadingHook(pHook);
+  Py_DECREF(pHook);
+  if( rc ) return 1;
+#if PY_VERSION_HEX >= 0x030C0000
+  PyEval_SetProfileAllThreads(pytProfile, NULL);
+#else
+  PyThreadState *ts = PyInterpreterState_ThreadHead(
+                        PyThreadState_Get()->interp);
+  for(; ts; ts=PyThreadState_Next(ts)){
+    if( _PyEval_SetProfile(ts, pytProfile, NULL)<0 ) return 1;
+  }
+#endif
+  g.eMode = PYT_MODE_PROFILE;
+  return 0;
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+/* sys.monitoring.NAME(args...) -> new reference or NULL. */
+static PyObject *pytMonitoring(const char *zName, const char *zFormat, ...){
+  PyObject *pMon = PySys_GetObject("monitoring");   /* borrowed */
+  PyObject *pFunc, *pArgs, *pRes;
+  va_list ap;
+  if( pMon==0 ){
+    PyErr_SetString(PyExc_RuntimeError, "no sys.monitoring");
+    return 0;
+  }
+  pFunc = PyObject_GetAttrString(pMon, zName);
+  if( pFunc==0 ) return 0;
+  va_start(ap, zFormat);
+  pArgs = Py_VaBuildValue(zFormat, ap);
+  va_end(ap);
+  if( pArgs==0 ){ Py_DECREF(pFunc); return 0; }
+  pRes = PyObject_CallObject(pFunc, pArgs);
+  Py_DECREF(pArgs);
+  Py_DECREF(pFunc);
+  return pRes;
+}
+
+/* The value of sys.monitoring.events.NAME, or -1. */
+static long pytEvent(const char *zName){
+  PyObject *pMon = PySys_GetObject("monitoring");
+  PyObject *pEvents, *pVal;
+  long v = -1;
+  if( pMon==0 ) return -1;
+  pEvents = PyObject_GetAttrString(pMon, "events");
+  if( pEvents==0 ) return -1;
+  pVal = PyObject_GetAttrString(pEvents, zName);
+  Py_DECREF(pEvents);
+  if( pVal==0 ) return -1;
+  v = PyLong_AsLong(pVal);
+  Py_DECREF(pVal);
+  return v;
+}
+
+/* The events and the callbacks they go to (bC: with --c-calls only). */
+static const struct { const char *zEvent; const char *zCallback; int bC; } aCb[] = {
+  { "PY_START", "_on_call", 0 },     { "PY_RESUME", "_on_call", 0 },
+  { "PY_THROW", "_on_call", 0 },     { "PY_RETURN", "_on_return", 0 },
+  { "PY_YIELD", "_on_return", 0 },   { "PY_UNWIND", "_on_return", 0 },
+  { "CALL", "_on_c_call", 1 },       { "C_RETURN", "_on_c_return", 1 },
+  { "C_RAISE", "_on_c_return", 1 },
+};
+
+/* Registers the callbacks under a free tool id.  Returns 0, or 1 (no
+** tool id free: the caller falls back to the profile hook). */
+static int pytInstallMonitoring(PyObject *pModule){
+  static const int aTry[] = { 4, 3, 5, 1, 0, 2 };
+  long mask = 0;
+  size_t i;
+  PyObject *pRes;
+  g.iTool = -1;
+  if( g.pMissing==0 ){
+    PyObject *pMon = PySys_GetObject("monitoring");
+    g.pMissing = pMon ? PyObject_GetAttrString(pMon, "MISSING") : 0;
+    if( g.pMissing==0 ) PyErr_Clear();
+  }
+  for(i=0; i<sizeof(aTry)/sizeof(aTry[0]); i++){
+    pRes = pytMonitoring("use_tool_id", "(is)", aTry[i], "tracestore");
+    if( pRes ){ Py_DECREF(pRes); g.iTool = aTry[i]; break; }
+    PyErr_Clear();
+  }
+  if( g.iTool<0 ) return 1;
+  for(i=0; i<sizeof(aCb)/sizeof(aCb[0]); i++){
+    PyObject *pCb;
+    long ev;
+    if( aCb[i].bC && !g.opt.bCCalls ) continue;
+    ev = pytEvent(aCb[i].zEvent);
+    pCb = PyObject_GetAttrString(pModule, aCb[i].zCallback);
+    if( ev<0 || pCb==0 ){ Py_XDECREF(pCb); goto fail; }
+    pRes = pytMonitoring("register_callback", "(ilO)", g.iTool, ev, pCb);
+    Py_DECREF(pCb);
+    if( pRes==0 ) goto fail;
+    Py_DECREF(pRes);
+    mask |= ev;
+  }
+  pRes = pytMonitoring("set_events", "(il)", g.iTool, mask);
+  if( pRes==0 ) goto fail;
+  Py_DECREF(pRes);
+  g.eMode = PYT_MODE_MONITORING;
+  return 0;
+fail:
+  PyErr_Clear();
+  pRes = pytMonitoring("free_tool_id", "(i)", g.iTool);
+  Py_XDECREF(pRes);
+  PyErr_Clear();
+  g.iTool = -1;
+  return 1;
+}
+#endif
+
+/* Installs the hooks.  Returns 0, or 1 with a Python exception set. */
+int pytHooksInstall(PyObject *pModule){
+#if PY_VERSION_HEX >= 0x030C0000
+  if( pytInstallMonitoring(pModule)==0 ) return 0;
+#endif
+  return pytInstallProfile(pModule);
+}
+
+/* Removes the hooks (from every thread). */
+void pytHooksRemove(void){
+  if( g.eMode==PYT_MODE_PROFILE ){
+#if PY_VERSION_HEX >= 0x030C0000
+    PyEval_SetProfileAllThreads(NULL, NULL);
+#else
+    PyThreadState *ts = PyInterpreterState_ThreadHead(
+                          PyThreadState_Get()->interp);
+    for(; ts; ts=PyThreadState_Next(ts)){
+      if( ts->c_profilefunc==pytProfile ) _PyEval_SetProfile(ts, NULL, NULL);
+    }
+#endif
+    if( pytSetThreadingHook(Py_None) ) PyErr_Clear();
+  }
+#if PY_VERSION_HEX >= 0x030C0000
+  if( g.eMode==PYT_MODE_MONITORING ){
+    PyObject *pRes = pytMonitoring("set_events", "(ii)", g.iTool, 0);
+    size_t i;
+    Py_XDECREF(pRes);
+    /* free_tool_id leaves the callbacks registered (3.12): unregister
+    ** them, so that the next user of the id does not call them. */
+    for(i=0; i<sizeof(aCb)/sizeof(aCb[0]); i++){
+      long ev = pytEvent(aCb[i].zEvent);
+      if( ev<0 ) continue;
+      pRes = pytMonitoring("register_callback", "(ilO)", g.iTool, ev, Py_None);
+      Py_XDECREF(pRes);
+    }
+    pRes = pytMonitoring("free_tool_id", "(i)", g.iTool);
+    Py_XDECREF(pRes);
+    PyErr_Clear();
+    g.iTool = -1;
+  }
+#endif
+  g.eMode = PYT_MODE_NONE;
+}

@@ -1,0 +1,97 @@
+"""`tracestore trace-python`: how it runs programs, and its errors.
+
+    python_cli_test.py TRACESTORE PYTHON WORKDIR
+
+  - `-m json.tool` with stdin: the same output and status as PYTHON -m
+    json.tool; json.tool's main is recorded as __main__.main (run as
+    __main__, as python -m does), at depth 1 under <module>.
+  - a script's sys.argv, __name__, __file__ and sys.path[0] are what
+    PYTHON SCRIPT gives it (the script prints them).
+  - errors, exit status 1 and a message naming the culprit, nothing else
+    written: a directory that is not a session, a missing script; status 2
+    for a bad --max-depth; 127 and the name for a missing interpreter; an
+    interpreter without the module (pyenv's 3.10, when present) named.
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+
+def main():
+    tracestore, python, work = sys.argv[1:4]
+    tracestore = os.path.abspath(tracestore)
+    work = os.path.abspath(work)
+    if not os.path.exists(python):
+        print('skip: no', python)
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    fails = []
+
+    def run(args, **kw):
+        return subprocess.run([tracestore, 'trace-python', '--python', python]
+                              + args, capture_output=True, text=True,
+                              timeout=60, cwd=work, **kw)
+
+    doc = '{"b": [1, 2], "a": null}'
+    want = subprocess.run([python, '-m', 'json.tool', '--sort-keys'],
+                          input=doc, capture_output=True, text=True)
+    got = run(['-o', 'm.trace', '--', '-m', 'json.tool', '--sort-keys'],
+              input=doc)
+    if (got.returncode, got.stdout, got.stderr) != (want.returncode,
+                                                    want.stdout, want.stderr):
+        fails.append('-m json.tool: %r, alone %r' % (got, want))
+    out = subprocess.run([tracestore, 'sql', '--csv', os.path.join(work, 'm.trace'),
+                          "SELECT depth, args LIKE '%/json/tool.py:%' AS t FROM span "
+                          "WHERE name = '__main__.main'"],
+                         capture_output=True, text=True)
+    if out.stdout.split()[1:] != ['1,1']:
+        fails.append('json.tool main not __main__.main at depth 1: %r'
+                     % out.stdout)
+
+    script = os.path.join(work, 'show.py')
+    with open(script, 'w') as f:
+        f.write('import sys\nprint(sys.argv, __name__, __file__, sys.path[0])\n')
+    want = subprocess.run([python, script, 'a b', '-c'], capture_output=True,
+                          text=True, cwd=work)
+    got = run(['-o', 's.trace', '--', script, 'a b', '-c'])
+    if got.stdout != want.stdout or got.returncode != 0:
+        fails.append('script view: %r, alone %r' % (got.stdout, want.stdout))
+
+    os.makedirs(os.path.join(work, 'notsession'))
+    with open(os.path.join(work, 'notsession', 'keep'), 'w') as f:
+        f.write('x')
+    got = run(['-o', 'notsession', '--', script])
+    if got.returncode != 1 or 'notsession' not in got.stderr or got.stdout \
+            or os.listdir(os.path.join(work, 'notsession')) != ['keep']:
+        fails.append('not a session: %r' % got)
+    got = run(['-o', 'x.trace', '--', 'missing.py'])
+    if got.returncode != 1 or 'missing.py' not in got.stderr:
+        fails.append('missing script: %r' % got)
+    got = run(['-o', 'x.trace', '--max-depth', '0', '--', script])
+    if got.returncode != 2 or '--max-depth' not in got.stderr:
+        fails.append('bad --max-depth: %r' % got)
+    got = subprocess.run([tracestore, 'trace-python', '--python',
+                          '/nonexistent/python', '--', script],
+                         capture_output=True, text=True, cwd=work)
+    if got.returncode != 127 or '/nonexistent/python' not in got.stderr:
+        fails.append('missing interpreter: %r' % got)
+    old = os.path.expanduser('~/.pyenv/versions')
+    olds = [os.path.join(old, v, 'bin', 'python3.10') for v in
+            (os.listdir(old) if os.path.isdir(old) else []) if v.startswith('3.10')]
+    if olds:
+        got = subprocess.run([tracestore, 'trace-python', '--python', olds[0],
+                              '-o', 'old.trace', '--', script],
+                             capture_output=True, text=True, cwd=work)
+        if got.returncode != 1 or 'no tracestore module' not in got.stderr:
+            fails.append('3.10: %r' % got)
+    for f in fails:
+        print('FAIL:', f)
+    if not fails:
+        print('ok: -m, the script\'s view, errors')
+    return 1 if fails else 0
+
+
+sys.exit(main())
