@@ -26,6 +26,13 @@ etw_test(damaged_net damaged net.4.5.2.x64.etl.zip)
 # TypeGroup1 (no public sample has them): a generated log vs the oracle.
 etw_test(typegroup1 typegroup1)
 
+# Both real logs are claimed by the ETW reader and no other.
+add_test(NAME reader.etw.detect
+  COMMAND sh -c "for f in \"$1\" \"$2\"; do got=$(\"$0\" \"$f\" | tr '\\n' ' '); [ \"$got\" = 'etw ' ] || { echo \"FAIL: $f claimed by '$got'\"; exit 1; }; done; echo ok"
+          $<TARGET_FILE:TestDetect> ${TRACER_SHARED_DIR}/data/etw/ShutdownPerfDiagLogger.etl
+          ${CMAKE_CURRENT_SOURCE_DIR}/Data/etw/net-slice.etl)
+set_tests_properties(reader.etw.detect PROPERTIES LABELS integration TIMEOUT 60)
+
 reader_guard_test(etw etw ${CMAKE_CURRENT_SOURCE_DIR}/Data/etw/net-slice.etl 4096 2000)
 
 # Benchmark (not in the default run: ctest -L bench): import throughput
