@@ -236,41 +236,32 @@ NoMemory(
 
 static
 ULONG
-ProcessOfThread(
-    PETW_READER Reader,
-    ULONG Tid
+LookupTask(
+    PTRACE_HASH_TABLE Table,
+    ULONG Id
     )
+/*++
+
+Routine Description:
+
+    What a table keyed by tid + 1 or pid + 1 holds for Id (a tid's pid, a
+    pid's name id), or TRACE_NULL_ULONG.
+
+--*/
 {
     ULONGLONG Cursor = 0;
     ULONGLONG Value;
 
-    if (Tid == TRACE_NULL_ULONG ||
-        !TraceHashFind(&Reader->ThreadProcess, (ULONGLONG)Tid + 1, &Cursor,
-                       &Value)) {
+    if (Id == TRACE_NULL_ULONG ||
+        !TraceHashFind(Table, (ULONGLONG)Id + 1, &Cursor, &Value)) {
         return TRACE_NULL_ULONG;
     }
 
     return (ULONG)Value;
 }
 
-static
-ULONG
-ProcessName(
-    PETW_READER Reader,
-    ULONG Pid
-    )
-{
-    ULONGLONG Cursor = 0;
-    ULONGLONG Value;
-
-    if (Pid == TRACE_NULL_ULONG ||
-        !TraceHashFind(&Reader->ProcessNames, (ULONGLONG)Pid + 1, &Cursor,
-                       &Value)) {
-        return TRACE_NULL_ULONG;
-    }
-
-    return (ULONG)Value;
-}
+#define ProcessOfThread(Reader, Tid) LookupTask(&(Reader)->ThreadProcess, (Tid))
+#define ProcessName(Reader, Pid) LookupTask(&(Reader)->ProcessNames, (Pid))
 
 static
 VOID
