@@ -23,6 +23,7 @@ etw_test(truncated_shutdown truncated ShutdownPerfDiagLogger.etl)
 etw_test(damaged_shutdown damaged ShutdownPerfDiagLogger.etl)
 etw_test(truncated_net truncated net.4.5.2.x64.etl.zip)
 etw_test(damaged_net damaged net.4.5.2.x64.etl.zip)
+etw_test(zero_tail zero_tail)
 # TypeGroup1 (no public sample has them): a generated log vs the oracle.
 etw_test(typegroup1 typegroup1)
 

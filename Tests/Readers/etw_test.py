@@ -15,6 +15,9 @@ Usage: etw_test.py TRACESTORE SHARED_DIR WORK CASE [ARGS]
   damaged SAMPLE     an event header of an uncompressed buffer (or, for a
                      compressed sample, a buffer's compressed bytes) damaged:
                      exit 1, the offset, everything before kept.
+  zero_tail          the uncompressed sample with a zero-filled tail (a
+                     preallocated log): imported whole, exit 0, the oracle's
+                     event count.
   typegroup1         a log generated here (the sample's header buffer and a
                      buffer of TypeGroup1 faults, images and threads, built
                      with struct from Microsoft's PageFault_TypeGroup1
@@ -277,6 +280,21 @@ elif case in ('truncated', 'damaged'):
     if got != hf:
         fail('kept %d faults, the oracle has %d before the damage' % (got, hf))
     print('ok: the %d events (%d hard faults) of the %d buffers before it kept' % (events, hf, k))
+
+elif case == 'zero_tail':
+    path = sample('ShutdownPerfDiagLogger.etl')
+    padded = os.path.join(work, 'padded.etl')
+    open(padded, 'wb').write(open(path, 'rb').read() + b'\0' * (3 * 65536 + 100))
+    o = run_oracle(path, os.path.join(work, 'o'))
+    s = os.path.join(work, 's')
+    imp(padded, s)
+    events = int(sql(s, 'SELECT events FROM source')[0][0])
+    if events != o['events']:
+        fail('%d events, the oracle frames %d' % (events, o['events']))
+    bad = os.path.join(work, 'bad.etl')
+    open(bad, 'wb').write(open(path, 'rb').read() + b'\0' * 1000 + b'\1')
+    expect_error(bad, os.path.join(work, 's2'), 'byte offset %d: not a buffer header' % os.path.getsize(path))
+    print('ok: a zero tail ends the log; a tail with a byte set is an error')
 
 elif case == 'typegroup1':
     # A header buffer from the uncompressed sample, then one buffer of events

@@ -27,8 +27,9 @@ Abstract:
     behind is unmapped, TraceImportEventDone); one buffer is decompressed
     at a time into a scratch area the size of the largest buffer seen.
 
-    Errors.  A cut or damaged buffer or event stops the import with the
-    file, the byte offset (for a compressed buffer: the buffer's, and the
+    Errors.  A zero-filled tail (a preallocated log) ends the log.  A cut
+    or damaged buffer or event stops the import with the file, the byte
+    offset (for a compressed buffer: the buffer's, and the
     offset inside its decompressed events) and what is wrong; every event
     before it is kept.
 
@@ -305,6 +306,37 @@ Routine Description:
 }
 
 static
+BOOL
+ZeroTail(
+    const BYTE *Bytes,
+    SIZE_T Length
+    )
+/*++
+
+Routine Description:
+
+    A log preallocated on disk (EVENT_TRACE_FILE_MODE_PREALLOCATE) ends in
+    zeros where no buffer was written: a buffer header of zeros, and only
+    zeros after it, ends the log.
+
+--*/
+{
+    SIZE_T Index;
+
+    if (Length < 8 || EtwLoad64(Bytes) != 0) {
+        return FALSE;
+    }
+
+    for (Index = 8; Index < Length; Index++) {
+        if (Bytes[Index] != 0) {
+            return FALSE;
+        }
+    }
+
+    return TRUE;
+}
+
+static
 RTL_STATUS
 ImportBuffers(
     PETW_READER Reader
@@ -328,6 +360,9 @@ ImportBuffers(
     Context.Padding = 0;
 
     while (Offset < Import->Length) {
+        if (ZeroTail(Import->Buffer + Offset, Import->Length - Offset)) {
+            break;
+        }
         Status = BufferPayload(Reader, Offset, &Payload, &PayloadLength,
                                &BufferSize);
         if (!RTL_SUCCESS(Status)) {
