@@ -27,6 +27,13 @@ etw_test(zero_tail zero_tail)
 # TypeGroup1 (no public sample has them): a generated log vs the oracle.
 etw_test(typegroup1 typegroup1)
 
+# The XPRESS decompressor on MS-XCA's examples and on damaged streams.
+add_executable(TestEtwXpress ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestEtwXpress.c)
+target_include_directories(TestEtwXpress PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(TestEtwXpress PRIVATE TracerReaders)
+add_test(NAME reader.etw.xpress COMMAND TestEtwXpress)
+set_tests_properties(reader.etw.xpress PROPERTIES LABELS unit TIMEOUT 60)
+
 # Both real logs are claimed by the ETW reader and no other.
 add_test(NAME reader.etw.detect
   COMMAND sh -c "for f in \"$1\" \"$2\"; do got=$(\"$0\" \"$f\" | tr '\\n' ' '); [ \"$got\" = 'etw ' ] || { echo \"FAIL: $f claimed by '$got'\"; exit 1; }; done; echo ok"
