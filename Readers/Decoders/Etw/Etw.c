@@ -196,8 +196,12 @@ Routine Description:
         return EtwEventError(Reader, Header->Offset, "the log file header "
                              "gives no usable clock frequency");
     }
+    //
+    // 2^56 * 100 ns (to the year 2198) keeps StartTime in ns below 2^63.
+    //
+
     if (StartTime < ETW_FILETIME_UNIX_EPOCH ||
-        StartTime > ETW_FILETIME_UNIX_EPOCH + (1LL << 58)) {
+        StartTime > ETW_FILETIME_UNIX_EPOCH + (1LL << 56)) {
         return EtwEventError(Reader, Header->Offset, "the log file header's "
                              "StartTime is not a date after 1970");
     }
