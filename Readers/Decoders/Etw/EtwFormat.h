@@ -30,8 +30,9 @@ Abstract:
 
 Environment:
 
-    Core: no C runtime, no OS service.  Shared by EtwBuffers.c (framing,
-    EtwXpress.c's decompressor) and Etw.c / EtwKernel.c (the import).
+    Core: no C runtime, no OS service.  Shared by EtwFrame.c (framing),
+    EtwXpress.c (the decompressor) and Etw.c / EtwKernel.c (the import,
+    through EtwReader.h).
 
 --*/
 
