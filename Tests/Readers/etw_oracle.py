@@ -9,6 +9,8 @@ xpress_lz77), and from the same callbacks writes:
   OUTDIR/images.txt   every image event, system *and* perfinfo headers (the
                       oracle prints only the former): "IMG<type> ts pid base size name"
   OUTDIR/threads.txt  thread events: "ts pid tid"
+  OUTDIR/processes.txt Process Start/DCStart, by etl-parser's own Process
+                      MOF (v3, v4): "pid <TAB> ImageFileName <TAB> CommandLine"
   OUTDIR/sequence.txt images, threads and hard faults in file order:
                       "I pid base size name", "U pid base", "T pid tid",
                       "F ttid va" (for attributing faults to images)
@@ -28,7 +30,19 @@ import etw_pagefaults as oracle  # noqa: E402
 G = {'EVENT_TRACE_GROUP_MEMORY': 2, 'EVENT_TRACE_GROUP_PROCESS': 3,
      'EVENT_TRACE_GROUP_THREAD': 5, 'EVENT_TRACE_GROUP_IMAGE': 0x14}
 counts = {'events': 0, 'procstart': 0, 'perfinfo_images': 0}
-images, threads, sequence = [], [], []
+images, threads, sequence, processes = [], [], [], []
+
+
+def process(e, group, typ, ver):
+    if G.get(str(group)) != 3 or typ not in (1, 3) or ver < 2:
+        return
+    try:
+        mof = e.get_mof()
+        processes.append('%d\t%s\t%s' % (mof.source.ProcessId,
+                         ''.join(c if ord(c) < 128 else '?' for c in mof.get_image_file_name()),
+                         ''.join(c if ord(c) < 128 else '?' for c in mof.get_command_line())))
+    except Exception as x:      # a layout etl-parser does not know
+        processes.append('? %s' % type(x).__name__)
 
 
 def image(kind, typ, ts, d):
@@ -66,6 +80,7 @@ class Observer(oracle.Observer):
         h = e.source.system_header
         other(h.header.group, h.header.type, h.marker.version, h.system_time,
               bytes(e.source.mof_data), False)
+        process(e, h.header.group, h.header.type, h.marker.version)
 
     def on_perfinfo_trace(self, e):
         counts['events'] += 1
@@ -73,6 +88,7 @@ class Observer(oracle.Observer):
         h = e.source
         other(h.header.group, h.header.type, h.marker.version, h.timestamp,
               bytes(h.mof_data), True)
+        process(e, h.header.group, h.header.type, h.marker.version)
 
     def on_trace_record(self, e): counts['events'] += 1
     def on_event_record(self, e): counts['events'] += 1
@@ -92,6 +108,7 @@ os.makedirs(out, exist_ok=True)
 open(os.path.join(out, 'oracle.txt'), 'w').write(buf.getvalue())
 open(os.path.join(out, 'images.txt'), 'w').write(''.join(l + '\n' for l in images))
 open(os.path.join(out, 'threads.txt'), 'w').write(''.join(l + '\n' for l in threads))
+open(os.path.join(out, 'processes.txt'), 'w').write(''.join(l + '\n' for l in processes))
 open(os.path.join(out, 'sequence.txt'), 'w').write(''.join(l + '\n' for l in sequence))
 open(os.path.join(out, 'counts.txt'), 'w').write(''.join('%s %d\n' % kv for kv in counts.items()))
 hdr = 72 + 32

@@ -59,7 +59,7 @@ def run_oracle(path, out):
     subprocess.run(['/usr/bin/python3', os.path.join(here, 'etw_oracle.py'), tools,
                     path, out], check=True)
     r = {}
-    for name in ('oracle', 'images', 'threads', 'sequence'):
+    for name in ('oracle', 'images', 'threads', 'sequence', 'processes'):
         r[name] = open(os.path.join(out, name + '.txt')).read().splitlines()
     for f in ('counts', 'clock'):
         for line in open(os.path.join(out, f + '.txt')):
@@ -186,6 +186,13 @@ def check_records(path, o, s):
     if n + o['procstart'] != o['events']:
         fail('%d rows + %d process starts, %d events' % (n, o['procstart'], o['events']))
     print('ok: %d events, each a row (%d process starts in process)' % (events, o['procstart']))
+
+    # Processes: the rows of Process Start/DCStart events (filename not
+    # NULL: the rows of pids first seen elsewhere have none) vs etl-parser's
+    # own Process MOF.
+    got = ['%s\t%s\t%s' % (r[0], ascii_only(r[1]), ascii_only(r[2])) for r in
+           sql(s, 'SELECT pid, name, filename FROM process WHERE filename IS NOT NULL ORDER BY id')]
+    same(got, o['processes'], 'process (name, command line)')
 
     # Threads: every (tid, pid) of a thread event has a thread row.
     have = {(r[0], r[1]) for r in sql(s, 'SELECT tid, pid FROM thread')}
