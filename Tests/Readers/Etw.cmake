@@ -26,6 +26,7 @@ etw_test(damaged_net damaged net.4.5.2.x64.etl.zip)
 etw_test(zero_tail zero_tail)
 # TypeGroup1 (no public sample has them): a generated log vs the oracle.
 etw_test(typegroup1 typegroup1)
+etw_test(typegroup1_32bit typegroup1 32)
 
 # The XPRESS decompressor on MS-XCA's examples and on damaged streams.
 add_executable(TestEtwXpress ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestEtwXpress.c)

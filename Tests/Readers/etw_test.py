@@ -18,7 +18,7 @@ Usage: etw_test.py TRACESTORE SHARED_DIR WORK CASE [ARGS]
   zero_tail          the uncompressed sample with a zero-filled tail (a
                      preallocated log): imported whole, exit 0, the oracle's
                      event count.
-  typegroup1         a log generated here (the sample's header buffer and a
+  typegroup1 [32]    a log generated here (the sample's header buffer and a
                      buffer of TypeGroup1 faults, images and threads, built
                      with struct from Microsoft's PageFault_TypeGroup1
                      layout): rows and counts per kind vs the oracle's PF lines.
@@ -305,7 +305,13 @@ elif case == 'zero_tail':
 
 elif case == 'typegroup1':
     # A header buffer from the uncompressed sample, then one buffer of events
-    # built here: a thread and an image of process 1234, and 6 kinds x n faults.
+    # built here: a thread and an image of process 1234, and 6 kinds x 50
+    # faults.  With "32", the events have 32-bit headers and pointers: the
+    # oracle's lines assume 64-bit payloads, so the expected rows are then
+    # the generator's own values (its framing still counts the events).
+    bits = int(args[0]) if args else 64
+    ptr = 'Q' if bits == 64 else 'I'
+    base = 0x140000000 if bits == 64 else 0x10000000
     d, bufs = buffers(os.path.join(data, 'ShutdownPerfDiagLogger.etl'))
     first = d[:bufs[0][1]]
     sync = struct.unpack_from('<q', d, 72 + 16)[0]
@@ -313,27 +319,31 @@ elif case == 'typegroup1':
 
     def sysev(group, typ, ver, t, payload, tid=77, pid=1234):
         size = 32 + len(payload)
-        e = struct.pack('<HBBHBBIIqII', ver, 2, 0xC0, size, typ, group, tid, pid, t, 0, 0) + payload
+        e = struct.pack('<HBBHBBIIqII', ver, 2 if bits == 64 else 1, 0xC0, size, typ, group,
+                        tid, pid, t, 0, 0) + payload
         return e + b'\0' * (-len(e) % 8)
 
     def perfev(group, typ, ver, t, payload):
         size = 16 + len(payload)
-        e = struct.pack('<HBBHBBq', ver, 0x11, 0xC0, size, typ, group, t) + payload
+        e = struct.pack('<HBBHBBq', ver, 0x11 if bits == 64 else 0x10, 0xC0, size, typ, group,
+                        t) + payload
         return e + b'\0' * (-len(e) % 8)
 
     t = sync + 1000
     events.append(sysev(5, 3, 3, t, struct.pack('<II', 1234, 77) + b'\0' * 64))
     name = 'C:\\app\\app.exe'.encode('utf-16le') + b'\0\0'
-    img = struct.pack('<QQIIIIQ16x', 0x140000000, 0x30000, 1234, 0, 0, 0, 0) + name
+    img = struct.pack('<' + ptr * 2 + 'IIII' + ptr + '16x', base, 0x30000, 1234, 0, 0, 0,
+                      0) + name
     events.append(sysev(0x14, 3, 3, t + 1, img))
-    counts = {}
+    counts, made = {}, []
     for i in range(300):
         typ = 10 + i % 6
-        va = 0x140000000 + (i * 4096) % 0x40000      # some outside the image
-        pc = 0x140001000 + i
+        va = base + (i * 4096) % 0x40000      # some outside the image
+        pc = base + 0x1000 + i
         counts[typ] = counts.get(typ, 0) + 1
         mk = sysev if i % 2 else (lambda g, ty, v, tt, p: perfev(g, ty, v, tt, p))
-        events.append(mk(2, typ, 2, t + 10 + i, struct.pack('<QQ', va, pc)))
+        events.append(mk(2, typ, 2, t + 10 + i, struct.pack('<' + ptr * 2, va, pc)))
+        made.append([str(typ), t + 10 + i, '%x' % va, '%x' % pc])
     body = b''.join(events)
     hdr = bytearray(first[:72])
     struct.pack_into('<II', hdr, 0, 72 + len(body), 72 + len(body))
@@ -346,6 +356,10 @@ elif case == 'typegroup1':
         if line.startswith('PF'):
             f = dict(kv.split('=') for kv in line.split()[1:])
             want.append([line.split()[0][2:], str(to_ns(o, int(f['ts']))), f['va'], f['pc']])
+    if bits == 32:
+        if o['events'] != 3 + 2 + 300:
+            fail('the oracle frames %d events, 305 generated' % o['events'])
+        want = [[m[0], str(to_ns(o, m[1])), m[2], m[3]] for m in made]
     if sorted(counts.items()) != sorted((int(k), sum(1 for w in want if w[0] == str(k)))
                                         for k in counts):
         fail('the oracle does not see the generated faults')
@@ -354,16 +368,17 @@ elif case == 'typegroup1':
     names = {'10': 'TransitionFault', '11': 'DemandZeroFault', '12': 'CopyOnWrite',
              '13': 'GuardPageFault', '14': 'HardPageFault', '15': 'AccessViolation'}
     got = sql(s, "SELECT name, ts, printf('%x', address), printf('%x', ip) FROM page_fault ORDER BY id")
-    same(got, [[names[w[0]]] + w[1:] for w in want], 'TypeGroup1')
+    same(got, [[names[w[0]]] + w[1:] for w in want],
+         'TypeGroup1' if bits == 64 else 'TypeGroup1 (32-bit; expected: the generator\'s values)')
     # Per kind: hard, fault_kind and module as NOTES.md maps them (the image
-    # spans 0x30000 bytes from 0x140000000: offsets below it are in it).
+    # spans 0x30000 bytes from base: offsets below that are in it).
     kinds = {'10': ('0', 'page_cache'), '11': ('0', 'demand_zero'), '12': ('0', 'copy_on_write'),
              '13': ('0', 'demand_zero'), '14': ('1', 'file'), '15': ('', 'access_violation')}
     # Faults with a perfinfo header (every other one) name no thread, so no
     # process and no module.
     rows = sql(s, "SELECT hard, fault_kind, module, module_offset, pid FROM page_fault ORDER BY id")
     for i, (w, r) in enumerate(zip(want, rows)):
-        off = int(w[2], 16) - 0x140000000
+        off = int(w[2], 16) - base
         task = i % 2 == 1
         inside = off < 0x30000 and task
         hard, kind = kinds[w[0]]
