@@ -119,6 +119,7 @@ fuzz_target(chrome_json FORMAT chrome-json SEEDS
   ${FUZZ_DATA}/chrome/order.json ${FUZZ_DATA}/chrome/late.json
   ${CAP}/uftrace-chrome.json)
 fuzz_target(kvmtrace FORMAT kvmtrace SEEDS ${FUZZ_SAMPLES}/kvmtrace/sample.bin)
+fuzz_target(etw FORMAT etw SEEDS ${FUZZ_DATA}/etw/net-slice.etl)
 
 # A session with a store of every kind: events, faults, switches and kvm
 # exits (ftrace, perf script), counters (perf stat), spans, modules and

@@ -80,6 +80,7 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/TraceDat.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/PerfText.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Uftrace.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Kvmtrace.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Etw.cmake)
 
 # Peak RSS of a 2 GB import stays under 100 MB (ctest -L bench).
 add_test(NAME bench.import_rss

@@ -29,6 +29,7 @@ for f in "$SHARED"/capture-1/ftrace.txt "$SHARED"/capture-1/perf-kvm.txt \
          "$SHARED"/capture-1/trace-cmd-report.txt "$SHARED"/capture-1/trace.dat \
          "$SHARED"/capture-1/trace-v6.dat "$SHARED"/capture-1/uftrace-chrome.json \
          "$SHARED"/capture-1/uftrace.data "$SHARED"/kvmtrace/sample.bin \
+         "$SHARED"/etw/ShutdownPerfDiagLogger.etl "$DATA"/etw/net-slice.etl \
          "$DATA"/*.txt "$DATA"/uftrace-mt.data; do
   [ -e "$f" ] || continue
   n=$((n + 1))

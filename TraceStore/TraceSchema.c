@@ -91,7 +91,8 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
 };
 
 SCHEMA(TracePageFaultSchema, "page_fault", PAGE_FAULT_RECORD,
-       PageFaultColumns, "page faults (exceptions:page_fault_*)");
+       PageFaultColumns, "page faults (exceptions:page_fault_*, perf "
+       "fault samples, ETW PageFault events)");
 
 static const TRACE_COLUMN_DESCRIPTOR KvmExitColumns[] = {
     COLUMN("ts", I64, KVM_EXIT_RECORD, Timestamp, TS,
@@ -295,7 +296,7 @@ static const TRACE_COLUMN_DESCRIPTOR ModuleColumns[] = {
 
 SCHEMA(TraceModuleSchema, "module", MODULE_RECORD, ModuleColumns,
        "memory mappings of processes (/proc/PID/maps, uftrace *.map, "
-       "tracestore record's mmap records)");
+       "tracestore record's mmap records, ETW image events)");
 
 static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
     COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,

@@ -109,6 +109,32 @@ Routine Description:
     return TraceFaultKindMaximum;
 }
 
+RTL_STATUS
+TraceImportFaultKindId(
+    PTRACE_IMPORT Import,
+    TRACE_FAULT_KIND Kind,
+    PULONG Id
+    )
+{
+    PCSZ Name;
+    ULONG Length;
+    RTL_STATUS Status;
+
+    if (Import->FaultKindIds[Kind] == TRACE_NULL_ULONG) {
+        Name = FaultKindNames[Kind];
+        for (Length = 0; Name[Length] != '\0'; Length++) {
+        }
+        Status = TraceImportIntern(Import, Name, Length,
+                                   &Import->FaultKindIds[Kind]);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    *Id = Import->FaultKindIds[Kind];
+    return RTL_STATUS_OK;
+}
+
 static
 RTL_STATUS
 SetKind(
@@ -120,17 +146,11 @@ SetKind(
 {
     PTRACE_STORE Store = Import->Stores[TraceRecordPageFault];
     PPAGE_FAULT_RECORD Record;
-    PCSZ Name;
-    ULONG Length;
+    ULONG Id;
     RTL_STATUS Status;
 
-    if (Kind != TraceFaultKindMaximum &&
-        Import->FaultKindIds[Kind] == TRACE_NULL_ULONG) {
-        Name = FaultKindNames[Kind];
-        for (Length = 0; Name[Length] != '\0'; Length++) {
-        }
-        Status = TraceImportIntern(Import, Name, Length,
-                                   &Import->FaultKindIds[Kind]);
+    if (Kind != TraceFaultKindMaximum) {
+        Status = TraceImportFaultKindId(Import, Kind, &Id);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
@@ -143,7 +163,7 @@ SetKind(
     Record = (PPAGE_FAULT_RECORD)(Store->Base + Index * Store->RecordSize);
     Record->Hard = Hard;
     if (Kind != TraceFaultKindMaximum) {
-        Record->FaultKindId = Import->FaultKindIds[Kind];
+        Record->FaultKindId = Id;
     }
     return RTL_STATUS_OK;
 }

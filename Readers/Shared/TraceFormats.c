@@ -30,6 +30,12 @@ const TRACE_FORMAT TraceFormats[] = {
         TraceDatDetect, TraceDatImport
     },
     {
+        TraceFormatEtw, "etw",
+        "Windows kernel ETW log (.etl): page faults, images, processes, "
+        "threads; XPRESS-compressed buffers too",
+        EtwDetect, EtwImport
+    },
+    {
         TraceFormatUftrace, "uftrace",
         "uftrace record directory (info, task.txt, *.dat, *.sym)",
         UftraceDetect, UftraceImport

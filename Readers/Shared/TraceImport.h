@@ -48,6 +48,7 @@ typedef enum _TRACE_INPUT_FORMAT {
     TraceFormatUftrace,             // uftrace record directory
     TraceFormatChromeJson,          // Chrome trace-event JSON
     TraceFormatKvmtrace,            // kvmtrace binary stream
+    TraceFormatEtw,                 // Windows kernel ETW .etl log
     TraceFormatMaximum
 } TRACE_INPUT_FORMAT;
 
@@ -404,7 +405,8 @@ RTL_STATUS TraceImportPageFaultIndexed(PTRACE_IMPORT Import,
 // event appended to wait for its count, MappingFlags (TRACE_MAPPING_*) of
 // its address; the kernel's count of a fault of thread Tid at Address
 // (Major: counted as major), in time order with the fault events; the
-// end of thread Tid; the commit limit and the end of the import.
+// string id of a fault_kind (interned on first use); the end of thread
+// Tid; the commit limit and the end of the import.
 //
 
 RTL_STATUS TraceImportPageFaultPending(PTRACE_IMPORT Import,
@@ -414,6 +416,8 @@ RTL_STATUS TraceImportPageFaultPending(PTRACE_IMPORT Import,
 RTL_STATUS TraceImportPageFaultCounted(PTRACE_IMPORT Import, ULONG Tid,
                                        LONGLONG Timestamp, ULONGLONG Address,
                                        ULONG Major);
+RTL_STATUS TraceImportFaultKindId(PTRACE_IMPORT Import,
+                                  TRACE_FAULT_KIND Kind, PULONG Id);
 RTL_STATUS TraceImportPageFaultThreadEnded(PTRACE_IMPORT Import, ULONG Tid);
 VOID TraceImportSetFaultCommitLimit(PTRACE_IMPORT Import);
 VOID TraceImportPageFaultsEnd(PTRACE_IMPORT Import);
@@ -606,5 +610,7 @@ TRACE_FORMAT_DETECT ChromeJsonDetect;
 TRACE_FORMAT_IMPORT ChromeJsonImport;
 TRACE_FORMAT_DETECT KvmtraceDetect;
 TRACE_FORMAT_IMPORT KvmtraceImport;
+TRACE_FORMAT_DETECT EtwDetect;
+TRACE_FORMAT_IMPORT EtwImport;
 
 #endif // _TRACER_TRACE_IMPORT_H_

@@ -97,6 +97,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_import.sh "$ts" 20 "$work/import"
   step sh Tests/Bench/bench_rss.sh "$ts" 200 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 20 "$work/kvmtrace"
+  step sh Tests/Bench/bench_etw.sh "$ts" "$shared" "$work/etw" 10
   step sh Tests/Bench/bench_chrome.sh "$ts" 100 "$work/chrome"
   step sh Tests/Bench/bench_export.sh "$ts" "$shared" 100 1 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
@@ -108,6 +109,7 @@ else
   step sh Tests/Bench/bench_import.sh "$ts" 200 "$work/import"
   step sh Tests/Bench/bench_rss.sh "$ts" 2000 "$work/rss"
   step sh Tests/Bench/bench_kvmtrace.sh "$ts" "$shared" 200 "$work/kvmtrace"
+  step sh Tests/Bench/bench_etw.sh "$ts" "$shared" "$work/etw" 40
   step sh Tests/Bench/bench_chrome.sh "$ts" 1000 "$work/chrome"
   step sh Tests/Bench/bench_export.sh "$ts" "$shared" 1000 10 "$work/export"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
