@@ -40,6 +40,12 @@ double cliNowSeconds(void);
 PTRACE_SESSION cliNewSession(void);
 
 /*
+** The machine this process runs on (host name, or zTag if not NULL; boot
+** id; kernel release), for TraceSessionSetHost.
+*/
+void cliGatherHost(const char *zTag, PTRACE_SESSION_HOST pHost);
+
+/*
 ** Reads all of file zFile ("-": standard input) into a buffer from malloc()
 ** with a NUL after the *pn bytes read.  Returns NULL, with errno set, on
 ** failure.

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
 
 #include "Cli.h"
 #include "Readers/Live/LiveText.h"
@@ -44,6 +46,35 @@ PTRACE_SESSION cliNewSession(void){
   PTRACE_SESSION p = calloc(1, sizeof(*p));
   if( p==0 ){ cliFail("out of memory"); exit(1); }
   return p;
+}
+
+/*
+** The machine this process runs on, for the session header: the host name
+** (or zTag, --host NAME, when given), the kernel's boot id and release.
+** A field that cannot be read stays empty.
+*/
+void cliGatherHost(const char *zTag, PTRACE_SESSION_HOST pHost){
+  struct utsname u;
+  FILE *f;
+  memset(pHost, 0, sizeof(*pHost));
+  if( zTag ){
+    snprintf(pHost->HostName, sizeof(pHost->HostName), "%s", zTag);
+  }else if( gethostname(pHost->HostName, sizeof(pHost->HostName)-1)!=0 ){
+    pHost->HostName[0] = 0;
+  }
+  f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if( f ){
+    if( fgets(pHost->BootId, sizeof(pHost->BootId), f)==0 ){
+      pHost->BootId[0] = 0;
+    }
+    pHost->BootId[strcspn(pHost->BootId, "\n")] = 0;
+    fclose(f);
+  }
+  if( uname(&u)==0 ){
+    size_t n = strlen(u.release);
+    if( n>=sizeof(pHost->KernelRelease) ) n = sizeof(pHost->KernelRelease)-1;
+    memcpy(pHost->KernelRelease, u.release, n);
+  }
 }
 
 /*
