@@ -412,8 +412,11 @@ static int tsIsTracestoreView(const char *zSql){
 /* tsForEachObject() callback of tsStoresOf(): the TS_HAS_* bit of a table. */
 static int tsAddStore(void *pArg, const char *zName, const char *zCreate){
   int i;
+  /* A store's table, or the union view over many sessions' tables
+  ** (tracestore_fleet.c). */
   if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
-                      zCreate)!=0 ){
+                      zCreate)!=0
+   && (zCreate==0 || strstr(zCreate, " AS " TS_FLEET_MARK " ")==0) ){
     return SQLITE_OK;
   }
   for(i=0; i<TraceRecordKindMaximum; i++){
@@ -432,6 +435,9 @@ static int tsStoresOf(sqlite3 *db, const char *zSchema, int *pMask,
   int rc;
   *pMask = 0;
   rc = tsForEachObject(db, zSchema, "table", tsAddStore, pMask, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = tsForEachObject(db, zSchema, "view", tsAddStore, pMask, pzErr);
+  }
   if( rc!=SQLITE_OK || (*pMask & TS_HAS_PAGE_FAULT)==0 ) return rc;
   zSql = sqlite3_mprintf("SELECT hard, code FROM \"%w\".page_fault",
                          zSchema);

@@ -44,6 +44,12 @@ struct tracestore_doc_object {
   const tracestore_doc_column *aCol;  /* Columns (0 for a function) */
 };
 
+/* Marks the text of the union views of tracestore_fleet.c. */
+#define TS_FLEET_MARK "/* tracestore sessions */"
+
+/* Registers tracestore_attach_sessions() (tracestore_fleet.c). */
+int tracestoreFleetInit(sqlite3 *db);
+
 /* Registers tracestore_args, tracestore_arg() (tracestore_args.c). */
 int tracestoreArgsInit(sqlite3 *db);
 

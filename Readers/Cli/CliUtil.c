@@ -8,6 +8,8 @@
 ** (Readers/Live/LiveText.h).  Main.c dispatches to the Cmd*.c files and
 ** they call down here, so the arrows run Main -> Cmd* -> CliUtil.
 */
+#define _GNU_SOURCE 1   /* F_OFD_GETLK */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,25 @@ PTRACE_SESSION cliNewSession(void){
   PTRACE_SESSION p = calloc(1, sizeof(*p));
   if( p==0 ){ cliFail("out of memory"); exit(1); }
   return p;
+}
+
+/*
+** Whether a writer holds SESSION's lock (tracestore record or an import
+** is running): the OFD lock the core's writer takes on session.tracer.
+*/
+int cliWriterRuns(const char *zSession){
+  char zPath[TRACE_PATH_SIZE + 32];
+  struct flock lk;
+  int fd, bRuns = 0;
+  snprintf(zPath, sizeof(zPath), "%s/%s", zSession, TRACE_SESSION_FILE);
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return 0;
+  memset(&lk, 0, sizeof(lk));
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET;
+  if( fcntl(fd, F_OFD_GETLK, &lk)==0 && lk.l_type!=F_UNLCK ) bRuns = 1;
+  close(fd);
+  return bRuns;
 }
 
 /*
