@@ -67,6 +67,7 @@ struct Push {
   const char *zSessionPath;
   char zHost[TRACE_HOST_NAME_SIZE + 64];
   char zSession[256];
+  char zQid[64];                /* query_id prefix of this host+session */
   int bLowCardinality;          /* strings as LowCardinality(String) */
   unsigned nBatch;              /* rows per batch */
   int bProgress;                /* stderr is a terminal */
@@ -96,8 +97,9 @@ static void pushQuote(char *zOut, size_t nOut, const char *z){
 ** URL and pBody as data.  On success *pzOut (if not NULL) is the answer,
 ** from malloc.  On failure, 0 and the message in p->zErr.
 */
-static int pushRequest(Push *p, const char *zSql, const char *zInsert,
-                       const void *pBody, size_t nBody, char **pzOut){
+static int pushRequestId(Push *p, const char *zSql, const char *zInsert,
+                         const char *zQidSuffix, const void *pBody,
+                         size_t nBody, char **pzOut){
   char zTarget[4096];
   HttpResponse resp;
   size_t n;
@@ -106,8 +108,8 @@ static int pushRequest(Push *p, const char *zSql, const char *zInsert,
            p->zExtra[0] ? "&" : "");
   if( zInsert ){
     n = strlen(zTarget);
-    snprintf(zTarget+n, sizeof(zTarget)-n, "max_insert_block_size=%u&query=",
-             p->nBatch);
+    snprintf(zTarget+n, sizeof(zTarget)-n, "max_insert_block_size=%u&"
+             "query_id=%s-%s&query=", p->nBatch, p->zQid, zQidSuffix);
     if( !httpEscape(zTarget, sizeof(zTarget), zInsert) ){
       snprintf(p->zErr, sizeof(p->zErr), "query too long");
       return 0;
@@ -134,6 +136,11 @@ static int pushRequest(Push *p, const char *zSql, const char *zInsert,
     free(resp.zBody);
   }
   return 1;
+}
+
+static int pushRequest(Push *p, const char *zSql, const char *zInsert,
+                       const void *pBody, size_t nBody, char **pzOut){
+  return pushRequestId(p, zSql, zInsert, "", pBody, nBody, pzOut);
 }
 
 /* The server's settings that decide the string type, and the database. */
@@ -271,26 +278,66 @@ static int pushCreateTable(Push *p, PTRACE_STORE s){
 ** host and session: count(), which must equal max(id) + 1 (the rows are
 ** always a prefix of the store; anything else was not written by push).
 */
+/*
+** Waits until no INSERT of an earlier push of this host and session is
+** still running on the server (a push killed after sending a batch leaves
+** the server writing it; its query_id says whose it is).
+*/
+static int pushWaitQuiet(Push *p){
+  char zSql[512];
+  double tEnd = cliNowSeconds() + p->url.nTimeoutMs/1000.0;
+  snprintf(zSql, sizeof(zSql), "SELECT count() FROM system.processes WHERE "
+           "startsWith(query_id, '%s-')", p->zQid);
+  for(;;){
+    char *zOut = 0;
+    int bBusy;
+    if( !pushRequest(p, zSql, 0, 0, 0, &zOut) ) return 0;
+    bBusy = atoi(zOut)!=0;
+    free(zOut);
+    if( !bBusy ) return 1;
+    if( cliNowSeconds()>tEnd ){
+      snprintf(p->zErr, sizeof(p->zErr), "an earlier push of host '%s' "
+               "session '%s' is still writing on the server", p->zHost,
+               p->zSession);
+      return 0;
+    }
+    usleep(50*1000);
+  }
+}
+
 static int pushResumePoint(Push *p, PTRACE_STORE s,
                            unsigned long long *pnDone){
   char zSql[2048];
+  char zOpt[512];
   char *zOut = 0;
-  unsigned long long nCount = 0, iMax = 0;
-  snprintf(zSql, sizeof(zSql), "SELECT count(), max(id) FROM `%s`.`%s` "
-           "WHERE host = '", p->zDb, s->Name);
+  unsigned long long nCount = 0, nUnique = 0, iMax = 0;
+  int k;
+  if( !pushWaitQuiet(p) ) return 0;
+  snprintf(zSql, sizeof(zSql), "SELECT count(), uniqExact(id), max(id) "
+           "FROM `%s`.`%s` WHERE host = '", p->zDb, s->Name);
   pushQuote(zSql, sizeof(zSql), p->zHost);
   strcat(zSql, "' AND session = '");
   pushQuote(zSql, sizeof(zSql), p->zSession);
   strcat(zSql, "' FORMAT TabSeparated");
-  if( !pushRequest(p, zSql, 0, 0, 0, &zOut) ) return 0;
-  if( sscanf(zOut, "%llu\t%llu", &nCount, &iMax)!=2 ){
-    snprintf(p->zErr, sizeof(p->zErr), "unexpected answer to the resume "
-             "query on %s: %.200s", s->Name, zOut);
+  for(k=0; k<2; k++){
+    if( !pushRequest(p, zSql, 0, 0, 0, &zOut) ) return 0;
+    if( sscanf(zOut, "%llu\t%llu\t%llu", &nCount, &nUnique, &iMax)!=3 ){
+      snprintf(p->zErr, sizeof(p->zErr), "unexpected answer to the resume "
+               "query on %s: %.200s", s->Name, zOut);
+      free(zOut);
+      return 0;
+    }
     free(zOut);
-    return 0;
+    zOut = 0;
+    if( nCount==nUnique ) break;
+    /* A batch written twice: a push killed after sending it, whose insert
+    ** the server finished after the next push had read the count.  The
+    ** copies are identical rows; DEDUPLICATE keeps one of each. */
+    snprintf(zOpt, sizeof(zOpt), "OPTIMIZE TABLE `%s`.`%s` FINAL "
+             "DEDUPLICATE", p->zDb, s->Name);
+    if( !pushRequest(p, zOpt, 0, 0, 0, 0) ) return 0;
   }
-  free(zOut);
-  if( nCount!=0 && iMax+1!=nCount ){
+  if( nCount!=nUnique || (nCount!=0 && iMax+1!=nCount) ){
     snprintf(p->zErr, sizeof(p->zErr), "%s.%s holds %llu rows of host '%s' "
              "session '%s' with ids up to %llu: not the prefix push writes "
              "(rows added or removed by hand?); delete them to push again",
@@ -404,6 +451,7 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
   RTL_ERROR err;
   char zInsert[512];
   char zLog[2048];
+  char zQid[TRACE_NAME_SIZE + 32];
   unsigned long long n, iEnd;
 
   memset(&err, 0, sizeof(err));
@@ -422,7 +470,8 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
       if( !pushRow(p, pSession, s, i) ) return 0;
     }
     iEnd = i;
-    if( !pushRequest(p, 0, zInsert, p->aBuf, p->nBuf, 0) ) return 0;
+    snprintf(zQid, sizeof(zQid), "%s-%llu", s->Name, *piDone);
+    if( !pushRequestId(p, 0, zInsert, zQid, p->aBuf, p->nBuf, 0) ) return 0;
     p->nRows += iEnd - *piDone;
     p->nBytes += p->nBuf;
     *piDone = iEnd;
@@ -486,6 +535,30 @@ static int pushPass(Push *p, PushDone *aDone, int *pnDone){
   TraceSessionClose(pSession);
   free(pSession);
   return rc;
+}
+
+/*
+** At the end: each store's rows on the server, settled (duplicates of a
+** killed earlier push removed), are exactly the records pushed.
+*/
+static int pushVerify(Push *p, PushDone *aDone, int nDone){
+  TRACE_STORE store;
+  int j;
+  for(j=0; j<nDone; j++){
+    unsigned long long n = 0;
+    memset(&store, 0, sizeof(store));
+    memcpy(store.Name, aDone[j].zName, TRACE_NAME_SIZE);
+    if( !pushResumePoint(p, &store, &n) ) return 0;
+    if( n!=aDone[j].nDone ){
+      snprintf(p->zErr, sizeof(p->zErr), "%s.%s holds %llu rows of host "
+               "'%s' session '%s' after the push, which sent up to record "
+               "%llu: another push of the same session ran at the same time?",
+               p->zDb, aDone[j].zName, n, p->zHost, p->zSession,
+               aDone[j].nDone);
+      return 0;
+    }
+  }
+  return 1;
 }
 
 /* Splits the URL's query into database= and the rest (p->zExtra). */
@@ -592,6 +665,21 @@ static int pushIdentity(Push *p, const char *zHost, const char *zSession){
     snprintf(p->zSession, sizeof(p->zSession), "%.*s",
              (int)(p->zSessionPath + n - zBase), zBase);
   }
+  {
+    /* FNV-1a of database, host and session: a query_id-safe name. */
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    const char *az[3];
+    int k;
+    az[0] = p->zDb; az[1] = p->zHost; az[2] = p->zSession;
+    for(k=0; k<3; k++){
+      const unsigned char *z = (const unsigned char*)az[k];
+      for(; ; z++){
+        h = (h ^ *z) * 0x100000001b3ULL;
+        if( *z==0 ) break;
+      }
+    }
+    snprintf(p->zQid, sizeof(p->zQid), "tracestore-push-%016llx", h);
+  }
   return 1;
 }
 
@@ -635,6 +723,7 @@ int cmdPush(int argc, char **argv){
     if( !rc || !bRuns ) break;
     usleep(200*1000);
   }
+  if( rc ) rc = pushVerify(p, aDone, nDone);
   if( p->bProgress ) fprintf(stderr, "\r\033[K");
   if( !rc ){
     cliFail("push: %s", p->zErr);

@@ -130,15 +130,35 @@ class Server:
 if __name__ == "__main__":
     # chserver.py start DIR: starts, prints the HTTP port, leaves it running
     # (its pid in DIR/pid); chserver.py stop DIR.
+    # Without clickhouse-server both succeed doing nothing (the cases that
+    # need a server exit 77 themselves).
     cmd, d = sys.argv[1], sys.argv[2]
     if cmd == "start":
+        if not have_server():
+            print("clickhouse-server is not installed")
+            sys.exit(0)
+        if os.path.exists(os.path.join(d, "pid")):
+            try:
+                with open(os.path.join(d, "pid")) as f:
+                    os.kill(int(f.read()), signal.SIGTERM)
+                time.sleep(1)
+            except (OSError, ValueError):
+                pass
+        shutil.rmtree(d, ignore_errors=True)
         s = Server(d).start()
         with open(os.path.join(d, "pid"), "w") as f:
             f.write(str(s.proc.pid))
+        with open(os.path.join(d, "port"), "w") as f:
+            f.write(str(s.http))
         print(s.http)
         os._exit(0)
-    with open(os.path.join(d, "pid")) as f:
-        pid = int(f.read())
+    try:
+        with open(os.path.join(d, "pid")) as f:
+            pid = int(f.read())
+        os.unlink(os.path.join(d, "pid"))
+        os.unlink(os.path.join(d, "port"))
+    except OSError:
+        sys.exit(0)
     os.kill(pid, signal.SIGTERM)
     for _ in range(300):
         try:
