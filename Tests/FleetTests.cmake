@@ -37,3 +37,14 @@ foreach(case host_header sessions_union sessions_live push_samples push_record
     set_tests_properties(fleet.${case} PROPERTIES FIXTURES_REQUIRED fleet_server)
   endif()
 endforeach()
+
+# Benchmark: push of a 10 M-row session against clickhouse-client loading
+# the same rows from TSV, and a fleet query in ClickHouse and SQLite.
+# `ctest -L bench -R push -V`, or Tests/Bench/bench_push.sh TRACESTORE EXT
+# BENCHPLOTSESSION N DIR.
+add_test(NAME bench.push
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_push.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:tracestore_ext> $<TARGET_FILE:BenchPlotSession> 10000000
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-push)
+set_tests_properties(bench.push PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE
+  SKIP_RETURN_CODE 77)

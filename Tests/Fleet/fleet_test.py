@@ -417,14 +417,14 @@ def case_exactly_once():
     url = srv.url + "?database=" + db
     # How long a whole push takes, to kill inside it.
     t0 = time.time()
-    run([TS, "push", "--batch", "150", "--session", "probe", s, url])
+    run([TS, "push", "--batch", "400", "--session", "probe", s, url])
     span = time.time() - t0
     rng = random.Random(19)
     for trial in range(20):
         name = "t%d" % trial
-        args = [TS, "push", "--batch", "150", "--session", name, s, url]
+        args = [TS, "push", "--batch", "400", "--session", name, s, url]
         kills = 0
-        for _ in range(rng.randint(1, 3)):
+        for _ in range(rng.randint(1, 2)):
             p = subprocess.Popen(args, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
             time.sleep(rng.uniform(0, span))
