@@ -2,8 +2,9 @@
 
 Starts `clickhouse-server --config-file=DIR/config.xml` with everything
 (data, logs, users) in DIR, on free loopback ports, and stops it.  Used by
-fleet_test.py and Tests/Bench/bench_push.sh (as `python3 chserver.py start
-DIR` / `stop DIR`); no systemd, no root.
+fleet_test.py, Tests/Bench/bench_push.sh and the README's fleet recipe
+(`python3 chserver.py start DIR`, `fleet DIR` for two shards, `stop DIR`);
+no systemd, no root.
 
 Also a small HTTP client for queries (urllib), so the tests read results
 through the same interface `tracestore push` writes through.
@@ -130,9 +131,33 @@ class Server:
 if __name__ == "__main__":
     # chserver.py start DIR: starts, prints the HTTP port, leaves it running
     # (its pid in DIR/pid); chserver.py stop DIR.
+    # chserver.py fleet DIR: two servers (DIR/0, DIR/1) that both know the
+    # cluster `fleet` of two shards, one on each; prints their HTTP ports.
     # Without clickhouse-server both succeed doing nothing (the cases that
     # need a server exit 77 themselves).
     cmd, d = sys.argv[1], sys.argv[2]
+    if cmd == "fleet":
+        if not have_server():
+            sys.exit(77)
+        ports = [free_ports(3) for _ in range(2)]
+        remote = ("<fleet>" + "".join(
+            "<shard><replica><host>127.0.0.1</host><port>%d</port>"
+            "</replica></shard>" % p[1] for p in ports) + "</fleet>")
+        out = []
+        for i, p in enumerate(ports):
+            sub = os.path.join(d, str(i))
+            shutil.rmtree(sub, ignore_errors=True)
+            s = Server(sub, remote).start(p)
+            with open(os.path.join(sub, "pid"), "w") as f:
+                f.write(str(s.proc.pid))
+            out.append(str(s.http))
+        print(" ".join(out))
+        os._exit(0)
+    if cmd == "stop" and os.path.isdir(os.path.join(d, "0")):
+        for sub in ("0", "1"):
+            subprocess.call([sys.executable, __file__, "stop",
+                             os.path.join(d, sub)])
+        sys.exit(0)
     if cmd == "start":
         if not have_server():
             print("clickhouse-server is not installed")
@@ -156,7 +181,8 @@ if __name__ == "__main__":
         with open(os.path.join(d, "pid")) as f:
             pid = int(f.read())
         os.unlink(os.path.join(d, "pid"))
-        os.unlink(os.path.join(d, "port"))
+        if os.path.exists(os.path.join(d, "port")):
+            os.unlink(os.path.join(d, "port"))
     except OSError:
         sys.exit(0)
     os.kill(pid, signal.SIGTERM)
