@@ -11,7 +11,7 @@
 ** session is attached in, and the UNION ALL views over them.
 ** Calls: tracestore_attach() (tracestore_attach.c, through SQL) for each
 ** session, tracestore_catalog.c (listing and running SQL), and
-** tracestoreViewsAttach() (tracestore_views.c) for the derived views.
+** tracestoreViewsFleet() (tracestore_views.c) for the derived views.
 ** Registered by sqlite3_tracestore_init() through tracestoreFleetInit().
 **
 ** Usage:
@@ -31,14 +31,18 @@
 **   of that table of each session that has it, with two columns first,
 **   `session` (the schema name) and `host` (the host kept in the session
 **   header at creation; NULL for sessions made before issue 19).  A column
-**   a session lacks reads NULL there.  Then the derived views of
-**   tracestore_views.c (kvm_exit_reasons, page_fault_summary, ...) are made
-**   over those union views: they aggregate the whole fleet; group by host
-**   by querying the plain names.  Returns the number of sessions.
+**   a session lacks reads NULL there.  The derived views of
+**   tracestore_views.c (kvm_exit_reasons, page_fault_summary, event, ...)
+**   get the same two columns: each session's rows of the view, computed
+**   over that session alone (tracestoreViewsFleet()), so
+**   `SELECT host, count FROM kvm_exit_reasons WHERE reason = 'HLT'` ranks
+**   the hosts.  Returns the number of sessions.
 **
-**   Calling it again replaces the union views (and tracestore tables of a
-**   single-session tracestore_attach in temp, as attaching another session
-**   does); each session's own schema stays as it is.
+**   Calling it again replaces what the last call made in temp (and the
+**   tracestore tables and views of a single-session tracestore_attach()
+**   there, as attaching another session does; a later tracestore_attach()
+**   into temp replaces the union views in turn); each session's own schema
+**   stays as it is.
 **
 ** How it works:
 **
@@ -334,7 +338,8 @@ static int tsFleetStale(void *pArg, const char *zName, const char *zSql){
   ts_drop_list *p = (ts_drop_list*)pArg;
   if( zSql==0 || p->nName>=256 ) return SQLITE_OK;
   if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore*", zSql)!=0
-   && strstr(zSql, " AS " TS_FLEET_MARK " ")==0 ){
+   && strstr(zSql, TS_FLEET_MARK)==0
+   && strstr(zSql, " AS /* tracestore view */ ")==0 ){
     return SQLITE_OK;
   }
   p->azName[p->nName] = sqlite3_mprintf("%s%s",
@@ -344,11 +349,10 @@ static int tsFleetStale(void *pArg, const char *zName, const char *zSql){
 }
 
 /*
-** Drops temp's tracestore tables and earlier union views (their names are
-** about to be the new union views), then the derived views that read them
-** fall to tracestoreViewsAttach().
+** Drops temp's tracestore tables and views, and earlier union views (their
+** names are about to be the new union views).
 */
-static int tsFleetClearTemp(sqlite3 *db, char **pzErr){
+int tracestoreFleetClear(sqlite3 *db, char **pzErr){
   ts_drop_list drop;
   int rc, rc2, i;
   memset(&drop, 0, sizeof(drop));
@@ -366,6 +370,20 @@ static int tsFleetClearTemp(sqlite3 *db, char **pzErr){
     sqlite3_free(drop.azName[i]);
   }
   return rc;
+}
+
+/* True if temp holds a union view of tracestore_attach_sessions(). */
+int tsFleetInTemp(sqlite3 *db){
+  sqlite3_stmt *pStmt = 0;
+  int b = 0;
+  if( sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_master WHERE type "
+                         "= 'view' AND instr(sql, ?1) > 0", -1, &pStmt,
+                         0)==SQLITE_OK ){
+    sqlite3_bind_text(pStmt, 1, TS_FLEET_MARK, -1, SQLITE_STATIC);
+    b = sqlite3_step(pStmt)==SQLITE_ROW;
+  }
+  sqlite3_finalize(pStmt);
+  return b;
 }
 
 /* Attaches session pSes in its schema with tracestore_attach(). */
@@ -426,7 +444,7 @@ static void tracestoreAttachSessionsFunc(
     rc = tsFleetInspect(&fleet.aSes[i], &zErr);
     if( rc==SQLITE_OK ) rc = tsFleetSchema(db, &fleet, i);
   }
-  if( rc==SQLITE_OK ) rc = tsFleetClearTemp(db, &zErr);
+  if( rc==SQLITE_OK ) rc = tracestoreFleetClear(db, &zErr);
   for(i=0; rc==SQLITE_OK && i<fleet.nSes; i++){
     rc = tsFleetAttachOne(db, &fleet.aSes[i], &zErr);
   }
@@ -440,7 +458,17 @@ static void tracestoreAttachSessionsFunc(
     }
   }
   if( rc==SQLITE_OK ){
-    rc = tracestoreViewsAttach(db, "temp", fleet.aSes[0].zPath, &zErr);
+    const char **az = sqlite3_malloc64(sizeof(char*)*2*(size_t)fleet.nSes);
+    if( az==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      for(i=0; i<fleet.nSes; i++){
+        az[i] = fleet.aSes[i].zSchema;
+        az[fleet.nSes+i] = fleet.aSes[i].zHost;
+      }
+      rc = tracestoreViewsFleet(db, fleet.nSes, az, az+fleet.nSes, &zErr);
+      sqlite3_free(az);
+    }
   }
   if( rc==SQLITE_OK ){
     sqlite3_result_int(ctx, fleet.nSes);

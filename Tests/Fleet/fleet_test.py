@@ -320,10 +320,30 @@ def case_sessions_union():
         "BETWEEN 1 AND 2"))
     if plan.count("ts>=? AND ts<=?") != 3:
         fail("ts range not pushed down into each session: %s" % plan)
-    # The derived views read the union.
+    # The derived views: each session's rows as that session alone has
+    # them, with session and host.
     n = db.execute("SELECT sum(faults) FROM page_fault_summary").fetchone()[0]
     if n != db.execute("SELECT count(*) FROM page_fault").fetchone()[0]:
         fail("page_fault_summary does not cover every session")
+    for view in ("page_fault_summary", "syscall_counts", "event"):
+        for k in ins:
+            one = db_connect()
+            one.execute("SELECT tracestore_attach(?)", (os.path.join(d, k),))
+            want = sorted(map(repr, one.execute("SELECT * FROM %s" % view)))
+            got = sorted(map(repr, (r[2:] for r in db.execute(
+                "SELECT * FROM %s WHERE session = ?" % view, (k,)))))
+            if got != want:
+                fail("%s of session %s: %d rows, alone %d" %
+                     (view, k, len(got), len(want)))
+            hosts = {r[0] for r in db.execute(
+                "SELECT host FROM %s WHERE session = ?" % view, (k,))}
+            if want and hosts != {"host-" + k}:
+                fail("%s: host of %s is %s" % (view, k, hosts))
+    # A single tracestore_attach() into temp replaces the union views.
+    db.execute("SELECT tracestore_attach(?)", (os.path.join(d, "a"),))
+    if db.execute("SELECT count(*) FROM page_fault").fetchone()[0] \
+            != grep_c(ins["a"], r"\d: page_fault_(user|kernel):"):
+        fail("tracestore_attach after the sessions: not session a alone")
 
 
 def case_sessions_live():
