@@ -995,6 +995,16 @@ static const tracestore_doc_object aDocObject[] = {
     "session at PATH, store_info and (in temp, the default SCHEMA) the "
     "views above; returns the number of tables.",
     "SELECT tracestore_attach('run.trace');", 0 },
+  { "tracestore_attach_sessions", "function", "always",
+    "tracestore_attach_sessions(PATH, ...): many sessions as one (each "
+    "PATH a session or a directory of sessions).  Each session is attached "
+    "in a schema named after its directory (\"a.trace\".page_fault); in "
+    "temp, every table and view above becomes the UNION ALL over the "
+    "sessions, with two columns first: session (the schema) and host (from "
+    "the session header, NULL for sessions made before it was kept).  The "
+    "views are computed per session.  Returns the number of sessions.",
+    "SELECT tracestore_attach_sessions('fleet/'); "
+    "SELECT host, count(*) FROM page_fault GROUP BY host;", 0 },
   { "tracestore_arg", "function", "always",
     "tracestore_arg(TEXT, KEY): the value of the first field KEY of TEXT "
     "(as tracestore_args reads it): an integer when it is one, else text; "

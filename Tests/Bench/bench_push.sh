@@ -49,6 +49,7 @@ sqlite3 -cmd ".load $EXT" :memory: "SELECT tracestore_attach_sessions('$DIR/s');
   "SELECT host, module, count(*) AS n FROM page_fault WHERE hard = 1 GROUP BY host, module ORDER BY n DESC;" >"$DIR/q.sqlite"
 t6=$(now)
 
+rm -f "$DIR/rows.tsv"
 python3 - "$N" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$BYTES" "$TSVB" <<'PY'
 import sys
 n = int(sys.argv[1]); t = [float(x) for x in sys.argv[2:9]]
