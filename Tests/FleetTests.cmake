@@ -36,6 +36,10 @@ foreach(case host_header sessions_union sessions_live push_samples push_record
   if(NOT case MATCHES "^(host_header|sessions_union|sessions_live|sharded)$")
     set_tests_properties(fleet.${case} PROPERTIES FIXTURES_REQUIRED fleet_server)
   endif()
+  # tracestore record (as root) uses tracefs, as the record tests do.
+  if(case MATCHES "^(push_record|follow)$")
+    set_tests_properties(fleet.${case} PROPERTIES RESOURCE_LOCK tracefs_toplevel)
+  endif()
 endforeach()
 
 # Benchmark: push of a 10 M-row session against clickhouse-client loading

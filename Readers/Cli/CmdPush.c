@@ -71,6 +71,7 @@ struct Push {
   int bLowCardinality;          /* strings as LowCardinality(String) */
   unsigned nBatch;              /* rows per batch */
   int bProgress;                /* stderr is a terminal */
+  int bFollow;                  /* --follow */
   double tStart, tShown;
   unsigned long long nRows, nBytes;  /* pushed by this run */
   unsigned char *aBuf;          /* the batch being encoded */
@@ -490,6 +491,33 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
   return 1;
 }
 
+/*
+** Opens SESSION for reading.  With --follow, a session whose writer is
+** still creating it (an empty header, stores not there yet) is waited
+** for, up to the timeout, rather than an error.
+*/
+static PTRACE_SESSION pushOpen(Push *p){
+  PTRACE_SESSION pSession = cliNewSession();
+  double tEnd = cliNowSeconds() + p->url.nTimeoutMs/1000.0;
+  RTL_ERROR err;
+  for(;;){
+    memset(&err, 0, sizeof(err));
+    if( RTL_SUCCESS(TraceSessionOpenReader(&Rtl, p->zSessionPath, pSession,
+                                           &err)) ){
+      return pSession;
+    }
+    if( !p->bFollow || !cliWriterRuns(p->zSessionPath)
+     || cliNowSeconds()>tEnd ){
+      break;
+    }
+    memset(pSession, 0, sizeof(*pSession));
+    usleep(50*1000);
+  }
+  snprintf(p->zErr, sizeof(p->zErr), "%s", err.Message);
+  free(pSession);
+  return 0;
+}
+
 /* Per store name: records the server holds (-1: not asked yet). */
 typedef struct PushDone PushDone;
 struct PushDone {
@@ -502,18 +530,11 @@ struct PushDone {
 ** pass included), and pushes each store up to its snapshot.
 */
 static int pushPass(Push *p, PushDone *aDone, int *pnDone){
-  PTRACE_SESSION pSession = cliNewSession();
-  RTL_ERROR err;
+  PTRACE_SESSION pSession = pushOpen(p);
   ULONG i;
   int j, rc = 1;
 
-  memset(&err, 0, sizeof(err));
-  if( !RTL_SUCCESS(TraceSessionOpenReader(&Rtl, p->zSessionPath, pSession,
-                                          &err)) ){
-    snprintf(p->zErr, sizeof(p->zErr), "%s", err.Message);
-    free(pSession);
-    return 0;
-  }
+  if( pSession==0 ) return 0;
   for(i=0; rc && i<pSession->NumberOfStores; i++){
     PTRACE_STORE s = &pSession->Stores[i];
     if( strcmp(s->Name, "string")==0 || strcmp(s->Name, "string_data")==0
@@ -635,18 +656,14 @@ static int pushOptions(Push *p, int argc, char **argv, int *pbFollow,
 /* The session's host (header) and name (directory) unless given. */
 static int pushIdentity(Push *p, const char *zHost, const char *zSession){
   PTRACE_SESSION pSession;
-  RTL_ERROR err;
   size_t n;
   const char *zBase;
   if( zHost ){
     snprintf(p->zHost, sizeof(p->zHost), "%s", zHost);
   }else{
-    pSession = cliNewSession();
-    memset(&err, 0, sizeof(err));
-    if( !RTL_SUCCESS(TraceSessionOpenReader(&Rtl, p->zSessionPath, pSession,
-                                            &err)) ){
-      cliFail("%s", err.Message);
-      free(pSession);
+    pSession = pushOpen(p);
+    if( pSession==0 ){
+      cliFail("%s", p->zErr);
       return 0;
     }
     snprintf(p->zHost, sizeof(p->zHost), "%s",
@@ -708,6 +725,7 @@ int cmdPush(int argc, char **argv){
     free(p);
     return 2;
   }
+  p->bFollow = bFollow;
   if( !pushIdentity(p, zHost, zSession) ){ free(p); return 1; }
   signal(SIGPIPE, SIG_IGN);
   p->bProgress = isatty(2);
