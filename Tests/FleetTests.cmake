@@ -33,6 +33,12 @@ foreach(case host_header sessions_union sessions_live push_samples push_record
             ${TRACER_FLEET_WORK}/${case} ${case})
   set_tests_properties(fleet.${case} PROPERTIES LABELS integration TIMEOUT 120
     SKIP_RETURN_CODE 77)
+  # Python loads the extension: under sanitizers it needs the ASan runtime
+  # first (chserver.py starts clickhouse-server without it).
+  if(TRACER_SANITIZE AND TRACER_LIBASAN)
+    set_tests_properties(fleet.${case} PROPERTIES ENVIRONMENT
+      "LD_PRELOAD=${TRACER_LIBASAN};ASAN_OPTIONS=detect_leaks=0")
+  endif()
   if(NOT case MATCHES "^(host_header|sessions_union|sessions_live|sharded)$")
     set_tests_properties(fleet.${case} PROPERTIES FIXTURES_REQUIRED fleet_server)
   endif()

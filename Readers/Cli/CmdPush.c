@@ -76,7 +76,7 @@ struct Push {
   unsigned long long nRows, nBytes;  /* pushed by this run */
   unsigned char *aBuf;          /* the batch being encoded */
   size_t nBuf, nAlloc;
-  char zErr[1024];
+  char zErr[2048];               /* Path (up to 1024) and the reason */
 };
 
 /* ---------------------------------------------------------------------

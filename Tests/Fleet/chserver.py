@@ -89,9 +89,11 @@ class Server:
         with open(os.path.join(self.dir, "config.xml"), "w") as f:
             f.write(CONFIG.format(d=self.dir, http=self.http, tcp=self.tcp,
                                   inter=inter, remote=self.remote))
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
         self.proc = subprocess.Popen(
             ["clickhouse-server", "--config-file=" + self.dir + "/config.xml"],
-            cwd=self.dir, stdout=subprocess.DEVNULL,
+            cwd=self.dir, env=env, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(self.dir, "stderr.log"), "w"))
         deadline = time.time() + 60
         while time.time() < deadline:
