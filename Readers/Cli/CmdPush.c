@@ -47,7 +47,7 @@ static const char zPushHelp[] =
 "\n"
 "  --follow        keep pushing what a live recording commits, until its\n"
 "                  writer ends\n"
-"  --batch ROWS    rows per INSERT (default 1048576; at most 64 MB each)\n"
+"  --batch ROWS    rows per INSERT (default and at most 1048576)\n"
 "  --timeout SEC   connect/send/receive timeout (default 30)\n"
 "  --host NAME     the host column (default: the host in the session\n"
 "                  header, or 'unknown' for sessions made before it)\n"
@@ -57,7 +57,7 @@ static const char zPushHelp[] =
 "run continues after the last batch the server wrote.\n";
 
 #define PUSH_MAX_BATCH_ROWS  1048576u
-#define PUSH_MAX_BATCH_BYTES (64u << 20)
+#define PUSH_CHUNK_BYTES     (1u << 20)
 
 typedef struct Push Push;
 struct Push {
@@ -74,7 +74,7 @@ struct Push {
   int bFollow;                  /* --follow */
   double tStart, tShown;
   unsigned long long nRows, nBytes;  /* pushed by this run */
-  unsigned char *aBuf;          /* the batch being encoded */
+  unsigned char *aBuf;          /* the chunk being encoded */
   size_t nBuf, nAlloc;
   char zErr[2048];               /* Path (up to 1024) and the reason */
 };
@@ -94,54 +94,62 @@ static void pushQuote(char *zOut, size_t nOut, const char *z){
 }
 
 /*
-** POSTs zSql (the body) or, with pBody, an INSERT given by zInsert in the
-** URL and pBody as data.  On success *pzOut (if not NULL) is the answer,
-** from malloc.  On failure, 0 and the message in p->zErr.
+** The request target: the URL's path and extra parameters, and for an
+** INSERT (zInsert) the batch's settings, its query_id (p->zQid, "-",
+** zQidSuffix) and the query.  0 and p->zErr if it does not fit.
 */
-static int pushRequestId(Push *p, const char *zSql, const char *zInsert,
-                         const char *zQidSuffix, const void *pBody,
-                         size_t nBody, char **pzOut){
-  char zTarget[4096];
-  HttpResponse resp;
+static int pushTarget(Push *p, const char *zInsert, const char *zQidSuffix,
+                      char *zTarget, size_t nTarget){
   size_t n;
-
-  snprintf(zTarget, sizeof(zTarget), "%s?%s%s", p->url.zPath, p->zExtra,
+  snprintf(zTarget, nTarget, "%s?%s%s", p->url.zPath, p->zExtra,
            p->zExtra[0] ? "&" : "");
   if( zInsert ){
     n = strlen(zTarget);
-    snprintf(zTarget+n, sizeof(zTarget)-n, "max_insert_block_size=%u&"
+    snprintf(zTarget+n, nTarget-n, "max_insert_block_size=%u&"
              "query_id=%s-%s&query=", p->nBatch, p->zQid, zQidSuffix);
-    if( !httpEscape(zTarget, sizeof(zTarget), zInsert) ){
+    if( !httpEscape(zTarget, nTarget, zInsert) ){
       snprintf(p->zErr, sizeof(p->zErr), "query too long");
       return 0;
     }
-  }else{
-    pBody = zSql;
-    nBody = strlen(zSql);
-  }
-  if( httpPost(&p->url, zTarget, pBody, nBody, &resp, p->zErr,
-               sizeof(p->zErr))!=0 ){
-    return 0;
-  }
-  if( resp.iStatus!=200 ){
-    char *zBody = resp.zBody ? resp.zBody : (char*)"";
-    zBody[strcspn(zBody, "\n")] = 0;
-    snprintf(p->zErr, sizeof(p->zErr), "%s:%s answered %d: %.600s",
-             p->url.zHost, p->url.zPort, resp.iStatus, zBody);
-    free(resp.zBody);
-    return 0;
-  }
-  if( pzOut ){
-    *pzOut = resp.zBody ? resp.zBody : calloc(1, 1);
-  }else{
-    free(resp.zBody);
   }
   return 1;
 }
 
-static int pushRequest(Push *p, const char *zSql, const char *zInsert,
-                       const void *pBody, size_t nBody, char **pzOut){
-  return pushRequestId(p, zSql, zInsert, "", pBody, nBody, pzOut);
+/*
+** Takes the server's answer: 1 and, if pzOut, its body (from malloc) for
+** a 200; else 0 with the status and the first line of the body (ClickHouse
+** puts its exception there) in p->zErr.
+*/
+static int pushAnswer(Push *p, HttpResponse *pResp, char **pzOut){
+  if( pResp->iStatus!=200 ){
+    char *zBody = pResp->zBody ? pResp->zBody : (char*)"";
+    zBody[strcspn(zBody, "\n")] = 0;
+    snprintf(p->zErr, sizeof(p->zErr), "%s:%s answered %d: %.600s",
+             p->url.zHost, p->url.zPort, pResp->iStatus, zBody);
+    free(pResp->zBody);
+    return 0;
+  }
+  if( pzOut ){
+    *pzOut = pResp->zBody ? pResp->zBody : calloc(1, 1);
+  }else{
+    free(pResp->zBody);
+  }
+  return 1;
+}
+
+/*
+** POSTs the query zSql.  On success *pzOut (if not NULL) is the answer,
+** from malloc.  On failure, 0 and the message in p->zErr.
+*/
+static int pushRequest(Push *p, const char *zSql, char **pzOut){
+  char zTarget[4096];
+  HttpResponse resp;
+  if( !pushTarget(p, 0, 0, zTarget, sizeof(zTarget)) ) return 0;
+  if( httpPost(&p->url, zTarget, zSql, strlen(zSql), &resp, p->zErr,
+               sizeof(p->zErr))!=0 ){
+    return 0;
+  }
+  return pushAnswer(p, &resp, pzOut);
 }
 
 /* The server's settings that decide the string type, and the database. */
@@ -149,8 +157,7 @@ static int pushPrepareServer(Push *p){
   char zSql[512];
   char *zOut = 0;
   if( !pushRequest(p, "SELECT value FROM system.settings WHERE name = "
-                   "'allow_experimental_low_cardinality_type'", 0, 0, 0,
-                   &zOut) ){
+                   "'allow_experimental_low_cardinality_type'", &zOut) ){
     return 0;
   }
   /* 18.x has LowCardinality behind this switch (off); later servers
@@ -159,12 +166,12 @@ static int pushPrepareServer(Push *p){
   free(zOut);
   snprintf(zSql, sizeof(zSql), "CREATE DATABASE IF NOT EXISTS `%s`",
            p->zDb);
-  if( !pushRequest(p, zSql, 0, 0, 0, 0) ) return 0;
+  if( !pushRequest(p, zSql, 0) ) return 0;
   snprintf(zSql, sizeof(zSql), "CREATE TABLE IF NOT EXISTS "
            "`%s`.`_tracer_pushed` (host String, session String, store "
            "String, rows UInt64, at DateTime) ENGINE = MergeTree ORDER BY "
            "(host, session, store)", p->zDb);
-  return pushRequest(p, zSql, 0, 0, 0, 0);
+  return pushRequest(p, zSql, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -271,7 +278,7 @@ static int pushCreateTable(Push *p, PTRACE_STORE s){
     snprintf(p->zErr, sizeof(p->zErr), "%s: too many columns", s->Path);
     return 0;
   }
-  return pushRequest(p, zSql, 0, 0, 0, 0);
+  return pushRequest(p, zSql, 0);
 }
 
 /*
@@ -292,7 +299,7 @@ static int pushWaitQuiet(Push *p){
   for(;;){
     char *zOut = 0;
     int bBusy;
-    if( !pushRequest(p, zSql, 0, 0, 0, &zOut) ) return 0;
+    if( !pushRequest(p, zSql, &zOut) ) return 0;
     bBusy = atoi(zOut)!=0;
     free(zOut);
     if( !bBusy ) return 1;
@@ -321,7 +328,7 @@ static int pushResumePoint(Push *p, PTRACE_STORE s,
   pushQuote(zSql, sizeof(zSql), p->zSession);
   strcat(zSql, "' FORMAT TabSeparated");
   for(k=0; k<2; k++){
-    if( !pushRequest(p, zSql, 0, 0, 0, &zOut) ) return 0;
+    if( !pushRequest(p, zSql, &zOut) ) return 0;
     if( sscanf(zOut, "%llu\t%llu\t%llu", &nCount, &nUnique, &iMax)!=3 ){
       snprintf(p->zErr, sizeof(p->zErr), "unexpected answer to the resume "
                "query on %s: %.200s", s->Name, zOut);
@@ -336,7 +343,7 @@ static int pushResumePoint(Push *p, PTRACE_STORE s,
     ** copies are identical rows; DEDUPLICATE keeps one of each. */
     snprintf(zOpt, sizeof(zOpt), "OPTIMIZE TABLE `%s`.`%s` FINAL "
              "DEDUPLICATE", p->zDb, s->Name);
-    if( !pushRequest(p, zOpt, 0, 0, 0, 0) ) return 0;
+    if( !pushRequest(p, zOpt, 0) ) return 0;
   }
   if( nCount!=nUnique || (nCount!=0 && iMax+1!=nCount) ){
     snprintf(p->zErr, sizeof(p->zErr), "%s.%s holds %llu rows of host '%s' "
@@ -453,6 +460,7 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
   char zInsert[512];
   char zLog[2048];
   char zQid[TRACE_NAME_SIZE + 32];
+  char zTarget[4096];
   unsigned long long n, iEnd;
 
   memset(&err, 0, sizeof(err));
@@ -464,17 +472,46 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
   snprintf(zInsert, sizeof(zInsert), "INSERT INTO `%s`.`%s` FORMAT "
            "RowBinary", p->zDb, s->Name);
   while( *piDone < n ){
-    unsigned long long i = *piDone;
+    unsigned long long i = *piDone, nSent = 0, iKept = *piDone;
+    HttpStream stream;
+    HttpResponse resp;
+    int bOk = 1;
     iEnd = i + p->nBatch < n ? i + p->nBatch : n;
-    p->nBuf = 0;
-    for(; i<iEnd && p->nBuf<PUSH_MAX_BATCH_BYTES; i++){
-      if( !pushRow(p, pSession, s, i) ) return 0;
-    }
-    iEnd = i;
     snprintf(zQid, sizeof(zQid), "%s-%llu", s->Name, *piDone);
-    if( !pushRequestId(p, 0, zInsert, zQid, p->aBuf, p->nBuf, 0) ) return 0;
+    if( !pushTarget(p, zInsert, zQid, zTarget, sizeof(zTarget))
+     || httpStreamBegin(&p->url, zTarget, &stream, p->zErr,
+                        sizeof(p->zErr))!=0 ){
+      return 0;
+    }
+    /* The body goes out in chunks of PUSH_CHUNK_BYTES as it is encoded:
+    ** the server parses one while the next is made. */
+    p->nBuf = 0;
+    for(; i<iEnd && bOk; i++){
+      bOk = pushRow(p, pSession, s, i);
+      if( bOk && (p->nBuf>=PUSH_CHUNK_BYTES || i+1==iEnd) ){
+        if( httpStreamWrite(&stream, p->aBuf, p->nBuf)!=0 ) break;
+        nSent += p->nBuf;
+        p->nBuf = 0;
+        /* Sent: let the kernel drop these records from the resident set
+        ** (a push's memory is its chunk buffer, whatever the store's
+        ** size; the records are read again only by a later run). */
+        Rtl.DiscardMemory(&Rtl, s->Base + iKept * s->RecordSize,
+                          (SIZE_T)((i + 1 - iKept) * s->RecordSize));
+        iKept = i + 1;
+      }
+    }
+    if( !bOk ){
+      /* Never send the end of a batch that is not whole: the server drops
+      ** an INSERT whose body ends without it. */
+      httpStreamAbort(&stream);
+      return 0;
+    }
+    if( httpStreamEnd(&stream, &resp, p->zErr, sizeof(p->zErr))!=0
+     || !pushAnswer(p, &resp, 0) ){
+      return 0;
+    }
     p->nRows += iEnd - *piDone;
-    p->nBytes += p->nBuf;
+    p->nBytes += nSent;
     *piDone = iEnd;
     /* For people: what was pushed when.  The rows themselves are the
     ** resume point, so losing this line loses nothing. */
@@ -485,7 +522,7 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
     pushQuote(zLog, sizeof(zLog), p->zSession);
     snprintf(zLog+strlen(zLog), sizeof(zLog)-strlen(zLog), "', '%s', %llu, "
              "now())", s->Name, iEnd);
-    if( !pushRequest(p, zLog, 0, 0, 0, 0) ) return 0;
+    if( !pushRequest(p, zLog, 0) ) return 0;
     pushShowProgress(p, s->Name, iEnd, n);
   }
   return 1;

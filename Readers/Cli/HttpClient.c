@@ -10,6 +10,7 @@
 ** that the server sends the body as is, never chunked, and closes the
 ** connection after it).  Called by CmdPush.c only.
 */
+#define _GNU_SOURCE 1   /* strcasestr */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -180,6 +181,25 @@ static int httpWriteAll(int fd, const void *pBuf, size_t n){
 }
 
 /*
+** Decodes a chunked body in place (an HTTP/1.1 answer: "SIZE\r\nDATA\r\n"
+** ... "0\r\n\r\n"); stops at anything malformed, keeping what came before.
+*/
+static void httpDechunk(char *z){
+  char *zOut = z;
+  for(;;){
+    char *zEnd;
+    unsigned long n = strtoul(z, &zEnd, 16);
+    char *zData = strstr(zEnd, "\r\n");
+    if( zEnd==z || n==0 || zData==0 || strlen(zData+2)<n ) break;
+    memmove(zOut, zData+2, n);
+    zOut += n;
+    z = zData + 2 + n;
+    if( z[0]=='\r' && z[1]=='\n' ) z += 2;
+  }
+  *zOut = 0;
+}
+
+/*
 ** Reads the response to the end into pResp: the status from the status
 ** line and up to HTTP_MAX_BODY bytes of the body.  0 on a read error.
 */
@@ -222,7 +242,15 @@ static int httpReadResponse(int fd, HttpResponse *pResp){
   }
   pResp->iStatus = atoi(zBuf+9);
   zBody = strstr(zBuf, "\r\n\r\n");
-  zBody = zBody ? zBody+4 : zBuf+n;
+  if( zBody ){
+    int bChunked;
+    zBody[2] = 0;
+    bChunked = strcasestr(zBuf, "\r\nTransfer-Encoding: chunked\r\n")!=0;
+    zBody += 4;
+    if( bChunked ) httpDechunk(zBody);
+  }else{
+    zBody = zBuf+n;
+  }
   memmove(zBuf, zBody, strlen(zBody)+1);
   pResp->zBody = zBuf;
   return 1;
@@ -269,4 +297,79 @@ int httpPost(const HttpUrl *p, const char *zTarget, const void *pBody,
   }
   close(fd);
   return 0;
+}
+
+/*
+** A POST whose body is sent as it is made, in chunks (HTTP/1.1
+** Transfer-Encoding: chunked), so that the server parses while the client
+** encodes and neither holds the whole body.
+*/
+int httpStreamBegin(const HttpUrl *p, const char *zTarget, HttpStream *pStream,
+                    char *zErr, size_t nErr){
+  char zHead[2048];
+  int n;
+  memset(pStream, 0, sizeof(*pStream));
+  pStream->p = p;
+  pStream->fd = httpConnect(p, zErr, nErr);
+  if( pStream->fd<0 ) return -1;
+  n = snprintf(zHead, sizeof(zHead),
+               "POST %s HTTP/1.1\r\nHost: %s:%s\r\n"
+               "Transfer-Encoding: chunked\r\nConnection: close\r\n"
+               "User-Agent: tracestore\r\n\r\n", zTarget, p->zHost, p->zPort);
+  if( n<0 || (size_t)n>=sizeof(zHead) ){
+    snprintf(zErr, nErr, "request target too long");
+    close(pStream->fd);
+    pStream->fd = -1;
+    return -1;
+  }
+  if( !httpWriteAll(pStream->fd, zHead, (size_t)n) ){
+    pStream->iErrno = errno;
+  }
+  return 0;
+}
+
+int httpStreamWrite(HttpStream *pStream, const void *pData, size_t n){
+  char zSize[24];
+  int k;
+  if( pStream->iErrno || n==0 ) return pStream->iErrno ? -1 : 0;
+  k = snprintf(zSize, sizeof(zSize), "%zx\r\n", n);
+  if( !httpWriteAll(pStream->fd, zSize, (size_t)k)
+   || !httpWriteAll(pStream->fd, pData, n)
+   || !httpWriteAll(pStream->fd, "\r\n", 2) ){
+    pStream->iErrno = errno;
+    return -1;
+  }
+  return 0;
+}
+
+int httpStreamEnd(HttpStream *pStream, HttpResponse *pResp, char *zErr,
+                  size_t nErr){
+  const HttpUrl *p = pStream->p;
+  int rc = 0;
+  memset(pResp, 0, sizeof(*pResp));
+  if( pStream->fd<0 ) return -1;
+  if( pStream->iErrno==0 && !httpWriteAll(pStream->fd, "0\r\n\r\n", 5) ){
+    pStream->iErrno = errno;
+  }
+  /* After a failed send the server may still have answered (an error);
+  ** a body it did not get whole is never a success. */
+  if( !httpReadResponse(pStream->fd, pResp) || pResp->iStatus==0
+   || (pStream->iErrno && pResp->iStatus==200) ){
+    int e = pStream->iErrno ? pStream->iErrno : errno;
+    snprintf(zErr, nErr, "%s %s:%s: %s", pStream->iErrno ? "sending to" :
+             "reading the answer of", p->zHost, p->zPort,
+             e==EAGAIN || e==EWOULDBLOCK ? "timed out" :
+             e==EPROTO ? "not an HTTP response" : strerror(e));
+    free(pResp->zBody);
+    pResp->zBody = 0;
+    rc = -1;
+  }
+  close(pStream->fd);
+  pStream->fd = -1;
+  return rc;
+}
+
+void httpStreamAbort(HttpStream *pStream){
+  if( pStream->fd>=0 ) close(pStream->fd);
+  pStream->fd = -1;
 }

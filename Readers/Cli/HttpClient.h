@@ -3,7 +3,8 @@
 ** ClickHouse's HTTP interface with (HttpClient.c).
 **
 ** Zone: hosted (the command-line front end): libc and POSIX sockets.
-** Owns URL parsing and one POST per call (Connection: close); knows
+** Owns URL parsing and one POST per call (Connection: close), its body
+** given whole or streamed in chunks; knows
 ** nothing of ClickHouse or of sessions.  Called by CmdPush.c.
 */
 #ifndef TRACER_HTTP_CLIENT_H
@@ -41,6 +42,28 @@ struct HttpResponse {
 */
 int httpPost(const HttpUrl *p, const char *zTarget, const void *pBody,
              size_t nBody, HttpResponse *pResp, char *zErr, size_t nErr);
+
+/*
+** A POST whose body is streamed in chunks (HTTP/1.1): Begin connects and
+** sends the headers, Write sends one chunk, End the last chunk and reads
+** the response.  Begin returns -1 (zErr) if it cannot connect; a failed
+** Write makes the rest no-ops, and End then returns the server's answer if
+** it sent one (an error before reading the whole body), else -1 and zErr.
+*/
+typedef struct HttpStream HttpStream;
+struct HttpStream {
+  const HttpUrl *p;
+  int fd;
+  int iErrno;                   /* first send error, or 0 */
+};
+int httpStreamBegin(const HttpUrl *p, const char *zTarget, HttpStream *pStream,
+                    char *zErr, size_t nErr);
+int httpStreamWrite(HttpStream *pStream, const void *pData, size_t n);
+int httpStreamEnd(HttpStream *pStream, HttpResponse *pResp, char *zErr,
+                  size_t nErr);
+/* Closes the connection without the last chunk: the server drops the
+** request. */
+void httpStreamAbort(HttpStream *pStream);
 
 /* Appends z to zOut (room for nOut bytes) %-escaped for a query string;
 ** 0 if it does not fit. */

@@ -22,8 +22,10 @@ TCP=$(sed -n 's|.*<tcp_port>\([0-9]*\)</tcp_port>.*|\1|p' "$DIR/ch/config.xml")
 now() { python3 -c 'import time; print(time.time())'; }
 
 t0=$(now)
-"$TS" push "$DIR/s" "http://127.0.0.1:$HTTP/?database=tracer" 2>"$DIR/push.log"
+python3 "$(dirname "$0")/peak_rss.py" "$TS" push "$DIR/s" \
+  "http://127.0.0.1:$HTTP/?database=tracer" 2>"$DIR/push.log" >"$DIR/push.rss"
 t1=$(now)
+RSS=$(sed -n 's/^peak_rss_mb //p' "$DIR/push.rss")
 BYTES=$(curl -sS "http://127.0.0.1:$HTTP/" --data-binary \
   "SELECT sum(data_uncompressed_bytes) FROM system.parts WHERE database = 'tracer' AND table = 'page_fault' AND active")
 
@@ -50,10 +52,10 @@ sqlite3 -cmd ".load $EXT" :memory: "SELECT tracestore_attach_sessions('$DIR/s');
 t6=$(now)
 
 rm -f "$DIR/rows.tsv"
-python3 - "$N" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$BYTES" "$TSVB" <<'PY'
+python3 - "$N" "$t0" "$t1" "$t2" "$t3" "$t4" "$t5" "$t6" "$BYTES" "$TSVB" "$RSS" <<'PY'
 import sys
 n = int(sys.argv[1]); t = [float(x) for x in sys.argv[2:9]]
-mem, tsv = int(sys.argv[9]), int(sys.argv[10])
+mem, tsv, rss = int(sys.argv[9]), int(sys.argv[10]), sys.argv[11]
 push, load = t[1] - t[0], t[3] - t[2]
 print("| what | seconds | rows/s | MB/s | ratio |")
 print("| --- | ---: | ---: | ---: | ---: |")
@@ -65,6 +67,7 @@ print("| fleet query in ClickHouse | %.2f | %.0f | | %.1fx |"
       % (t[5] - t[4], n / (t[5] - t[4]), (t[6] - t[5]) / (t[5] - t[4])))
 print("| same query in SQLite (tracestore_attach_sessions) | %.2f | %.0f | | 1.00x |"
       % (t[6] - t[5], n / (t[6] - t[5])))
+print("push peak RSS: %s MB" % rss)
 print("MB/s: uncompressed bytes of the rows in ClickHouse (system.parts) per second; "
       "ratio: TSV load time / push time, SQLite time / ClickHouse time.")
 PY
