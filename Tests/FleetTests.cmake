@@ -16,7 +16,7 @@ set(TRACER_FLEET_WORK ${CMAKE_CURRENT_BINARY_DIR}/fleet-work)
 add_test(NAME fleet.server_start
   COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Fleet/chserver.py
           start ${TRACER_FLEET_WORK}/server)
-set_tests_properties(fleet.server_start PROPERTIES LABELS integration TIMEOUT 90
+set_tests_properties(fleet.server_start PROPERTIES LABELS integration TIMEOUT 180
   FIXTURES_SETUP fleet_server)
 add_test(NAME fleet.server_stop
   COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Fleet/chserver.py
@@ -31,7 +31,7 @@ foreach(case host_header sessions_union sessions_live push_samples push_record
             $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext>
             $<TARGET_FILE:LiveWriter> ${TRACER_DATA_DIR} ${TRACER_SHARED_DIR}
             ${TRACER_FLEET_WORK}/${case} ${case})
-  set_tests_properties(fleet.${case} PROPERTIES LABELS integration TIMEOUT 120
+  set_tests_properties(fleet.${case} PROPERTIES LABELS integration TIMEOUT 300
     SKIP_RETURN_CODE 77)
   # Python loads the extension: under sanitizers it needs the ASan runtime
   # first (chserver.py starts clickhouse-server without it).

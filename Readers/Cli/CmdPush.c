@@ -5,7 +5,8 @@
 **
 ** Zone: hosted (the command-line front end): libc.  Owns the push command
 ** line, the ClickHouse table layout made from the stores' descriptors,
-** RowBinary encoding, the resume rule and the progress line.  Reads the
+** the Native (and RowBinary) encoding, the resume rule and the progress
+** line.  Reads the
 ** session through TraceStore/TraceStore.h (a reader, never the writer's
 ** lock), talks HTTP through HttpClient.c, and uses CliUtil.c.
 **
@@ -36,7 +37,7 @@ static const char zPushHelp[] =
 "\n"
 "Streams every store of SESSION into the ClickHouse server at URL\n"
 "(http://HOST:PORT/[?database=DB], default database tracer, created if\n"
-"missing), over its HTTP interface in RowBinary: one table per store,\n"
+"missing), over its HTTP interface in Native format: one table per store,\n"
 "named as the store, with the store's columns plus host, session and id\n"
 "(the record index), ENGINE MergeTree ORDER BY (host, ts).\n"
 "\n"
@@ -58,6 +59,14 @@ static const char zPushHelp[] =
 
 #define PUSH_MAX_BATCH_ROWS  1048576u
 #define PUSH_CHUNK_BYTES     (1u << 20)
+#define PUSH_NATIVE_ROWS     65536u
+
+/* A growing byte buffer. */
+typedef struct PushBuf PushBuf;
+struct PushBuf {
+  unsigned char *a;
+  size_t n, nAlloc;
+};
 
 typedef struct Push Push;
 struct Push {
@@ -74,8 +83,12 @@ struct Push {
   int bFollow;                  /* --follow */
   double tStart, tShown;
   unsigned long long nRows, nBytes;  /* pushed by this run */
-  unsigned char *aBuf;          /* the chunk being encoded */
-  size_t nBuf, nAlloc;
+  PushBuf row;                  /* RowBinary: the chunk being encoded */
+  /* Native: per column of the block being encoded, its values (host,
+  ** session, id, then the store's) and null map. */
+  PushBuf aCol[3 + TRACE_STORE_MAX_COLUMNS];
+  PushBuf aNull[TRACE_STORE_MAX_COLUMNS];
+  PushBuf head;                 /* Native: a block's and columns' headers */
   char zErr[2048];               /* Path (up to 1024) and the reason */
 };
 
@@ -179,10 +192,8 @@ static int pushPrepareServer(Push *p){
 */
 
 /* The ClickHouse type of a column (without Nullable). */
-static const char *pushType(PCTRACE_COLUMN_DESCRIPTOR c, int bLowCard){
-  if( c->Flags & TRACE_COLUMN_STRING_ID ){
-    return bLowCard ? "LowCardinality(String)" : "String";
-  }
+static const char *pushBaseType(PCTRACE_COLUMN_DESCRIPTOR c){
+  if( c->Flags & TRACE_COLUMN_STRING_ID ) return "String";
   switch( c->Type ){
     case TraceColumnInt32:  return "Int32";
     case TraceColumnUInt32: return "UInt32";
@@ -193,6 +204,26 @@ static const char *pushType(PCTRACE_COLUMN_DESCRIPTOR c, int bLowCard){
     case TraceColumnDouble: return "Float64";
   }
   return 0;
+}
+
+static int pushNullable(PCTRACE_COLUMN_DESCRIPTOR c);
+
+/*
+** The column's type in the table (and in a Native block): Nullable for
+** string ids and nullable columns, strings LowCardinality where the
+** server has it.  zOut holds 64 bytes.  0 for a type push does not know.
+*/
+static int pushColumnType(Push *p, PCTRACE_COLUMN_DESCRIPTOR c, char *zOut){
+  const char *zBase = pushBaseType(c);
+  if( zBase==0 ) return 0;
+  if( (c->Flags & TRACE_COLUMN_STRING_ID) && p->bLowCardinality ){
+    snprintf(zOut, 64, "LowCardinality(Nullable(String))");
+  }else if( pushNullable(c) ){
+    snprintf(zOut, 64, "Nullable(%s)", zBase);
+  }else{
+    snprintf(zOut, 64, "%s", zBase);
+  }
+  return 1;
 }
 
 /* Width in bytes of a column type, 0 if unknown. */
@@ -240,10 +271,10 @@ static int pushCreateTable(Push *p, PTRACE_STORE s){
                        p->zDb, s->Name);
   for(i=0; i<s->Header->NumberOfColumns; i++){
     PCTRACE_COLUMN_DESCRIPTOR c = &s->Header->Columns[i];
-    const char *zType = pushType(c, p->bLowCardinality);
+    char zType[64];
     memcpy(zName, c->Name, TRACE_NAME_SIZE);
     zName[TRACE_NAME_SIZE] = 0;
-    if( zType==0 || pushWidth(c->Type)!=c->Width
+    if( !pushColumnType(p, c, zType) || pushWidth(c->Type)!=c->Width
      || c->Offset>s->RecordSize || s->RecordSize-c->Offset<c->Width
      || ((c->Flags & TRACE_COLUMN_STRING_ID) && c->Type!=TraceColumnUInt32)
      || zName[0]==0 || strchr(zName, '`') || strcmp(zName, "host")==0
@@ -254,14 +285,6 @@ static int pushCreateTable(Push *p, PTRACE_STORE s){
                (unsigned)c->Width, (unsigned)c->Offset,
                (unsigned)s->RecordSize);
       return 0;
-    }
-    if( (c->Flags & TRACE_COLUMN_STRING_ID) && p->bLowCardinality ){
-      zType = "LowCardinality(Nullable(String))";
-    }else if( pushNullable(c) ){
-      n += (size_t)snprintf(zSql+n, sizeof(zSql)-n, ", `%s` Nullable(%s)",
-                            zName, zType);
-      if( n>=sizeof(zSql) ) break;
-      continue;
     }
     n += (size_t)snprintf(zSql+n, sizeof(zSql)-n, ", `%s` %s", zName, zType);
     if( n>=sizeof(zSql) ) break;
@@ -357,85 +380,214 @@ static int pushResumePoint(Push *p, PTRACE_STORE s,
 }
 
 /* ---------------------------------------------------------------------
-** RowBinary.
+** Encoding: Native blocks (columns one after another: the server copies
+** them instead of parsing rows), or RowBinary rows where strings are
+** LowCardinality (whose Native form is a dictionary push does not build).
 */
 
-static int pushReserve(Push *p, size_t n){
-  if( p->nBuf + n > p->nAlloc ){
-    size_t nNew = p->nAlloc ? p->nAlloc*2 : 1<<20;
+static int pushReserve(Push *p, PushBuf *b, size_t n){
+  if( b->n + n > b->nAlloc ){
+    size_t nNew = b->nAlloc ? b->nAlloc*2 : 1<<16;
     unsigned char *aNew;
-    while( nNew < p->nBuf + n ) nNew *= 2;
-    aNew = realloc(p->aBuf, nNew);
+    while( nNew < b->n + n ) nNew *= 2;
+    aNew = realloc(b->a, nNew);
     if( aNew==0 ){
       snprintf(p->zErr, sizeof(p->zErr), "out of memory");
       return 0;
     }
-    p->aBuf = aNew;
-    p->nAlloc = nNew;
+    b->a = aNew;
+    b->nAlloc = nNew;
   }
   return 1;
 }
 
 /* A String: LEB128 length, then the bytes. */
-static int pushString(Push *p, const char *z, size_t n){
+static int pushString(Push *p, PushBuf *b, const char *z, size_t n){
   size_t k = n;
-  if( !pushReserve(p, n + 10) ) return 0;
+  if( !pushReserve(p, b, n + 10) ) return 0;
   do{
-    unsigned char b = (unsigned char)(k & 0x7f);
+    unsigned char c = (unsigned char)(k & 0x7f);
     k >>= 7;
-    p->aBuf[p->nBuf++] = b | (k ? 0x80 : 0);
+    b->a[b->n++] = c | (k ? 0x80 : 0);
   }while( k );
-  memcpy(p->aBuf + p->nBuf, z, n);
-  p->nBuf += n;
+  memcpy(b->a + b->n, z, n);
+  b->n += n;
   return 1;
 }
 
-static int pushFixed(Push *p, const void *pv, size_t n){
-  if( !pushReserve(p, n) ) return 0;
-  memcpy(p->aBuf + p->nBuf, pv, n);       /* little-endian hosts only */
-  p->nBuf += n;
+static int pushFixed(Push *p, PushBuf *b, const void *pv, size_t n){
+  if( !pushReserve(p, b, n) ) return 0;
+  memcpy(b->a + b->n, pv, n);             /* little-endian hosts only */
+  b->n += n;
   return 1;
 }
 
-/* Encodes record i of s as one RowBinary row. */
+/*
+** Reads column c of record i: *pbNull, and the value in *pv (an integer
+** or a double's bits) or the string in *pz, *pn.  0 (p->zErr) for a
+** string id the string store lacks.
+*/
+static int pushValue(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
+                     PCTRACE_COLUMN_DESCRIPTOR c, unsigned long long i,
+                     int *pbNull, LONGLONG *pv, PCSZ *pz, ULONG *pn){
+  int bHave = TraceStoreReadColumn(s, i, c, pv);
+  *pz = 0;
+  *pn = 0;
+  if( c->Flags & TRACE_COLUMN_STRING_ID ){
+    if( bHave && (ULONGLONG)*pv<TRACE_STRING_NULL ){
+      if( !RTL_SUCCESS(TraceStringLookup(&pSession->Strings, (ULONG)*pv,
+                                         pz, pn)) || *pz==0 ){
+        snprintf(p->zErr, sizeof(p->zErr), "%s: record %llu holds string "
+                 "id %llu, which the session's string store lacks "
+                 "(corrupt)", s->Path, i, (unsigned long long)*pv);
+        return 0;
+      }
+    }
+    *pbNull = *pz==0;
+    return 1;
+  }
+  *pbNull = !bHave;
+  if( !bHave ) *pv = 0;
+  return 1;
+}
+
+/* Encodes record i of s as one RowBinary row into p->row. */
 static int pushRow(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
                    unsigned long long i){
+  PushBuf *b = &p->row;
   ULONG k;
-  unsigned char bNull;
-  if( !pushString(p, p->zHost, strlen(p->zHost))
-   || !pushString(p, p->zSession, strlen(p->zSession))
-   || !pushFixed(p, &i, 8) ){
+  if( !pushString(p, b, p->zHost, strlen(p->zHost))
+   || !pushString(p, b, p->zSession, strlen(p->zSession))
+   || !pushFixed(p, b, &i, 8) ){
     return 0;
   }
   for(k=0; k<s->Header->NumberOfColumns; k++){
     PCTRACE_COLUMN_DESCRIPTOR c = &s->Header->Columns[k];
-    LONGLONG v = 0;
-    int bHave = TraceStoreReadColumn(s, i, c, &v);
-    if( c->Flags & TRACE_COLUMN_STRING_ID ){
-      PCSZ z = 0;
-      ULONG n = 0;
-      if( bHave && (ULONGLONG)v<TRACE_STRING_NULL ){
-        if( !RTL_SUCCESS(TraceStringLookup(&pSession->Strings, (ULONG)v,
-                                           &z, &n)) || z==0 ){
-          snprintf(p->zErr, sizeof(p->zErr), "%s: record %llu holds string "
-                   "id %llu, which the session's string store lacks "
-                   "(corrupt)", s->Path, i, (unsigned long long)v);
-          return 0;
-        }
-      }
-      bNull = z==0;
-      if( !pushFixed(p, &bNull, 1) ) return 0;
-      if( z && !pushString(p, z, n) ) return 0;
-      continue;
-    }
+    LONGLONG v;
+    PCSZ z;
+    ULONG n;
+    int bNull;
+    unsigned char cNull;
+    if( !pushValue(p, pSession, s, c, i, &bNull, &v, &z, &n) ) return 0;
     if( pushNullable(c) ){
-      bNull = !bHave;
-      if( !pushFixed(p, &bNull, 1) ) return 0;
+      cNull = (unsigned char)bNull;
+      if( !pushFixed(p, b, &cNull, 1) ) return 0;
       if( bNull ) continue;
     }
-    if( !pushFixed(p, &v, c->Width) ) return 0;
+    if( z ){
+      if( !pushString(p, b, z, n) ) return 0;
+    }else if( !pushFixed(p, b, &v, c->Width) ){
+      return 0;
+    }
   }
   return 1;
+}
+
+/*
+** Adds record i of s to the Native block being encoded: each value to its
+** column's buffer (a NULL as the type's zero, and 1 in the null map).
+*/
+static int pushNativeRow(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
+                         unsigned long long i){
+  ULONG k;
+  if( !pushString(p, &p->aCol[0], p->zHost, strlen(p->zHost))
+   || !pushString(p, &p->aCol[1], p->zSession, strlen(p->zSession))
+   || !pushFixed(p, &p->aCol[2], &i, 8) ){
+    return 0;
+  }
+  for(k=0; k<s->Header->NumberOfColumns; k++){
+    PCTRACE_COLUMN_DESCRIPTOR c = &s->Header->Columns[k];
+    PushBuf *b = &p->aCol[3+k];
+    LONGLONG v;
+    PCSZ z;
+    ULONG n;
+    int bNull;
+    unsigned char cNull;
+    if( !pushValue(p, pSession, s, c, i, &bNull, &v, &z, &n) ) return 0;
+    if( pushNullable(c) ){
+      cNull = (unsigned char)bNull;
+      if( !pushFixed(p, &p->aNull[k], &cNull, 1) ) return 0;
+    }
+    if( c->Flags & TRACE_COLUMN_STRING_ID ){
+      if( !pushString(p, b, z ? z : "", n) ) return 0;
+    }else if( !pushFixed(p, b, &v, c->Width) ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* A column's header in a Native block: name and type as Strings. */
+static int pushNativeColumn(Push *p, const char *zName, const char *zType){
+  return pushString(p, &p->head, zName, strlen(zName))
+      && pushString(p, &p->head, zType, strlen(zType));
+}
+
+/*
+** Sends the Native block of nRows rows encoded so far (block header, then
+** per column its header, null map and values) and empties the buffers.
+** NativeBlockInputStream over HTTP reads no block info (revision 0).
+*/
+static int pushNativeFlush(Push *p, PTRACE_STORE s, unsigned long long nRows,
+                           HttpStream *pStream, unsigned long long *pnSent){
+  ULONG nCol = s->Header->NumberOfColumns, k;
+  unsigned char a[10];
+  unsigned long long v;
+  int j;
+  static const char *const azOurs[3] = { "host", "session", "id" };
+  static const char *const azOurType[3] = { "String", "String", "UInt64" };
+
+  p->head.n = 0;
+  for(j=0; j<2; j++){
+    size_t n = 0;
+    v = j==0 ? nCol + 3 : nRows;
+    do{ a[n] = (unsigned char)(v & 0x7f); v >>= 7; a[n++] |= v ? 0x80 : 0; }
+    while( v );
+    if( !pushFixed(p, &p->head, a, n) ) return 0;
+  }
+  for(k=0; k<nCol+3; k++){
+    char zName[TRACE_NAME_SIZE+1];
+    char zType[64];
+    PushBuf *pNull = 0;
+    if( k<3 ){
+      if( !pushNativeColumn(p, azOurs[k], azOurType[k]) ) return 0;
+    }else{
+      PCTRACE_COLUMN_DESCRIPTOR c = &s->Header->Columns[k-3];
+      memcpy(zName, c->Name, TRACE_NAME_SIZE);
+      zName[TRACE_NAME_SIZE] = 0;
+      pushColumnType(p, c, zType);
+      if( !pushNativeColumn(p, zName, zType) ) return 0;
+      if( pushNullable(c) ) pNull = &p->aNull[k-3];
+    }
+    if( httpStreamWrite(pStream, p->head.a, p->head.n)!=0
+     || (pNull && httpStreamWrite(pStream, pNull->a, pNull->n)!=0)
+     || httpStreamWrite(pStream, p->aCol[k].a, p->aCol[k].n)!=0 ){
+      return -1;
+    }
+    *pnSent += p->head.n + p->aCol[k].n + (pNull ? pNull->n : 0);
+    p->head.n = 0;
+    p->aCol[k].n = 0;
+    if( pNull ) pNull->n = 0;
+  }
+  return 1;
+}
+
+/* Empties the encoding buffers (keeping their memory). */
+static void pushClear(Push *p){
+  int k;
+  p->row.n = 0;
+  p->head.n = 0;
+  for(k=0; k<3+TRACE_STORE_MAX_COLUMNS; k++) p->aCol[k].n = 0;
+  for(k=0; k<TRACE_STORE_MAX_COLUMNS; k++) p->aNull[k].n = 0;
+}
+
+/* Frees the encoding buffers. */
+static void pushFreeBuffers(Push *p){
+  int k;
+  free(p->row.a);
+  free(p->head.a);
+  for(k=0; k<3+TRACE_STORE_MAX_COLUMNS; k++) free(p->aCol[k].a);
+  for(k=0; k<TRACE_STORE_MAX_COLUMNS; k++) free(p->aNull[k].a);
 }
 
 static void pushShowProgress(Push *p, const char *zStore,
@@ -469,8 +621,8 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
     return 0;
   }
   n = snap.RecordCount;
-  snprintf(zInsert, sizeof(zInsert), "INSERT INTO `%s`.`%s` FORMAT "
-           "RowBinary", p->zDb, s->Name);
+  snprintf(zInsert, sizeof(zInsert), "INSERT INTO `%s`.`%s` FORMAT %s",
+           p->zDb, s->Name, p->bLowCardinality ? "RowBinary" : "Native");
   while( *piDone < n ){
     unsigned long long i = *piDone, nSent = 0, iKept = *piDone;
     HttpStream stream;
@@ -483,22 +635,36 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
                         sizeof(p->zErr))!=0 ){
       return 0;
     }
-    /* The body goes out in chunks of PUSH_CHUNK_BYTES as it is encoded:
-    ** the server parses one while the next is made. */
-    p->nBuf = 0;
+    /* The body goes out as it is encoded, in Native blocks of
+    ** PUSH_NATIVE_ROWS rows (RowBinary chunks of PUSH_CHUNK_BYTES where
+    ** strings are LowCardinality): the server reads one while the next is
+    ** made. */
+    pushClear(p);
     for(; i<iEnd && bOk; i++){
-      bOk = pushRow(p, pSession, s, i);
-      if( bOk && (p->nBuf>=PUSH_CHUNK_BYTES || i+1==iEnd) ){
-        if( httpStreamWrite(&stream, p->aBuf, p->nBuf)!=0 ) break;
-        nSent += p->nBuf;
-        p->nBuf = 0;
-        /* Sent: let the kernel drop these records from the resident set
-        ** (a push's memory is its chunk buffer, whatever the store's
-        ** size; the records are read again only by a later run). */
-        Rtl.DiscardMemory(&Rtl, s->Base + iKept * s->RecordSize,
-                          (SIZE_T)((i + 1 - iKept) * s->RecordSize));
-        iKept = i + 1;
+      int bSend;
+      if( p->bLowCardinality ){
+        bOk = pushRow(p, pSession, s, i);
+        bSend = p->row.n>=PUSH_CHUNK_BYTES;
+      }else{
+        bOk = pushNativeRow(p, pSession, s, i);
+        bSend = i + 1 - iKept>=PUSH_NATIVE_ROWS;
       }
+      if( !bOk || !(bSend || i+1==iEnd) ) continue;
+      if( p->bLowCardinality ){
+        if( httpStreamWrite(&stream, p->row.a, p->row.n)!=0 ) break;
+        nSent += p->row.n;
+        p->row.n = 0;
+      }else{
+        int rc = pushNativeFlush(p, s, i + 1 - iKept, &stream, &nSent);
+        if( rc<0 ) break;
+        bOk = rc;
+      }
+      /* Sent: let the kernel drop these records from the resident set
+      ** (a push's memory is its buffers, whatever the store's size; the
+      ** records are read again only by a later run). */
+      Rtl.DiscardMemory(&Rtl, s->Base + iKept * s->RecordSize,
+                        (SIZE_T)((i + 1 - iKept) * s->RecordSize));
+      iKept = i + 1;
     }
     if( !bOk ){
       /* Never send the end of a batch that is not whole: the server drops
@@ -791,7 +957,7 @@ int cmdPush(int argc, char **argv){
             p->nRows, p->nBytes/1e6, p->url.zHost, p->url.zPort, p->zDb,
             p->zHost, p->zSession, t);
   }
-  free(p->aBuf);
+  pushFreeBuffers(p);
   free(p);
   return rc ? 0 : 1;
 }

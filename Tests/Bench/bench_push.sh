@@ -59,7 +59,7 @@ mem, tsv, rss = int(sys.argv[9]), int(sys.argv[10]), sys.argv[11]
 push, load = t[1] - t[0], t[3] - t[2]
 print("| what | seconds | rows/s | MB/s | ratio |")
 print("| --- | ---: | ---: | ---: | ---: |")
-print("| tracestore push (RowBinary over HTTP) | %.2f | %.0f | %.1f | %.2fx |"
+print("| tracestore push (Native over HTTP) | %.2f | %.0f | %.1f | %.2fx |"
       % (push, n / push, mem / 1e6 / push, load / push))
 print("| clickhouse-client INSERT from TSV (%.0f MB file) | %.2f | %.0f | %.1f | 1.00x |"
       % (tsv / 1e6, load, n / load, mem / 1e6 / load))

@@ -95,7 +95,7 @@ class Server:
             ["clickhouse-server", "--config-file=" + self.dir + "/config.xml"],
             cwd=self.dir, env=env, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(self.dir, "stderr.log"), "w"))
-        deadline = time.time() + 60
+        deadline = time.time() + 150
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("clickhouse-server exited: see %s" % self.dir)
@@ -105,7 +105,7 @@ class Server:
             except (OSError, urllib.error.URLError):
                 pass
             time.sleep(0.1)
-        raise RuntimeError("clickhouse-server did not answer in 60 s")
+        raise RuntimeError("clickhouse-server did not answer in 150 s")
 
     @property
     def url(self):
