@@ -12,14 +12,16 @@
 **
 ** How it stays exact (NOTES.md, "tracestore push"): every row carries its
 ** record index (`id`, as in SQL), and the rows of a store are sent in
-** index order, in batches of at most max_insert_block_size rows (the
-** setting is sent with each INSERT), so a batch is one block, written by
-** ClickHouse as one part or not at all; a cut connection leaves at most a
-** shorter prefix of the batch.  What the server holds for (host, session)
-** is therefore always the records [0, n) of each store, and a run resumes
-** at n = count() -- checked against max(id) + 1 -- read from the table
-** itself.  There is no window between "rows written" and "mark written":
-** the rows are the mark.  `_tracer_pushed` logs each batch for people.
+** index order, a batch per INSERT, its blocks in order, so whatever of a
+** batch the server keeps when a connection is cut is a prefix of it.
+** What the server holds for (host, session) is therefore always the
+** records [0, n) of each store, and a run resumes at n = count() --
+** checked against max(id) + 1 -- read from the table itself: there is no
+** window between "rows written" and "mark written", the rows are the
+** mark.  A killed push's last batch that lands twice (the server
+** finishing it after the next run read the count) is found by that check
+** and deduplicated (pushResumePoint).  `_tracer_pushed` logs each batch
+** for people.
 */
 #include <signal.h>
 #include <stdio.h>
@@ -341,18 +343,20 @@ static int pushResumePoint(Push *p, PTRACE_STORE s,
   char zSql[2048];
   char zOpt[512];
   char *zOut = 0;
-  unsigned long long nCount = 0, nUnique = 0, iMax = 0;
+  unsigned long long nCount = 0, nNext = 0;
   int k;
   if( !pushWaitQuiet(p) ) return 0;
-  snprintf(zSql, sizeof(zSql), "SELECT count(), uniqExact(id), max(id) "
-           "FROM `%s`.`%s` WHERE host = '", p->zDb, s->Name);
+  /* The rows are a prefix [0, n) of the store, so count() = max(id) + 1
+  ** unless a batch landed twice (more) -- no uniqExact over the table. */
+  snprintf(zSql, sizeof(zSql), "SELECT count(), if(count() = 0, 0, max(id) "
+           "+ 1) FROM `%s`.`%s` WHERE host = '", p->zDb, s->Name);
   pushQuote(zSql, sizeof(zSql), p->zHost);
   strcat(zSql, "' AND session = '");
   pushQuote(zSql, sizeof(zSql), p->zSession);
   strcat(zSql, "' FORMAT TabSeparated");
   for(k=0; k<2; k++){
     if( !pushRequest(p, zSql, &zOut) ) return 0;
-    if( sscanf(zOut, "%llu\t%llu\t%llu", &nCount, &nUnique, &iMax)!=3 ){
+    if( sscanf(zOut, "%llu\t%llu", &nCount, &nNext)!=2 ){
       snprintf(p->zErr, sizeof(p->zErr), "unexpected answer to the resume "
                "query on %s: %.200s", s->Name, zOut);
       free(zOut);
@@ -360,19 +364,23 @@ static int pushResumePoint(Push *p, PTRACE_STORE s,
     }
     free(zOut);
     zOut = 0;
-    if( nCount==nUnique ) break;
+    if( nCount<=nNext ) break;
     /* A batch written twice: a push killed after sending it, whose insert
     ** the server finished after the next push had read the count.  The
     ** copies are identical rows; DEDUPLICATE keeps one of each. */
+    fprintf(stderr, "tracestore: push: %s.%s holds %llu rows of records "
+            "[0, %llu): a batch of an interrupted push landed twice; "
+            "deduplicating\n", p->zDb, s->Name, nCount, nNext);
     snprintf(zOpt, sizeof(zOpt), "OPTIMIZE TABLE `%s`.`%s` FINAL "
              "DEDUPLICATE", p->zDb, s->Name);
     if( !pushRequest(p, zOpt, 0) ) return 0;
   }
-  if( nCount!=nUnique || (nCount!=0 && iMax+1!=nCount) ){
+  if( nCount!=nNext ){
     snprintf(p->zErr, sizeof(p->zErr), "%s.%s holds %llu rows of host '%s' "
              "session '%s' with ids up to %llu: not the prefix push writes "
              "(rows added or removed by hand?); delete them to push again",
-             p->zDb, s->Name, nCount, p->zHost, p->zSession, iMax);
+             p->zDb, s->Name, nCount, p->zHost, p->zSession,
+             nNext ? nNext-1 : 0);
     return 0;
   }
   *pnDone = nCount;

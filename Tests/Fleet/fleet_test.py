@@ -440,6 +440,7 @@ def case_exactly_once():
     run([TS, "push", "--batch", "400", "--session", "probe", s, url])
     span = time.time() - t0
     rng = random.Random(19)
+    deduped = 0
     for trial in range(20):
         name = "t%d" % trial
         args = [TS, "push", "--batch", "400", "--session", name, s, url]
@@ -452,9 +453,21 @@ def case_exactly_once():
                 p.send_signal(signal.SIGKILL)
                 kills += 1
             p.wait()
-        run(args)
+        if "landed twice" in run(args).stderr:
+            deduped += 1
         compare_session(srv, s, "eo", name, db)
-    print("20 trials, push took %.2f s" % span)
+    print("20 trials, push took %.2f s; %d reruns removed a doubled batch"
+          % (span, deduped))
+    # The doubled batch itself (the server finishing a killed push's last
+    # INSERT after the next run read the count), made by hand: the next run
+    # finds it and removes it.
+    for t in ("page_fault", "ftrace_event"):
+        srv.query("INSERT INTO %s.%s SELECT * FROM %s.%s WHERE session = "
+                  "'probe' AND id < 400" % (db, t, db, t))
+    r = run([TS, "push", "--batch", "400", "--session", "probe", s, url])
+    if "landed twice" not in r.stderr:
+        fail("a doubled batch was not reported: %s" % r.stderr)
+    compare_session(srv, s, "eo", "probe", db)
 
 
 def committed(path, store):
