@@ -7,7 +7,7 @@ Usage: fleet_test.py TRACESTORE EXT LIVEWRITER DATA SHARED WORK CASE
 CASE is one of:
   host_header      import/record --host: info shows the tag, this machine's
                    boot id (/proc) and kernel release (uname); an old session
-                   shows NULL
+                   shows NULL, in info and in SQL's host column
   sessions_union   tracestore_attach_sessions over a directory of 3 sessions:
                    per-store counts are the sums of each session's (oracle:
                    grep -c of the ftrace text inputs, and each session alone),
@@ -17,11 +17,14 @@ CASE is one of:
                    1000) / 10 + 1, and union count = the session's own count)
   push_samples     the bundled samples pushed: per-store count, sum(ts),
                    sum(dur), per-name counts, kvm_exit_reasons and
-                   page_fault_summary aggregates equal in ClickHouse and SQLite
+                   page_fault_summary aggregates equal in ClickHouse and
+                   SQLite; a second push adds nothing; a progress line on a
+                   terminal (pty)
   push_record      the same for a fresh `tracestore record` (root + tracefs,
                    else 77)
   exactly_once     push SIGKILLed at random points (20 trials), then run again:
-                   exactly the session's rows, each id once
+                   exactly the session's rows, each id once; a batch doubled
+                   by hand is found and removed by the next run
   follow           push --follow while LiveWriter (and, as root, tracestore
                    record) commits: ClickHouse's count never above the
                    committed count at a poll, equal at the end
@@ -246,6 +249,12 @@ def case_host_header():
              (info["host"], info["boot_id"]))
     if "NULL" not in run([TS, "info", old]).stdout:
         fail("old session: info does not say NULL")
+    # ... and in SQL, next to a new one.
+    db = db_connect()
+    db.execute("SELECT tracestore_attach_sessions(?, ?)", (old, s))
+    hosts = dict(db.execute("SELECT DISTINCT session, host FROM store_info"))
+    if hosts != {"session-before-issue15": None, "s": "fleet-host-7"}:
+        fail("store_info hosts: %s" % hosts)
 
 
 def three_sessions(w):
@@ -392,12 +401,38 @@ def sample_sessions(w):
     return out
 
 
+def progress_on_tty(srv, path, url):
+    """push with stderr on a terminal draws a progress line."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([TS, "push", "--batch", "100", "--session",
+                          "tty", path, url], stdout=subprocess.DEVNULL,
+                         stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    if p.wait() != 0:
+        fail("push on a tty: exit %d: %r" % (p.returncode, out))
+    if not re.search(rb"\rpush \w+: \d+/\d+ rows .* rows/s", out):
+        fail("no progress line on a tty: %r" % out[:300])
+
+
 def case_push_samples():
     srv = server()
     w = fresh(WORK)
     db = "samples_%d" % os.getpid()
     url = srv.url + "?database=" + db
-    for k, path in sample_sessions(w).items():
+    samples = sample_sessions(w)
+    progress_on_tty(srv, samples["cap1"], url)
+    for k, path in samples.items():
         run([TS, "push", path, url])
         compare_session(srv, path, "h-" + k, k, db)
         # Pushing again adds nothing.
