@@ -56,6 +56,13 @@ CONFIG = """<?xml version="1.0"?>
 """
 
 
+def die_with_me():
+    """In the child: SIGTERM when the process that started it dies (a test
+    that crashes does not leave its servers behind)."""
+    import ctypes
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
 def have_server():
     return shutil.which("clickhouse-server") is not None
 
@@ -79,7 +86,7 @@ class Server:
         self.proc = None
         self.http = self.tcp = None
 
-    def start(self, ports=None):
+    def start(self, ports=None, die_with_parent=False):
         os.makedirs(self.dir, exist_ok=True)
         for sub in ("data", "tmp", "user_files", "format_schemas"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
@@ -94,6 +101,7 @@ class Server:
         self.proc = subprocess.Popen(
             ["clickhouse-server", "--config-file=" + self.dir + "/config.xml"],
             cwd=self.dir, env=env, stdout=subprocess.DEVNULL,
+            preexec_fn=die_with_me if die_with_parent else None,
             stderr=open(os.path.join(self.dir, "stderr.log"), "w"))
         deadline = time.time() + 150
         while time.time() < deadline:

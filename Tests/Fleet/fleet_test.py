@@ -628,7 +628,7 @@ def case_sharded():
     try:
         for i, p in enumerate(ports):
             servers.append(chserver.Server(os.path.join(w, "ch%d" % i),
-                                           remote).start(p))
+                                           remote).start(p, True))
         a = import_session(os.path.join(w, "hostA"),
                            [os.path.join(DATA, "kvm-exit-entry.txt")],
                            host="hostA")
