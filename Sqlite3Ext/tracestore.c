@@ -29,6 +29,8 @@
 **   tracestore_args.c     tracestore_args, tracestore_arg(): event fields
 **   tracestore_views.c    the views, and the SQL functions they use
 **   tracestore_scan.c     how a store table's cursor finds its rows
+**   tracestore_fleet.c    tracestore_attach_sessions(): many sessions
+**                         read as one, with session and host columns
 **   tracestore_catalog.c  what a schema holds under a name (the rules the
 **                         attach and the views share)
 **   tracestore_session.c  sessions opened read-only; the RTL and
@@ -1406,6 +1408,7 @@ int sqlite3_tracestore_init(
     rc = tracestoreInfoInit(db);
   }
   if( rc==SQLITE_OK ) rc = tracestoreAttachInit(db);
+  if( rc==SQLITE_OK ) rc = tracestoreFleetInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreViewsInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreSchemaInit(db);

@@ -32,7 +32,8 @@
 **     view of the same name that is not a tracestore table is an error.  A
 **     call that fails leaves SCHEMA as it was.  In temp, it also makes
 **     the views of tracestore_views.c (event, args, kvm_exit_reasons, ...),
-**     with the same rules for names.  To look at two sessions
+**     with the same rules for names, and replaces what an earlier
+**     tracestore_attach_sessions() made there (tracestore_fleet.c).  To look at two sessions
 **     side by side, attach the second one into another schema:
 **
 **         ATTACH ':memory:' AS b;
@@ -409,6 +410,14 @@ static void tracestoreAttachFunc(
 
   rc = tsAttachTargets(zPath, zSchema, &aTarget, &nTarget, &zErr);
   if( rc!=SQLITE_OK ) goto attach_error;
+
+  /* Many sessions attached with tracestore_attach_sessions() made views of
+  ** the store names in temp: one session attached there replaces them
+  ** (tracestore_fleet.c), as it replaces the tables of another session. */
+  if( sqlite3_stricmp(zSchema, "temp")==0 && tsFleetInTemp(db) ){
+    rc = tracestoreFleetClear(db, &zErr);
+    if( rc!=SQLITE_OK ) goto attach_error;
+  }
 
   /* Change nothing unless every name is free or a tracestore table. */
   nTable = nTarget;

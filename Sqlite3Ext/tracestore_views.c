@@ -656,6 +656,120 @@ views_done:
 }
 
 /* -------------------------------------------------------------------------
+** The same views over many sessions (tracestore_attach_sessions(),
+** tracestore_fleet.c).
+*/
+
+/* tsForEachObject() callback: a WITH clause entry per tracestore table,
+** "NAME" AS (SELECT * FROM "SCHEMA"."NAME"). */
+typedef struct ts_cte ts_cte;
+struct ts_cte {
+  sqlite3_str *pStr;
+  const char *zSchema;
+  int n;
+};
+static int tsAddCte(void *pArg, const char *zName, const char *zCreate){
+  ts_cte *p = (ts_cte*)pArg;
+  if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
+                      zCreate)!=0 ){
+    return SQLITE_OK;
+  }
+  sqlite3_str_appendf(p->pStr, "%s\"%w\" AS (SELECT * FROM \"%w\".\"%w\")",
+                      p->n++ ? ", " : "WITH ", zName, p->zSchema, zName);
+  return SQLITE_OK;
+}
+
+/*
+** Makes in temp each view tracestoreViewsAttach() would make for any of
+** the nSes sessions attached in schemas azSchema[] (hosts azHost[], NULL
+** for none), as the UNION ALL over the sessions that have its stores of
+** SELECT session, host, * FROM that session's own view: the view's text,
+** run inside a WITH clause whose entries named like the stores read the
+** session's schema (a CTE hides a table of the same name), so that each
+** session's rows are aggregated apart, with the same SQL as a single
+** session.  The text starts with TS_VIEW_MARK, so a later
+** tracestore_attach() in temp replaces these as its own, and holds
+** TS_FLEET_MARK, by which tracestore_fleet.c finds them.
+*/
+int tracestoreViewsFleet(sqlite3 *db, int nSes, const char *const *azSchema,
+                         const char *const *azHost, char **pzErr){
+  ts_view *aAll;                /* TS_MAX_VIEWS per session, then union */
+  int *anView;
+  int mask = 0, m, i, j, k, rc = SQLITE_OK;
+  sqlite3_stmt *pStmt;
+
+  aAll = sqlite3_malloc64(sizeof(ts_view)*TS_MAX_VIEWS*(size_t)(nSes+1));
+  anView = sqlite3_malloc64(sizeof(int)*(size_t)(nSes+1));
+  if( aAll==0 || anView==0 ){
+    sqlite3_free(aAll);
+    sqlite3_free(anView);
+    return SQLITE_NOMEM;
+  }
+  memset(aAll, 0, sizeof(ts_view)*TS_MAX_VIEWS*(size_t)(nSes+1));
+  memset(anView, 0, sizeof(int)*(size_t)(nSes+1));
+  for(i=0; rc==SQLITE_OK && i<nSes; i++){
+    rc = tsStoresOf(db, azSchema[i], &m, pzErr);
+    if( rc==SQLITE_OK ){
+      rc = tsWantedViews(m, &aAll[i*TS_MAX_VIEWS], &anView[i]);
+    }
+    mask |= m;
+  }
+  if( rc==SQLITE_OK ){
+    rc = tsWantedViews(mask, &aAll[nSes*TS_MAX_VIEWS], &anView[nSes]);
+  }
+  for(j=0; rc==SQLITE_OK && j<anView[nSes]; j++){
+    const char *zView = aAll[nSes*TS_MAX_VIEWS + j].zName;
+    sqlite3_str *pSql = sqlite3_str_new(db);
+    int nArm = 0;
+    sqlite3_str_appendf(pSql, "CREATE VIEW temp.\"%w\" AS " TS_VIEW_MARK
+                        " " TS_FLEET_MARK " ", zView);
+    for(i=0; i<nSes; i++){
+      ts_view *pView = 0;
+      ts_cte cte;
+      for(k=0; k<anView[i]; k++){
+        if( strcmp(aAll[i*TS_MAX_VIEWS + k].zName, zView)==0 ){
+          pView = &aAll[i*TS_MAX_VIEWS + k];
+        }
+      }
+      if( pView==0 ) continue;
+      sqlite3_str_appendf(pSql, "%sSELECT %Q AS session, %Q AS host, * "
+                          "FROM (", nArm++ ? " UNION ALL " : "", azSchema[i],
+                          azHost[i]);
+      cte.pStr = pSql;
+      cte.zSchema = azSchema[i];
+      cte.n = 0;
+      rc = tsForEachObject(db, azSchema[i], "table", tsAddCte, &cte, pzErr);
+      sqlite3_str_appendf(pSql, " SELECT * FROM (%s))", pView->zBody);
+    }
+    if( rc!=SQLITE_OK || nArm==0 ){
+      sqlite3_free(sqlite3_str_finish(pSql));
+      continue;
+    }
+    rc = tsExec(db, sqlite3_str_finish(pSql), pzErr);
+    if( rc==SQLITE_OK ){
+      char *zProbe = sqlite3_mprintf("SELECT * FROM temp.\"%w\" LIMIT 0",
+                                     zView);
+      pStmt = 0;
+      rc = zProbe==0 ? SQLITE_NOMEM :
+           sqlite3_prepare_v2(db, zProbe, -1, &pStmt, 0);
+      if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM ){
+        *pzErr = sqlite3_mprintf("cannot make the view temp.%s over the "
+                                 "sessions: %s", zView, sqlite3_errmsg(db));
+      }
+      sqlite3_finalize(pStmt);
+      sqlite3_free(zProbe);
+    }
+  }
+  for(i=0; i<(nSes+1)*TS_MAX_VIEWS; i++){
+    sqlite3_free(aAll[i].zBody);
+    sqlite3_free(aAll[i].zOldSql);
+  }
+  sqlite3_free(aAll);
+  sqlite3_free(anView);
+  return rc;
+}
+
+/* -------------------------------------------------------------------------
 ** Documentation (SCHEMA.md is generated from it: tracestore_schema.c).
 ** The test sql_schema_columns checks every column list below against
 ** pragma_table_info of the real view or table.
@@ -881,6 +995,16 @@ static const tracestore_doc_object aDocObject[] = {
     "session at PATH, store_info and (in temp, the default SCHEMA) the "
     "views above; returns the number of tables.",
     "SELECT tracestore_attach('run.trace');", 0 },
+  { "tracestore_attach_sessions", "function", "always",
+    "tracestore_attach_sessions(PATH, ...): many sessions as one (each "
+    "PATH a session or a directory of sessions).  Each session is attached "
+    "in a schema named after its directory (\"a.trace\".page_fault); in "
+    "temp, every table and view above becomes the UNION ALL over the "
+    "sessions, with two columns first: session (the schema) and host (from "
+    "the session header, NULL for sessions made before it was kept).  The "
+    "views are computed per session.  Returns the number of sessions.",
+    "SELECT tracestore_attach_sessions('fleet/'); "
+    "SELECT host, count(*) FROM page_fault GROUP BY host;", 0 },
   { "tracestore_arg", "function", "always",
     "tracestore_arg(TEXT, KEY): the value of the first field KEY of TEXT "
     "(as tracestore_args reads it): an integer when it is one, else text; "

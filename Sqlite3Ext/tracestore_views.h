@@ -44,6 +44,30 @@ struct tracestore_doc_object {
   const tracestore_doc_column *aCol;  /* Columns (0 for a function) */
 };
 
+/* Marks the text of the union views of tracestore_fleet.c. */
+#define TS_FLEET_MARK "/* tracestore sessions */"
+
+/* Registers tracestore_attach_sessions() (tracestore_fleet.c). */
+int tracestoreFleetInit(sqlite3 *db);
+
+/*
+** Drops what tracestore_attach_sessions() made in temp (the union views,
+** and the tracestore tables and views of a single session there): before
+** another call of it, or a tracestore_attach() into temp.
+*/
+int tracestoreFleetClear(sqlite3 *db, char **pzErr);
+
+/* True if temp holds what tracestore_attach_sessions() made. */
+int tsFleetInTemp(sqlite3 *db);
+
+/*
+** The views of tracestoreViewsAttach() over nSes sessions attached in
+** schemas azSchema[] (tracestore_views.c), in temp, with session and host
+** columns (azHost[i] may be NULL).
+*/
+int tracestoreViewsFleet(sqlite3 *db, int nSes, const char *const *azSchema,
+                         const char *const *azHost, char **pzErr);
+
 /* Registers tracestore_args, tracestore_arg() (tracestore_args.c). */
 int tracestoreArgsInit(sqlite3 *db);
 

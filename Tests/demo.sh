@@ -61,3 +61,26 @@ sleep 0.5
 build/tracestore sql py.trace "SELECT tid, depth, name, dur/1000000 AS ms FROM span WHERE flags & 2"
 wait
 build/tracestore sql py.trace "SELECT name, calls, self_dur/1000000 AS self_ms FROM span_self_time LIMIT 2"
+
+# The README's fleet recipe (two ClickHouse shards on loopback), when
+# clickhouse-server is installed; hostB is a fresh recording as root, else
+# another sample.
+if command -v clickhouse-server >/dev/null && [ -d ../shared/data/capture-1 ]; then
+  rm -rf a.trace b.trace ch
+  build/tracestore import --host hostA -o a.trace ../shared/data/capture-1/trace.dat
+  if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/exceptions ]; then
+    build/tracestore record --host hostB -e exceptions:page_fault_user --duration 2 -o b.trace
+  else
+    build/tracestore import --host hostB -o b.trace Tests/Data/ftrace-capture-1.txt
+  fi
+  sqlite3 :memory: -cmd ".load build/tracestore" "SELECT tracestore_attach_sessions('a.trace', 'b.trace');" \
+    "SELECT host, count(*) AS faults FROM page_fault GROUP BY host"
+  read H0 H1 <<EOF
+$(python3 Tests/Fleet/chserver.py fleet ch)
+EOF
+  trap 'python3 Tests/Fleet/chserver.py stop ch' EXIT
+  build/tracestore push a.trace http://127.0.0.1:$H0/ && build/tracestore push b.trace http://127.0.0.1:$H1/
+  for H in $H0 $H1; do curl -sS 127.0.0.1:$H --data-binary "CREATE TABLE tracer.page_fault_all
+    AS tracer.page_fault ENGINE = Distributed(fleet, tracer, page_fault)"; done
+  curl -sS 127.0.0.1:$H0 --data-binary "SELECT host, count() AS faults FROM tracer.page_fault_all GROUP BY host"
+fi

@@ -125,7 +125,10 @@ ReadSessionHeader(
     }
 
     if (SessionHeaderChecksum(Rtl, Header) != Header->Checksum ||
-        Header->ClockName[TRACE_NAME_SIZE - 1] != '\0') {
+        Header->ClockName[TRACE_NAME_SIZE - 1] != '\0' ||
+        Header->Host.HostName[TRACE_HOST_NAME_SIZE - 1] != '\0' ||
+        Header->Host.BootId[TRACE_BOOT_ID_SIZE - 1] != '\0' ||
+        Header->Host.KernelRelease[TRACE_KERNEL_RELEASE_SIZE - 1] != '\0') {
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 0,
                            "%s: corrupt session header (checksum mismatch)",
                            HeaderPath);
@@ -466,6 +469,31 @@ TraceSessionSetClock(
 
     RtlFormat(Session->Header.ClockName, sizeof(Session->Header.ClockName),
               "%s", ClockName);
+
+    return WriteSessionHeader(Session);
+}
+
+RTL_STATUS
+TraceSessionSetHost(
+    PTRACE_SESSION Session,
+    PCTRACE_SESSION_HOST Host
+    )
+{
+    PTRACE_SESSION_HOST Mine = &Session->Header.Host;
+
+    if (!Session->Writable) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    if (Mine->HostName[0] != '\0' || Mine->BootId[0] != '\0' ||
+        Mine->KernelRelease[0] != '\0') {
+        return RTL_STATUS_OK;
+    }
+
+    RtlFormat(Mine->HostName, sizeof(Mine->HostName), "%s", Host->HostName);
+    RtlFormat(Mine->BootId, sizeof(Mine->BootId), "%s", Host->BootId);
+    RtlFormat(Mine->KernelRelease, sizeof(Mine->KernelRelease), "%s",
+              Host->KernelRelease);
 
     return WriteSessionHeader(Session);
 }

@@ -972,6 +972,19 @@ RTL_STATUS TraceStringLookup(
 #define TRACE_SESSION_FILE        "session.tracer"
 #define TRACE_SESSION_MAX_STORES  32
 
+#define TRACE_HOST_NAME_SIZE      64
+#define TRACE_BOOT_ID_SIZE        48
+#define TRACE_KERNEL_RELEASE_SIZE 64
+
+typedef struct _TRACE_SESSION_HOST {
+    CHAR HostName[TRACE_HOST_NAME_SIZE];
+    CHAR BootId[TRACE_BOOT_ID_SIZE];
+    CHAR KernelRelease[TRACE_KERNEL_RELEASE_SIZE];
+} TRACE_SESSION_HOST, *PTRACE_SESSION_HOST;
+typedef const TRACE_SESSION_HOST *PCTRACE_SESSION_HOST;
+
+C_ASSERT(sizeof(TRACE_SESSION_HOST) == 176);
+
 typedef struct _TRACE_SESSION_HEADER {
 
     //
@@ -1006,10 +1019,21 @@ typedef struct _TRACE_SESSION_HEADER {
     CHAR ClockName[TRACE_NAME_SIZE];
 
     //
+    // The machine the session was created on, NUL-terminated, all zero in
+    // sessions made before issue 19 (readers show NULL): HostName is the
+    // host's name or the tag the user chose (`--host`), BootId the
+    // kernel's boot id (/proc/sys/kernel/random/boot_id), KernelRelease
+    // the kernel's release (uname -r).  Gathered by the hosted edge and
+    // written once, by TraceSessionSetHost.
+    //
+
+    TRACE_SESSION_HOST Host;
+
+    //
     // Reserved, zero.
     //
 
-    ULONGLONG Reserved[56];
+    ULONGLONG Reserved[34];
 
     //
     // XXH3-64 of the bytes above.
@@ -1024,6 +1048,8 @@ C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Version) == 8);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, StoreVersion) == 12);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, CreatedRealtimeNs) == 16);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, ClockName) == 24);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Host) == 56);
+C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Reserved) == 232);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Checksum) == 504);
 
 typedef struct _TRACE_SESSION {
@@ -1096,6 +1122,16 @@ RTL_STATUS TraceSessionCommit(PTRACE_SESSION Session);
 //
 
 RTL_STATUS TraceSessionSetClock(PTRACE_SESSION Session, PCSZ ClockName);
+
+//
+// Records the machine the session is written on (writer), once: a session
+// whose header already names a host keeps it, so importing more files
+// into a session made elsewhere does not relabel it.  Fields of Host that
+// are empty stay empty.  The hosted edge gathers Host (the core has no
+// notion of a host name); returns RTL_STATUS_OK also when it kept the old.
+//
+
+RTL_STATUS TraceSessionSetHost(PTRACE_SESSION Session, PCTRACE_SESSION_HOST Host);
 
 //
 // Flushes (writer), closes every store and releases the lock.

@@ -9,8 +9,8 @@
 **
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
 ** CmdSchema.c, CmdKvmtraceFormat.c, CmdPlot.c with its renderer in
-** Plot/, CmdExport.c with its writer ExportChrome.c, CmdTracePython.c),
-** Main.c for the
+** Plot/, CmdExport.c with its writer ExportChrome.c, CmdPush.c with its
+** HTTP client HttpClient.c, CmdTracePython.c), Main.c for the
 ** dispatch, CliUtil.c
 ** for the small helpers below, Workers.c for the threads the core's
 ** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
@@ -39,6 +39,15 @@ double cliNowSeconds(void);
 
 /* Allocates a TRACE_SESSION (large) or exits. */
 PTRACE_SESSION cliNewSession(void);
+
+/* Whether a writer holds SESSION's lock (a recording is running). */
+int cliWriterRuns(const char *zSession);
+
+/*
+** The machine this process runs on (host name, or zTag if not NULL; boot
+** id; kernel release), for TraceSessionSetHost.
+*/
+void cliGatherHost(const char *zTag, PTRACE_SESSION_HOST pHost);
 
 /*
 ** Reads all of file zFile ("-": standard input) into a buffer from malloc()
@@ -76,5 +85,6 @@ int cmdKvmtraceFormat(int argc, char **argv);
 int cmdPlot(int argc, char **argv);
 int cmdExport(int argc, char **argv);
 int cmdTracePython(int argc, char **argv);
+int cmdPush(int argc, char **argv);
 
 #endif /* TRACER_CLI_H */

@@ -19,7 +19,7 @@
 
 static const char zImportHelp[] =
 "usage: tracestore import [--format FORMAT] [--reorder-window EVENTS]\n"
-"                         -o SESSION [CLOCK OPTIONS] FILE...\n"
+"                         [--host NAME] -o SESSION [CLOCK OPTIONS] FILE...\n"
 "\n"
 "Decodes each FILE and appends its events to SESSION (a directory, created\n"
 "if missing; importing into an existing session adds to it).  The format\n"
@@ -39,6 +39,9 @@ static const char zImportHelpTail[] =
 "                 it); auto: the `next` of the last kvm_write_tsc_offset\n"
 "                 event already in SESSION (import the host trace first)\n"
 "  --clock-offset NS   ns added to each ts after the conversion\n"
+"\n"
+"--host NAME is the host name kept in a new session (default: this\n"
+"machine's); sessions pushed into one ClickHouse are told apart by it.\n"
 "\n"
 "--reorder-window sets how many span events (Chrome JSON) may be held to\n"
 "put them in time order (default 1048576, 56 bytes each); an event that\n"
@@ -285,6 +288,8 @@ static int clockOption(ImportOptions *p, const char *zOpt, const char *zVal){
 
 int cmdImport(int argc, char **argv){
   const char *zOut = 0;
+  const char *zHost = 0;
+  TRACE_SESSION_HOST host;
   ImportOptions opt;
   PTRACE_SESSION pSession;
   RTL_ERROR err;
@@ -300,6 +305,8 @@ int cmdImport(int argc, char **argv){
   for(i=0; i<argc; i++){
     if( strcmp(argv[i], "-o")==0 && i+1<argc ){
       zOut = argv[++i];
+    }else if( strcmp(argv[i], "--host")==0 && i+1<argc ){
+      zHost = argv[++i];
     }else if( strcmp(argv[i], "--format")==0 && i+1<argc ){
       opt.pForced = TraceFormatFromName(argv[++i]);
       if( opt.pForced==0 ){
@@ -352,10 +359,16 @@ int cmdImport(int argc, char **argv){
     free(pSession);
     return 1;
   }
+  cliGatherHost(zHost, &host);
+  if( !RTL_SUCCESS(TraceSessionSetHost(pSession, &host)) ){
+    cliFail("%s: cannot write the session header", zOut);
+    rc = 1;
+  }
 
   for(i=0; i<argc && rc==0; i++){
     if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
-     || strcmp(argv[i], "--reorder-window")==0 ){
+     || strcmp(argv[i], "--reorder-window")==0
+     || strcmp(argv[i], "--host")==0 ){
       i++;
       continue;
     }

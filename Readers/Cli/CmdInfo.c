@@ -14,7 +14,9 @@
 static const char zInfoHelp[] =
 "usage: tracestore info [--json] SESSION\n"
 "\n"
-"Lists the stores of SESSION: records, bytes, time span, whether records\n"
+"Shows the machine SESSION was made on (host name or --host tag, boot id,\n"
+"kernel release; NULL for sessions made before they were kept), then\n"
+"lists the stores of SESSION: records, bytes, time span, whether records\n"
 "are in time order, and events the source reported lost; then each\n"
 "imported source with its clock and the alignment import applied (TSC\n"
 "rate, guest TSC offset, clock offset).  --json prints one JSON object\n"
@@ -136,6 +138,23 @@ static void infoSources(PTRACE_SESSION pSession, int bJson){
   if( bJson ) printf("\n  ]");
 }
 
+/* A header field, or NULL (sessions made before issue 19 have none). */
+static void infoHostField(const char *zKey, const char *z, int bJson){
+  if( bJson ){
+    printf(",\n  \"%s\": ", zKey);
+    if( z[0] ) cliJsonString(z); else printf("null");
+  }else{
+    printf("%-8s %s\n", zKey, z[0] ? z : "NULL (not recorded)");
+  }
+}
+
+/* The machine the session was made on (TRACE_SESSION_HOST). */
+static void infoHost(PCTRACE_SESSION_HOST pHost, int bJson){
+  infoHostField(bJson ? "host" : "host:", pHost->HostName, bJson);
+  infoHostField(bJson ? "boot_id" : "boot_id:", pHost->BootId, bJson);
+  infoHostField(bJson ? "kernel" : "kernel:", pHost->KernelRelease, bJson);
+}
+
 int cmdInfo(int argc, char **argv){
   int bJson = 0, i;
   const char *zSession = 0;
@@ -185,10 +204,13 @@ int cmdInfo(int argc, char **argv){
     cliJsonString(pSession->Path);
     printf(",\n  \"clock\": ");
     cliJsonString(pSession->Header.ClockName);
+    infoHost(&pSession->Header.Host, 1);
     printf(",\n  \"stores\": [");
   }else{
-    printf("session: %s\nclock:   %s\n\n", pSession->Path,
+    printf("session: %s\nclock:   %s\n", pSession->Path,
            pSession->Header.ClockName);
+    infoHost(&pSession->Header.Host, 0);
+    printf("\n");
     printf("%-14s %10s %12s %20s %20s %6s %7s %8s\n", "store", "records",
            "bytes", "first_ts (s)", "last_ts (s)", "sorted", "dropped",
            "repaired");

@@ -71,22 +71,6 @@ static const char *plotFormat(const char *zOut){
   return 0;
 }
 
-/* Whether a writer holds SESSION's lock (tracestore record is running). */
-static int plotWriterRuns(const char *zSession){
-  char zPath[TRACE_PATH_SIZE + 32];
-  struct flock lk;
-  int fd, bRuns = 0;
-  snprintf(zPath, sizeof(zPath), "%s/%s", zSession, TRACE_SESSION_FILE);
-  fd = open(zPath, O_RDONLY|O_CLOEXEC);
-  if( fd<0 ) return 0;
-  memset(&lk, 0, sizeof(lk));
-  lk.l_type = F_WRLCK;
-  lk.l_whence = SEEK_SET;
-  if( fcntl(fd, F_OFD_GETLK, &lk)==0 && lk.l_type!=F_UNLCK ) bRuns = 1;
-  close(fd);
-  return bRuns;
-}
-
 static void plotSummary(const PlotModel *m){
   unsigned long long aTotal[PLOT_CLASSES + 2];
   int k, c;
@@ -286,7 +270,7 @@ static int plotWatch(const PlotOptions *o, const char *zFormat,
                      double rWatch, PlotModel *pModel){
   int bShown = 0, rc;
   for(;;){
-    int bRuns = plotWriterRuns(o->zSession);
+    int bRuns = cliWriterRuns(o->zSession);
     rc = plotOnce(o, zFormat, pModel);
     if( !bRuns || rc==1 ) break;
     if( rc==2 && !bShown ){

@@ -36,6 +36,8 @@ static const char zRecordHelp[] =
 "  --max-size BYTES   stop when the session holds BYTES of records and\n"
 "                     strings (K, M, G)\n"
 "  -b KB              ring buffer per CPU (default 4096)\n"
+"  --host NAME        the host name kept in the session (default: this\n"
+"                     machine's; tags sessions pushed to one fleet)\n"
 "\n"
 "Ctrl-C stops too.  A COMMAND still running at the stop gets SIGTERM.\n"
 "On stop the buffers are drained and a summary is\n"
@@ -55,6 +57,8 @@ int cmdRecord(int argc, char **argv){
   const char *azSpec[256];
   const char *azFilter[256];
   RecordOptions o;
+  TRACE_SESSION_HOST host;
+  const char *zHost = 0;
   int i;
 
   memset(&o, 0, sizeof(o));
@@ -84,6 +88,8 @@ int cmdRecord(int argc, char **argv){
       azFilter[o.nSpec-1] = argv[++i];
     }else if( strcmp(z, "-o")==0 ){
       o.zOut = argv[++i];
+    }else if( strcmp(z, "--host")==0 ){
+      zHost = argv[++i];
     }else if( strcmp(z, "-p")==0 ){
       char *zEnd;
       o.iPid = strtol(argv[++i], &zEnd, 10);
@@ -133,6 +139,8 @@ int cmdRecord(int argc, char **argv){
     azFilter[0] = 0;
     azSpec[o.nSpec++] = "sched:sched_switch";
   }
+  cliGatherHost(zHost, &host);
+  o.pHost = &host;
   cliStartWorkers();
   return recordRun(&Rtl, &o);
 }

@@ -16,6 +16,7 @@
 **   tracestore plot [-p RE] [-m RE] [-c process|module|thread] ... -o OUT SESSION
 **   tracestore export [-o FILE] [--from T] [--to T] [--window kvm] SESSION
 **   tracestore trace-python [-o SESSION] [OPTIONS] -- SCRIPT ARGS | -m MODULE ARGS
+**   tracestore push [--follow] SESSION http://HOST:PORT/[?database=DB]
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -46,6 +47,9 @@ static const char zMainHelp[] =
 "  export [-o FILE] SESSION    the session as one Chrome/Perfetto JSON timeline\n"
 "  trace-python [-o SESSION] -- SCRIPT ARGS | -- -m MODULE ARGS\n"
 "                              run a Python program, every call into span, live\n"
+"                              (Linux only)\n"
+"  push [--follow] SESSION URL stream the session into ClickHouse, exactly once\n"
+"                              (Linux only)\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -68,6 +72,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "sql")==0 ) return cmdSql(argc-2, argv+2);
   if( strcmp(argv[1], "record")==0 ) return cmdRecord(argc-2, argv+2);
   if( strcmp(argv[1], "export")==0 ) return cmdExport(argc-2, argv+2);
+  if( strcmp(argv[1], "push")==0 ) return cmdPush(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
   if( strcmp(argv[1], "trace-python")==0 ){

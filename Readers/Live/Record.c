@@ -701,6 +701,11 @@ static int recOpenSession(Recorder *p){
     p->pSession = 0;
     return 1;
   }
+  if( p->pOpts->pHost
+   && !RTL_SUCCESS(TraceSessionSetHost(p->pSession, p->pOpts->pHost)) ){
+    p->xFail("%s: cannot write the session header", p->pOpts->zOut);
+    return 1;
+  }
   p->imp.Rtl = pRtl;
   p->imp.Session = p->pSession;
   p->imp.Path = p->zInst;

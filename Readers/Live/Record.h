@@ -11,7 +11,7 @@
 #ifndef TRACER_RECORD_H
 #define TRACER_RECORD_H
 
-#include "Rtl/Rtl.h"
+#include "TraceStore/TraceStore.h"
 
 typedef struct RecordOptions RecordOptions;
 struct RecordOptions {
@@ -24,6 +24,7 @@ struct RecordOptions {
   double rDuration;             /* --duration SEC, or 0 */
   unsigned long long mxBytes;   /* --max-size BYTES, or 0 */
   long nBufferKb;               /* -b KB: ring buffer per CPU */
+  const TRACE_SESSION_HOST *pHost;  /* this machine (or --host), or NULL */
   /*
   ** Prints one error line ("tracestore record: " and the message) to
   ** stderr.  The caller supplies it, so that the wording of errors is the
