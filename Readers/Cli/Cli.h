@@ -40,7 +40,8 @@ double cliNowSeconds(void);
 /* Allocates a TRACE_SESSION (large) or exits. */
 PTRACE_SESSION cliNewSession(void);
 
-/* Whether a writer holds SESSION's lock (a recording is running). */
+/* Whether a writer holds SESSION's lock (a recording is running); in
+** CliPortPosix.c: Linux only, as its callers (plot, push) are. */
 int cliWriterRuns(const char *zSession);
 
 /*

@@ -38,4 +38,10 @@ int cliSyncFile(FILE *f);
 const void *cliMapFd(int fd, size_t n);
 void cliUnmapFd(const void *p, size_t n);
 
+/* This machine's host name, boot id and kernel release, each
+** NUL-terminated and cut to its buffer; "" where the platform has none
+** (Windows has no boot id). */
+void cliPortHostIdentity(char *zName, size_t nName, char *zBootId,
+                         size_t nBootId, char *zRelease, size_t nRelease);
+
 #endif /* TRACER_CLI_PORT_H */

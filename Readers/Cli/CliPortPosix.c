@@ -1,15 +1,21 @@
 /*
-** CliPortPosix.c: CliPort.h on Linux (POSIX): fsync and mmap.
+** CliPortPosix.c: CliPort.h on Linux (POSIX): fsync, mmap, the host.
 **
 ** Zone: hosted (the command-line front end): libc, POSIX.  Linked instead
 ** of CliPortWindows.c on Linux; calls only libc.
 */
+#define _GNU_SOURCE   /* F_OFD_GETLK */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "Cli.h"
 #include "CliPort.h"
 
 void cliPortInit(void){
@@ -34,6 +40,27 @@ FILE *cliCreateTemp(char *zTemplate){
   return f;
 }
 
+/*
+** Whether a writer holds SESSION's lock (tracestore record or an import
+** is running): the OFD lock the core's writer takes on session.tracer,
+** asked for without taking it.  POSIX only: its callers (plot --watch,
+** push --follow) are not in the Windows build.
+*/
+int cliWriterRuns(const char *zSession){
+  char zPath[TRACE_PATH_SIZE + 32];
+  struct flock lk;
+  int fd, bRuns = 0;
+  snprintf(zPath, sizeof(zPath), "%s/%s", zSession, TRACE_SESSION_FILE);
+  fd = open(zPath, O_RDONLY|O_CLOEXEC);
+  if( fd<0 ) return 0;
+  memset(&lk, 0, sizeof(lk));
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET;
+  if( fcntl(fd, F_OFD_GETLK, &lk)==0 && lk.l_type!=F_UNLCK ) bRuns = 1;
+  close(fd);
+  return bRuns;
+}
+
 int cliReplaceFile(const char *zFrom, const char *zTo){
   return rename(zFrom, zTo);
 }
@@ -52,4 +79,20 @@ const void *cliMapFd(int fd, size_t n){
 
 void cliUnmapFd(const void *p, size_t n){
   munmap((void*)p, n);
+}
+
+void cliPortHostIdentity(char *zName, size_t nName, char *zBootId,
+                         size_t nBootId, char *zRelease, size_t nRelease){
+  struct utsname u;
+  FILE *f;
+  zName[0] = zBootId[0] = zRelease[0] = 0;
+  if( gethostname(zName, nName-1)!=0 ) zName[0] = 0;
+  zName[nName-1] = 0;
+  f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if( f ){
+    if( fgets(zBootId, (int)nBootId, f)==0 ) zBootId[0] = 0;
+    zBootId[strcspn(zBootId, "\n")] = 0;
+    fclose(f);
+  }
+  if( uname(&u)==0 ) snprintf(zRelease, nRelease, "%s", u.release);
 }

@@ -60,3 +60,15 @@ void cliUnmapFd(const void *p, size_t n){
   (void)p;
   (void)n;
 }
+
+void cliPortHostIdentity(char *zName, size_t nName, char *zBootId,
+                         size_t nBootId, char *zRelease, size_t nRelease){
+  DWORD n = (DWORD)nName;
+  DWORD v = GetVersion();
+  (void)nBootId;
+  zBootId[0] = 0;
+  if( !GetComputerNameA(zName, &n) ) zName[0] = 0;
+  snprintf(zRelease, nRelease, "Windows %lu.%lu.%lu",
+           (unsigned long)(v & 0xff), (unsigned long)((v >> 8) & 0xff),
+           (unsigned long)(v < 0x80000000u ? (v >> 16) : 0));
+}

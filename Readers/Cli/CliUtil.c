@@ -8,17 +8,15 @@
 ** (Readers/Live/LiveText.h).  Main.c dispatches to the Cmd*.c files and
 ** they call down here, so the arrows run Main -> Cmd* -> CliUtil.
 */
-#define _GNU_SOURCE 1   /* F_OFD_GETLK */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 
 #include "Cli.h"
+#include "CliPort.h"
 #include "Readers/Live/LiveText.h"
 
 /* The RTL of the process, filled in by main() with InitializeRtl(). */
@@ -51,50 +49,17 @@ PTRACE_SESSION cliNewSession(void){
 }
 
 /*
-** Whether a writer holds SESSION's lock (tracestore record or an import
-** is running): the OFD lock the core's writer takes on session.tracer.
-*/
-int cliWriterRuns(const char *zSession){
-  char zPath[TRACE_PATH_SIZE + 32];
-  struct flock lk;
-  int fd, bRuns = 0;
-  snprintf(zPath, sizeof(zPath), "%s/%s", zSession, TRACE_SESSION_FILE);
-  fd = open(zPath, O_RDONLY|O_CLOEXEC);
-  if( fd<0 ) return 0;
-  memset(&lk, 0, sizeof(lk));
-  lk.l_type = F_WRLCK;
-  lk.l_whence = SEEK_SET;
-  if( fcntl(fd, F_OFD_GETLK, &lk)==0 && lk.l_type!=F_UNLCK ) bRuns = 1;
-  close(fd);
-  return bRuns;
-}
-
-/*
 ** The machine this process runs on, for the session header: the host name
 ** (or zTag, --host NAME, when given), the kernel's boot id and release.
 ** A field that cannot be read stays empty.
 */
 void cliGatherHost(const char *zTag, PTRACE_SESSION_HOST pHost){
-  struct utsname u;
-  FILE *f;
   memset(pHost, 0, sizeof(*pHost));
+  cliPortHostIdentity(pHost->HostName, sizeof(pHost->HostName),
+                      pHost->BootId, sizeof(pHost->BootId),
+                      pHost->KernelRelease, sizeof(pHost->KernelRelease));
   if( zTag ){
     snprintf(pHost->HostName, sizeof(pHost->HostName), "%s", zTag);
-  }else if( gethostname(pHost->HostName, sizeof(pHost->HostName)-1)!=0 ){
-    pHost->HostName[0] = 0;
-  }
-  f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if( f ){
-    if( fgets(pHost->BootId, sizeof(pHost->BootId), f)==0 ){
-      pHost->BootId[0] = 0;
-    }
-    pHost->BootId[strcspn(pHost->BootId, "\n")] = 0;
-    fclose(f);
-  }
-  if( uname(&u)==0 ){
-    size_t n = strlen(u.release);
-    if( n>=sizeof(pHost->KernelRelease) ) n = sizeof(pHost->KernelRelease)-1;
-    memcpy(pHost->KernelRelease, u.release, n);
   }
 }
 
