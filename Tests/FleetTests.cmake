@@ -24,7 +24,7 @@ add_test(NAME fleet.server_stop
 set_tests_properties(fleet.server_stop PROPERTIES LABELS integration TIMEOUT 60
   FIXTURES_CLEANUP fleet_server)
 
-foreach(case host_header sessions_union sessions_live push_samples push_record
+foreach(case host_header sessions_union sessions_live push_samples push_record push_python
              exactly_once follow server_errors sharded)
   add_test(NAME fleet.${case}
     COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Fleet/fleet_test.py

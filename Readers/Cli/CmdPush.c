@@ -83,8 +83,10 @@ struct Push {
   unsigned nBatch;              /* rows per batch */
   int bProgress;                /* stderr is a terminal */
   int bFollow;                  /* --follow */
+  int bLive;                    /* a writer held the session at this pass */
   double tStart, tShown;
   unsigned long long nRows, nBytes;  /* pushed by this run */
+  unsigned long long nHeld;     /* span rows held back at the last pass */
   PushBuf row;                  /* RowBinary: the chunk being encoded */
   /* Native: per column of the block being encoded, its values (host,
   ** session, id, then the store's) and null map. */
@@ -613,6 +615,27 @@ static void pushShowProgress(Push *p, const char *zStore,
 ** Pushes records [*piDone, snapshot count) of s in batches; *piDone
 ** follows what the server holds.
 */
+/*
+** Where the rows of s that can no longer change end, from i on, of the n
+** committed: all n, but in the span store of a session a writer still
+** holds, the first call still running (flags & 2 while the Python tracer
+** runs: its dur grows at each commit; NOTES.md "Python tracer").  Push
+** sends a row once; a later pass or run sends the rest when they settle.
+*/
+static unsigned long long pushSettled(Push *p, PTRACE_STORE s,
+                                      unsigned long long i,
+                                      unsigned long long n){
+  PCTRACE_COLUMN_DESCRIPTOR c;
+  LONGLONG v;
+  if( !p->bLive || strcmp(s->Name, "span")!=0 ) return n;
+  c = TraceStoreFindColumn(s->Header, "flags");
+  if( c==0 ) return n;
+  for(; i<n; i++){
+    if( TraceStoreReadColumn(s, i, c, &v) && (v & 2)!=0 ) return i;
+  }
+  return n;
+}
+
 static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
                      unsigned long long *piDone){
   TRACE_STORE_SNAPSHOT snap;
@@ -628,7 +651,8 @@ static int pushStore(Push *p, PTRACE_SESSION pSession, PTRACE_STORE s,
     snprintf(p->zErr, sizeof(p->zErr), "%s", err.Message);
     return 0;
   }
-  n = snap.RecordCount;
+  n = pushSettled(p, s, *piDone, snap.RecordCount);
+  if( strcmp(s->Name, "span")==0 ) p->nHeld = snap.RecordCount - n;
   snprintf(zInsert, sizeof(zInsert), "INSERT INTO `%s`.`%s` FORMAT %s",
            p->zDb, s->Name, p->bLowCardinality ? "RowBinary" : "Native");
   while( *piDone < n ){
@@ -741,9 +765,14 @@ struct PushDone {
 ** pass included), and pushes each store up to its snapshot.
 */
 static int pushPass(Push *p, PushDone *aDone, int *pnDone){
-  PTRACE_SESSION pSession = pushOpen(p);
+  PTRACE_SESSION pSession;
   ULONG i;
   int j, rc = 1;
+
+  /* Asked before the snapshots: a writer gone after it only holds back
+  ** rows that a later pass sends. */
+  p->bLive = cliWriterRuns(p->zSessionPath);
+  pSession = pushOpen(p);
 
   if( pSession==0 ) return 0;
   for(i=0; rc && i<pSession->NumberOfStores; i++){
@@ -953,6 +982,11 @@ int cmdPush(int argc, char **argv){
     usleep(200*1000);
   }
   if( rc ) rc = pushVerify(p, aDone, nDone);
+  if( rc && p->nHeld ){
+    fprintf(stderr, "tracestore: push: %llu span rows held back: calls "
+            "still running (their dur grows) and the rows after them; push "
+            "again once the program has ended\n", p->nHeld);
+  }
   if( p->bProgress ) fprintf(stderr, "\r\033[K");
   if( !rc ){
     cliFail("push: %s", p->zErr);

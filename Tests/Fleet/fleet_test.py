@@ -31,6 +31,10 @@ CASE is one of:
   server_errors    nothing listening, a server that never answers, a server
                    that refuses the query: message, exit 1; a later run
                    completes
+  push_python      push of a `tracestore trace-python` session while the
+                   program runs: rows of calls still running (their dur still
+                   grows) are held back, so after the program ends a second
+                   push leaves ClickHouse equal to SQLite (sum(dur) too)
   sharded          two servers, a Distributed table over both: the fleet query
                    equals SQLite's over the same sessions
 
@@ -458,6 +462,47 @@ def case_push_record():
     db = "rec_%d" % os.getpid()
     run([TS, "push", s, srv.url + "?database=" + db])
     compare_session(srv, s, "rec-host", "rec", db)
+
+
+def case_push_python():
+    srv = server()
+    w = fresh(WORK)
+    s = os.path.join(w, "py")
+    prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "Python", "programs", "json_loop.py")
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+        else "python3"
+    child = subprocess.Popen([TS, "trace-python", "--python", python, "-o", s,
+                              "--", prog, "1.5"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    db_name = "py_%d" % os.getpid()
+    url = srv.url + "?database=" + db_name
+    deadline = time.time() + 20
+    while True:
+        if child.poll() is not None:
+            fail("trace-python ended before the live push: %s"
+                 % child.stderr.read())
+        if os.path.exists(os.path.join(s, "span.store")):
+            db = db_connect()
+            db.execute("SELECT tracestore_attach(?)", (s,))
+            n = db.execute("SELECT count(*) FROM span").fetchone()[0]
+            if n > 1000:
+                break
+        if time.time() > deadline:
+            fail("no 1000 calls within 20 s")
+        time.sleep(0.05)
+    r = run([TS, "push", "--host", "pyhost", s, url])
+    if "held back" not in r.stderr:
+        fail("a push while the program runs held nothing back: %s" % r.stderr)
+    if child.wait(timeout=60) != 0:
+        fail("trace-python exited %d: %s" % (child.returncode,
+                                            child.stderr.read()))
+    # Oracle: after the program, the session in SQLite -- every call as it
+    # ended -- equals what the server holds (a running call sent with the
+    # dur it had then would differ in sum(dur)).
+    run([TS, "push", "--host", "pyhost", s, url])
+    compare_session(srv, s, "pyhost", "py", db_name)
+    print("ok: live push held running calls back; final rows equal")
 
 
 def case_exactly_once():
