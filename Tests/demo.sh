@@ -62,7 +62,7 @@ build/tracestore sql py.trace "SELECT tid, depth, name, dur/1000000 AS ms FROM s
 wait
 build/tracestore sql py.trace "SELECT name, calls, self_dur/1000000 AS self_ms FROM span_self_time LIMIT 2"
 
-# The fleet recipe of USAGE.md (two ClickHouse shards on loopback), when
+# The README's fleet recipe (two ClickHouse shards on loopback), when
 # clickhouse-server is installed; hostB is a fresh recording as root, else
 # another sample.
 if command -v clickhouse-server >/dev/null && [ -d ../shared/data/capture-1 ]; then
