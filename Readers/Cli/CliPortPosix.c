@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "Cli.h"
 #include "CliPort.h"
+#include "Readers/Live/LiveHost.h"
 
 void cliPortInit(void){
 }
@@ -83,16 +83,5 @@ void cliUnmapFd(const void *p, size_t n){
 
 void cliPortHostIdentity(char *zName, size_t nName, char *zBootId,
                          size_t nBootId, char *zRelease, size_t nRelease){
-  struct utsname u;
-  FILE *f;
-  zName[0] = zBootId[0] = zRelease[0] = 0;
-  if( gethostname(zName, nName-1)!=0 ) zName[0] = 0;
-  zName[nName-1] = 0;
-  f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if( f ){
-    if( fgets(zBootId, (int)nBootId, f)==0 ) zBootId[0] = 0;
-    zBootId[strcspn(zBootId, "\n")] = 0;
-    fclose(f);
-  }
-  if( uname(&u)==0 ) snprintf(zRelease, nRelease, "%s", u.release);
+  liveHostIdentity(zName, nName, zBootId, nBootId, zRelease, nRelease);
 }

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 
 #include "PyTrace.h"
+#include "Readers/Live/LiveHost.h"
 
 PytGlobal g;
 __thread PytThread *pytCurrent __attribute__((tls_model("initial-exec")));
@@ -127,6 +128,16 @@ int pytWriterOpen(const char *zPath){
     TraceSessionClose(p);
     free(p);
     return 1;
+  }
+  /* The machine, as import and record name it (a session made before
+  ** keeps its host). */
+  {
+    TRACE_SESSION_HOST host;
+    memset(&host, 0, sizeof(host));
+    liveHostIdentity(host.HostName, sizeof(host.HostName), host.BootId,
+                     sizeof(host.BootId), host.KernelRelease,
+                     sizeof(host.KernelRelease));
+    TraceSessionSetHost(p, &host);
   }
   /* Bounded memory however long the program runs (NOTES.md). */
   g.pSpan->DiscardBehind = TRUE;

@@ -15,7 +15,8 @@
 set(TRACER_PYTHON_SOURCES
   ${CMAKE_SOURCE_DIR}/Readers/Live/Python/PyTraceModule.c
   ${CMAKE_SOURCE_DIR}/Readers/Live/Python/PyTraceWriter.c
-  ${CMAKE_SOURCE_DIR}/Readers/Live/Python/PyTraceHooks.c)
+  ${CMAKE_SOURCE_DIR}/Readers/Live/Python/PyTraceHooks.c
+  ${CMAKE_SOURCE_DIR}/Readers/Live/LiveHost.c)
 set(TRACER_PYTHON_MODULES "")
 
 function(tracer_python_module version executable include_dir suffix)
