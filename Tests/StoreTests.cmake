@@ -19,6 +19,7 @@ function(tracer_store_test_program Name)
 endfunction()
 
 tracer_store_test_program(TestStore ${TRACER_STORE_TEST_DIR}/TestStore.c)
+tracer_store_test_program(TestStrings ${TRACER_STORE_TEST_DIR}/TestStrings.c)
 tracer_store_test_program(TestStoreLive ${TRACER_STORE_TEST_DIR}/TestLive.c)
 tracer_store_test_program(TestStoreCrash ${TRACER_STORE_TEST_DIR}/TestCrash.c)
 tracer_store_test_program(BenchAppend
@@ -26,7 +27,8 @@ tracer_store_test_program(BenchAppend
 target_link_libraries(BenchAppend PRIVATE pthread)
 
 #
-# One CTest entry per TestStore case (`TestStore list` prints the same).
+# One CTest entry per case of TestStore and TestStrings (`list` prints
+# them).
 # Cases that write hundreds of MiB get a longer timeout.
 #
 set(TRACER_STORE_UNIT_CASES
@@ -52,7 +54,10 @@ set(TRACER_STORE_UNIT_CASES
   corrupt_both_slots
   slot1_fallback
   newer_slot_fallback
-  corrupt_garbage
+  corrupt_garbage)
+
+# TestStrings: the string table, the hash table, sessions.
+set(TRACER_STRINGS_UNIT_CASES
   hash_table
   strings
   strings_reopen
@@ -65,8 +70,13 @@ set(TRACER_STORE_LONG_CASES
   growth_move
   reader_follows)
 
-foreach(Case IN LISTS TRACER_STORE_UNIT_CASES TRACER_STORE_LONG_CASES)
-  add_test(NAME store.${Case} COMMAND TestStore ${Case})
+foreach(Case IN LISTS TRACER_STORE_UNIT_CASES TRACER_STORE_LONG_CASES
+        TRACER_STRINGS_UNIT_CASES)
+  if(Case IN_LIST TRACER_STRINGS_UNIT_CASES)
+    add_test(NAME store.${Case} COMMAND TestStrings ${Case})
+  else()
+    add_test(NAME store.${Case} COMMAND TestStore ${Case})
+  endif()
   if(Case IN_LIST TRACER_STORE_LONG_CASES)
     set(Timeout 300)
   else()

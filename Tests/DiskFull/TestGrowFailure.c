@@ -188,12 +188,7 @@ CaseFillBatch(const char *Dir)
     Fill(Dir, 1000);
 }
 
-typedef struct _TEST_CASE {
-    const char *Name;
-    void (*Run)(const char *Dir);
-} TEST_CASE;
-
-static const TEST_CASE Cases[] = {
+static const TEST_CASE Cases[] = {     // TEST_CASE: StoreTest.h
     { "fill_one", CaseFillOne },
     { "fill_batch", CaseFillBatch },
 };
