@@ -20,6 +20,8 @@ endfunction()
 
 tracer_store_test_program(TestStore ${TRACER_STORE_TEST_DIR}/TestStore.c)
 tracer_store_test_program(TestStrings ${TRACER_STORE_TEST_DIR}/TestStrings.c)
+tracer_store_test_program(TestStoreCorrupt
+  ${TRACER_STORE_TEST_DIR}/TestStoreCorrupt.c)
 tracer_store_test_program(TestStoreLive ${TRACER_STORE_TEST_DIR}/TestLive.c)
 tracer_store_test_program(TestStoreCrash ${TRACER_STORE_TEST_DIR}/TestCrash.c)
 tracer_store_test_program(BenchAppend
@@ -27,8 +29,8 @@ tracer_store_test_program(BenchAppend
 target_link_libraries(BenchAppend PRIVATE pthread)
 
 #
-# One CTest entry per case of TestStore and TestStrings (`list` prints
-# them).
+# One CTest entry per case of TestStore, TestStrings and TestStoreCorrupt
+# (`list` prints them).
 # Cases that write hundreds of MiB get a longer timeout.
 #
 set(TRACER_STORE_UNIT_CASES
@@ -43,6 +45,10 @@ set(TRACER_STORE_UNIT_CASES
   bad_schema
   schema_mismatch
   open_missing
+  )
+
+# TestStoreCorrupt: corrupt and foreign files, torn commit slots.
+set(TRACER_CORRUPT_UNIT_CASES
   corrupt_empty_file
   corrupt_truncated_header
   corrupt_magic
@@ -71,9 +77,11 @@ set(TRACER_STORE_LONG_CASES
   reader_follows)
 
 foreach(Case IN LISTS TRACER_STORE_UNIT_CASES TRACER_STORE_LONG_CASES
-        TRACER_STRINGS_UNIT_CASES)
+        TRACER_STRINGS_UNIT_CASES TRACER_CORRUPT_UNIT_CASES)
   if(Case IN_LIST TRACER_STRINGS_UNIT_CASES)
     add_test(NAME store.${Case} COMMAND TestStrings ${Case})
+  elseif(Case IN_LIST TRACER_CORRUPT_UNIT_CASES)
+    add_test(NAME store.${Case} COMMAND TestStoreCorrupt ${Case})
   else()
     add_test(NAME store.${Case} COMMAND TestStore ${Case})
   endif()

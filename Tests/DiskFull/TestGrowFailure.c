@@ -188,7 +188,12 @@ CaseFillBatch(const char *Dir)
     Fill(Dir, 1000);
 }
 
-static const TEST_CASE Cases[] = {     // TEST_CASE: StoreTest.h
+typedef struct _TEST_CASE {
+    const char *Name;
+    void (*Run)(const char *Dir);
+} TEST_CASE;
+
+static const TEST_CASE Cases[] = {
     { "fill_one", CaseFillOne },
     { "fill_batch", CaseFillBatch },
 };

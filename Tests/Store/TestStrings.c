@@ -22,10 +22,7 @@ Abstract:
 
 --*/
 
-#include "StoreTest.h"
-
-static RTL Rtl;
-static const char *ScratchBase;
+#include "StoreUnitTest.h"
 
 //
 // ---------------------------------------------------------------------------
@@ -688,6 +685,5 @@ static const TEST_CASE Cases[] = {
 int
 main(int argc, char **argv)
 {
-    return TestRunCases(argc, argv, Cases, ARRAYSIZE(Cases), "store",
-                        &Rtl, &ScratchBase);
+    return TestRunCases(argc, argv, Cases, ARRAYSIZE(Cases), "store");
 }
