@@ -1,8 +1,9 @@
 /*
-** CliPortPosix.c: CliPort.h on Linux (POSIX): fsync, mmap, the host.
+** CliPortPosix.c: CliPort.h on Linux (POSIX): temp files, fsync, mmap,
+** the host's identity, and whether a session's writer runs.
 **
 ** Zone: hosted (the command-line front end): libc, POSIX.  Linked instead
-** of CliPortWindows.c on Linux; calls only libc.
+** of CliPortWindows.c on Linux; calls libc and Readers/Live/LiveHost.c.
 */
 #define _GNU_SOURCE   /* F_OFD_GETLK */
 #include <errno.h>
