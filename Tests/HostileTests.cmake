@@ -45,7 +45,8 @@ target_compile_options(tracestore_fenced PRIVATE ${TRACER_WARNINGS})
 # The tracestore command, with fenced mappings (info, sql).
 add_executable(tracestore_fenced_cli ${TRACESTORE_CLI_SOURCES}
   ${TRACER_FENCED_MAPPINGS})
-target_include_directories(tracestore_fenced_cli PRIVATE ${CMAKE_SOURCE_DIR})
+target_include_directories(tracestore_fenced_cli PRIVATE ${CMAKE_SOURCE_DIR}
+  ${TRACESTORE_CLI_INCLUDES})
 target_link_libraries(tracestore_fenced_cli PRIVATE TracerReaders TracerSqlite3ExtStatic
   pthread ${ZSTD_LIBRARY} ${TRACESTORE_CLI_LIBRARIES})
 target_link_options(tracestore_fenced_cli PRIVATE -Wl,--wrap=InitializeRtl)

@@ -320,6 +320,10 @@ int cmdPlot(int argc, char **argv){
     rc = 1;
     goto end;
   }
+  if( plotCairoLoad() ){
+    rc = 1;
+    goto end;
+  }
 
   rc = rWatch>0 ? plotWatch(&o, zFormat, rWatch, &m)
                 : plotOnce(&o, zFormat, &m);

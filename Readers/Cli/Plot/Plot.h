@@ -141,6 +141,10 @@ const PlotCategory *plotLayer(const PlotModel *pModel, int k);
 int plotGridSet(PlotModel *pModel, PlotGrid *pGrid, int x, int y);
 int plotGridGet(const PlotModel *pModel, const PlotGrid *pGrid, int x, int y);
 
+/* Loads cairo (PlotCairo.c), before the first plotDraw.  Returns 0, or 1
+** after printing an error. */
+int plotCairoLoad(void);
+
 /*
 ** Draws the model into pFile as PNG, SVG or PDF (zFormat: "png", "svg",
 ** "pdf").  Returns 0, or 1 after printing an error naming zName.

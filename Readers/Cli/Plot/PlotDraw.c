@@ -2,11 +2,12 @@
 ** PlotDraw.c: draws a PlotModel (PlotScan.c) with cairo, as PNG, SVG or
 ** PDF: seeds/000's GenerateGraph and PlotStackedBar, panel for panel.
 **
-** Zone: hosted (the command-line front end): libc, libm, cairo.  Owns the
-** look of the picture: the seed's marker shapes, sizes and whitening, its
-** preferred colors (chosen in PlotScan.c), hex ticks, the cumulative
-** hard-code panel, the two stacked bars, and a legend of the categories.
-** Reads only the model; never the session.
+** Zone: hosted (the command-line front end): libc, libm, cairo (loaded
+** by PlotCairo.c).  Owns the look of the picture: the seed's marker
+** shapes, sizes and whitening, its preferred colors (chosen in
+** PlotScan.c), hex ticks, the cumulative hard-code panel, the two stacked
+** bars, and a legend of the categories.  Reads only the model; never the
+** session.
 **
 ** Every length is in pixels at the requested dpi (a point is dpi/72 of
 ** them); SVG and PDF pages are the same figure scaled to 72 units an
@@ -21,12 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cairo.h>
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <fontconfig/fontconfig.h>
-
 #include "Readers/Cli/Plot/Plot.h"
+#define PLOT_CAIRO_BY_NAME
+#include "Readers/Cli/Plot/PlotCairo.h"
 
 /* The seed's marker sizes and whitening (GenerateGraph). */
 #define PLOT_SIZE_DATA   3.0        /* points */
@@ -632,6 +630,7 @@ int plotDraw(const PlotModel *m, FILE *pFile, const char *zFormat,
 ** (font caches), so that a leak checker sees only our own allocations.
 */
 void plotDrawShutdown(void){
+  if( !plotCairo.bLoaded ) return;
   cairo_debug_reset_static_data();
   FcFini();
 }
