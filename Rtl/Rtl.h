@@ -350,6 +350,18 @@ typedef VOID (RTL_DISCARD_MEMORY)(PRTL Rtl, PCVOID Address, SIZE_T Size);
 typedef RTL_DISCARD_MEMORY *PRTL_DISCARD_MEMORY;
 
 //
+// PreferLargePages asks that a writable file mapping be backed by large
+// page-cache pages (Linux: MADV_HUGEPAGE, which ext4 and others honour
+// with 2 MB folios where the range is aligned and inside the file).  Only
+// a hint, and not always a good one: faulting in a store's pages costs a
+// fifth as much, but writing pages back while a writer still fills their
+// large page makes it wait (see TRACE_STORE.LargePages).
+//
+
+typedef VOID (RTL_PREFER_LARGE_PAGES)(PRTL Rtl, PVOID Address, SIZE_T Size);
+typedef RTL_PREFER_LARGE_PAGES *PRTL_PREFER_LARGE_PAGES;
+
+//
 // WriteBack starts writing the dirty pages of [Offset, Offset + Length) of
 // a file to disk without waiting for them, so that the flush at close
 // finds less to do.  Only a hint: durability still comes from FlushMapping
@@ -427,6 +439,7 @@ typedef struct _RTL {
     PRTL_PREFAULT_MEMORY PrefaultMemory;
     PRTL_PREFAULT_MEMORY PrefaultMemoryAsync;
     PRTL_DISCARD_MEMORY DiscardMemory;
+    PRTL_PREFER_LARGE_PAGES PreferLargePages;
     PRTL_WRITE_BACK WriteBack;
     PRTL_WRITE_BACK WriteBackAsync;
 

@@ -74,6 +74,7 @@ set(TRACER_STRINGS_UNIT_CASES
 set(TRACER_STORE_LONG_CASES
   growth
   growth_move
+  prefault_covers
   reader_follows)
 
 foreach(Case IN LISTS TRACER_STORE_UNIT_CASES TRACER_STORE_LONG_CASES

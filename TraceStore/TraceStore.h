@@ -64,6 +64,7 @@ extern "C" {
 #define TRACE_STORE_VERSION         2
 
 #define TRACE_DISCARD_BEHIND        (2ULL << 20)
+#define TRACE_LARGE_PAGE            (2ULL << 20)    // TRACE_STORE.LargePages
 #define TRACE_STORE_HEADER_SIZE     4096
 #define TRACE_STORE_MAX_COLUMNS     30
 #define TRACE_NAME_SIZE             32
@@ -435,6 +436,19 @@ typedef struct _TRACE_STORE {
     //
 
     BOOL DiscardBehind;
+
+    //
+    // When LargePages is set, the file grows in 2 MB-aligned chunks of at
+    // least 2 MB and its mapping asks for large page-cache pages
+    // (Rtl->PreferLargePages).  Pre-faulting a page then costs a fifth
+    // (BENCHMARKS.md, "Python tracer").  For a writer that keeps its
+    // pages until close or unmaps them (the Python tracer), not for one
+    // that writes them back behind itself at a finer grain than 2 MB (an
+    // importer): a large page under write-back stalls the writer that is
+    // still filling it.  Off by default.
+    //
+
+    BOOL LargePages;
     BOOL Trimmed;                   // TraceStoreTrim done
     ULONGLONG DiscardedBytes;
 
@@ -563,6 +577,32 @@ TraceStoreAppendInline(
         *Index = First;
     }
 
+    return RTL_STATUS_OK;
+}
+
+//
+// One record reserved for a writer that fills it in place, field by field
+// (TraceStoreReserve's rules: fill every field).  Inline while the store
+// needs no growing.  Building a record elsewhere and copying it costs more
+// than it looks when the fields are narrow: the copy's wide loads wait for
+// the narrow stores before them (the Python tracer's call row, NOTES.md).
+//
+
+static inline
+RTL_STATUS
+TraceStoreReserveOne(
+    PTRACE_STORE Store,
+    PULONGLONG Index
+    )
+{
+    ULONGLONG First = Store->ReservedCount;
+
+    if (First >= Store->GrowAtRecords) {
+        return TraceStoreReserve(Store, 1, Index);
+    }
+
+    Store->ReservedCount = First + 1;
+    *Index = First;
     return RTL_STATUS_OK;
 }
 

@@ -218,6 +218,7 @@ Routine Description:
 --*/
 {
     ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
+    ULONGLONG Until;
 
     if (!Store->DiscardBehind ||
         Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
@@ -225,9 +226,25 @@ Routine Description:
         return;
     }
 
+    //
+    // With LargePages, whole large pages only: the kernel maps a large
+    // page of a file whole where it can (one PMD), and unmapping part of
+    // it unmaps all of it, the pages the writer is filling too, which it
+    // then faults in again, a large page at a time.
+    //
+
+    Until = Reserved - STORE_DISCARD_LAG;
+    if (Store->LargePages) {
+        ULONGLONG End = ALIGN_DOWN(TRACE_STORE_HEADER_SIZE + Until,
+                                   TRACE_LARGE_PAGE);
+        if (End <= TRACE_STORE_HEADER_SIZE + Store->DiscardedBytes) {
+            return;
+        }
+        Until = End - TRACE_STORE_HEADER_SIZE;
+    }
+
     Store->Rtl->DiscardMemory(Store->Rtl, Store->Base + Store->DiscardedBytes,
-                              (SIZE_T)(Reserved - STORE_DISCARD_LAG -
-                                       Store->DiscardedBytes));
+                              (SIZE_T)(Until - Store->DiscardedBytes));
 
     //
     // Start writing them to disk now (on a worker, if the edge has one)
@@ -239,9 +256,8 @@ Routine Description:
     Store->Rtl->WriteBackAsync(Store->Rtl, Store->FileHandle,
                                TRACE_STORE_HEADER_SIZE +
                                Store->DiscardedBytes,
-                               Reserved - STORE_DISCARD_LAG -
-                               Store->DiscardedBytes);
-    Store->DiscardedBytes = Reserved - STORE_DISCARD_LAG;
+                               Until - Store->DiscardedBytes);
+    Store->DiscardedBytes = Until;
 }
 
 static

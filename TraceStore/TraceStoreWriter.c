@@ -468,12 +468,16 @@ Return Value:
     if (Store->DiscardBehind && Chunk > TRACE_DISCARD_BEHIND) {
         Chunk = TRACE_DISCARD_BEHIND;
     }
+    if (Store->LargePages && Chunk < TRACE_LARGE_PAGE) {
+        Chunk = TRACE_LARGE_PAGE;
+    }
 
     Needed = TRACE_STORE_HEADER_SIZE + NeededRecords * Store->RecordSize;
     while (NewSize < Needed + Chunk) {
         NewSize += Chunk;
     }
-    NewSize = ALIGN_UP(NewSize, RTL_PAGE_SIZE);
+    NewSize = ALIGN_UP(NewSize, Store->LargePages ? TRACE_LARGE_PAGE
+                                                  : RTL_PAGE_SIZE);
 
     //
     // Outgrew the reservation: move the whole file to a new one twice the
@@ -552,6 +556,15 @@ Return Value:
 
     Store->MappedFileBytes = (SIZE_T)NewSize;
     Store->Capacity = (NewSize - TRACE_STORE_HEADER_SIZE) / Store->RecordSize;
+
+    //
+    // The whole mapping, so that the first chunks, mapped before the
+    // writer asked, and a moved reservation get the hint too.
+    //
+
+    if (Store->LargePages) {
+        Rtl->PreferLargePages(Rtl, Store->Mapping, (SIZE_T)NewSize);
+    }
 
     //
     // Grow again when the writer enters the last chunk.  NewSize is at

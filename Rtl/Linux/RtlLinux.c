@@ -77,6 +77,7 @@ Environment:
 #define MAP_NORESERVE       0x4000
 
 #define MADV_DONTNEED       4
+#define MADV_HUGEPAGE       14
 #define MADV_POPULATE_WRITE 23
 #define SYNC_FILE_RANGE_WRITE 2
 
@@ -676,6 +677,27 @@ LinuxDiscardMemory(
 
 static
 VOID
+LinuxPreferLargePages(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+/*++
+
+Routine Description:
+
+    MADV_HUGEPAGE on a file mapping: the page cache then allocates 2 MB
+    folios where the file and the mapping allow (a file system with large
+    folios, a 2 MB-aligned range inside the file, THP "madvise" or
+    "always").  Otherwise, and on kernels without it, nothing happens.
+
+--*/
+{
+    Syscall3(SYS_MADVISE, Address, Size, MADV_HUGEPAGE);
+}
+
+static
+VOID
 LinuxWriteBack(
     PRTL Rtl,
     HANDLE Handle,
@@ -809,6 +831,7 @@ Return Value:
     Rtl->FlushMapping = LinuxFlushMapping;
     Rtl->PrefaultMemory = LinuxPrefaultMemory;
     Rtl->DiscardMemory = LinuxDiscardMemory;
+    Rtl->PreferLargePages = LinuxPreferLargePages;
     Rtl->PrefaultMemoryAsync = LinuxPrefaultNothing;
     Rtl->WriteBack = LinuxWriteBack;
     Rtl->WriteBackAsync = LinuxWriteBackNothing;

@@ -1070,6 +1070,25 @@ Routine Description:
 
 static
 VOID
+WindowsPreferLargePages(
+    PRTL Rtl,
+    PVOID Address,
+    SIZE_T Size
+    )
+/*++
+
+Routine Description:
+
+    Nothing: a view of a file section cannot ask for large pages (only
+    SEC_LARGE_PAGES sections of the page file can, with a privilege).
+
+--*/
+{
+    return;
+}
+
+static
+VOID
 WindowsWriteBackNothing(
     PRTL Rtl,
     HANDLE Handle,
@@ -1189,6 +1208,7 @@ Return Value:
     Rtl->FlushMapping = WindowsFlushMapping;
     Rtl->PrefaultMemory = WindowsNothing;
     Rtl->DiscardMemory = WindowsDiscardMemory;
+    Rtl->PreferLargePages = WindowsPreferLargePages;
     Rtl->PrefaultMemoryAsync = WindowsNothing;
     Rtl->WriteBack = WindowsWriteBackNothing;
     Rtl->WriteBackAsync = WindowsWriteBackNothing;

@@ -1061,6 +1061,123 @@ CaseOpenMissing(const char *Dir)
 }
 
 //
+// The pre-fault requests a writer makes (Rtl.PrefaultMemoryAsync) cover
+// every page from the first one up to two windows ahead of the writer,
+// with no gap: a page never asked for is faulted in by the writer itself
+// (2 us here; a whole 2 MB page with LargePages).  And what a store that
+// unmaps behind its writer unmaps lies behind it.  For a plain store, one
+// that unmaps behind its writer (DiscardBehind) and one with LargePages
+// too, as the Python tracer's is.  Records go in one at a time, as a
+// tracer appends them, and commit every 64 K records, as it commits.
+//
+
+#define PREFAULT_LOG 4096
+
+static struct {
+    PBYTE Mapping;
+    ULONGLONG Start[PREFAULT_LOG];
+    ULONGLONG End[PREFAULT_LOG];
+    ULONG Count;
+} PrefaultLog;
+
+static VOID
+LogPrefault(PRTL Unused, PVOID Address, SIZE_T Size)
+{
+    (void)Unused;
+    CHECK(PrefaultLog.Count < PREFAULT_LOG, "more than %d pre-faults",
+          PREFAULT_LOG);
+    PrefaultLog.Start[PrefaultLog.Count] = (PBYTE)Address -
+                                           PrefaultLog.Mapping;
+    PrefaultLog.End[PrefaultLog.Count] = PrefaultLog.Start[PrefaultLog.Count] +
+                                         Size;
+    PrefaultLog.Count++;
+}
+
+static void
+PrefaultCovers(const char *Dir, const char *Name, BOOL DiscardBehind,
+               BOOL LargePages)
+{
+    char Path[1024];
+    RTL LogRtl = Rtl;
+    TRACE_STORE Store;
+    RTL_ERROR Error;
+    ULONGLONG Index;
+    ULONGLONG Records = (48ULL << 20) / sizeof(TEST_RECORD);
+    ULONGLONG Covered = 0;
+    ULONGLONG Writer;
+    ULONG Request;
+
+    LogRtl.PrefaultMemoryAsync = LogPrefault;
+    StorePath(Path, sizeof(Path), Dir, Name);
+    memset(&Store, 0, sizeof(Store));
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceStoreOpenWriter(&LogRtl, Path, &TestRecordSchema,
+                                      &Store, &Error), &Error);
+    Store.DiscardBehind = DiscardBehind;
+    Store.LargePages = LargePages;
+    memset(&PrefaultLog, 0, sizeof(PrefaultLog));
+
+    for (Index = 0; Index < Records; Index++) {
+        ULONGLONG Got;
+        PrefaultLog.Mapping = (PBYTE)Store.Mapping;
+        CHECK_STATUS(TraceStoreReserve(&Store, 1, &Got), NULL);
+        TestFillRecord(TestRecordAddress(&Store, Got), Got, 3);
+        if ((Index & 0xffff) == 0xffff) {
+            CHECK_STATUS(TraceStoreCommit(&Store, TRACE_COMMIT_ALL), NULL);
+        }
+    }
+
+    //
+    // The requests, in order, each start where the last ended; together
+    // they reach past the writer.
+    //
+
+    CHECK(PrefaultLog.Count > 0, "%s: no pre-fault requests", Name);
+    Covered = PrefaultLog.Start[0];
+    for (Request = 0; Request < PrefaultLog.Count; Request++) {
+        CHECK(PrefaultLog.Start[Request] == Covered,
+              "%s: request %u starts at %llu, the last ended at %llu: "
+              "%llu bytes never pre-faulted", Name, Request,
+              (unsigned long long)PrefaultLog.Start[Request],
+              (unsigned long long)Covered,
+              (unsigned long long)(PrefaultLog.Start[Request] - Covered));
+        Covered = PrefaultLog.End[Request];
+    }
+    Writer = TRACE_STORE_HEADER_SIZE + Records * sizeof(TEST_RECORD);
+    CHECK(Covered >= Writer, "%s: pre-faulted to %llu, the writer is at %llu",
+          Name, (unsigned long long)Covered, (unsigned long long)Writer);
+
+    //
+    // What it unmapped behind itself lies behind it, and with LargePages
+    // ends on a large page (TraceStoreCommit.c, DiscardBehind).
+    //
+
+    CHECK(Store.DiscardedBytes <= Records * sizeof(TEST_RECORD),
+          "%s: unmapped %llu bytes of records, past the writer's %llu", Name,
+          (unsigned long long)Store.DiscardedBytes,
+          (unsigned long long)(Records * sizeof(TEST_RECORD)));
+    CHECK(DiscardBehind == (Store.DiscardedBytes != 0),
+          "%s: unmapped %llu bytes behind", Name,
+          (unsigned long long)Store.DiscardedBytes);
+    CHECK(!LargePages || ((Store.DiscardedBytes + TRACE_STORE_HEADER_SIZE) &
+                          (TRACE_LARGE_PAGE - 1)) == 0,
+          "%s: unmapped up to %llu, not a large page's end", Name,
+          (unsigned long long)(Store.DiscardedBytes + TRACE_STORE_HEADER_SIZE));
+    TestLog("prefault_covers: %s: %u requests, %llu bytes ahead\n", Name,
+            PrefaultLog.Count, (unsigned long long)(Covered - Writer));
+    TraceStoreClose(&Store);
+    VerifyStoreFile(Path, Records, 3, NULL);
+}
+
+static void
+CasePrefaultCovers(const char *Dir)
+{
+    PrefaultCovers(Dir, "plain.store", FALSE, FALSE);
+    PrefaultCovers(Dir, "discard.store", TRUE, FALSE);
+    PrefaultCovers(Dir, "large.store", TRUE, TRUE);
+}
+
+//
 // ---------------------------------------------------------------------------
 // Driver.
 // ---------------------------------------------------------------------------
@@ -1074,6 +1191,7 @@ static const TEST_CASE Cases[] = {
     { "partial_commit", CasePartialCommit },
     { "growth", CaseGrowth },
     { "growth_move", CaseGrowthMove },
+    { "prefault_covers", CasePrefaultCovers },
     { "reopen_recovers", CaseReopenRecovers },
     { "close_discards", CaseCloseDiscards },
     { "writer_locked", CaseWriterLocked },
