@@ -51,7 +51,7 @@ static void pytUnmapRow(uint64_t iRow){
 void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
              unsigned int catId, int bSkip, int64_t now){
   PytFrame *f;
-  SPAN_RECORD r;
+  SPAN_RECORD *r;
   ULONGLONG iRow;
 
   if( now<g.iLastTs ) now = g.iLastTs;
@@ -68,21 +68,23 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   f->iRow = PYT_NO_ROW;
   if( bSkip || (g.opt.mxDepth>0 && t->nRecorded>=g.opt.mxDepth) ) return;
 
-  r.Timestamp = now;
-  r.Duration = 0;
-  r.ParentId = t->iTop==PYT_NO_ROW ? -1 : (LONGLONG)t->iTop;
-  r.NameId = nameId;
-  r.Depth = (ULONG)t->nRecorded;
-  r.Tid = t->tid;
-  r.Pid = g.pid;
-  r.CategoryId = catId;
-  r.ArgsId = argsId;
-  r.Flags = SPAN_FLAG_END_MISSING;
-  r.Padding = 0;
-  if( !RTL_SUCCESS(TraceStoreAppendInline(g.pSpan, &r, sizeof(r), &iRow)) ){
+  if( !RTL_SUCCESS(TraceStoreReserveOne(g.pSpan, &iRow)) ){
     TraceStoreAddDropped(g.pSpan, 1);   /* disk full: store_info.dropped */
     return;
   }
+  /* Written in place, field by field (TraceStoreReserveOne says why). */
+  r = (SPAN_RECORD*)(g.pSpan->Base + iRow*sizeof(SPAN_RECORD));
+  r->Timestamp = now;
+  r->Duration = 0;
+  r->ParentId = t->iTop==PYT_NO_ROW ? -1 : (LONGLONG)t->iTop;
+  r->NameId = nameId;
+  r->Depth = (ULONG)t->nRecorded;
+  r->Tid = t->tid;
+  r->Pid = g.pid;
+  r->CategoryId = catId;
+  r->ArgsId = argsId;
+  r->Flags = SPAN_FLAG_END_MISSING;
+  r->Padding = 0;
   TraceStoreTrackTs(&g.tracker, now);
   f->iRow = iRow;
   f->iTs = now;

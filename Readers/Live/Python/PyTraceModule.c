@@ -31,6 +31,10 @@ static void pytForkChild(void){
   g.pSession = 0;          /* the parent's; left mapped, never closed here */
   g.pSpan = 0;
   g.bCommitterRun = 0;     /* the thread is not in the child */
+  g.nPageHead = g.nPageTail;  /* its queue: the parent's pages */
+  pthread_mutex_init(&g.mutex, 0);  /* it may have held the lock */
+  pthread_cond_init(&g.cond, 0);
+  pthread_cond_init(&g.condReady, 0);
   g.pThreads = 0;          /* other threads' stacks: leaked in the child */
   pytCurrent = 0;
 }
@@ -196,8 +200,11 @@ PyMODINIT_FUNC PyInit_tracestore(void){
       return 0;
     }
     g.rtl.PrefaultMemoryAsync = pytPrefaultAsync;
+    g.xDiscard = g.rtl.DiscardMemory;
+    g.rtl.DiscardMemory = pytDiscardAsync;
     pthread_mutex_init(&g.mutex, 0);
     pthread_cond_init(&g.cond, 0);
+    pthread_cond_init(&g.condReady, 0);
     g.iCodeIndex = PyUnstable_Eval_RequestCodeExtraIndex(free);
     if( g.iCodeIndex<0 ){
       PyErr_SetString(PyExc_ImportError, "tracestore: no co_extra index");

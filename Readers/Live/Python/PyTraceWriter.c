@@ -139,8 +139,10 @@ int pytWriterOpen(const char *zPath){
                      sizeof(host.KernelRelease));
     TraceSessionSetHost(p, &host);
   }
-  /* Bounded memory however long the program runs (NOTES.md). */
+  /* Bounded memory however long the program runs (NOTES.md), and large
+  ** page-cache pages: pre-faulting costs the committer thread a fifth. */
   g.pSpan->DiscardBehind = TRUE;
+  g.pSpan->LargePages = TRUE;
   g.pSession = p;
   g.tracker = (TRACE_TS_TRACKER)TRACE_TS_TRACKER_INIT;
   g.pid = (unsigned int)getpid();
@@ -406,41 +408,66 @@ unsigned int pytInternC(PyObject *pFunc, PyObject *pSelf){
 }
 
 /*
-** Rtl.PrefaultMemoryAsync: the store asks for the pages a window ahead of
-** the writer; the committer thread faults them in, so that the program
-** does not take a page fault every 73 calls.  A full queue runs the
-** request inline (slower, never wrong).
+** Queues page work for the committer thread, or returns 1 if the caller
+** must do it now: no committer, a full queue (slower, never wrong), or
+** the committer itself asking (it commits when the program is idle).
 */
-void pytPrefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
+static int pytPageQueue(void *p, size_t n, int bDiscard){
   int bInline = 0;
   pthread_mutex_lock(&g.mutex);
-  if( !g.bCommitterRun || g.nPrefaultTail - g.nPrefaultHead >= 16 ){
+  if( !g.bCommitterRun || g.nPageTail - g.nPageHead >= PYT_PAGE_QUEUE
+   || pthread_equal(pthread_self(), g.committer) ){
     bInline = 1;
   }else{
-    g.aPrefault[g.nPrefaultTail % 16].p = p;
-    g.aPrefault[g.nPrefaultTail % 16].n = n;
-    g.nPrefaultTail++;
+    g.aPage[g.nPageTail % PYT_PAGE_QUEUE].p = p;
+    g.aPage[g.nPageTail % PYT_PAGE_QUEUE].n = n;
+    g.aPage[g.nPageTail % PYT_PAGE_QUEUE].bDiscard = bDiscard;
+    g.nPageTail++;
     pthread_cond_signal(&g.cond);
   }
   pthread_mutex_unlock(&g.mutex);
-  if( bInline ) pRtl->PrefaultMemory(pRtl, p, n);
+  return bInline;
 }
 
-/* Runs the queued pre-faults; called with g.mutex held, which it lets go
-** of while faulting. */
-static void pytPrefaultQueued(void){
-  while( g.nPrefaultHead!=g.nPrefaultTail ){
-    void *p = g.aPrefault[g.nPrefaultHead % 16].p;
-    size_t n = g.aPrefault[g.nPrefaultHead % 16].n;
+/*
+** Rtl.PrefaultMemoryAsync: the store asks for the pages a window ahead of
+** the writer; the committer thread faults them in, so that the program
+** does not take a page fault every 73 calls.
+*/
+void pytPrefaultAsync(PRTL pRtl, PVOID p, SIZE_T n){
+  if( pytPageQueue(p, n, 0) ) pRtl->PrefaultMemory(pRtl, p, n);
+}
+
+/*
+** Rtl.DiscardMemory: the store unmaps what lies behind its writer at a
+** commit (DiscardBehind), the hooks a long call's row they wrote again;
+** the committer thread does it.  The range stays the store's until it is
+** closed, and pytCommitterStop runs the queue before that.
+*/
+void pytDiscardAsync(PRTL pRtl, PCVOID p, SIZE_T n){
+  (void)pRtl;
+  if( pytPageQueue((void*)p, n, 1) ) g.xDiscard(&g.rtl, p, n);
+}
+
+/* Runs the queued page work; called with g.mutex held, which it lets go
+** of while working. */
+static void pytPageRun(void){
+  while( g.nPageHead!=g.nPageTail ){
+    void *p = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].p;
+    size_t n = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].n;
+    int bDiscard = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].bDiscard;
     TRACE_STORE *pStore = g.pSpan;
-    g.nPrefaultHead++;
+    g.nPageHead++;
     pthread_mutex_unlock(&g.mutex);
-    /* A request this thread comes to late (the machine is busy) may lie
-    ** behind the writer, in pages the store already unmapped: faulting
-    ** them in again would keep them resident for good.  So only the part
-    ** ahead of the writer.  The store's fields are read without the GIL:
-    ** a stale answer costs a useless or a skipped pre-fault. */
-    if( pStore ){
+    if( bDiscard ){
+      g.xDiscard(&g.rtl, p, n);
+    }else if( pStore ){
+      /* A pre-fault this thread comes to late (the machine is busy) may
+      ** lie behind the writer, in pages the store already unmapped:
+      ** faulting them in again would keep them resident for good.  So
+      ** only the part ahead of the writer.  The store's fields are read
+      ** without the GIL: a stale answer costs a useless or a skipped
+      ** pre-fault. */
       PBYTE pWriter = __atomic_load_n(&pStore->Base, __ATOMIC_RELAXED)
         + __atomic_load_n(&pStore->ReservedCount, __ATOMIC_RELAXED)
           * sizeof(SPAN_RECORD);
@@ -461,17 +488,19 @@ static void *pytCommitter(void *pArg){
   st = PyGILState_Ensure();
   ts = PyEval_SaveThread();
   pthread_mutex_lock(&g.mutex);
+  g.bCommitterReady = 1;
+  pthread_cond_signal(&g.condReady);
   while( !g.bCommitterStop ){
     struct timespec until;
     int64_t now, last;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += PYT_COMMITTER_NS;
     if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    if( g.nPrefaultHead==g.nPrefaultTail ){
+    if( g.nPageHead==g.nPageTail ){
       pthread_cond_timedwait(&g.cond, &g.mutex, &until);
     }
     if( g.bCommitterStop ) break;
-    pytPrefaultQueued();
+    pytPageRun();
     now = pytMono();
     last = __atomic_load_n(&g.iLastCommit, __ATOMIC_ACQUIRE);
     if( now - last < PYT_COMMITTER_NS ) continue;
@@ -494,8 +523,19 @@ static void *pytCommitter(void *pArg){
 /* Starts the committer thread.  Returns 0 or 1. */
 int pytCommitterStart(void){
   g.bCommitterStop = 0;
+  g.bCommitterReady = 0;
   if( pthread_create(&g.committer, 0, pytCommitter, 0)!=0 ) return 1;
   g.bCommitterRun = 1;
+  /* Its thread state needs the GIL once.  Waiting for that here keeps it
+  ** from waiting while the program runs: a thread asking for the GIL gets
+  ** it only at the interpreter's next switch (up to 5 ms later), and the
+  ** first pre-faults, queued meanwhile, came too late (the program faulted
+  ** its first megabyte itself). */
+  Py_BEGIN_ALLOW_THREADS
+  pthread_mutex_lock(&g.mutex);
+  while( !g.bCommitterReady ) pthread_cond_wait(&g.condReady, &g.mutex);
+  pthread_mutex_unlock(&g.mutex);
+  Py_END_ALLOW_THREADS
   return 0;
 }
 
@@ -510,7 +550,18 @@ void pytCommitterStop(void){
   Py_BEGIN_ALLOW_THREADS
   pthread_join(g.committer, 0);
   Py_END_ALLOW_THREADS
+  /* What the thread left: the unmappings before the store is closed, the
+  ** pre-faults dropped (close trims the pages past the last row). */
+  pthread_mutex_lock(&g.mutex);
   g.bCommitterRun = 0;
+  while( g.nPageHead!=g.nPageTail ){
+    if( g.aPage[g.nPageHead % PYT_PAGE_QUEUE].bDiscard ){
+      g.xDiscard(&g.rtl, g.aPage[g.nPageHead % PYT_PAGE_QUEUE].p,
+                 g.aPage[g.nPageHead % PYT_PAGE_QUEUE].n);
+    }
+    g.nPageHead++;
+  }
+  pthread_mutex_unlock(&g.mutex);
 }
 
 void pytOptionsFree(PytOptions *p){
