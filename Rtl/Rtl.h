@@ -354,7 +354,7 @@ typedef RTL_DISCARD_MEMORY *PRTL_DISCARD_MEMORY;
 // page-cache pages (Linux: MADV_HUGEPAGE, which ext4 and others honour
 // with 2 MB folios where the range is aligned and inside the file).  Only
 // a hint, and not always a good one: faulting in a store's pages costs a
-// fifth as much, but writing pages back while a writer still fills their
+// third as much, but writing pages back while a writer still fills their
 // large page makes it wait (see TRACE_STORE.LargePages).
 //
 

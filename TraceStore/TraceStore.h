@@ -440,12 +440,13 @@ typedef struct _TRACE_STORE {
     //
     // When LargePages is set, the file grows in 2 MB-aligned chunks of at
     // least 2 MB and its mapping asks for large page-cache pages
-    // (Rtl->PreferLargePages).  Pre-faulting a page then costs a fifth
-    // (BENCHMARKS.md, "Python tracer").  For a writer that keeps its
-    // pages until close or unmaps them (the Python tracer), not for one
-    // that writes them back behind itself at a finer grain than 2 MB (an
-    // importer): a large page under write-back stalls the writer that is
-    // still filling it.  Off by default.
+    // (Rtl->PreferLargePages), and what it unmaps behind the writer ends
+    // on a 2 MB boundary.  Faulting pages in then costs a third
+    // (BENCHMARKS.md, "Appending 32-byte records").  For a writer that
+    // keeps its pages until close or unmaps them (the Python tracer), not
+    // for one that writes them back behind itself at a finer grain than
+    // 2 MB (an importer): a large page under write-back stalls the writer
+    // that is still filling it.  Off by default.
     //
 
     BOOL LargePages;

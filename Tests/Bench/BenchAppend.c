@@ -29,6 +29,8 @@ Abstract:
             w  growing from empty, with PrefaultMemoryAsync on a worker
                thread (as the tracestore command runs): includes the
                kernel allocating and zeroing every page-cache page.
+            l  the same with TRACE_STORE.LargePages (as the Python
+               tracer's span store): 2 MB page-cache pages.
             n  growing, with the RTL as InitializeRtl leaves it (no
                prefault ahead; the writer takes its own page faults).
 
@@ -37,7 +39,7 @@ Abstract:
     table of GB/s and (b)/(a); exits non-zero only on errors.
 
     Usage: BenchAppend [--size BYTES[K|M|G]] [--records-per-commit N]
-                       [--repeat N] [--only acpswn] [DIR]
+                       [--repeat N] [--only acpswln] [DIR]
 
     --only picks cases by letter; the ratios need a.
 
@@ -335,7 +337,8 @@ RunReference(BOOL Prefault)
 }
 
 static double
-RunStore(PRTL StoreRtl, BOOL Preallocate, BOOL Track, ULONGLONG *Growths)
+RunStore(PRTL StoreRtl, BOOL Preallocate, BOOL Track, BOOL LargePages,
+         ULONGLONG *Growths)
 {
     TRACE_TS_TRACKER Tracker = TRACE_TS_TRACKER_INIT;
     char Path[1024];
@@ -363,6 +366,7 @@ RunStore(PRTL StoreRtl, BOOL Preallocate, BOOL Track, ULONGLONG *Growths)
         fprintf(stderr, "TraceStoreOpenWriter: %s\n", Error.Message);
         return -1;
     }
+    Store.LargePages = LargePages;
 
     //
     // Like the reference, the preallocated case has its pages faulted in
@@ -469,14 +473,15 @@ static void
 Usage(const char *Program)
 {
     fprintf(stderr, "usage: %s [--size BYTES[K|M|G]] [--records-per-commit "
-            "N] [--repeat N] [--only acpswn] [DIR]\n", Program);
+            "N] [--repeat N] [--only acpswln] [DIR]\n", Program);
     exit(2);
 }
 
 enum { CaseReference, CasePlain, CaseStorePreallocated, CaseStoreScan,
-       CaseStoreAsync, CaseStoreDefault, CaseCount };
+       CaseStoreAsync, CaseStoreLarge, CaseStoreDefault, CaseCount };
 
-static const char CaseLetters[CaseCount] = { 'a', 'c', 'p', 's', 'w', 'n' };
+static const char CaseLetters[CaseCount] = { 'a', 'c', 'p', 's', 'w', 'l',
+                                             'n' };
 
 static const char *CaseNames[CaseCount] = {
     "(a) reference: fallocate + populate + pre-touched",
@@ -484,6 +489,7 @@ static const char *CaseNames[CaseCount] = {
     "(b) store, preallocated, ts tracked while filling",
     "(b) store, preallocated, commit reads ts back",
     "(b) store growing, prefault on a worker",
+    "(b) store growing, prefault on a worker, large pages",
     "(b) store growing, RTL as initialized",
 };
 
@@ -503,12 +509,14 @@ static const char *CaseDescriptions[CaseCount] = {
         "ts back)",
     "(b) store growing from empty, next chunk prefaulted by a worker thread "
         "(as `tracestore` runs)",
+    "(b) the same with `LargePages` (2 MB page-cache pages, as the Python "
+        "tracer's span store)",
     "(b) store growing from empty, no prefault ahead (the core alone)",
 };
 
 static const ULONG TableOrder[CaseCount] = {
     CaseReference, CaseStorePreallocated, CaseStoreScan, CaseStoreAsync,
-    CaseStoreDefault, CasePlain
+    CaseStoreLarge, CaseStoreDefault, CasePlain
 };
 
 int
@@ -516,7 +524,7 @@ main(int argc, char **argv)
 {
     RTL AsyncRtl;
     ULONG Repeat = 3;
-    const char *Only = "acpswn";
+    const char *Only = "acpswln";
     ULONG Round;
     ULONG Case;
     int Index;
@@ -593,16 +601,19 @@ main(int argc, char **argv)
                 Seconds = RunReference(FALSE);
                 break;
             case CaseStorePreallocated:
-                Seconds = RunStore(&Rtl, TRUE, TRUE, &CaseGrowths);
+                Seconds = RunStore(&Rtl, TRUE, TRUE, FALSE, &CaseGrowths);
                 break;
             case CaseStoreScan:
-                Seconds = RunStore(&Rtl, TRUE, FALSE, &CaseGrowths);
+                Seconds = RunStore(&Rtl, TRUE, FALSE, FALSE, &CaseGrowths);
                 break;
             case CaseStoreAsync:
-                Seconds = RunStore(&AsyncRtl, FALSE, TRUE, &CaseGrowths);
+                Seconds = RunStore(&AsyncRtl, FALSE, TRUE, FALSE, &CaseGrowths);
+                break;
+            case CaseStoreLarge:
+                Seconds = RunStore(&AsyncRtl, FALSE, TRUE, TRUE, &CaseGrowths);
                 break;
             default:
-                Seconds = RunStore(&Rtl, FALSE, TRUE, &CaseGrowths);
+                Seconds = RunStore(&Rtl, FALSE, TRUE, FALSE, &CaseGrowths);
                 break;
             }
             if (Seconds < 0) {

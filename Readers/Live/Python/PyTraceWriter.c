@@ -140,7 +140,7 @@ int pytWriterOpen(const char *zPath){
     TraceSessionSetHost(p, &host);
   }
   /* Bounded memory however long the program runs (NOTES.md), and large
-  ** page-cache pages: pre-faulting costs the committer thread a fifth. */
+  ** page-cache pages: pre-faulting costs the committer thread a third. */
   g.pSpan->DiscardBehind = TRUE;
   g.pSpan->LargePages = TRUE;
   g.pSession = p;
