@@ -30,15 +30,27 @@ if(TRACER_SANITIZE)
   set(TRACER_PY_ENV "LD_PRELOAD=${TRACER_LIBASAN};ASAN_OPTIONS=detect_leaks=0")
 endif()
 #
-# Benchmark (ctest -L bench -R python): per-call overhead next to cProfile
-# and a sys.setprofile recorder, and the RSS of a 100 M-call run.
-# BENCHMARKS.md, "Python tracer".
+# Benchmark (ctest -L bench -R python): per-call overhead next to cProfile,
+# a sys.setprofile recorder and the floor (hooks that only read the TSC:
+# Bench/PyHookFloor.c, a module per interpreter in build/python-bench/),
+# and the RSS of a 100 M-call run.  BENCHMARKS.md, "Python tracer".
 #
 foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})
   list(GET parts 0 version)
   list(GET parts 1 python)
   list(GET parts 2 module_dir)
+  list(GET parts 3 include_dir)
+  list(GET parts 4 suffix)
+  string(REPLACE "." "" tag ${version})
+  set(floor_dir ${CMAKE_BINARY_DIR}/python-bench/${version})
+  add_library(tracestore_floor_py${tag} MODULE
+              ${CMAKE_CURRENT_SOURCE_DIR}/Bench/PyHookFloor.c)
+  set_target_properties(tracestore_floor_py${tag} PROPERTIES
+    OUTPUT_NAME tracestore_floor PREFIX "" SUFFIX ${suffix}
+    LIBRARY_OUTPUT_DIRECTORY ${floor_dir} C_VISIBILITY_PRESET hidden)
+  target_include_directories(tracestore_floor_py${tag} PRIVATE ${include_dir})
+  target_compile_options(tracestore_floor_py${tag} PRIVATE ${TRACER_WARNINGS})
   add_test(NAME bench.python.${version}
     COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python.py
             ${CMAKE_CURRENT_BINARY_DIR}/bench-python-${version})
@@ -47,7 +59,7 @@ foreach(entry ${TRACER_PYTHON_MODULES})
             ${CMAKE_CURRENT_BINARY_DIR}/bench-python-${version} --long 100000000)
   set_tests_properties(bench.python.${version} bench.python_long.${version}
     PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE
-    ENVIRONMENT "PYTHONPATH=${module_dir}")
+    ENVIRONMENT "PYTHONPATH=${module_dir}:${floor_dir}")
 endforeach()
 
 foreach(entry ${TRACER_PYTHON_MODULES})

@@ -1,5 +1,5 @@
-"""Per-call overhead of the Python tracer, next to cProfile and a
-pure-Python sys.setprofile recorder, measured in the same run.
+"""Per-call overhead of the Python tracer, next to cProfile, a pure-Python
+sys.setprofile recorder and the floor, measured in the same run.
 
     PYTHON bench_python.py WORKDIR [--long CALLS]
 
@@ -9,8 +9,11 @@ call-heavy workloads: recursive fib(24) and a json.dumps/loads loop.  For
 each, the best of 7 runs of: no profiler, cProfile (Profile.enable()),
 the setprofile recorder (a list append per call and return), tracestore
 (start() into a fresh session; the time from start() to stop(), which
-create and close the session, outside the measure).  Overhead per call = (time - time without
-a profiler) / calls, time being CPU time (the machine is shared, wall
+create and close the session, outside the measure), and the floor when
+the tracestore_floor module is on the path (Tests/Bench/PyHookFloor.c:
+hooks that only read the TSC, installed the way the tracer installs its
+own: the profile hook on 3.11, sys.monitoring callbacks on the same events
+on 3.12+).  Overhead per call = (time - time without a profiler) / calls, time being CPU time (the machine is shared, wall
 time is noise): of the program's thread (what it is slowed down by when a
 core is free for the rest), and of the process (all threads: the
 tracer's committer thread pre-faults the store's pages), calls being tracestore's row count (equal to the
@@ -29,6 +32,16 @@ import sys
 import time
 
 import tracestore
+
+try:
+    import tracestore_floor
+except ImportError:
+    tracestore_floor = None
+
+# The events the tracer's sys.monitoring callbacks take
+# (Readers/Live/Python/PyTraceHooks.c).
+FLOOR_EVENTS = ('PY_START', 'PY_RESUME', 'PY_THROW', 'PY_RETURN', 'PY_YIELD',
+                'PY_UNWIND')
 
 
 def fib(n):
@@ -54,6 +67,34 @@ def setprofile_recorder():
     return record
 
 
+def floor_start():
+    """The floor hooks, as the tracer would install its own."""
+    if not hasattr(sys, 'monitoring'):
+        tracestore_floor.profile(True)
+        return None
+    mon = sys.monitoring
+    tool = next(t for t in (5, 3, 1) if mon.get_tool(t) is None)
+    mon.use_tool_id(tool, 'floor')
+    mask = 0
+    for name in FLOOR_EVENTS:
+        event = getattr(mon.events, name)
+        mon.register_callback(tool, event, tracestore_floor.on_event)
+        mask |= event
+    mon.set_events(tool, mask)
+    return tool
+
+
+def floor_stop(tool):
+    if tool is None:
+        tracestore_floor.profile(False)
+        return
+    mon = sys.monitoring
+    mon.set_events(tool, 0)
+    for name in FLOOR_EVENTS:
+        mon.register_callback(tool, getattr(mon.events, name), None)
+    mon.free_tool_id(tool)
+
+
 def clock():
     return time.thread_time_ns(), time.process_time_ns()
 
@@ -76,6 +117,13 @@ def timed(fn, arg, mode, work):
         sys.setprofile(setprofile_recorder())
         fn(arg)
         sys.setprofile(None)
+    elif mode == 'floor':
+        tool = floor_start()
+        t0 = clock()
+        fn(arg)
+        t1 = clock()
+        floor_stop(tool)
+        return minus(t1, t0), None, None, None
     elif mode == 'tracestore':
         tracestore.start(session)
         t0 = clock()
@@ -136,8 +184,11 @@ def main():
     for name, fn, arg in (('fib', fib, 24), ('json', json_loop, 20000)):
         best = {}
         extra = None
+        modes = ['none', 'cProfile', 'setprofile', 'tracestore']
+        if tracestore_floor is not None:
+            modes.append('floor')
         for _ in range(7):
-            for mode in ('none', 'cProfile', 'setprofile', 'tracestore'):
+            for mode in modes:
                 ns, calls, size, stats = timed(fn, arg, mode, work)
                 old = best.get(mode, (1 << 62, 1 << 62))
                 best[mode] = (min(old[0], ns[0]), min(old[1], ns[1]))
@@ -146,14 +197,15 @@ def main():
         calls, size, stats = extra
         for which, k in (('thread', 0), ('process', 1)):
             over = {m: (best[m][k] - best['none'][k]) / calls
-                    for m in ('cProfile', 'setprofile', 'tracestore')}
+                    for m in modes[1:]}
+            floor = (' floor_ns=%.1f' % over['floor']) if 'floor' in over else ''
             print('@bench python_%s python=%s cpu=%s mode=%s calls=%d '
                   'base_ns_per_call=%.1f cprofile_ns=%.1f setprofile_ns=%.1f '
-                  'tracestore_ns=%.1f ratio_vs_cprofile=%.2f' % (
+                  'tracestore_ns=%.1f ratio_vs_cprofile=%.2f%s' % (
                       name, version, which, stats['mode'], calls,
                       best['none'][k] / calls, over['cProfile'],
                       over['setprofile'], over['tracestore'],
-                      over['tracestore'] / over['cProfile']))
+                      over['tracestore'] / over['cProfile'], floor))
         print('@bench python_%s_store python=%s bytes_per_call=%.1f commits=%d '
               'commit_us=%.1f' % (name, version, size / calls, stats['commits'],
                                   stats['commit_ns'] / 1000

@@ -9,8 +9,9 @@
 #   - the pyenv interpreters 3.12 and later under ~/.pyenv/versions (or
 #     TRACER_PYENV_ROOT), for the tests of sys.monitoring.
 #
-# TRACER_PYTHON_MODULES lists "VERSION;EXECUTABLE;MODULE_DIR" triples for
-# Tests/PythonTests.cmake.  No headers found: no module, no tests.
+# TRACER_PYTHON_MODULES lists "VERSION|EXECUTABLE|MODULE_DIR|INCLUDE_DIR|SUFFIX"
+# entries for Tests/PythonTests.cmake.  No headers found: no module, no
+# tests.
 #
 set(TRACER_PYTHON_SOURCES
   ${CMAKE_SOURCE_DIR}/Readers/Live/Python/PyTraceModule.c
@@ -29,7 +30,8 @@ function(tracer_python_module version executable include_dir suffix)
   target_include_directories(${target} PRIVATE ${include_dir} ${CMAKE_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE TracerStore pthread)
   target_compile_options(${target} PRIVATE ${TRACER_WARNINGS})
-  list(APPEND TRACER_PYTHON_MODULES "${version}|${executable}|${dir}")
+  list(APPEND TRACER_PYTHON_MODULES
+       "${version}|${executable}|${dir}|${include_dir}|${suffix}")
   set(TRACER_PYTHON_MODULES ${TRACER_PYTHON_MODULES} PARENT_SCOPE)
 endfunction()
 
