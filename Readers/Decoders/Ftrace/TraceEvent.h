@@ -253,6 +253,22 @@ typedef struct _TRACE_EVENT_FORMAT {
 
 } TRACE_EVENT_FORMAT, *PTRACE_EVENT_FORMAT;
 
+//
+// TRUE if Format is the event System:Name.
+//
+
+static inline
+BOOL
+TraceEventFormatIs(
+    const TRACE_EVENT_FORMAT *Format,
+    PCSZ System,
+    PCSZ Name
+    )
+{
+    return RtlStringEqual(Format->System, System) &&
+           RtlStringEqual(Format->Name, Name);
+}
+
 #define TRACE_PRINT_STATE_NEW       0
 #define TRACE_PRINT_STATE_READY     1
 #define TRACE_PRINT_STATE_FAILED    2

@@ -316,18 +316,6 @@ CommOf(
 }
 
 static
-BOOL
-NameIs(
-    PTRACE_EVENT_FORMAT Format,
-    PCSZ System,
-    PCSZ Name
-    )
-{
-    return RtlStringEqual(Format->System, System) &&
-           RtlStringEqual(Format->Name, Name);
-}
-
-static
 RTL_STATUS
 ClassifyRecord(
     PTRACE_EVENT_SINK Sink,
@@ -440,7 +428,7 @@ Routine Description:
         return Status;
     }
 
-    if (NameIs(Format, "kvm", "kvm_exit")) {
+    if (TraceEventFormatIs(Format, "kvm", "kvm_exit")) {
         Special[KE_REASON] = TraceEventFindField(Format, "exit_reason");
         Special[KE_RIP] = TraceEventFindField(Format, "guest_rip");
         Special[KE_VCPU] = TraceEventFindField(Format, "vcpu_id");
@@ -452,13 +440,13 @@ Routine Description:
             Format->Kind = TraceEventKindKvmExit;
         }
 
-    } else if (NameIs(Format, "kvm", "kvm_entry")) {
+    } else if (TraceEventFormatIs(Format, "kvm", "kvm_entry")) {
         Special[KN_VCPU] = TraceEventFindField(Format, "vcpu_id");
         Special[KN_RIP] = TraceEventFindField(Format, "rip");
         Format->Kind = TraceEventKindKvmEntry;
 
-    } else if (NameIs(Format, "sched", "sched_wakeup") ||
-               NameIs(Format, "sched", "sched_wakeup_new")) {
+    } else if (TraceEventFormatIs(Format, "sched", "sched_wakeup") ||
+               TraceEventFormatIs(Format, "sched", "sched_wakeup_new")) {
         Special[SW_PID] = TraceEventFindField(Format, "pid");
         Special[SW_COMM] = TraceEventFindField(Format, "comm");
         Special[SW_PRIO] = TraceEventFindField(Format, "prio");
@@ -468,7 +456,7 @@ Routine Description:
             Format->Kind = TraceEventKindSchedWakeup;
         }
 
-    } else if (NameIs(Format, "kvm", "kvm_emulate_insn")) {
+    } else if (TraceEventFormatIs(Format, "kvm", "kvm_emulate_insn")) {
         Special[EI_RIP] = TraceEventFindField(Format, "rip");
         Special[EI_CSBASE] = TraceEventFindField(Format, "csbase");
         Special[EI_LEN] = TraceEventFindField(Format, "len");
@@ -483,7 +471,7 @@ Routine Description:
             Format->Kind = TraceEventKindKvmEmulateInsn;
         }
 
-    } else if (NameIs(Format, "kvm", "kvm_nested_vmexit")) {
+    } else if (TraceEventFormatIs(Format, "kvm", "kvm_nested_vmexit")) {
         Special[0] = TraceEventFindField(Format, "rip");
         Special[1] = TraceEventFindField(Format, "exit_code");
         Special[2] = TraceEventFindField(Format, "isa");
@@ -491,13 +479,13 @@ Routine Description:
             Format->Kind = TraceEventKindKvmNestedVmexit;
         }
 
-    } else if (NameIs(Format, "timer", "hrtimer_start")) {
+    } else if (TraceEventFormatIs(Format, "timer", "hrtimer_start")) {
         Format->Kind = TraceEventKindHrtimerStart;
 
-    } else if (NameIs(Format, "timer", "hrtimer_expire_entry")) {
+    } else if (TraceEventFormatIs(Format, "timer", "hrtimer_expire_entry")) {
         Format->Kind = TraceEventKindHrtimerExpireEntry;
 
-    } else if (NameIs(Format, "kvm", "kvm_nested_vmexit_inject")) {
+    } else if (TraceEventFormatIs(Format, "kvm", "kvm_nested_vmexit_inject")) {
         Special[1] = TraceEventFindField(Format, "exit_code");
         Special[2] = TraceEventFindField(Format, "isa");
         if (IsNumberField(Special[1])) {

@@ -125,18 +125,6 @@ Routine Description:
 }
 
 static
-BOOL
-NameIs(
-    PTRACE_EVENT_FORMAT Format,
-    PCSZ System,
-    PCSZ Name
-    )
-{
-    return RtlStringEqual(Format->System, System) &&
-           RtlStringEqual(Format->Name, Name);
-}
-
-static
 PCTRACE_EVENT_FIELD
 FindField(
     PTRACE_EVENT_FORMAT Format,
@@ -233,22 +221,22 @@ TraceEventPluginClassify(
     PCTRACE_EVENT_FIELD *Special = Format->Special;
 
     if (RtlStringEqual(Format->System, "kmem")) {
-        if (NameIs(Format, "kmem", "kfree") ||
-            NameIs(Format, "kmem", "kmalloc") ||
-            NameIs(Format, "kmem", "kmalloc_node") ||
-            NameIs(Format, "kmem", "kmem_cache_alloc") ||
-            NameIs(Format, "kmem", "kmem_cache_alloc_node") ||
-            NameIs(Format, "kmem", "kmem_cache_free")) {
+        if (TraceEventFormatIs(Format, "kmem", "kfree") ||
+            TraceEventFormatIs(Format, "kmem", "kmalloc") ||
+            TraceEventFormatIs(Format, "kmem", "kmalloc_node") ||
+            TraceEventFormatIs(Format, "kmem", "kmem_cache_alloc") ||
+            TraceEventFormatIs(Format, "kmem", "kmem_cache_alloc_node") ||
+            TraceEventFormatIs(Format, "kmem", "kmem_cache_free")) {
             Special[KM_CALL_SITE] = FindField(Format, "call_site", FALSE);
             return TraceEventKindKmemCallSite;
         }
 
-    } else if (NameIs(Format, "tlb", "tlb_flush")) {
+    } else if (TraceEventFormatIs(Format, "tlb", "tlb_flush")) {
         Special[TLB_PAGES] = FindField(Format, "pages", FALSE);
         Special[TLB_REASON] = FindField(Format, "reason", FALSE);
         return TraceEventKindTlbFlush;
 
-    } else if (NameIs(Format, "syscalls", "sys_enter_futex")) {
+    } else if (TraceEventFormatIs(Format, "syscalls", "sys_enter_futex")) {
         Special[FX_UADDR] = FindField(Format, "uaddr", FALSE);
         Special[FX_OP] = FindField(Format, "op", FALSE);
         Special[FX_VAL] = FindField(Format, "val", FALSE);
@@ -258,8 +246,8 @@ TraceEventPluginClassify(
         return TraceEventKindFutex;
 
     } else if (RtlStringEqual(Format->System, "ftrace")) {
-        if (NameIs(Format, "ftrace", "function") ||
-            NameIs(Format, "ftrace", "func_repeats")) {
+        if (TraceEventFormatIs(Format, "ftrace", "function") ||
+            TraceEventFormatIs(Format, "ftrace", "func_repeats")) {
             Special[FN_IP] = FindField(Format, "ip", FALSE);
             Special[FN_PARENT] = FindField(Format, "parent_ip", FALSE);
             if (RtlStringEqual(Format->Name, "function")) {
@@ -271,16 +259,16 @@ TraceEventPluginClassify(
                                                  FALSE);
             return TraceEventKindFuncRepeats;
         }
-        if (NameIs(Format, "ftrace", "kernel_stack")) {
+        if (TraceEventFormatIs(Format, "ftrace", "kernel_stack")) {
             Special[KS_CALLER] = FindField(Format, "caller", TRUE);
             return TraceEventKindKernelStack;
         }
-        if (NameIs(Format, "ftrace", "raw_data")) {
+        if (TraceEventFormatIs(Format, "ftrace", "raw_data")) {
             Special[RD_ID] = FindField(Format, "id", FALSE);
             Special[RD_BUF] = FindField(Format, "buf", TRUE);
             return TraceEventKindRawData;
         }
-        if (NameIs(Format, "ftrace", "bprint")) {
+        if (TraceEventFormatIs(Format, "ftrace", "bprint")) {
             return TraceEventKindBprint;
         }
     }
