@@ -25,6 +25,7 @@ Environment:
 
 #include "TraceStore.h"
 #include "TraceSchema.h"
+#include "TraceRollup.h"
 
 typedef struct _ENUMERATE_CONTEXT {
     PTRACE_SESSION Session;
@@ -966,9 +967,51 @@ TraceSessionOpenStore(
         return Status;
     }
 
-    Session->NumberOfStores++;
+    //
+    // Its rollup, brought up to the committed records.  A store works
+    // without one (readers then fold its records themselves), so a
+    // failure here fails nothing else.
+    //
+
+    {
+        RTL_ERROR RollupError;
+
+        RollupError.Message[0] = '\0';
+        Session->Rollups[Session->NumberOfStores] = NULL;
+        TraceRollupOpenWriter(Session->Rtl, Session->Path, Found,
+                              &Session->Strings,
+                              &Session->Rollups[Session->NumberOfStores],
+                              &RollupError);
+    }
+
+    __atomic_store_n(&Session->NumberOfStores, Session->NumberOfStores + 1,
+                     __ATOMIC_RELEASE);
     *Store = Found;
     return RTL_STATUS_OK;
+}
+
+VOID
+TraceSessionUpdateRollups(
+    PTRACE_SESSION Session,
+    BOOL Publish
+    )
+{
+    ULONG Count = __atomic_load_n(&Session->NumberOfStores, __ATOMIC_ACQUIRE);
+    ULONG Index;
+    PTRACE_ROLLUP Rollup;
+
+    for (Index = 0; Index < Count; Index++) {
+        Rollup = Session->Rollups[Index];
+        if (Rollup == NULL) {
+            continue;
+        }
+        if (!RTL_SUCCESS(TraceRollupUpdate(
+                Rollup, TraceStoreReadCommittedCount(&Session->Stores[Index]),
+                Publish))) {
+            Session->Rollups[Index] = NULL;
+            TraceRollupClose(Rollup);
+        }
+    }
 }
 
 RTL_STATUS
@@ -991,6 +1034,10 @@ TraceSessionCommit(
         }
     }
 
+    if (!Session->RollupsElsewhere) {
+        TraceSessionUpdateRollups(Session, FALSE);
+    }
+
     return RTL_STATUS_OK;
 }
 
@@ -1010,6 +1057,19 @@ Routine Description:
 {
     PRTL Rtl = Session->Rtl;
     ULONG Index;
+
+    //
+    // A writer's rollups take in the last commit and are published for
+    // good, while the stores are still mapped.
+    //
+
+    if (Session->Writable) {
+        TraceSessionUpdateRollups(Session, TRUE);
+        for (Index = 0; Index < Session->NumberOfStores; Index++) {
+            TraceRollupClose(Session->Rollups[Index]);
+            Session->Rollups[Index] = NULL;
+        }
+    }
 
     //
     // Trim every store (freeing disk blocks, which the device would

@@ -673,6 +673,15 @@ typedef TRACE_STORE_COMMIT_TRACKED *PTRACE_STORE_COMMIT_TRACKED;
 TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
 
 //
+// The committed record count of a store open for writing, as its latest
+// commit slot says, read with acquire ordering: for a thread other than
+// the writer's (which must not read the writer's own fields), such as
+// one that folds the committed records (TraceRollup.h).
+//
+
+ULONGLONG TraceStoreReadCommittedCount(PTRACE_STORE Store);
+
+//
 // Reads the latest valid commit slot into Snapshot (and Store->Snapshot),
 // remapping when the committed records pass the current mapping.  Fails
 // with RTL_STATUS_CORRUPT if no slot is valid or the count exceeds the
@@ -1093,6 +1102,8 @@ C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Host) == 56);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Reserved) == 232);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Checksum) == 504);
 
+struct _TRACE_ROLLUP;
+
 typedef struct _TRACE_SESSION {
     PRTL Rtl;
     BOOL Writable;
@@ -1101,6 +1112,18 @@ typedef struct _TRACE_SESSION {
     TRACE_SESSION_HEADER Header;
     TRACE_STRING_TABLE Strings;
     TRACE_STORE Stores[TRACE_SESSION_MAX_STORES];
+
+    //
+    // Writer: the rollup of each event store (TraceRollup.h), or NULL.
+    // TraceSessionCommit folds each commit into them unless
+    // RollupsElsewhere says the writer does it on another thread
+    // (TraceSessionUpdateRollups).
+    //
+
+    struct _TRACE_ROLLUP *Rollups[TRACE_SESSION_MAX_STORES];
+    BOOL RollupsElsewhere;
+    ULONG Padding;
+
     CHAR Path[TRACE_PATH_SIZE];
 } TRACE_SESSION, *PTRACE_SESSION;
 
@@ -1153,10 +1176,22 @@ PTRACE_STORE TraceSessionFindStore(PTRACE_SESSION Session, PCSZ Name);
 
 //
 // Commits every store, strings first, so that no committed record refers
-// to an uncommitted string.
+// to an uncommitted string; then folds the new records into the stores'
+// rollups (unless RollupsElsewhere).
 //
 
 RTL_STATUS TraceSessionCommit(PTRACE_SESSION Session);
+
+//
+// Folds every store's committed records into its rollup, publishing if
+// Publish is set or a publication is due.  For a writer that commits on
+// one thread and folds on another (RollupsElsewhere): call it from that
+// one thread only, never while TraceSessionOpenStore or TraceSessionClose
+// runs.  A rollup that fails (no memory) is dropped: readers then fold
+// the records past its last publication themselves.
+//
+
+VOID TraceSessionUpdateRollups(PTRACE_SESSION Session, BOOL Publish);
 
 //
 // Sets the session's clock domain name (writer).

@@ -507,6 +507,19 @@ Return Value:
     return RTL_STATUS_OK;
 }
 
+ULONGLONG
+TraceStoreReadCommittedCount(
+    PTRACE_STORE Store
+    )
+{
+    TRACE_STORE_COMMIT_SLOT Latest;
+
+    if (!TraceStoreReadLatestSlot(Store->Rtl, Store->Header, &Latest)) {
+        return 0;
+    }
+    return Latest.RecordCount;
+}
+
 VOID
 TraceStoreAddDropped(
     PTRACE_STORE Store,

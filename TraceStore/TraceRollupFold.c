@@ -1,0 +1,1352 @@
+/*++
+
+Module Name:
+
+    TraceRollupFold.c
+
+Abstract:
+
+    This module implements the fold of a rollup: what each committed record
+    of an event store adds to its tables (TraceRollupInternal.h), in record
+    order.  Every table answers one of the built-in views, with the rules
+    of the view's SQL (Sqlite3Ext/tracestore_views.c keeps that SQL for
+    stores without a rollup, and the tests compare the two):
+
+        every event store   events per name id, and per name id and time
+                            bucket (per store only for span: its names are
+                            functions, counted in the span table)
+        page_fault          per (pid, comm, module): faults, code/data,
+                            read/write/exec, hard/soft and their products
+        kvm_exit            per (reason, exit_code): count, paired, sum,
+                            min and max of dur, and a log-linear histogram
+        span                per name: calls, dur sum and max, the dur of
+                            the rows whose parent has the name, the dur of
+                            the outermost rows; per (pid, tid, name) the
+                            end of the latest row, for the recursion test
+        ftrace_event        raw_syscalls sys_enter per system call number
+
+    Span rows that are not final (SPAN_FLAG_END_MISSING: the call runs) add
+    their count and depth when folded and their dur when they turn final;
+    until then they wait in the open-row table, which every fold looks at
+    again first.  A row is outermost when no earlier row of its (pid, tid,
+    name) is open and it begins at or after the end of every earlier one:
+    an open row is one that has not ended (NOTES.md, "Rollups").
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL (memory, discarding what
+    a writer unmapped).  Called by TraceRollupFile.c (the writer's updates)
+    and TraceRollupAnswer.c (a reader's tail); calls TraceRollupTable.c,
+    the string table (TraceString.c) and the RTL.
+
+--*/
+
+#include "TraceStore/TraceRollupInternal.h"
+
+#define INT64_MAXIMUM ((LONGLONG)0x7fffffffffffffffLL)
+#define INT64_MINIMUM ((LONGLONG)(-0x7fffffffffffffffLL - 1))
+
+//
+// Folds in windows, so that a writer that unmaps behind itself
+// (DiscardBehind) can unmap again what a fold faulted back in.
+//
+
+#define FOLD_WINDOW_BYTES (1ULL << 20)
+
+static const ULONG RollupEntrySizes[TraceRollupTableMaximum] = {
+    [TraceRollupNames] = sizeof(ROLLUP_NAME_ENTRY),
+    [TraceRollupRates] = sizeof(ROLLUP_RATE_ENTRY),
+    [TraceRollupFaults] = sizeof(ROLLUP_FAULT_ENTRY),
+    [TraceRollupKvm] = sizeof(ROLLUP_KVM_ENTRY),
+    [TraceRollupKvmBuckets] = sizeof(ROLLUP_BUCKET_ENTRY),
+    [TraceRollupSpans] = sizeof(ROLLUP_SPAN_ENTRY),
+    [TraceRollupSpanKeys] = sizeof(ROLLUP_SPAN_KEY_ENTRY),
+    [TraceRollupSpanOpen] = sizeof(ROLLUP_SPAN_OPEN_ENTRY),
+    [TraceRollupSyscalls] = sizeof(ROLLUP_SYSCALL_ENTRY),
+};
+
+ULONG
+RollupEntrySize(
+    TRACE_ROLLUP_TABLE_ID Table
+    )
+{
+    return RollupEntrySizes[Table];
+}
+
+static
+TRACE_RECORD_KIND
+EventKindOf(
+    PTRACE_STORE Store
+    )
+{
+    ULONG Kind;
+
+    for (Kind = 0; Kind < TraceRecordKindMaximum; Kind++) {
+        if ((TraceRecordTypes[Kind].Flags & TRACE_RECORD_EVENT) != 0 &&
+            RtlStringEqual(TraceRecordTypes[Kind].Schema->Name,
+                           Store->Header->Name)) {
+            return (TRACE_RECORD_KIND)Kind;
+        }
+    }
+
+    return TraceRecordKindMaximum;
+}
+
+VOID
+RollupInitialize(
+    PTRACE_ROLLUP Rollup,
+    PRTL Rtl,
+    PTRACE_STORE Store,
+    PTRACE_STRING_TABLE Strings
+    )
+/*++
+
+Routine Description:
+
+    Sets up an empty fold of Store: its kind (TraceRecordKindMaximum for a
+    store that is not an event store), whether its layout is this
+    version's (the kind's own tables need it; names and rates read the
+    ts and name columns wherever the header puts them), and its tables.
+
+--*/
+{
+    PCTRACE_COLUMN_DESCRIPTOR Name;
+    ULONG Table;
+
+    Rtl->FillMemory(Rollup, sizeof(*Rollup), 0);
+    Rollup->Rtl = Rtl;
+    Rollup->Store = Store;
+    Rollup->Strings = Strings;
+    Rollup->Kind = EventKindOf(Store);
+    Rollup->RecordSize = Store->RecordSize;
+    Rollup->TimestampOffset = Store->TimestampOffset;
+    Rollup->NameOffset = TRACE_NO_COLUMN;
+    Rollup->BucketNs = TRACE_ROLLUP_FIRST_BUCKET_NS;
+    Rollup->FileHandle = INVALID_HANDLE_VALUE;
+
+    if (Rollup->Kind != TraceRecordKindMaximum) {
+        PCTRACE_RECORD_TYPE Type = &TraceRecordTypes[Rollup->Kind];
+
+        if (TraceStoreSchemaMatches(Store->Header, Type->Schema)) {
+            Rollup->Flags |= TRACE_ROLLUP_FLAG_KIND;
+        }
+        if (Type->EventView.Name != NULL) {
+            Name = TraceStoreFindColumn(Store->Header, Type->EventView.Name);
+            if (Name != NULL && Name->Type == TraceColumnUInt32 &&
+                (Name->Flags & TRACE_COLUMN_STRING_ID) != 0) {
+                Rollup->NameOffset = Name->Offset;
+            }
+        }
+        Rollup->RatesPerStore = (Rollup->Kind == TraceRecordSpan);
+    }
+
+    for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
+        RollupTableInitialize(&Rollup->Tables[Table], RollupEntrySizes[Table],
+                              Table != TraceRollupSpanOpen);
+        RollupTableInitialize(&Rollup->Answer[Table], RollupEntrySizes[Table],
+                              Table != TraceRollupSpanOpen);
+    }
+    RollupTableInitialize(&Rollup->Classes, sizeof(ROLLUP_CLASS_ENTRY), TRUE);
+    RollupTableInitialize(&Rollup->Canonical, sizeof(ROLLUP_CLASS_ENTRY),
+                          TRUE);
+    RollupTableInitialize(&Rollup->Texts, sizeof(ROLLUP_CLASS_ENTRY), TRUE);
+}
+
+VOID
+RollupResetTables(
+    PTRACE_ROLLUP Rollup
+    )
+{
+    ULONG Table;
+
+    for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
+        RollupTableReset(&Rollup->Tables[Table]);
+    }
+    Rollup->Watermark = 0;
+    Rollup->BucketNs = TRACE_ROLLUP_FIRST_BUCKET_NS;
+}
+
+VOID
+RollupFreeTables(
+    PTRACE_ROLLUP Rollup
+    )
+{
+    PRTL Rtl = Rollup->Rtl;
+    ULONG Table;
+
+    for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
+        RollupTableFree(Rtl, &Rollup->Tables[Table]);
+        RollupTableFree(Rtl, &Rollup->Answer[Table]);
+    }
+    RollupTableFree(Rtl, &Rollup->Classes);
+    RollupTableFree(Rtl, &Rollup->Canonical);
+    RollupTableFree(Rtl, &Rollup->Texts);
+}
+
+//
+// ---------------------------------------------------------------------------
+// Arithmetic as SQL does it.
+// ---------------------------------------------------------------------------
+//
+
+static inline
+LONGLONG
+FloorDivide(
+    LONGLONG Value,
+    LONGLONG Divisor
+    )
+{
+    LONGLONG Quotient = Value / Divisor;
+
+    if ((Value % Divisor) < 0) {
+        Quotient--;
+    }
+    return Quotient;
+}
+
+//
+// ts + dur, which SQLite computes as a REAL when it leaves the int64
+// range; as an end to compare a ts with, the nearest int64 does the same.
+//
+
+static inline
+LONGLONG
+SaturatingAdd(
+    LONGLONG Left,
+    LONGLONG Right
+    )
+{
+    LONGLONG Sum;
+
+    if (__builtin_add_overflow(Left, Right, &Sum)) {
+        return (Right > 0) ? INT64_MAXIMUM : INT64_MINIMUM;
+    }
+    return Sum;
+}
+
+static inline
+VOID
+AddChecked(
+    PLONGLONG Sum,
+    LONGLONG Value,
+    PULONGLONG Flags
+    )
+{
+    if (__builtin_add_overflow(*Sum, Value, Sum)) {
+        *Flags |= ROLLUP_ENTRY_OVERFLOW;
+    }
+}
+
+LONGLONG
+RollupHistogramBucket(
+    LONGLONG Value
+    )
+/*++
+
+Routine Description:
+
+    The histogram bucket of a duration: the value itself below
+    2^(BITS+1), then 2^BITS buckets per power of two; negative values
+    mirror the positive ones below -1, so the bucket grows with the value.
+
+--*/
+{
+    ULONGLONG Magnitude;
+    ULONG Exponent;
+    LONGLONG Bucket;
+
+    Magnitude = (Value < 0) ? (ULONGLONG)0 - (ULONGLONG)Value :
+                              (ULONGLONG)Value;
+
+    if (Magnitude < (2ULL << TRACE_ROLLUP_HISTOGRAM_BITS)) {
+        Bucket = (LONGLONG)Magnitude;
+    } else {
+        Exponent = 63 - (ULONG)__builtin_clzll(Magnitude);
+        Bucket = (LONGLONG)((2ULL << TRACE_ROLLUP_HISTOGRAM_BITS) +
+                            ((ULONGLONG)(Exponent - TRACE_ROLLUP_HISTOGRAM_BITS
+                                         - 1) << TRACE_ROLLUP_HISTOGRAM_BITS) +
+                            ((Magnitude >> (Exponent -
+                                            TRACE_ROLLUP_HISTOGRAM_BITS)) &
+                             ((1ULL << TRACE_ROLLUP_HISTOGRAM_BITS) - 1)));
+    }
+
+    return (Value < 0) ? -Bucket - 1 : Bucket;
+}
+
+LONGLONG
+RollupSqlInteger(
+    PCSZ Text,
+    SIZE_T Length
+    )
+/*++
+
+Routine Description:
+
+    SQLite's CAST(Text AS INTEGER): leading blanks, a sign, then the
+    longest run of digits, the rest ignored; 0 without digits; a value
+    past the int64 range is the nearest end of it.
+
+--*/
+{
+    PCSZ End = Text + Length;
+    ULONGLONG Value = 0;
+    BOOL Negative = FALSE;
+    BOOL Overflow = FALSE;
+
+    while (Text < End && (*Text == ' ' || (*Text >= '\t' && *Text <= '\r'))) {
+        Text++;
+    }
+
+    if (Text < End && (*Text == '-' || *Text == '+')) {
+        Negative = (*Text == '-');
+        Text++;
+    }
+
+    while (Text < End && *Text >= '0' && *Text <= '9') {
+        ULONGLONG Digit = (ULONGLONG)(*Text - '0');
+
+        if (Value > (0xffffffffffffffffULL - Digit) / 10) {
+            Overflow = TRUE;
+        } else {
+            Value = Value * 10 + Digit;
+        }
+        Text++;
+    }
+
+    if (Overflow || Value > 0x8000000000000000ULL ||
+        (Value == 0x8000000000000000ULL && !Negative)) {
+        return Negative ? INT64_MINIMUM : INT64_MAXIMUM;
+    }
+
+    return Negative ? (LONGLONG)(0 - Value) : (LONGLONG)Value;
+}
+
+//
+// ---------------------------------------------------------------------------
+// Errors.
+// ---------------------------------------------------------------------------
+//
+
+static
+RTL_STATUS
+RowError(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG Row,
+    PCSZ Column,
+    ULONG Offset,
+    ULONG Id
+    )
+/*++
+
+Routine Description:
+
+    The error of a record whose string id cannot be resolved, naming the
+    store file and the byte offset of the field, as the store tables do.
+
+--*/
+{
+    PTRACE_STORE Store = Rollup->Store;
+
+    if (Rollup->Error == NULL) {
+        return RTL_STATUS_CORRUPT;
+    }
+
+    return RtlSetError(Rollup->Error, RTL_STATUS_CORRUPT, 0,
+                       TRACE_STORE_HEADER_SIZE + Row * Store->RecordSize +
+                       Offset,
+                       "%s: byte offset %llu: column \"%s\" of %s row %llu "
+                       "holds string id %u, beyond the strings of %s or "
+                       "pointing outside %s (corrupt)", Store->Path,
+                       TRACE_STORE_HEADER_SIZE + Row * Store->RecordSize +
+                       Offset, Column, Store->Header->Name, Row, Id,
+                       Rollup->Strings->Index.Path,
+                       Rollup->Strings->Data.Path);
+}
+
+RTL_STATUS
+RollupText(
+    PTRACE_ROLLUP Rollup,
+    ULONG Id,
+    ULONGLONG Row,
+    PCSZ Column,
+    ULONG Offset,
+    PCSZ *Text,
+    PULONG Length
+    )
+/*++
+
+Routine Description:
+
+    The text of string Id (NULL for TRACE_STRING_NULL), or the error that
+    names the row holding it.
+
+--*/
+{
+    RTL_STATUS Status;
+
+    if (Id == TRACE_STRING_NULL) {
+        *Text = NULL;
+        *Length = 0;
+        return RTL_STATUS_OK;
+    }
+
+    Status = TraceStringLookup(Rollup->Strings, Id, Text, Length);
+    if (!RTL_SUCCESS(Status)) {
+        return RowError(Rollup, Row, Column, Offset, Id);
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static inline
+PBYTE
+RecordAt(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG Row
+    )
+{
+    return Rollup->Store->Base + Row * Rollup->RecordSize;
+}
+
+//
+// ---------------------------------------------------------------------------
+// Names and rates: every event store.
+// ---------------------------------------------------------------------------
+//
+
+static
+RTL_STATUS
+CoarsenRates(
+    PTRACE_ROLLUP Rollup
+    )
+/*++
+
+Routine Description:
+
+    Doubles the width of the rate buckets, merging each even bucket with
+    the odd one after it, until the table holds at most
+    TRACE_ROLLUP_MAX_RATE_ENTRIES.  The width a fold ends with is then the
+    narrowest that fits every record, whatever the order they came in.
+
+--*/
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Rates = &Rollup->Tables[TraceRollupRates];
+    ROLLUP_TABLE Merged;
+    PROLLUP_RATE_ENTRY Old;
+    PROLLUP_RATE_ENTRY New;
+    ULONGLONG Index;
+    BOOL Added;
+
+    while (Rates->Count > TRACE_ROLLUP_MAX_RATE_ENTRIES) {
+        if (Rollup->BucketNs > INT64_MAXIMUM / 2) {
+            break;
+        }
+
+        RollupTableInitialize(&Merged, sizeof(ROLLUP_RATE_ENTRY), TRUE);
+        for (Index = 0; Index < Rates->Count; Index++) {
+            Old = RollupTableEntry(Rates, Index);
+            New = RollupTableInsert(Rtl, &Merged, Old->NameId,
+                                    (ULONGLONG)(Old->Bucket >> 1), &Added);
+            if (New == NULL) {
+                RollupTableFree(Rtl, &Merged);
+                return RTL_STATUS_NO_MEMORY;
+            }
+            if (Added || Old->FirstRow < New->FirstRow) {
+                New->FirstRow = Old->FirstRow;
+            }
+            New->Count += Old->Count;
+        }
+
+        RollupTableFree(Rtl, Rates);
+        *Rates = Merged;
+        Rollup->BucketNs *= 2;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+FoldEvents(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG From,
+    ULONGLONG To
+    )
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Names = &Rollup->Tables[TraceRollupNames];
+    PROLLUP_TABLE Rates = &Rollup->Tables[TraceRollupRates];
+    PROLLUP_NAME_ENTRY Name = NULL;
+    PROLLUP_RATE_ENTRY Rate = NULL;
+    ULONGLONG NameCapacity = 0;
+    ULONGLONG RateCapacity = 0;
+    ULONGLONG Row;
+    ULONG NameId;
+    LONGLONG Ts;
+    LONGLONG Bucket;
+    PBYTE Record;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Row = From; Row < To; Row++) {
+        Record = RecordAt(Rollup, Row);
+        NameId = TRACE_STRING_NULL;
+
+        if (Rollup->NameOffset != TRACE_NO_COLUMN) {
+            __builtin_memcpy(&NameId, Record + Rollup->NameOffset,
+                             sizeof(NameId));
+
+            //
+            // Consecutive records mostly share a name: try the last
+            // entry before the index (entries move when the table grows).
+            //
+
+            if (Name == NULL || Name->NameId != NameId ||
+                NameCapacity != Names->Capacity) {
+                Name = RollupTableInsert(Rtl, Names, NameId, 0, &Added);
+                if (Name == NULL) {
+                    return RTL_STATUS_NO_MEMORY;
+                }
+                if (Added) {
+                    Name->FirstRow = Row;
+                }
+                NameCapacity = Names->Capacity;
+            }
+            Name->Count++;
+        }
+
+        if (Rollup->TimestampOffset != TRACE_NO_COLUMN) {
+            __builtin_memcpy(&Ts, Record + Rollup->TimestampOffset,
+                             sizeof(Ts));
+            Bucket = FloorDivide(Ts, Rollup->BucketNs);
+            if (Rollup->RatesPerStore) {
+                NameId = TRACE_STRING_NULL;
+            }
+
+            if (Rate == NULL || Rate->NameId != NameId ||
+                Rate->Bucket != Bucket || RateCapacity != Rates->Capacity) {
+                Rate = RollupTableInsert(Rtl, Rates, NameId,
+                                         (ULONGLONG)Bucket, &Added);
+                if (Rate == NULL) {
+                    return RTL_STATUS_NO_MEMORY;
+                }
+                if (Added) {
+                    Rate->FirstRow = Row;
+                    if (Rates->Count > TRACE_ROLLUP_MAX_RATE_ENTRIES) {
+                        Rate->Count++;
+                        Status = CoarsenRates(Rollup);
+                        if (!RTL_SUCCESS(Status)) {
+                            return Status;
+                        }
+                        Rate = NULL;
+                        continue;
+                    }
+                }
+                RateCapacity = Rates->Capacity;
+            }
+            Rate->Count++;
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// ---------------------------------------------------------------------------
+// page_fault.
+// ---------------------------------------------------------------------------
+//
+
+static
+RTL_STATUS
+FoldPageFaults(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG From,
+    ULONGLONG To
+    )
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Faults = &Rollup->Tables[TraceRollupFaults];
+    PROLLUP_FAULT_ENTRY Entry = NULL;
+    ULONGLONG Capacity = 0;
+    PPAGE_FAULT_RECORD Fault;
+    ULONGLONG Row;
+    ULONGLONG PidComm;
+    ULONGLONG IsCode;
+    BOOL CodeKnown;
+    BOOL Added;
+
+    for (Row = From; Row < To; Row++) {
+        Fault = (PPAGE_FAULT_RECORD)RecordAt(Rollup, Row);
+        PidComm = (ULONGLONG)Fault->Pid | ((ULONGLONG)Fault->CommId << 32);
+
+        if (Entry == NULL || Entry->PidComm != PidComm ||
+            Entry->ModuleId != Fault->ModuleId ||
+            Capacity != Faults->Capacity) {
+            Entry = RollupTableInsert(Rtl, Faults, PidComm, Fault->ModuleId,
+                                      &Added);
+            if (Entry == NULL) {
+                return RTL_STATUS_NO_MEMORY;
+            }
+            if (Added) {
+                Entry->FirstRow = Row;
+            }
+            Capacity = Faults->Capacity;
+        }
+
+        Entry->Counts[TraceFaultCountAll]++;
+
+        //
+        // page_fault_summary: the access by the error code, and code or
+        // data by its fetch bit, else by address = ip.
+        //
+
+        if (Fault->ErrorCode == TRACE_NULL_ULONG) {
+            Entry->Counts[TraceFaultCountUnknownAccess]++;
+            if (Fault->Address != TRACE_NULL_ULONGLONG &&
+                Fault->Ip != TRACE_NULL_ULONGLONG) {
+                Entry->Counts[Fault->Address == Fault->Ip ?
+                              TraceFaultCountCode : TraceFaultCountData]++;
+            }
+        } else {
+            if (Fault->ErrorCode & 16) {
+                Entry->Counts[TraceFaultCountExecs]++;
+                Entry->Counts[TraceFaultCountCode]++;
+            } else {
+                Entry->Counts[(Fault->ErrorCode & 2) ? TraceFaultCountWrites :
+                              TraceFaultCountReads]++;
+                Entry->Counts[TraceFaultCountData]++;
+            }
+        }
+
+        //
+        // page_fault_traffic: hard or soft, and code by the mapping's exec
+        // permission, else as above.
+        //
+
+        CodeKnown = TRUE;
+        if (Fault->Code != TRACE_NULL_ULONG) {
+            IsCode = Fault->Code;
+        } else if (Fault->ErrorCode != TRACE_NULL_ULONG) {
+            IsCode = (Fault->ErrorCode & 16) != 0;
+        } else if (Fault->Address == TRACE_NULL_ULONGLONG ||
+                   Fault->Ip == TRACE_NULL_ULONGLONG) {
+            IsCode = 2;
+            CodeKnown = FALSE;
+        } else {
+            IsCode = (Fault->Address == Fault->Ip);
+        }
+
+        if (Fault->Hard == 1) {
+            Entry->Counts[TraceFaultCountHard]++;
+            if (CodeKnown && IsCode == 1) {
+                Entry->Counts[TraceFaultCountHardCode]++;
+            } else if (CodeKnown && IsCode == 0) {
+                Entry->Counts[TraceFaultCountHardData]++;
+            }
+        } else if (Fault->Hard == 0) {
+            Entry->Counts[TraceFaultCountSoft]++;
+            if (CodeKnown && IsCode == 1) {
+                Entry->Counts[TraceFaultCountSoftCode]++;
+            } else if (CodeKnown && IsCode == 0) {
+                Entry->Counts[TraceFaultCountSoftData]++;
+            }
+        } else if (Fault->Hard == TRACE_NULL_ULONG) {
+            Entry->Counts[TraceFaultCountUnclassified]++;
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// ---------------------------------------------------------------------------
+// kvm_exit.
+// ---------------------------------------------------------------------------
+//
+
+RTL_STATUS
+RollupAddDuration(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Kvm,
+    PROLLUP_TABLE Buckets,
+    ULONGLONG Group,
+    LONGLONG Duration
+    )
+/*++
+
+Routine Description:
+
+    Adds one dur to the kvm group at index Group of Kvm and to its
+    histogram in Buckets.
+
+--*/
+{
+    PROLLUP_KVM_ENTRY Entry = RollupTableEntry(Kvm, Group);
+    PROLLUP_BUCKET_ENTRY Bucket;
+    BOOL Added;
+
+    if (Entry->Paired == 0 || Duration < Entry->MinDur) {
+        Entry->MinDur = Duration;
+    }
+    if (Entry->Paired == 0 || Duration > Entry->MaxDur) {
+        Entry->MaxDur = Duration;
+    }
+    Entry->Paired++;
+    AddChecked(&Entry->SumDur, Duration, &Entry->Flags);
+
+    Bucket = RollupTableInsert(Rollup->Rtl, Buckets, Group,
+                               (ULONGLONG)RollupHistogramBucket(Duration),
+                               &Added);
+    if (Bucket == NULL) {
+        return RTL_STATUS_NO_MEMORY;
+    }
+    if (Added || Duration < Bucket->Minimum) {
+        Bucket->Minimum = Duration;
+    }
+    if (Added || Duration > Bucket->Maximum) {
+        Bucket->Maximum = Duration;
+    }
+    Bucket->Count++;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+FoldKvmExits(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG From,
+    ULONGLONG To
+    )
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Kvm = &Rollup->Tables[TraceRollupKvm];
+    PROLLUP_TABLE Buckets = &Rollup->Tables[TraceRollupKvmBuckets];
+    PROLLUP_KVM_ENTRY Entry;
+    PKVM_EXIT_RECORD Exit;
+    ULONGLONG Row;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Row = From; Row < To; Row++) {
+        Exit = (PKVM_EXIT_RECORD)RecordAt(Rollup, Row);
+        Entry = RollupTableInsert(Rtl, Kvm, Exit->ReasonId, Exit->ExitCode,
+                                  &Added);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Entry->FirstRow = Row;
+        }
+        Entry->Count++;
+
+        if (Exit->Duration == TRACE_NULL_LONGLONG) {
+            continue;
+        }
+
+        Status = RollupAddDuration(Rollup, Kvm, Buckets,
+                                   (ULONGLONG)(((PBYTE)Entry - Kvm->Entries) /
+                                               sizeof(*Entry)),
+                                   Exit->Duration);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// ---------------------------------------------------------------------------
+// span.
+// ---------------------------------------------------------------------------
+//
+
+static inline
+VOID
+ReadSpan(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG Row,
+    PSPAN_RECORD Span
+    )
+/*++
+
+Routine Description:
+
+    Copies a span row.  Its dur and flags are read as the Python tracer
+    writes them (dur, then flags with release): a row whose flags say it
+    is final has its final dur.
+
+--*/
+{
+    PSPAN_RECORD Record = (PSPAN_RECORD)RecordAt(Rollup, Row);
+
+    Span->Flags = __atomic_load_n(&Record->Flags, __ATOMIC_ACQUIRE);
+    Span->Duration = __atomic_load_n(&Record->Duration, __ATOMIC_RELAXED);
+    Span->Timestamp = Record->Timestamp;
+    Span->ParentId = Record->ParentId;
+    Span->NameId = Record->NameId;
+    Span->Depth = Record->Depth;
+    Span->Tid = Record->Tid;
+    Span->Pid = Record->Pid;
+}
+
+static
+PROLLUP_SPAN_ENTRY
+SpanEntry(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Spans,
+    ULONGLONG NameId,
+    ULONGLONG Row
+    )
+{
+    PROLLUP_SPAN_ENTRY Entry;
+    BOOL Added;
+
+    Entry = RollupTableInsert(Rollup->Rtl, Spans, NameId, 0, &Added);
+    if (Entry != NULL && Added) {
+        Entry->FirstRow = Row;
+    }
+    return Entry;
+}
+
+//
+// The parent's name of a row: NULL parent (none), a row folded or at
+// least committed (UpTo) and so readable, or one not committed yet
+// (pending: crafted stores only; every writer writes parents first).
+//
+
+typedef enum _PARENT_STATE {
+    ParentNone = 0,
+    ParentKnown,
+    ParentPending,
+} PARENT_STATE;
+
+static inline
+PARENT_STATE
+SpanParent(
+    PTRACE_ROLLUP Rollup,
+    LONGLONG ParentId,
+    ULONGLONG UpTo,
+    PULONGLONG ParentNameId
+    )
+{
+    PSPAN_RECORD Parent;
+
+    if (ParentId < 0) {
+        return ParentNone;
+    }
+    if ((ULONGLONG)ParentId >= UpTo) {
+        return ParentPending;
+    }
+
+    Parent = (PSPAN_RECORD)RecordAt(Rollup, (ULONGLONG)ParentId);
+    *ParentNameId = Parent->NameId;
+    return ParentKnown;
+}
+
+RTL_STATUS
+RollupAddSpanDuration(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Spans,
+    ULONGLONG NameId,
+    LONGLONG Duration,
+    BOOL Outermost,
+    ULONGLONG Row
+    )
+/*++
+
+Routine Description:
+
+    Adds a final row's dur to its name's entry.
+
+--*/
+{
+    PROLLUP_SPAN_ENTRY Entry = SpanEntry(Rollup, Spans, NameId, Row);
+
+    if (Entry == NULL) {
+        return RTL_STATUS_NO_MEMORY;
+    }
+
+    if (Entry->Final == 0 || Duration > Entry->MaxDur) {
+        Entry->MaxDur = Duration;
+    }
+    Entry->Final++;
+    AddChecked(&Entry->SumDur, Duration, &Entry->Flags);
+    if (Outermost) {
+        Entry->Outermost++;
+        AddChecked(&Entry->OutermostDur, Duration, &Entry->Flags);
+    }
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+RollupAddChildDuration(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Spans,
+    ULONGLONG ParentNameId,
+    LONGLONG Duration,
+    ULONGLONG Row
+    )
+{
+    PROLLUP_SPAN_ENTRY Entry = SpanEntry(Rollup, Spans, ParentNameId, Row);
+
+    if (Entry == NULL) {
+        return RTL_STATUS_NO_MEMORY;
+    }
+
+    Entry->Children++;
+    AddChecked(&Entry->ChildDur, Duration, &Entry->Flags);
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+RecheckOpenSpans(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG UpTo
+    )
+/*++
+
+Routine Description:
+
+    Looks again at the rows that were not final: a call that has returned
+    adds its dur and ends for the recursion test of its key; a parent that
+    is committed now gets its child's dur.  Rows with nothing left to add
+    leave the table, which stays in row order.
+
+--*/
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Open = &Rollup->Tables[TraceRollupSpanOpen];
+    PROLLUP_TABLE Spans = &Rollup->Tables[TraceRollupSpans];
+    PROLLUP_TABLE Keys = &Rollup->Tables[TraceRollupSpanKeys];
+    PROLLUP_SPAN_OPEN_ENTRY Entry;
+    PROLLUP_SPAN_KEY_ENTRY Key;
+    SPAN_RECORD Span;
+    ULONGLONG Index;
+    ULONGLONG Kept = 0;
+    RTL_STATUS Status;
+
+    for (Index = 0; Index < Open->Count; Index++) {
+        Entry = RollupTableEntry(Open, Index);
+        ReadSpan(Rollup, Entry->Row, &Span);
+
+        if ((Entry->Flags & ROLLUP_OPEN_PARENT_PENDING) != 0 &&
+            SpanParent(Rollup, Span.ParentId, UpTo,
+                       &Entry->ParentNameId) == ParentKnown) {
+            Entry->Flags &= ~ROLLUP_OPEN_PARENT_PENDING;
+        }
+
+        if ((Entry->Flags & ROLLUP_OPEN_DUR) != 0 &&
+            (Span.Flags & SPAN_FLAG_END_MISSING) == 0) {
+            Status = RollupAddSpanDuration(Rollup, Spans, Entry->NameId,
+                                           Span.Duration,
+                                           (Entry->Flags &
+                                            ROLLUP_OPEN_OUTERMOST) != 0,
+                                           Entry->Row);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            if ((Entry->Flags & ROLLUP_OPEN_KEY) != 0) {
+                Key = RollupTableFind(Keys, (ULONGLONG)Span.Pid |
+                                      ((ULONGLONG)Span.Tid << 32),
+                                      Entry->NameId);
+                if (Key != NULL) {
+                    Key->Open--;
+                    Key->MaxEnd = Key->MaxEnd > SaturatingAdd(Span.Timestamp,
+                                                              Span.Duration) ?
+                                  Key->MaxEnd :
+                                  SaturatingAdd(Span.Timestamp,
+                                                Span.Duration);
+                }
+            }
+            Entry->Flags &= ~(ROLLUP_OPEN_DUR | ROLLUP_OPEN_KEY);
+        }
+
+        if ((Entry->Flags & (ROLLUP_OPEN_PARENT | ROLLUP_OPEN_DUR |
+                             ROLLUP_OPEN_PARENT_PENDING)) ==
+            ROLLUP_OPEN_PARENT) {
+            Status = RollupAddChildDuration(Rollup, Spans,
+                                            Entry->ParentNameId,
+                                            Span.Duration, Entry->Row);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            Entry->Flags &= ~ROLLUP_OPEN_PARENT;
+        }
+
+        if ((Entry->Flags & (ROLLUP_OPEN_DUR | ROLLUP_OPEN_PARENT)) != 0) {
+            if (Kept != Index) {
+                Rtl->CopyMemory(RollupTableEntry(Open, Kept), Entry,
+                                sizeof(*Entry));
+            }
+            Kept++;
+        }
+    }
+
+    Open->Count = Kept;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+FoldSpans(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG From,
+    ULONGLONG To,
+    ULONGLONG UpTo
+    )
+{
+    PRTL Rtl = Rollup->Rtl;
+    PROLLUP_TABLE Spans = &Rollup->Tables[TraceRollupSpans];
+    PROLLUP_TABLE Keys = &Rollup->Tables[TraceRollupSpanKeys];
+    PROLLUP_TABLE Open = &Rollup->Tables[TraceRollupSpanOpen];
+    PROLLUP_SPAN_ENTRY Entry;
+    PROLLUP_SPAN_KEY_ENTRY Key;
+    PROLLUP_SPAN_OPEN_ENTRY Waiting;
+    SPAN_RECORD Span;
+    PARENT_STATE Parent;
+    ULONGLONG ParentNameId = 0;
+    ULONGLONG PidTid;
+    ULONGLONG Row;
+    LONGLONG End;
+    BOOL Outermost;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Row = From; Row < To; Row++) {
+        ReadSpan(Rollup, Row, &Span);
+
+        Entry = SpanEntry(Rollup, Spans, Span.NameId, Row);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Entry->Calls == 0) {
+            Entry->FirstRow = Row;
+        }
+        if (Entry->Calls == 0 || Span.Depth < Entry->MinDepth) {
+            Entry->MinDepth = Span.Depth;
+        }
+        if (Entry->Calls == 0 || Span.Depth > Entry->MaxDepth) {
+            Entry->MaxDepth = Span.Depth;
+        }
+        Entry->Calls++;
+
+        PidTid = (ULONGLONG)Span.Pid | ((ULONGLONG)Span.Tid << 32);
+        Key = RollupTableInsert(Rtl, Keys, PidTid, Span.NameId, &Added);
+        if (Key == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Key->MaxEnd = INT64_MINIMUM;
+        }
+        Outermost = (Key->Open == 0 && Span.Timestamp >= Key->MaxEnd);
+
+        Parent = SpanParent(Rollup, Span.ParentId, UpTo, &ParentNameId);
+
+        if ((Span.Flags & SPAN_FLAG_END_MISSING) == 0) {
+            End = SaturatingAdd(Span.Timestamp, Span.Duration);
+            if (End > Key->MaxEnd) {
+                Key->MaxEnd = End;
+            }
+            Status = RollupAddSpanDuration(Rollup, Spans, Span.NameId,
+                                           Span.Duration, Outermost, Row);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            if (Parent == ParentKnown) {
+                Status = RollupAddChildDuration(Rollup, Spans, ParentNameId,
+                                                Span.Duration, Row);
+                if (!RTL_SUCCESS(Status)) {
+                    return Status;
+                }
+            }
+            if (Parent != ParentPending) {
+                continue;
+            }
+        } else {
+            Key->Open++;
+        }
+
+        Waiting = RollupTableAppend(Rtl, Open);
+        if (Waiting == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        Waiting->Row = Row;
+        Waiting->NameId = Span.NameId;
+        Waiting->ParentNameId = ParentNameId;
+        if (Parent != ParentNone) {
+            Waiting->Flags |= ROLLUP_OPEN_PARENT;
+        }
+        if (Parent == ParentPending) {
+            Waiting->Flags |= ROLLUP_OPEN_PARENT_PENDING;
+        }
+        if ((Span.Flags & SPAN_FLAG_END_MISSING) != 0) {
+            Waiting->Flags |= ROLLUP_OPEN_DUR | ROLLUP_OPEN_KEY;
+            if (Outermost) {
+                Waiting->Flags |= ROLLUP_OPEN_OUTERMOST;
+            }
+        }
+    }
+
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+RollupSettleOpenSpans(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG UpTo
+    )
+{
+    PROLLUP_TABLE Open = &Rollup->Tables[TraceRollupSpanOpen];
+    PROLLUP_TABLE Spans = &Rollup->Tables[TraceRollupSpans];
+    PROLLUP_SPAN_OPEN_ENTRY Entry;
+    SPAN_RECORD Span;
+    ULONGLONG Index;
+    BOOL Parent;
+    RTL_STATUS Status;
+
+    for (Index = 0; Index < Open->Count; Index++) {
+        Entry = RollupTableEntry(Open, Index);
+        ReadSpan(Rollup, Entry->Row, &Span);
+
+        Parent = (Entry->Flags & ROLLUP_OPEN_PARENT) != 0;
+        if ((Entry->Flags & ROLLUP_OPEN_PARENT_PENDING) != 0) {
+            Parent = SpanParent(Rollup, Span.ParentId, UpTo,
+                                &Entry->ParentNameId) == ParentKnown;
+        }
+
+        if ((Entry->Flags & ROLLUP_OPEN_DUR) != 0) {
+            Status = RollupAddSpanDuration(Rollup, Spans, Entry->NameId,
+                                           Span.Duration,
+                                           (Entry->Flags &
+                                            ROLLUP_OPEN_OUTERMOST) != 0,
+                                           Entry->Row);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+        }
+
+        if (Parent) {
+            Status = RollupAddChildDuration(Rollup, Spans,
+                                            Entry->ParentNameId,
+                                            Span.Duration, Entry->Row);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+        }
+
+        Entry->Flags = ((Entry->Flags & ROLLUP_OPEN_DUR) != 0 &&
+                        (Span.Flags & SPAN_FLAG_END_MISSING) != 0) ?
+                       ROLLUP_OPEN_RUNNING : 0;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// ---------------------------------------------------------------------------
+// ftrace_event: system calls.
+// ---------------------------------------------------------------------------
+//
+
+static
+RTL_STATUS
+NameClass(
+    PTRACE_ROLLUP Rollup,
+    ULONG NameId,
+    ULONGLONG Row,
+    PULONGLONG Class
+    )
+{
+    PROLLUP_CLASS_ENTRY Entry;
+    PCSZ Text;
+    ULONG Length;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    Entry = RollupTableInsert(Rollup->Rtl, &Rollup->Classes, NameId, 0,
+                              &Added);
+    if (Entry == NULL) {
+        return RTL_STATUS_NO_MEMORY;
+    }
+
+    if (Added) {
+        Status = RollupText(Rollup, NameId, Row, "name",
+                            FIELD_OFFSET(FTRACE_EVENT_RECORD, NameId), &Text,
+                            &Length);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Entry->Class = (Text != NULL && Length == 9 &&
+                        Rollup->Rtl->CompareMemory(Text, "sys_enter",
+                                                   9) == 0) ?
+                       ROLLUP_NAME_SYS_ENTER : ROLLUP_NAME_OTHER;
+    }
+
+    *Class = Entry->Class;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+FoldSyscalls(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG From,
+    ULONGLONG To
+    )
+/*++
+
+Routine Description:
+
+    Counts raw_syscalls:sys_enter events per system call number, as
+    syscall_counts reads them: name 'sys_enter', args GLOB 'NR [0-9-]*',
+    the number CAST(substr(args, 4) AS INTEGER).  (sys_enter_NAME events
+    are counted per name by FoldEvents.)
+
+--*/
+{
+    PROLLUP_TABLE Syscalls = &Rollup->Tables[TraceRollupSyscalls];
+    PROLLUP_SYSCALL_ENTRY Entry;
+    PFTRACE_EVENT_RECORD Event;
+    ULONGLONG Class = 0;
+    ULONG LastName = TRACE_STRING_NULL;
+    ULONGLONG Row;
+    PCSZ Args;
+    ULONG Length;
+    LONGLONG Nr;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Row = From; Row < To; Row++) {
+        Event = (PFTRACE_EVENT_RECORD)RecordAt(Rollup, Row);
+        if (Event->NameId != LastName || Row == From) {
+            Status = NameClass(Rollup, Event->NameId, Row, &Class);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            LastName = Event->NameId;
+        }
+        if (Class != ROLLUP_NAME_SYS_ENTER) {
+            continue;
+        }
+
+        Status = RollupText(Rollup, Event->ArgsId, Row, "args",
+                            FIELD_OFFSET(FTRACE_EVENT_RECORD, ArgsId), &Args,
+                            &Length);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        if (Args == NULL || Length < 4 || Args[0] != 'N' || Args[1] != 'R' ||
+            Args[2] != ' ' ||
+            !((Args[3] >= '0' && Args[3] <= '9') || Args[3] == '-')) {
+            continue;
+        }
+
+        Nr = RollupSqlInteger(Args + 3, Length - 3);
+        Entry = RollupTableInsert(Rollup->Rtl, Syscalls, (ULONGLONG)Nr, 0,
+                                  &Added);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Entry->FirstRow = Row;
+        }
+        Entry->Count++;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+//
+// ---------------------------------------------------------------------------
+// The fold.
+// ---------------------------------------------------------------------------
+//
+
+RTL_STATUS
+RollupFold(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG UpTo
+    )
+/*++
+
+Routine Description:
+
+    Folds records [Rollup->Watermark, UpTo) of the store, after looking
+    again at the open span rows.  A window at a time: a writer's store
+    that unmaps behind the writer gets back to unmapped what the fold read
+    of that part.
+
+Return Value:
+
+    RTL_STATUS_OK; RTL_STATUS_NO_MEMORY; RTL_STATUS_CORRUPT for a record
+    whose strings cannot be read (Rollup->Error names it).  On failure the
+    fold is partial: the caller discards it.
+
+--*/
+{
+    PTRACE_STORE Store = Rollup->Store;
+    ULONGLONG Window;
+    ULONGLONG From;
+    ULONGLONG To;
+    RTL_STATUS Status = RTL_STATUS_OK;
+    BOOL KindTables;
+
+    if (Rollup->Kind == TraceRecordKindMaximum) {
+        Rollup->Watermark = UpTo;
+        return RTL_STATUS_OK;
+    }
+
+    KindTables = (Rollup->Flags & TRACE_ROLLUP_FLAG_KIND) != 0;
+
+    if (KindTables && Rollup->Kind == TraceRecordSpan) {
+        Status = RecheckOpenSpans(Rollup, UpTo);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    Window = FOLD_WINDOW_BYTES / Rollup->RecordSize + 1;
+
+    for (From = Rollup->Watermark; From < UpTo; From = To) {
+        To = (UpTo - From > Window) ? From + Window : UpTo;
+
+        Status = FoldEvents(Rollup, From, To);
+        if (RTL_SUCCESS(Status) && KindTables) {
+            switch (Rollup->Kind) {
+            case TraceRecordPageFault:
+                Status = FoldPageFaults(Rollup, From, To);
+                break;
+            case TraceRecordKvmExit:
+                Status = FoldKvmExits(Rollup, From, To);
+                break;
+            case TraceRecordSpan:
+                Status = FoldSpans(Rollup, From, To, UpTo);
+                break;
+            case TraceRecordFtraceEvent:
+                Status = FoldSyscalls(Rollup, From, To);
+                break;
+            default:
+                break;
+            }
+        }
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+
+        Rollup->Watermark = To;
+
+        if (Store->Writable && Store->DiscardBehind &&
+            To * Rollup->RecordSize <=
+            __atomic_load_n(&Store->DiscardedBytes, __ATOMIC_RELAXED)) {
+            Rollup->Rtl->DiscardMemory(Rollup->Rtl, RecordAt(Rollup, From),
+                                       (SIZE_T)((To - From) *
+                                                Rollup->RecordSize));
+        }
+    }
+
+    return RTL_STATUS_OK;
+}

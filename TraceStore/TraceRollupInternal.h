@@ -1,0 +1,369 @@
+/*++
+
+Module Name:
+
+    TraceRollupInternal.h
+
+Abstract:
+
+    What the rollup files (TraceRollupTable.c, TraceRollupFold.c,
+    TraceRollupFile.c, TraceRollupAnswer.c) share and nothing else uses:
+    the in-memory fold (TRACE_ROLLUP), its keyed tables, and the entries
+    of each table, which are also the entries of a published image (so
+    each carries C_ASSERTs like any on-disk structure).
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Included only by those
+    four files.
+
+--*/
+
+#ifndef _TRACER_TRACE_ROLLUP_INTERNAL_H_
+#define _TRACER_TRACE_ROLLUP_INTERNAL_H_
+
+#include "TraceStore/TraceRollup.h"
+
+//
+// A keyed table: Count entries of EntrySize bytes whose first 16 bytes are
+// the key (Key0, Key1), in the order they were added, and an open-
+// addressing index of slots holding entry number + 1 (0: empty).  An
+// unindexed table is a plain array (the open span rows).  Memory comes
+// from Rtl->AllocatePages; an entry's address holds until the next insert.
+//
+
+typedef struct _ROLLUP_TABLE {
+    ULONG EntrySize;
+    BOOL Indexed;
+    ULONGLONG Count;
+    ULONGLONG Capacity;
+    PBYTE Entries;
+    SIZE_T EntriesBytes;
+    PULONG Slots;
+    ULONGLONG SlotMask;
+    SIZE_T SlotsBytes;
+} ROLLUP_TABLE, *PROLLUP_TABLE;
+
+typedef struct _ROLLUP_KEY {
+    ULONGLONG Key0;
+    ULONGLONG Key1;
+} ROLLUP_KEY, *PROLLUP_KEY;
+
+//
+// Entries.  Every count and sum is over the records folded so far.
+//
+
+typedef struct _ROLLUP_NAME_ENTRY {         // TraceRollupNames
+    ULONGLONG NameId;                       // key: the row's name id
+    ULONGLONG Zero;
+    ULONGLONG Count;                        // rows
+    ULONGLONG FirstRow;                     // the first of them
+} ROLLUP_NAME_ENTRY, *PROLLUP_NAME_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_NAME_ENTRY) == 32);
+
+typedef struct _ROLLUP_RATE_ENTRY {         // TraceRollupRates
+    ULONGLONG NameId;                       // key: name id (NULL: span)
+    LONGLONG Bucket;                        // key: floor(ts / BucketNs)
+    ULONGLONG Count;
+    ULONGLONG FirstRow;
+} ROLLUP_RATE_ENTRY, *PROLLUP_RATE_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_RATE_ENTRY) == 32);
+
+typedef struct _ROLLUP_FAULT_ENTRY {        // TraceRollupFaults
+    ULONGLONG PidComm;                      // key: Pid | CommId << 32
+    ULONGLONG ModuleId;                     // key
+    ULONGLONG FirstRow;
+    ULONGLONG Counts[TraceFaultCountMaximum];
+} ROLLUP_FAULT_ENTRY, *PROLLUP_FAULT_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_FAULT_ENTRY) == 24 + 8 * TraceFaultCountMaximum);
+
+#define ROLLUP_ENTRY_OVERFLOW 0x1           // a sum left the int64 range
+
+typedef struct _ROLLUP_KVM_ENTRY {          // TraceRollupKvm
+    ULONGLONG ReasonId;                     // key
+    ULONGLONG ExitCode;                     // key (NULL: all ones)
+    ULONGLONG FirstRow;
+    ULONGLONG Count;                        // exits
+    ULONGLONG Paired;                       // exits with a dur
+    LONGLONG SumDur;                        // of those
+    LONGLONG MinDur;
+    LONGLONG MaxDur;
+    ULONGLONG Flags;                        // ROLLUP_ENTRY_*
+} ROLLUP_KVM_ENTRY, *PROLLUP_KVM_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_KVM_ENTRY) == 72);
+
+typedef struct _ROLLUP_BUCKET_ENTRY {       // TraceRollupKvmBuckets
+    ULONGLONG Group;                        // key: its ROLLUP_KVM_ENTRY
+    LONGLONG Bucket;                        // key: RollupHistogramBucket
+    ULONGLONG Count;
+    LONGLONG Minimum;                       // smallest dur in it
+    LONGLONG Maximum;                       // largest
+} ROLLUP_BUCKET_ENTRY, *PROLLUP_BUCKET_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_BUCKET_ENTRY) == 40);
+
+typedef struct _ROLLUP_SPAN_ENTRY {         // TraceRollupSpans
+    ULONGLONG NameId;                       // key
+    ULONGLONG Zero;
+    ULONGLONG FirstRow;
+    ULONGLONG Calls;                        // rows, final or not
+    ULONGLONG Final;                        // rows whose dur is below
+    LONGLONG SumDur;
+    LONGLONG MaxDur;
+    ULONGLONG Children;                     // final rows whose parent has
+    LONGLONG ChildDur;                      // this name, and their dur
+    ULONGLONG Outermost;                    // final outermost rows, and
+    LONGLONG OutermostDur;                  // their dur
+    ULONG MinDepth;
+    ULONG MaxDepth;
+    ULONGLONG Flags;                        // ROLLUP_ENTRY_*
+} ROLLUP_SPAN_ENTRY, *PROLLUP_SPAN_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_SPAN_ENTRY) == 104);
+
+//
+// The recursion test of one (pid, tid, name): a row is outermost when no
+// earlier row of its key is open and it begins at or after every earlier
+// row's end.
+//
+
+typedef struct _ROLLUP_SPAN_KEY_ENTRY {     // TraceRollupSpanKeys
+    ULONGLONG PidTid;                       // key: Pid | Tid << 32
+    ULONGLONG NameId;                       // key
+    LONGLONG MaxEnd;                        // of the final rows: ts + dur
+    ULONGLONG Open;                         // rows of the key not final
+} ROLLUP_SPAN_KEY_ENTRY, *PROLLUP_SPAN_KEY_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_SPAN_KEY_ENTRY) == 32);
+
+//
+// A span row whose contributions are not all in: its dur is not final
+// (OPEN_DUR: the call runs, SPAN_FLAG_END_MISSING), or its parent row
+// was not yet committed (OPEN_PARENT_PENDING, only in crafted stores).
+//
+
+#define ROLLUP_OPEN_DUR             0x1     // own dur not added yet
+#define ROLLUP_OPEN_PARENT          0x2     // dur not added to the parent
+#define ROLLUP_OPEN_PARENT_PENDING  0x4     // ParentNameId not known yet
+#define ROLLUP_OPEN_KEY             0x8     // counted in its key's Open
+#define ROLLUP_OPEN_OUTERMOST       0x10    // the row is outermost
+#define ROLLUP_OPEN_RUNNING         0x20    // a reader's answer: the call
+                                            // still runs (RollupSettle...)
+
+typedef struct _ROLLUP_SPAN_OPEN_ENTRY {    // TraceRollupSpanOpen
+    ULONGLONG Row;
+    ULONGLONG Flags;                        // ROLLUP_OPEN_*
+    ULONGLONG NameId;
+    ULONGLONG ParentNameId;                 // when known
+} ROLLUP_SPAN_OPEN_ENTRY, *PROLLUP_SPAN_OPEN_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_SPAN_OPEN_ENTRY) == 32);
+
+typedef struct _ROLLUP_SYSCALL_ENTRY {      // TraceRollupSyscalls
+    LONGLONG Nr;                            // key
+    ULONGLONG Zero;
+    ULONGLONG Count;
+    ULONGLONG FirstRow;
+} ROLLUP_SYSCALL_ENTRY, *PROLLUP_SYSCALL_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_SYSCALL_ENTRY) == 32);
+
+//
+// A fold's own memo, not published: what an ftrace_event name is.
+//
+
+#define ROLLUP_NAME_OTHER       1
+#define ROLLUP_NAME_SYS_ENTER   2           // "sys_enter" (raw_syscalls)
+
+typedef struct _ROLLUP_CLASS_ENTRY {
+    ULONGLONG NameId;
+    ULONGLONG Zero;
+    ULONGLONG Class;
+    ULONGLONG Padding;
+} ROLLUP_CLASS_ENTRY, *PROLLUP_CLASS_ENTRY;
+
+//
+// The fold.
+//
+
+struct _TRACE_ROLLUP {
+    PRTL Rtl;
+    PTRACE_STORE Store;
+    PTRACE_STRING_TABLE Strings;
+    TRACE_RECORD_KIND Kind;
+    ULONG Flags;                            // TRACE_ROLLUP_FLAG_*
+    ULONG RecordSize;
+    ULONG TimestampOffset;                  // or TRACE_NO_COLUMN
+    ULONG NameOffset;                       // or TRACE_NO_COLUMN
+    BOOL RatesPerStore;                     // rates keyed by store only
+    ULONGLONG Watermark;                    // records folded
+    LONGLONG BucketNs;
+    ROLLUP_TABLE Tables[TraceRollupTableMaximum];
+    ROLLUP_TABLE Classes;                   // ROLLUP_CLASS_ENTRY
+
+    //
+    // A fold stops at a record it cannot read (a string id out of range)
+    // with the error here.
+    //
+
+    PRTL_ERROR Error;
+
+    //
+    // The writer's file (TraceRollupFile.c).
+    //
+
+    BOOL Writable;
+    HANDLE FileHandle;
+    ULONGLONG Sequence;                     // of the latest publication
+    TRACE_ROLLUP_SLOT Latest;               // its slot
+    TRACE_ROLLUP_SLOT Previous;             // the other slot's
+    ULONGLONG PublishedWatermark;
+    LONGLONG PublishedAtNs;                 // monotonic clock
+    PBYTE Image;                            // the last image built
+    SIZE_T ImageBytes;                      // allocated
+    TRACE_ROLLUP_HEADER Header;
+    CHAR Path[TRACE_PATH_SIZE];
+
+    //
+    // The reader's answer (TraceRollupAnswer.c): the tables merged by the
+    // text of their ids, after TraceRollupRead finishes.
+    //
+
+    BOOL Finished;
+    ROLLUP_TABLE Answer[TraceRollupTableMaximum];
+    ROLLUP_TABLE Canonical;                 // id -> id of the same text
+    ROLLUP_TABLE Texts;                     // text hash -> id
+    PVOID Rows[TraceRollupTableMaximum];    // TRACE_ROLLUP_*_ROW arrays
+    ULONGLONG RowCounts[TraceRollupTableMaximum];
+    SIZE_T RowBytes[TraceRollupTableMaximum];
+};
+
+//
+// TraceRollupTable.c.
+//
+
+VOID RollupTableInitialize(PROLLUP_TABLE Table, ULONG EntrySize,
+                           BOOL Indexed);
+VOID RollupTableFree(PRTL Rtl, PROLLUP_TABLE Table);
+VOID RollupTableReset(PROLLUP_TABLE Table);
+
+//
+// The entry with key (Key0, Key1), or NULL.
+//
+
+PVOID RollupTableFind(PROLLUP_TABLE Table, ULONGLONG Key0, ULONGLONG Key1);
+
+//
+// The entry with key (Key0, Key1), added zero-filled if new (*Added TRUE).
+// NULL without memory.
+//
+
+PVOID RollupTableInsert(PRTL Rtl, PROLLUP_TABLE Table, ULONGLONG Key0,
+                        ULONGLONG Key1, PBOOL Added);
+
+//
+// Appends an entry (unindexed tables, or loading an image whose keys are
+// known distinct); NULL without memory.
+//
+
+PVOID RollupTableAppend(PRTL Rtl, PROLLUP_TABLE Table);
+
+//
+// Rebuilds the index after entries were appended, moved or removed.
+// FALSE without memory, or if two entries share a key.
+//
+
+BOOL RollupTableReindex(PRTL Rtl, PROLLUP_TABLE Table);
+
+#define RollupTableEntry(Table, Index) \
+    ((PVOID)((Table)->Entries + (SIZE_T)(Index) * (Table)->EntrySize))
+
+//
+// Sorts Count 64-bit keys with their 64-bit values by key (heapsort).
+//
+
+VOID RollupSortPairs(PULONGLONG Keys, PULONGLONG Values, ULONGLONG Count);
+
+//
+// TraceRollupFold.c.
+//
+
+//
+// Sets up an empty fold of Store (its kind, layout and tables).
+//
+
+VOID RollupInitialize(PTRACE_ROLLUP Rollup, PRTL Rtl, PTRACE_STORE Store,
+                      PTRACE_STRING_TABLE Strings);
+
+//
+// Empties every table (for a rebuild).
+//
+
+VOID RollupResetTables(PTRACE_ROLLUP Rollup);
+
+VOID RollupFreeTables(PTRACE_ROLLUP Rollup);
+
+//
+// Folds records [Rollup->Watermark, UpTo), after re-examining the open
+// span rows.  Writer: rows may still change (Final FALSE).  Fails without
+// memory or on a record it cannot read (Rollup->Error says which).
+//
+
+RTL_STATUS RollupFold(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+
+//
+// A reader's last step on the span tables: every open row adds what it
+// has not added yet, with its dur as read now (parents committed by UpTo
+// get their child's dur), and is marked ROLLUP_OPEN_RUNNING if its call
+// still runs.  Nothing may be folded afterwards.
+//
+
+RTL_STATUS RollupSettleOpenSpans(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+
+//
+// The text of string Id (Text NULL for TRACE_STRING_NULL), or an error
+// naming the row, column and byte offset that hold it.
+//
+
+RTL_STATUS RollupText(PTRACE_ROLLUP Rollup, ULONG Id, ULONGLONG Row,
+                      PCSZ Column, ULONG Offset, PCSZ *Text, PULONG Length);
+
+ULONG RollupEntrySize(TRACE_ROLLUP_TABLE_ID Table);
+
+//
+// The histogram bucket of a duration (monotonic in the duration).
+//
+
+LONGLONG RollupHistogramBucket(LONGLONG Value);
+
+//
+// SQLite's CAST(Text AS INTEGER) of Length bytes.
+//
+
+LONGLONG RollupSqlInteger(PCSZ Text, SIZE_T Length);
+
+//
+// TraceRollupFile.c.
+//
+
+//
+// Reads the latest valid image of the file at Path into Rollup (whose
+// Store gives the identity to check), setting Status; returns
+// RTL_STATUS_OK with Status->Source telling whether one was loaded.
+//
+
+RTL_STATUS RollupLoadFile(PTRACE_ROLLUP Rollup, PCSZ Path,
+                          PTRACE_ROLLUP_STATUS Status, BOOL KeepOpen);
+
+//
+// Builds the path NAME.rollup of Store in SessionPath.
+//
+
+BOOL RollupFilePath(PCHAR Buffer, SIZE_T Size, PCSZ SessionPath,
+                    PTRACE_STORE Store);
+
+#endif // _TRACER_TRACE_ROLLUP_INTERNAL_H_
