@@ -25,6 +25,8 @@
 **   tracestore_attach.c   tracestore_attach(): the tables and views that
 **                         show a session
 **   tracestore_info.c     the tracestore_info module (store_info)
+**   tracestore_rollup.c   the tracestore_rollup module: the views'
+**                         answers from the stores' rollups
 **   tracestore_schema.c   the schema document, tracestore_schema()
 **   tracestore_args.c     tracestore_args, tracestore_arg(): event fields
 **   tracestore_views.c    the views, and the SQL functions they use
@@ -1407,6 +1409,7 @@ int sqlite3_tracestore_init(
   if( rc==SQLITE_OK ){
     rc = tracestoreInfoInit(db);
   }
+  if( rc==SQLITE_OK ) rc = tracestoreRollupInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreAttachInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreFleetInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);

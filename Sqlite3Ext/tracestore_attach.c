@@ -17,13 +17,16 @@
 **
 **     SELECT tracestore_attach('run.trace');
 **
-**   tracestore_attach(PATH [, SCHEMA])
+**   tracestore_attach(PATH [, SCHEMA [, MODE]])
 **
 **     Opens the session at PATH read-only, checks it, and creates in SCHEMA
 **     ("temp" if omitted, so that it works on read-only and in-memory
 **     databases) one virtual table per store, named like the store
 **     (page_fault, kvm_exit, sched_switch, ftrace_event, thread, process,
-**     source, ...), plus store_info.  The string stores are not tables:
+**     source, ...), plus store_info, plus the rollup tables its event
+**     stores answer (rollup_span, rollup_page_fault, ...: the answers the
+**     views read; MODE 'scan' leaves them out, and the views then compute
+**     every answer from the rows).  The string stores are not tables:
 **     their text appears in the columns that refer to it.  Returns the
 **     number of tables that show the session, store_info included (tables
 **     an earlier call made for the same session are kept, not made again).
@@ -62,10 +65,18 @@ SQLITE_EXTENSION_INIT3
 #include "tracestore_views.h"
 #include "tracestore_int.h"
 
+/* What a target is: a store table, store_info, or a rollup table. */
+#define TS_TARGET_STORE   0
+#define TS_TARGET_INFO    1
+#define TS_TARGET_ROLLUP  2
+
+/* Rollup tables are named this and their question. */
+#define TS_ROLLUP_PREFIX  "rollup_"
+
 typedef struct tracestore_target tracestore_target;
 struct tracestore_target {
   char zName[TRACE_NAME_SIZE+1];  /* Table (and store) name */
-  int bInfo;                      /* store_info: a tracestore_info table */
+  int eKind;                      /* TS_TARGET_* */
   int eAction;                    /* TS_ACTION_* */
   char *zOldSql;                  /* CREATE text of the table replaced */
   int bDropped;                   /* The old table has been dropped */
@@ -89,6 +100,8 @@ static int tsIsTracestoreTable(const char *zSql){
   while( *z==' ' ) z++;
   if( sqlite3_strnicmp(z, "tracestore_info", 15)==0 ){
     z += 15;
+  }else if( sqlite3_strnicmp(z, "tracestore_rollup", 17)==0 ){
+    z += 17;
   }else if( sqlite3_strnicmp(z, "tracestore", 10)==0 ){
     z += 10;
   }else{
@@ -104,9 +117,14 @@ static int tsIsTracestoreTable(const char *zSql){
 ** schema).  From sqlite3_mprintf().
 */
 static char *tsTargetSql(tracestore_target *pTarget, const char *zPath){
-  if( pTarget->bInfo ){
+  if( pTarget->eKind==TS_TARGET_INFO ){
     return sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
                            "tracestore_info(%Q)", pTarget->zName, zPath);
+  }
+  if( pTarget->eKind==TS_TARGET_ROLLUP ){
+    return sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
+                           "tracestore_rollup(%Q, %Q)", pTarget->zName, zPath,
+                           pTarget->zName + sizeof(TS_ROLLUP_PREFIX) - 1);
   }
   return sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
                          "tracestore(%Q, %Q)", pTarget->zName, zPath,
@@ -147,6 +165,12 @@ static int tsMadeByAttach(const char *zName, const char *zSql){
     zPrefix = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
                               "tracestore_info(", zName);
     zSuffix = sqlite3_mprintf(")");
+  }else if( sqlite3_strnicmp(zName, TS_ROLLUP_PREFIX,
+                             sizeof(TS_ROLLUP_PREFIX)-1)==0 ){
+    zPrefix = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
+                              "tracestore_rollup(", zName);
+    zSuffix = sqlite3_mprintf(", %Q)",
+                              zName + sizeof(TS_ROLLUP_PREFIX) - 1);
   }else{
     zPrefix = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\" USING "
                               "tracestore(", zName);
@@ -220,16 +244,40 @@ static int tsFindStale(
   return rc;
 }
 
+/* tracestoreRollupQuestions() callback: a rollup table to make. */
+typedef struct ts_rollup_targets ts_rollup_targets;
+struct ts_rollup_targets {
+  tracestore_target *aTarget;
+  int nTarget;
+  int nAlloc;
+};
+static int tsAddRollupTarget(void *pArg, const char *zQuestion){
+  ts_rollup_targets *p = (ts_rollup_targets*)pArg;
+  tracestore_target *pTarget;
+  if( p->nTarget>=p->nAlloc ) return SQLITE_OK;
+  pTarget = &p->aTarget[p->nTarget++];
+  memset(pTarget, 0, sizeof(*pTarget));
+  sqlite3_snprintf(sizeof(pTarget->zName), pTarget->zName, "%s%s",
+                   TS_ROLLUP_PREFIX, zQuestion);
+  pTarget->eKind = TS_TARGET_ROLLUP;
+  return SQLITE_OK;
+}
+
+/* The most rollup tables a session has (tracestore_rollup.c). */
+#define TS_MAX_ROLLUP_TABLES 8
+
 /*
 ** Sets *paTarget (from sqlite3_malloc, *pnTarget entries, to be freed by
 ** the caller also on failure) to the tables the session at zPath needs:
-** one per store but the string stores, then store_info.  The session is
+** one per store but the string stores, then store_info, then the rollup
+** tables its stores answer.  The session is
 ** opened once, to check it and to learn its store names.  A store whose
 ** name cannot be a table in zSchema is an error naming its file.
 */
 static int tsAttachTargets(
   const char *zPath,
   const char *zSchema,
+  int bScan,
   tracestore_target **paTarget,
   int *pnTarget,
   char **pzErr
@@ -246,12 +294,14 @@ static int tsAttachTargets(
   rc = tsSessionOpen(zPath, &pSession, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   nStore = tsListStores(pSession, apStore);
-  aTarget = sqlite3_malloc64(sizeof(aTarget[0]) * (size_t)(nStore+1));
+  aTarget = sqlite3_malloc64(sizeof(aTarget[0])
+                             * (size_t)(nStore+1+TS_MAX_ROLLUP_TABLES));
   if( aTarget==0 ){
     tsSessionClose(pSession);
     return SQLITE_NOMEM;
   }
-  memset(aTarget, 0, sizeof(aTarget[0]) * (size_t)(nStore+1));
+  memset(aTarget, 0, sizeof(aTarget[0])
+                     * (size_t)(nStore+1+TS_MAX_ROLLUP_TABLES));
   *paTarget = aTarget;
   for(i=0; i<nStore; i++){
     pTarget = &aTarget[nTarget];
@@ -264,6 +314,8 @@ static int tsAttachTargets(
     /* A store file may be named anything: not like store_info or a view,
     ** nor with the prefix SQLite keeps for itself. */
     if( sqlite3_stricmp(pTarget->zName, "store_info")==0
+     || sqlite3_strnicmp(pTarget->zName, TS_ROLLUP_PREFIX,
+                         sizeof(TS_ROLLUP_PREFIX)-1)==0
      || (sqlite3_stricmp(zSchema, "temp")==0
          && tracestoreIsViewName(pTarget->zName)) ){
       zErr = sqlite3_mprintf("%s: a store named '%s' would take the name of "
@@ -285,7 +337,15 @@ static int tsAttachTargets(
     nTarget++;
   }
   memcpy(aTarget[nTarget].zName, "store_info", sizeof("store_info"));
-  aTarget[nTarget++].bInfo = 1;
+  aTarget[nTarget++].eKind = TS_TARGET_INFO;
+  if( !bScan ){
+    ts_rollup_targets r;
+    r.aTarget = aTarget;
+    r.nTarget = nTarget;
+    r.nAlloc = nTarget + TS_MAX_ROLLUP_TABLES;
+    rc = tracestoreRollupQuestions(pSession, tsAddRollupTarget, &r);
+    nTarget = r.nTarget;
+  }
 
 targets_done:
   if( zErr ) *pzErr = zErr;
@@ -337,10 +397,15 @@ static int tsAttachApply(
      || pTarget->eAction==TS_ACTION_DROP ){
       continue;
     }
-    if( pTarget->bInfo ){
+    if( pTarget->eKind==TS_TARGET_INFO ){
       zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
                              "USING tracestore_info(%Q)",
                              zSchema, pTarget->zName, zPath);
+    }else if( pTarget->eKind==TS_TARGET_ROLLUP ){
+      zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
+                             "USING tracestore_rollup(%Q, %Q)",
+                             zSchema, pTarget->zName, zPath,
+                             pTarget->zName + sizeof(TS_ROLLUP_PREFIX) - 1);
     }else{
       zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE \"%w\".\"%w\" "
                              "USING tracestore(%Q, %Q)",
@@ -390,7 +455,7 @@ static void tracestoreAttachFunc(
   const char *zSchema = "temp";
   char *zErr = 0;
   char *zMsg;
-  int nTarget = 0, nTable, i, rc;
+  int nTarget = 0, nTable, i, rc, bScan = 0;
 
   zPath = (const char*)sqlite3_value_text(argv[0]);
   if( zPath==0 || zPath[0]==0 ){
@@ -408,7 +473,18 @@ static void tracestoreAttachFunc(
     }
   }
 
-  rc = tsAttachTargets(zPath, zSchema, &aTarget, &nTarget, &zErr);
+  if( argc>2 ){
+    const char *zMode = (const char*)sqlite3_value_text(argv[2]);
+    if( zMode==0 || (zMode[0] && sqlite3_stricmp(zMode, "scan")!=0) ){
+      sqlite3_result_error(ctx, "tracestore_attach(PATH, SCHEMA, MODE): MODE "
+                           "must be '' or 'scan' (the views scan the rows "
+                           "instead of reading the rollups)", -1);
+      return;
+    }
+    bScan = zMode[0]!=0;
+  }
+
+  rc = tsAttachTargets(zPath, zSchema, bScan, &aTarget, &nTarget, &zErr);
   if( rc!=SQLITE_OK ) goto attach_error;
 
   /* Many sessions attached with tracestore_attach_sessions() made views of
@@ -419,8 +495,13 @@ static void tracestoreAttachFunc(
     if( rc!=SQLITE_OK ) goto attach_error;
   }
 
-  /* Change nothing unless every name is free or a tracestore table. */
-  nTable = nTarget;
+  /* Change nothing unless every name is free or a tracestore table.  The
+  ** count returned is of the store tables and store_info: the rollup
+  ** tables are what the views read. */
+  nTable = 0;
+  for(i=0; i<nTarget; i++){
+    nTable += aTarget[i].eKind!=TS_TARGET_ROLLUP;
+  }
   for(i=0; i<nTarget; i++){
     rc = tsCheckTarget(db, zSchema, zPath, &aTarget[i], &zErr);
     if( rc!=SQLITE_OK ) goto attach_error;
@@ -457,17 +538,14 @@ attach_done:
 }
 
 /*
-** Registers tracestore_attach(PATH) and tracestore_attach(PATH, SCHEMA) on
-** db.  SQLITE_DIRECTONLY: a database file's views and triggers may not
-** make the extension open files.
+** Registers tracestore_attach(PATH [, SCHEMA [, MODE]]) on db.
+** SQLITE_DIRECTONLY: a database file's views and triggers may not make
+** the extension open files.
 */
 int tracestoreAttachInit(sqlite3 *db){
-  int rc;
-  rc = sqlite3_create_function_v2(db, "tracestore_attach", 1,
-                                  SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
-                                  tracestoreAttachFunc, 0, 0, 0);
-  if( rc==SQLITE_OK ){
-    rc = sqlite3_create_function_v2(db, "tracestore_attach", 2,
+  int rc = SQLITE_OK, nArg;
+  for(nArg=1; rc==SQLITE_OK && nArg<=3; nArg++){
+    rc = sqlite3_create_function_v2(db, "tracestore_attach", nArg,
                                     SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
                                     tracestoreAttachFunc, 0, 0, 0);
   }

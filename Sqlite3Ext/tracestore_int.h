@@ -272,6 +272,21 @@ int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore);
 int tracestoreInfoInit(sqlite3 *db);
 
 /* -------------------------------------------------------------------------
+** tracestore_rollup.c
+*/
+
+/* Registers the tracestore_rollup module. */
+int tracestoreRollupInit(sqlite3 *db);
+
+/*
+** Calls xAdd(pArg, QUESTION) for each rollup table the stores of pSession
+** can answer (tracestore_attach() makes them as rollup_QUESTION); stops
+** at the first call that does not return SQLITE_OK.
+*/
+int tracestoreRollupQuestions(TRACE_SESSION *pSession,
+                              int (*xAdd)(void*, const char*), void *pArg);
+
+/* -------------------------------------------------------------------------
 ** tracestore_attach.c
 */
 

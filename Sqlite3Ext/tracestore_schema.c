@@ -172,9 +172,9 @@ static void tsAppendObject(sqlite3_str *p, const tracestore_doc_object *pObj,
 char *tracestoreSchemaText(int bMarkdown){
   sqlite3_str *p = sqlite3_str_new(0);
   const tracestore_doc_object *aObj;
-  const char *azKind[] = { "table", "view", "table-valued function",
-                           "function" };
-  const char *azTitle[] = { "Other tables", "Views",
+  const char *azKind[] = { "table", "view", "rollup table",
+                           "table-valued function", "function" };
+  const char *azTitle[] = { "Other tables", "Views", "Rollup tables",
                             "Table-valued functions", "Functions" };
   static const char *const azStoreOrder[] = {
     "page_fault", "kvm_exit", "sched_switch", "ftrace_event", "span",

@@ -203,6 +203,27 @@ int tracestoreViewsInit(sqlite3 *db){
 /* Not a store: page_fault has issue 15's columns (hard, code, ...), which
 ** stores written before it lack. */
 #define TS_HAS_FAULT_CLASSES (1 << 30)
+/* Not stores: the rollup tables (tracestore_rollup.c), which the views
+** read where the session has them (stores of this version's layout). */
+#define TS_HAS_RU_SPAN       (1 << 20)
+#define TS_HAS_RU_SPAN_OPEN  (1 << 21)
+#define TS_HAS_RU_FAULT      (1 << 22)
+#define TS_HAS_RU_KVM        (1 << 23)
+#define TS_HAS_RU_SYSCALL    (1 << 24)
+#define TS_HAS_RU_EVENT      (1 << 25)
+
+static const struct {
+  const char *zTable;
+  int mask;
+} aTsRollupTable[] = {
+  { "rollup_span", TS_HAS_RU_SPAN },
+  { "rollup_span_open", TS_HAS_RU_SPAN_OPEN },
+  { "rollup_page_fault", TS_HAS_RU_FAULT },
+  { "rollup_kvm_exit", TS_HAS_RU_KVM },
+  { "rollup_syscall", TS_HAS_RU_SYSCALL },
+  { "rollup_event_count", TS_HAS_RU_EVENT },
+  { "rollup_event_rate", TS_HAS_RU_EVENT },
+};
 
 /*
 ** event: one arm per event store (TRACE_RECORD_EVENT), in the order of
@@ -334,10 +355,12 @@ static const char zTsSpanSelfTimeView[] =
     "FROM children AS c JOIN span AS p ON p.id = c.parent_id "
     "GROUP BY p.name), "
   /* A call inside an earlier call of the same name on its thread (which
-  ** began before it and ends after it begins) is a recursive one. */
+  ** began before it and ends after it begins, or has not ended: flags 2)
+  ** is a recursive one. */
   "outermost AS ("
     "SELECT name, sum(dur) AS total_dur FROM ("
-      "SELECT name, ts, dur, max(ts + coalesce(dur, 0)) OVER ("
+      "SELECT name, ts, dur, max(CASE WHEN flags & 2 "
+        "THEN 9223372036854775807 ELSE ts + coalesce(dur, 0) END) OVER ("
         "PARTITION BY pid, tid, name ORDER BY id "
         "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS open_until "
       "FROM span) "
@@ -368,10 +391,65 @@ static const char zTsSyscallCountsView[] =
   "GROUP BY 1, 2 "
   "ORDER BY count DESC, id, name";
 
+/*
+** The same answers from the rollup tables, where the session has them:
+** O(groups) instead of a scan of every row (tracestore_rollup.c computes
+** each column by the rule of the SQL above).
+*/
+static const char zTsSyscallCountsRollup[] =
+  "SELECT CASE WHEN raw THEN k ELSE syscall_nr(k) END AS id, "
+  "CASE WHEN raw THEN syscall_name(k) ELSE k END AS name, "
+  "sum(n) AS count FROM rollup_syscall GROUP BY 1, 2 "
+  "ORDER BY count DESC, id, name";
+
+static const char zTsKvmExitReasonsRollup[] =
+  "SELECT reason, exit_code, "
+  "CASE WHEN reason GLOB '0x*' OR reason GLOB '[0-9]*' "
+    "OR reason = 'UNKNOWN' "
+    "THEN kvm_exit_reason_name(exit_code, 'vmx') END AS vmx_name, "
+  "CASE WHEN reason GLOB '0x*' OR reason GLOB '[0-9]*' "
+    "OR reason = 'UNKNOWN' "
+    "THEN kvm_exit_reason_name(exit_code, 'svm') END AS svm_name, "
+  "count, unpaired, total_dur, avg_dur, min_dur, max_dur, "
+  "p50_dur, p90_dur, p99_dur FROM rollup_kvm_exit "
+  "ORDER BY count DESC, reason, exit_code";
+
+static const char zTsPageFaultSummaryRollup[] =
+  "SELECT pid, comm, module, faults, code, data, reads, writes, execs, "
+  "unknown_access FROM rollup_page_fault "
+  "ORDER BY faults DESC, pid, comm, module";
+
+static const char zTsPageFaultTrafficRollup[] =
+  "SELECT pid, comm, module, faults, hard, soft, unclassified, hard_code, "
+  "hard_data, soft_code, soft_data FROM rollup_page_fault "
+  "ORDER BY faults DESC, pid, comm, module";
+
+static const char zTsSpanSelfTimeRollup[] =
+  "SELECT name, calls, total_dur, self_dur, avg_dur, max_dur, min_depth, "
+  "max_depth FROM rollup_span ORDER BY self_dur DESC, name";
+
+/* The calls still running: the rows the rollup lists (O(running calls)),
+** read from span as they are now. */
+static const char zTsSpanRunningRollup[] =
+  "SELECT * FROM span WHERE id IN (SELECT id FROM rollup_span_open) "
+  "AND flags & 2 ORDER BY id";
+
+static const char zTsSpanRunningView[] =
+  "SELECT * FROM span WHERE flags & 2 ORDER BY id";
+
+static const char zTsEventCountsRollup[] =
+  "SELECT store, name, count FROM rollup_event_count "
+  "ORDER BY count DESC, store, name";
+
+static const char zTsEventRateRollup[] =
+  "SELECT store, name, ts, dur, count, count * 1e9 / dur AS per_second "
+  "FROM rollup_event_rate ORDER BY store, name, ts";
+
 /* The names of the views below, for tracestoreIsViewName(). */
 static const char *const azTsViewName[] = {
   "event", "args", "syscall_counts", "kvm_exit_reasons",
   "page_fault_summary", "page_fault_traffic", "span_self_time",
+  "span_running", "event_counts", "event_rate",
 };
 
 int tracestoreIsViewName(const char *zName){
@@ -412,6 +490,15 @@ static int tsIsTracestoreView(const char *zSql){
 /* tsForEachObject() callback of tsStoresOf(): the TS_HAS_* bit of a table. */
 static int tsAddStore(void *pArg, const char *zName, const char *zCreate){
   int i;
+  if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore_rollup(*",
+                      zCreate)==0 ){
+    for(i=0; i<(int)(sizeof(aTsRollupTable)/sizeof(aTsRollupTable[0])); i++){
+      if( sqlite3_stricmp(zName, aTsRollupTable[i].zTable)==0 ){
+        *(int*)pArg |= aTsRollupTable[i].mask;
+      }
+    }
+    return SQLITE_OK;
+  }
   if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
                       zCreate)!=0 ){
     return SQLITE_OK;
@@ -488,27 +575,44 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
     rc = tsAddView(aView, pnView, "args", TS_HAS_FTRACE_EVENT, zTsArgsView);
     if( rc==SQLITE_OK ){
       rc = tsAddView(aView, pnView, "syscall_counts", TS_HAS_FTRACE_EVENT,
+                     (mask & TS_HAS_RU_SYSCALL) ? zTsSyscallCountsRollup :
                      zTsSyscallCountsView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_KVM_EXIT ){
     rc = tsAddView(aView, pnView, "kvm_exit_reasons", TS_HAS_KVM_EXIT,
+                   (mask & TS_HAS_RU_KVM) ? zTsKvmExitReasonsRollup :
                    zTsKvmExitReasonsView);
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_PAGE_FAULT ){
     rc = tsAddView(aView, pnView, "page_fault_summary", TS_HAS_PAGE_FAULT,
+                   (mask & TS_HAS_RU_FAULT) ? zTsPageFaultSummaryRollup :
                    zTsPageFaultSummaryView);
     if( rc==SQLITE_OK && (mask & TS_HAS_FAULT_CLASSES) ){
       rc = tsAddView(aView, pnView, "page_fault_traffic", TS_HAS_PAGE_FAULT,
+                     (mask & TS_HAS_RU_FAULT) ? zTsPageFaultTrafficRollup :
                      zTsPageFaultTrafficView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_SPAN ){
     rc = tsAddView(aView, pnView, "span_self_time", TS_HAS_SPAN,
+                   (mask & TS_HAS_RU_SPAN) ? zTsSpanSelfTimeRollup :
                    zTsSpanSelfTimeView);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "span_running", TS_HAS_SPAN,
+                     (mask & TS_HAS_RU_SPAN_OPEN) ? zTsSpanRunningRollup :
+                     zTsSpanRunningView);
+    }
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( mask & TS_HAS_RU_EVENT ){
+    rc = tsAddView(aView, pnView, "event_counts", 0, zTsEventCountsRollup);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "event_rate", 0, zTsEventRateRollup);
+    }
     if( rc!=SQLITE_OK ) return rc;
   }
   return SQLITE_OK;
@@ -671,6 +775,8 @@ struct ts_cte {
 static int tsAddCte(void *pArg, const char *zName, const char *zCreate){
   ts_cte *p = (ts_cte*)pArg;
   if( sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore(*",
+                      zCreate)!=0
+   && sqlite3_strglob("CREATE VIRTUAL TABLE * USING tracestore_rollup(*",
                       zCreate)!=0 ){
     return SQLITE_OK;
   }
@@ -826,7 +932,9 @@ static const tracestore_doc_column aKvmExitReasonsDoc[] = {
   { "min_dur", "INTEGER", "shortest dur, ns" },
   { "max_dur", "INTEGER", "longest dur, ns" },
   { "p50_dur", "INTEGER", "median dur by nearest rank: the smallest dur "
-    "with at least 50% of the durs at or below it, ns" },
+    "with at least 50% of the durs at or below it, ns; from the rollup's "
+    "histogram, within 1/256 (0.4%) of it and exact below 512 ns (exact "
+    "with tracestore_attach's 'scan' mode)" },
   { "p90_dur", "INTEGER", "the same for 90%" },
   { "p99_dur", "INTEGER", "the same for 99%" },
   { 0, 0, 0 }
@@ -875,7 +983,9 @@ static const tracestore_doc_column aSpanSelfTimeDoc[] = {
   { "calls", "INTEGER", "spans of that name" },
   { "total_dur", "INTEGER", "sum of the dur of the outermost ones, ns: a "
     "span inside an earlier span of the same name on its thread (a "
-    "recursive call) is not counted again, as in uftrace report" },
+    "recursive call: the earlier one began before it and ends after it "
+    "begins, or has not ended, flags 2) is not counted again, as in "
+    "uftrace report" },
   { "self_dur", "INTEGER", "sum over all the spans of dur minus the dur of "
     "their direct children (parent_id), ns; uftrace's \"linux:schedule\" "
     "spans (the thread off the CPU) are children too" },
@@ -893,6 +1003,103 @@ static const tracestore_doc_column aSyscallCountsDoc[] = {
     "number without one (e.g. 32-bit compat calls)" },
   { "count", "INTEGER", "sys_enter events (raw_syscalls:sys_enter and "
     "syscalls:sys_enter_NAME alike)" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aSpanRunningDoc[] = {
+  { "id", "INTEGER", "the span row's id" },
+  { "ts", "INTEGER", "when the call began, ns" },
+  { "dur", "INTEGER", "how long it has run: to the writer's last commit "
+    "(a live Python program), or to the end of the recording, ns" },
+  { "parent_id", "INTEGER", "id of the enclosing span, or NULL" },
+  { "name", "TEXT", "function or span name" },
+  { "depth", "INTEGER", "nesting depth (0: no parent)" },
+  { "tid", "INTEGER", "thread id" },
+  { "pid", "INTEGER", "process id, or NULL" },
+  { "cat", "TEXT", "category, or NULL" },
+  { "args", "TEXT", "arguments, or NULL" },
+  { "flags", "INTEGER", "span flags: bit 2 is set on every row here" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aEventCountsDoc[] = {
+  { "store", "TEXT", "the event store" },
+  { "name", "TEXT", "the event's name as the event view gives it (the "
+    "store's name for kvm_exit and sched_switch)" },
+  { "count", "INTEGER", "events of that store and name" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aEventRateDoc[] = {
+  { "store", "TEXT", "the event store" },
+  { "name", "TEXT", "as in event_counts; NULL for span, whose buckets "
+    "count every call (its names are functions: see span_self_time)" },
+  { "ts", "INTEGER", "start of the bucket, ns: a multiple of dur" },
+  { "dur", "INTEGER", "width of the bucket, ns: one second, or a power of "
+    "two times that when one second would need more than 32768 buckets "
+    "for the store" },
+  { "count", "INTEGER", "events with ts in [ts, ts + dur)" },
+  { "per_second", "REAL", "count * 1e9 / dur" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aRollupSpanOpenDoc[] = {
+  { "id", "INTEGER", "id of a span row whose flags had bit 2 (not ended) "
+    "when the rollup was read" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aRollupFaultDoc[] = {
+  { "pid", "INTEGER", "as in page_fault_summary" },
+  { "comm", "TEXT", "as in page_fault_summary" },
+  { "module", "TEXT", "as in page_fault_summary" },
+  { "faults", "INTEGER", "page faults" },
+  { "code", "INTEGER", "page_fault_summary's code" },
+  { "data", "INTEGER", "page_fault_summary's data" },
+  { "reads", "INTEGER", "page_fault_summary's reads" },
+  { "writes", "INTEGER", "page_fault_summary's writes" },
+  { "execs", "INTEGER", "page_fault_summary's execs" },
+  { "unknown_access", "INTEGER", "page_fault_summary's unknown_access" },
+  { "hard", "INTEGER", "page_fault_traffic's hard" },
+  { "soft", "INTEGER", "page_fault_traffic's soft" },
+  { "unclassified", "INTEGER", "page_fault_traffic's unclassified" },
+  { "hard_code", "INTEGER", "page_fault_traffic's hard_code" },
+  { "hard_data", "INTEGER", "page_fault_traffic's hard_data" },
+  { "soft_code", "INTEGER", "page_fault_traffic's soft_code" },
+  { "soft_data", "INTEGER", "page_fault_traffic's soft_data" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aRollupKvmDoc[] = {
+  { "reason", "TEXT", "as in kvm_exit_reasons" },
+  { "exit_code", "INTEGER", "as in kvm_exit_reasons" },
+  { "count", "INTEGER", "as in kvm_exit_reasons" },
+  { "unpaired", "INTEGER", "as in kvm_exit_reasons" },
+  { "total_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { "avg_dur", "REAL", "as in kvm_exit_reasons" },
+  { "min_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { "max_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { "p50_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { "p90_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { "p99_dur", "INTEGER", "as in kvm_exit_reasons" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aRollupSyscallDoc[] = {
+  { "raw", "INTEGER", "1: sys_enter events (raw_syscalls) of number k; 0: "
+    "events named sys_enter_k" },
+  { "k", "", "the system call number (raw 1, INTEGER) or name (raw 0, "
+    "TEXT)" },
+  { "n", "INTEGER", "events" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aRollupEventRateDoc[] = {
+  { "store", "TEXT", "as in event_rate" },
+  { "name", "TEXT", "as in event_rate" },
+  { "ts", "INTEGER", "as in event_rate" },
+  { "dur", "INTEGER", "as in event_rate" },
+  { "count", "INTEGER", "as in event_rate" },
   { 0, 0, 0 }
 };
 
@@ -937,8 +1144,10 @@ static const tracestore_doc_object aDocObject[] = {
   { "kvm_exit_reasons", "view", "kvm_exit store",
     "The exit-reason histogram: per recorded reason and exit code, the "
     "exits, their total time in the host and its distribution (dur: exit "
-    "to the next entry).  Percentiles are exact, by nearest rank.  "
-    "Ordered by count.",
+    "to the next entry).  Percentiles by nearest rank, read from a "
+    "log-linear histogram of each reason (256 buckets per power of two): "
+    "within 1/256 of the exact value, exact below 512 ns and wherever the "
+    "value is the smallest or largest of its bucket.  Ordered by count.",
     "SELECT reason, count, total_dur, p50_dur, p99_dur FROM "
     "kvm_exit_reasons;",
     aKvmExitReasonsDoc },
@@ -969,6 +1178,24 @@ static const tracestore_doc_object aDocObject[] = {
     "Ordered by self time.",
     "SELECT name, calls, total_dur, self_dur FROM span_self_time LIMIT 10;",
     aSpanSelfTimeDoc },
+  { "span_running", "view", "span store",
+    "What each thread is doing now: the calls still running (span rows "
+    "with flags bit 2: a live Python program's calls that have not "
+    "returned, or those the recording ended inside), as they are in span. "
+    "The span rollup lists them, so this reads O(running calls) rows, not "
+    "the store.  Ordered by id, so each thread's stack reads outermost "
+    "first.",
+    "SELECT tid, depth, name, dur FROM span_running;", aSpanRunningDoc },
+  { "event_counts", "view", "an event store",
+    "Events per store and name: what SELECT store, name, count(*) FROM "
+    "event GROUP BY store, name answers, from the rollups.  Ordered by "
+    "count.",
+    "SELECT * FROM event_counts LIMIT 10;", aEventCountsDoc },
+  { "event_rate", "view", "an event store",
+    "Events per store, name and time bucket (one second, coarser for long "
+    "recordings), for rates over time, from the rollups.",
+    "SELECT ts, per_second FROM event_rate WHERE store = 'page_fault';",
+    aEventRateDoc },
   { "syscall_counts", "view", "ftrace_event store",
     "System calls per number and name, from raw_syscalls:sys_enter events "
     "(args \"NR n (...)\") and syscalls:sys_enter_NAME events: the "
@@ -976,6 +1203,32 @@ static const tracestore_doc_object aDocObject[] = {
     "kinds of events counts each call twice.  Ordered by count.",
     "SELECT name, count FROM syscall_counts LIMIT 10;",
     aSyscallCountsDoc },
+  { "rollup_span", "rollup table", "span store of this version's layout",
+    "span_self_time's rows, unordered, from the span rollup.", 0,
+    aSpanSelfTimeDoc },
+  { "rollup_span_open", "rollup table", "span store of this version's "
+    "layout", "The ids of the rows span_running shows.", 0,
+    aRollupSpanOpenDoc },
+  { "rollup_page_fault", "rollup table", "page_fault store of this "
+    "version's layout",
+    "page_fault_summary's and page_fault_traffic's counts in one row per "
+    "(pid, comm, module), unordered, from the page_fault rollup.", 0,
+    aRollupFaultDoc },
+  { "rollup_kvm_exit", "rollup table", "kvm_exit store of this version's "
+    "layout",
+    "kvm_exit_reasons' rows without vmx_name and svm_name, unordered, "
+    "from the kvm_exit rollup.", 0, aRollupKvmDoc },
+  { "rollup_syscall", "rollup table", "ftrace_event store of this "
+    "version's layout",
+    "The sys_enter counts syscall_counts adds up: per system call number "
+    "and per sys_enter_NAME event, from the ftrace_event rollup.", 0,
+    aRollupSyscallDoc },
+  { "rollup_event_count", "rollup table", "an event store",
+    "event_counts' rows, unordered, from every event store's rollup.", 0,
+    aEventCountsDoc },
+  { "rollup_event_rate", "rollup table", "an event store",
+    "event_rate's rows without per_second, unordered.", 0,
+    aRollupEventRateDoc },
   { "tracestore_args", "table-valued function", "always",
     "tracestore_args(TEXT): one row per field of an event's text.  A field "
     "is a word KEY=VALUE, or a word KEY: followed by its value (syscall "
@@ -991,9 +1244,12 @@ static const tracestore_doc_object aDocObject[] = {
     "tracestore_args('comm=bash pid=42 prio=120');",
     aTracestoreArgsDoc },
   { "tracestore_attach", "function", "always",
-    "tracestore_attach(PATH [, SCHEMA]): creates a table per store of the "
-    "session at PATH, store_info and (in temp, the default SCHEMA) the "
-    "views above; returns the number of tables.",
+    "tracestore_attach(PATH [, SCHEMA [, MODE]]): creates a table per "
+    "store of the session at PATH, store_info, the rollup tables and (in "
+    "temp, the default SCHEMA) the views above; returns the number of "
+    "store tables and store_info.  MODE 'scan' makes no rollup tables: "
+    "the views then compute every answer from the rows (slow on large "
+    "sessions; the percentiles exact).",
     "SELECT tracestore_attach('run.trace');", 0 },
   { "tracestore_attach_sessions", "function", "always",
     "tracestore_attach_sessions(PATH, ...): many sessions as one (each "

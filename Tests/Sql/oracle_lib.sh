@@ -55,3 +55,18 @@ event_counts() {
 session_stores() {
     ls "$SESSION" | sed -n 's/\.store$//p' | sort
 }
+
+# The rollup tables tracestore_attach() makes for the stores of $SESSION
+# (written by this version): the two event ones for any event store, and
+# the one of each store that has its own.
+rollup_tables() {
+    session_stores | awk '
+        /^(ftrace_event|page_fault|kvm_exit|sched_switch|span|counter)$/ {
+            events = 1 }
+        $0 == "ftrace_event" { print "rollup_syscall" }
+        $0 == "page_fault" { print "rollup_page_fault" }
+        $0 == "kvm_exit" { print "rollup_kvm_exit" }
+        $0 == "span" { print "rollup_span"; print "rollup_span_open" }
+        END { if (events) { print "rollup_event_count"
+                            print "rollup_event_rate" } }'
+}
