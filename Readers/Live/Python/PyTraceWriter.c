@@ -143,6 +143,7 @@ int pytWriterOpen(const char *zPath){
   ** page-cache pages: pre-faulting costs the committer thread a third. */
   g.pSpan->DiscardBehind = TRUE;
   g.pSpan->LargePages = TRUE;
+  p->RollupsElsewhere = TRUE;     /* the committer thread folds them */
   g.pSession = p;
   g.tracker = (TRACE_TS_TRACKER)TRACE_TS_TRACKER_INIT;
   g.pid = (unsigned int)getpid();
@@ -501,6 +502,11 @@ static void *pytCommitter(void *pArg){
     }
     if( g.bCommitterStop ) break;
     pytPageRun();
+    /* The span rollup takes in what the program committed, here rather
+    ** than in the program's commits: it costs the program nothing. */
+    pthread_mutex_unlock(&g.mutex);
+    if( g.pSession ) TraceSessionUpdateRollups(g.pSession, FALSE);
+    pthread_mutex_lock(&g.mutex);
     now = pytMono();
     last = __atomic_load_n(&g.iLastCommit, __ATOMIC_ACQUIRE);
     if( now - last < PYT_COMMITTER_NS ) continue;
