@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "Cli.h"
+#include "TraceStore/TraceRollup.h"
 
 static const char zInfoHelp[] =
 "usage: tracestore info [--json] SESSION\n"
@@ -19,8 +20,10 @@ static const char zInfoHelp[] =
 "lists the stores of SESSION: records, bytes, time span, whether records\n"
 "are in time order, and events the source reported lost; then each\n"
 "imported source with its clock and the alignment import applied (TSC\n"
-"rate, guest TSC offset, clock offset).  --json prints one JSON object\n"
-"for scripts.\n";
+"rate, guest TSC offset, clock offset); and the rollup of each event\n"
+"store, which the views read: how many records its file covers, or why\n"
+"it is not used (missing, damaged, of another version: the views then\n"
+"fold every record).  --json prints one JSON object for scripts.\n";
 
 static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
                       LONGLONG *pFirst, LONGLONG *pLast){
@@ -138,6 +141,59 @@ static void infoSources(PTRACE_SESSION pSession, int bJson){
   if( bJson ) printf("\n  ]");
 }
 
+/*
+** The rollup each event store's views read (TraceStore/TraceRollup.h):
+** how much of the store its file covers, or why the views do without it.
+*/
+static void infoRollups(PTRACE_SESSION pSession, int bJson){
+  static const char *const azSource[] = {
+    "file", "missing", "damaged", "other_version", "other_store", "ahead",
+    "not_kept"
+  };
+  int i, n = 0;
+  for(i=0; i<(int)pSession->NumberOfStores; i++){
+    PTRACE_STORE p = &pSession->Stores[i];
+    TRACE_ROLLUP_STATUS st;
+    const char *zSource;
+    char zName[TRACE_NAME_SIZE + 2];
+    /* "NAME:" — a line whose first field is no store name, so that
+    ** scripts reading the store table above are not misled. */
+    snprintf(zName, sizeof(zName), "%s:", p->Name);
+    if( !RTL_SUCCESS(TraceRollupInspect(&Rtl, pSession->Path, p, &st))
+     || st.Source==TraceRollupNotKept ){
+      continue;
+    }
+    zSource = azSource[st.Source];
+    if( bJson ){
+      printf("%s\n    {\"store\": ", n ? "," : "");
+      cliJsonString(p->Name);
+      printf(", \"source\": \"%s\", \"covers\": %llu, \"records\": %llu, "
+             "\"detail\": ", zSource,
+             st.Source==TraceRollupFromFile ? st.Watermark : 0ULL,
+             (unsigned long long)st.Records);
+      if( st.Detail[0] ) cliJsonString(st.Detail); else printf("null");
+      printf("}");
+    }else{
+      if( n==0 ) printf("\nrollups (the views read them):\n");
+      if( st.Source==TraceRollupFromFile ){
+        printf("  %-15s file, %llu of %llu records", zName,
+               (unsigned long long)st.Watermark,
+               (unsigned long long)st.Records);
+        if( st.Watermark<st.Records ){
+          printf(" (the views fold the other %llu)",
+                 (unsigned long long)(st.Records - st.Watermark));
+        }
+        printf("\n");
+      }else{
+        printf("  %-15s %s: the views fold all %llu records%s%s%s\n",
+               zName, zSource, (unsigned long long)st.Records,
+               st.Detail[0] ? " (" : "", st.Detail, st.Detail[0] ? ")" : "");
+      }
+    }
+    n++;
+  }
+}
+
 /* A header field, or NULL (sessions made before issue 19 have none). */
 static void infoHostField(const char *zKey, const char *z, int bJson){
   if( bJson ){
@@ -221,7 +277,9 @@ int cmdInfo(int argc, char **argv){
   if( bJson ){
     printf("\n  ]");
     infoSources(pSession, 1);
-    printf(",\n");
+    printf(",\n  \"rollups\": [");
+    infoRollups(pSession, 1);
+    printf("\n  ],\n");
     if( iFirst<=iLast ){
       /* Unsigned: from -2^63 to 2^63-1 is 2^64-1 ns, not an overflow. */
       printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
@@ -238,6 +296,7 @@ int cmdInfo(int argc, char **argv){
              iLast/1e9, ((double)iLast - (double)iFirst)/1e9);
     }
     infoSources(pSession, 0);
+    infoRollups(pSession, 0);
   }
 
   TraceSessionClose(pSession);
