@@ -229,6 +229,7 @@ typedef enum _TRACE_ROLLUP_TABLE_ID {
     TraceRollupSpanKeys,        // span: per pid, tid, name (recursion)
     TraceRollupSpanOpen,        // span: rows not final yet
     TraceRollupSyscalls,        // ftrace_event: sys_enter per number
+    TraceRollupSpanNames,       // span: name id -> the first id of its text
     TraceRollupTableMaximum
 } TRACE_ROLLUP_TABLE_ID;
 

@@ -136,6 +136,7 @@ Routine Description:
     PROLLUP_TABLE Kvm = &Rollup->Tables[TraceRollupKvm];
     PROLLUP_TABLE Buckets = &Rollup->Tables[TraceRollupKvmBuckets];
     PROLLUP_TABLE Open = &Rollup->Tables[TraceRollupSpanOpen];
+    PROLLUP_TABLE Names = &Rollup->Tables[TraceRollupSpanNames];
     PROLLUP_BUCKET_ENTRY Bucket;
     PROLLUP_SPAN_OPEN_ENTRY Entry;
     ULONGLONG Index;
@@ -162,6 +163,17 @@ Routine Description:
         return "more rate buckets than a rollup keeps";
     }
 
+    for (Index = 0; Index < Names->Count; Index++) {
+        PROLLUP_SPAN_NAME_ENTRY Name = RollupTableEntry(Names, Index);
+        PROLLUP_SPAN_NAME_ENTRY First = RollupTableFind(Names,
+                                                        Name->Canonical, 0);
+
+        if (First == NULL || First->Canonical != First->NameId ||
+            First->TextHash != Name->TextHash) {
+            return "a span name mapped to no name of its text";
+        }
+    }
+
     return NULL;
 }
 
@@ -185,6 +197,7 @@ Routine Description:
     PTRACE_ROLLUP_IMAGE_TABLE Table;
     LONGLONG Width;
     ULONG Index;
+    PCSZ Why;
 
     if (Size < sizeof(*Header) || Header->Magic != TRACE_ROLLUP_IMAGE_MAGIC) {
         return "an image without its magic";
@@ -220,6 +233,7 @@ Routine Description:
 
     Rollup->Watermark = Header->Watermark;
     Rollup->BucketNs = Header->BucketNs;
+    RollupForgetRecent(Rollup);
 
     for (Index = 0; Index < TraceRollupTableMaximum; Index++) {
         Table = &Header->Tables[Index];
@@ -230,7 +244,11 @@ Routine Description:
         }
     }
 
-    return CheckTables(Rollup);
+    Why = CheckTables(Rollup);
+    if (Why == NULL && !RTL_SUCCESS(RollupLoadSpanTexts(Rollup))) {
+        Why = "no memory for its span names";
+    }
+    return Why;
 }
 
 static
@@ -355,7 +373,7 @@ Return Value:
     PRTL Rtl = Rollup->Rtl;
     PTRACE_STORE Store = Rollup->Store;
     TRACE_ROLLUP_HEADER *Header = &Rollup->Header;
-    TRACE_ROLLUP_SLOT Slots[2];
+    TRACE_ROLLUP_SLOT Slots[2] = { { 0 }, { 0 } };
     HANDLE Handle = INVALID_HANDLE_VALUE;
     ULONGLONG FileSize;
     SIZE_T BytesRead;
@@ -449,7 +467,11 @@ Return Value:
         Rtl->GetFileSize(Rtl, Handle, &FileSize);
     }
 
-    SetStatus(Status, TraceRollupDamaged, Path, Why);
+    if (Slots[0].Sequence == 0 && Slots[1].Sequence == 0) {
+        SetStatus(Status, TraceRollupMissing, Path, "no publication yet");
+    } else {
+        SetStatus(Status, TraceRollupDamaged, Path, Why);
+    }
 
 Done:
     if (Handle != INVALID_HANDLE_VALUE) {
@@ -731,10 +753,13 @@ TraceRollupOpenWriter(
         }
     }
 
+    Store->FoldedCount = Rollup->Watermark;
+    Rollup->Rebuilding = TRUE;
     Status = TraceRollupUpdate(Rollup, Store->CommittedCount,
-                               Rollup->Watermark != Rollup->PublishedWatermark
-                               || Rollup->Sequence == 0);
+                               Rollup->Watermark != Rollup->PublishedWatermark);
+    Rollup->Rebuilding = FALSE;
     if (!RTL_SUCCESS(Status)) {
+        Store->FoldedCount = TRACE_COMMIT_ALL;
         goto Error;
     }
 
@@ -804,11 +829,15 @@ TraceRollupClose(
         return;
     }
 
+    //
+    // Not flushed: a rollup lost or torn with the machine is a file the
+    // next reader does not trust (checksums, a watermark past the store)
+    // and the next writer rebuilds; the stores' own flush is what keeps
+    // records.
+    //
+
     Rtl = Rollup->Rtl;
     if (Rollup->FileHandle != INVALID_HANDLE_VALUE) {
-        if (Rollup->Writable) {
-            Rtl->FlushFile(Rtl, Rollup->FileHandle);
-        }
         Rtl->CloseFile(Rtl, Rollup->FileHandle);
     }
 

@@ -63,6 +63,7 @@ static const ULONG RollupEntrySizes[TraceRollupTableMaximum] = {
     [TraceRollupSpanKeys] = sizeof(ROLLUP_SPAN_KEY_ENTRY),
     [TraceRollupSpanOpen] = sizeof(ROLLUP_SPAN_OPEN_ENTRY),
     [TraceRollupSyscalls] = sizeof(ROLLUP_SYSCALL_ENTRY),
+    [TraceRollupSpanNames] = sizeof(ROLLUP_SPAN_NAME_ENTRY),
 };
 
 ULONG
@@ -147,9 +148,25 @@ Routine Description:
                               Table != TraceRollupSpanOpen);
     }
     RollupTableInitialize(&Rollup->Classes, sizeof(ROLLUP_CLASS_ENTRY), TRUE);
+    RollupTableInitialize(&Rollup->SpanTexts, sizeof(ROLLUP_CLASS_ENTRY),
+                          TRUE);
     RollupTableInitialize(&Rollup->Canonical, sizeof(ROLLUP_CLASS_ENTRY),
                           TRUE);
     RollupTableInitialize(&Rollup->Texts, sizeof(ROLLUP_CLASS_ENTRY), TRUE);
+    RollupForgetRecent(Rollup);
+}
+
+VOID
+RollupForgetRecent(
+    PTRACE_ROLLUP Rollup
+    )
+{
+    ULONG Slot;
+
+    for (Slot = 0; Slot < ROLLUP_RECENT_SLOTS; Slot++) {
+        Rollup->RecentNames[Slot].NameId = ROLLUP_NO_ENTRY;
+        Rollup->RecentGroups[Slot].Entry = ROLLUP_NO_ENTRY;
+    }
 }
 
 VOID
@@ -162,8 +179,10 @@ RollupResetTables(
     for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
         RollupTableReset(&Rollup->Tables[Table]);
     }
+    RollupTableReset(&Rollup->SpanTexts);
     Rollup->Watermark = 0;
     Rollup->BucketNs = TRACE_ROLLUP_FIRST_BUCKET_NS;
+    RollupForgetRecent(Rollup);
 }
 
 VOID
@@ -179,6 +198,7 @@ RollupFreeTables(
         RollupTableFree(Rtl, &Rollup->Answer[Table]);
     }
     RollupTableFree(Rtl, &Rollup->Classes);
+    RollupTableFree(Rtl, &Rollup->SpanTexts);
     RollupTableFree(Rtl, &Rollup->Canonical);
     RollupTableFree(Rtl, &Rollup->Texts);
 }
@@ -382,6 +402,8 @@ Routine Description:
 
 --*/
 {
+    PTRACE_STRING_TABLE Strings = Rollup->Strings;
+    TRACE_STRING_RECORD Record;
     RTL_STATUS Status;
 
     if (Id == TRACE_STRING_NULL) {
@@ -390,11 +412,42 @@ Routine Description:
         return RTL_STATUS_OK;
     }
 
-    Status = TraceStringLookup(Rollup->Strings, Id, Text, Length);
-    if (!RTL_SUCCESS(Status)) {
+    if (!Strings->Writable) {
+        Status = TraceStringLookup(Strings, Id, Text, Length);
+        if (!RTL_SUCCESS(Status)) {
+            return RowError(Rollup, Row, Column, Offset, Id);
+        }
+        return RTL_STATUS_OK;
+    }
+
+    //
+    // A writer's table: the committed strings only (see StringsCommitted).
+    // Committed records refer to committed strings; the rest of the
+    // checks are TraceStringLookup's.
+    //
+
+    if (Id >= Rollup->StringsCommitted) {
+        Rollup->StringBytesCommitted =
+            TraceStoreReadCommittedCount(&Strings->Data);
+        Rollup->StringsCommitted =
+            TraceStoreReadCommittedCount(&Strings->Index);
+        if (Id >= Rollup->StringsCommitted) {
+            return RowError(Rollup, Row, Column, Offset, Id);
+        }
+    }
+
+    __builtin_memcpy(&Record, Strings->Index.Base +
+                     (ULONGLONG)Id * sizeof(Record), sizeof(Record));
+    if (Record.Length > TRACE_STRING_MAX_LENGTH ||
+        Record.Offset > Rollup->StringBytesCommitted ||
+        Rollup->StringBytesCommitted - Record.Offset <
+        (ULONGLONG)Record.Length + 1 ||
+        Strings->Data.Base[Record.Offset + Record.Length] != '\0') {
         return RowError(Rollup, Row, Column, Offset, Id);
     }
 
+    *Text = (PCSZ)(Strings->Data.Base + Record.Offset);
+    *Length = Record.Length;
     return RTL_STATUS_OK;
 }
 
@@ -406,6 +459,89 @@ RecordAt(
     )
 {
     return Rollup->Store->Base + Row * Rollup->RecordSize;
+}
+
+//
+// ---------------------------------------------------------------------------
+// Recent groups.
+// ---------------------------------------------------------------------------
+//
+
+static inline
+PROLLUP_RECENT_NAME
+RecentName(
+    PTRACE_ROLLUP Rollup,
+    ULONG NameId
+    )
+/*++
+
+Routine Description:
+
+    The memo slot of a name id, taken over for it if another held it.
+
+--*/
+{
+    PROLLUP_RECENT_NAME Recent;
+
+    Recent = &Rollup->RecentNames[(NameId * 0x9E3779B1u) >> 26];
+    if (Recent->NameId != NameId) {
+        Recent->NameId = NameId;
+        Recent->Name = ROLLUP_NO_ENTRY;
+        Recent->Rate = ROLLUP_NO_ENTRY;
+        Recent->Span = ROLLUP_NO_ENTRY;
+        Recent->Canonical = ROLLUP_NO_ENTRY;
+        Recent->Class = 0;
+    }
+    return Recent;
+}
+
+static inline
+ULONGLONG
+EntryIndex(
+    PROLLUP_TABLE Table,
+    PVOID Entry
+    )
+{
+    return (ULONGLONG)((PBYTE)Entry - Table->Entries) / Table->EntrySize;
+}
+
+static inline
+PVOID
+RecentGroup(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Table,
+    ULONGLONG Key0,
+    ULONGLONG Key1,
+    PBOOL Added
+    )
+/*++
+
+Routine Description:
+
+    The entry of group (Key0, Key1) of Table, added zero-filled if new
+    (*Added), through the memo; NULL without memory.
+
+--*/
+{
+    PROLLUP_RECENT_GROUP Recent;
+    PROLLUP_KEY Entry;
+
+    Recent = &Rollup->RecentGroups[((Key0 ^ (Key1 * 0x9E3779B97F4A7C15ULL))
+                                    * 0xC2B2AE3D27D4EB4FULL) >> 58];
+    if (Recent->Entry != ROLLUP_NO_ENTRY && Recent->Key0 == Key0 &&
+        Recent->Key1 == Key1) {
+        *Added = FALSE;
+        return RollupTableEntry(Table, Recent->Entry);
+    }
+
+    Entry = RollupTableInsert(Rollup->Rtl, Table, Key0, Key1, Added);
+    if (Entry == NULL) {
+        return NULL;
+    }
+    Recent->Key0 = Key0;
+    Recent->Key1 = Key1;
+    Recent->Entry = EntryIndex(Table, Entry);
+    return Entry;
 }
 
 //
@@ -461,8 +597,70 @@ Routine Description:
         RollupTableFree(Rtl, Rates);
         *Rates = Merged;
         Rollup->BucketNs *= 2;
+        for (Index = 0; Index < ROLLUP_RECENT_SLOTS; Index++) {
+            Rollup->RecentNames[Index].Rate = ROLLUP_NO_ENTRY;
+        }
     }
 
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+RateEntry(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG NameId,
+    LONGLONG Ts,
+    ULONGLONG Row,
+    PROLLUP_RECENT_NAME Recent
+    )
+/*++
+
+Routine Description:
+
+    Finds (adding it if new) the rate entry of NameId at Ts into
+    Recent->Rate, and its bucket's ts range, coarsening the buckets when
+    the table outgrows its limit.
+
+--*/
+{
+    PROLLUP_TABLE Rates = &Rollup->Tables[TraceRollupRates];
+    PROLLUP_RATE_ENTRY Rate;
+    LONGLONG Bucket;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (;;) {
+        Bucket = FloorDivide(Ts, Rollup->BucketNs);
+        Rate = RollupTableInsert(Rollup->Rtl, Rates, NameId,
+                                 (ULONGLONG)Bucket, &Added);
+        if (Rate == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Rate->FirstRow = Row;
+        }
+        if (!Added || Rates->Count <= TRACE_ROLLUP_MAX_RATE_ENTRIES) {
+            break;
+        }
+        Status = CoarsenRates(Rollup);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    //
+    // The bucket's ts range, saturated at the ends of the int64 range (a
+    // ts there only finds its bucket the slow way).
+    //
+
+    if (__builtin_mul_overflow(Bucket, Rollup->BucketNs, &Recent->Start)) {
+        Recent->Start = INT64_MINIMUM;
+        Recent->End = INT64_MINIMUM;
+    } else {
+        Recent->End = SaturatingAdd(Recent->Start, Rollup->BucketNs);
+    }
+    Recent->Rate = EntryIndex(Rates, Rate);
     return RTL_STATUS_OK;
 }
 
@@ -477,14 +675,11 @@ FoldEvents(
     PRTL Rtl = Rollup->Rtl;
     PROLLUP_TABLE Names = &Rollup->Tables[TraceRollupNames];
     PROLLUP_TABLE Rates = &Rollup->Tables[TraceRollupRates];
-    PROLLUP_NAME_ENTRY Name = NULL;
-    PROLLUP_RATE_ENTRY Rate = NULL;
-    ULONGLONG NameCapacity = 0;
-    ULONGLONG RateCapacity = 0;
+    PROLLUP_RECENT_NAME Recent;
+    PROLLUP_NAME_ENTRY Name;
     ULONGLONG Row;
     ULONG NameId;
     LONGLONG Ts;
-    LONGLONG Bucket;
     PBYTE Record;
     BOOL Added;
     RTL_STATUS Status;
@@ -492,18 +687,14 @@ FoldEvents(
     for (Row = From; Row < To; Row++) {
         Record = RecordAt(Rollup, Row);
         NameId = TRACE_STRING_NULL;
-
         if (Rollup->NameOffset != TRACE_NO_COLUMN) {
             __builtin_memcpy(&NameId, Record + Rollup->NameOffset,
                              sizeof(NameId));
+        }
+        Recent = RecentName(Rollup, NameId);
 
-            //
-            // Consecutive records mostly share a name: try the last
-            // entry before the index (entries move when the table grows).
-            //
-
-            if (Name == NULL || Name->NameId != NameId ||
-                NameCapacity != Names->Capacity) {
+        if (Rollup->NameOffset != TRACE_NO_COLUMN) {
+            if (Recent->Name == ROLLUP_NO_ENTRY) {
                 Name = RollupTableInsert(Rtl, Names, NameId, 0, &Added);
                 if (Name == NULL) {
                     return RTL_STATUS_NO_MEMORY;
@@ -511,41 +702,35 @@ FoldEvents(
                 if (Added) {
                     Name->FirstRow = Row;
                 }
-                NameCapacity = Names->Capacity;
+                Recent->Name = EntryIndex(Names, Name);
             }
-            Name->Count++;
+            ((PROLLUP_NAME_ENTRY)RollupTableEntry(Names, Recent->Name))->
+                Count++;
         }
 
         if (Rollup->TimestampOffset != TRACE_NO_COLUMN) {
             __builtin_memcpy(&Ts, Record + Rollup->TimestampOffset,
                              sizeof(Ts));
-            Bucket = FloorDivide(Ts, Rollup->BucketNs);
-            if (Rollup->RatesPerStore) {
-                NameId = TRACE_STRING_NULL;
-            }
 
-            if (Rate == NULL || Rate->NameId != NameId ||
-                Rate->Bucket != Bucket || RateCapacity != Rates->Capacity) {
-                Rate = RollupTableInsert(Rtl, Rates, NameId,
-                                         (ULONGLONG)Bucket, &Added);
-                if (Rate == NULL) {
-                    return RTL_STATUS_NO_MEMORY;
-                }
-                if (Added) {
-                    Rate->FirstRow = Row;
-                    if (Rates->Count > TRACE_ROLLUP_MAX_RATE_ENTRIES) {
-                        Rate->Count++;
-                        Status = CoarsenRates(Rollup);
-                        if (!RTL_SUCCESS(Status)) {
-                            return Status;
-                        }
-                        Rate = NULL;
-                        continue;
-                    }
-                }
-                RateCapacity = Rates->Capacity;
+            //
+            // The span store's rates are per store: its names are
+            // functions.  Its memo slot is then the NULL name's.
+            //
+
+            if (Rollup->RatesPerStore && NameId != TRACE_STRING_NULL) {
+                Recent = RecentName(Rollup, TRACE_STRING_NULL);
             }
-            Rate->Count++;
+            if (Recent->Rate == ROLLUP_NO_ENTRY || Ts < Recent->Start ||
+                Ts >= Recent->End) {
+                Status = RateEntry(Rollup, Rollup->RatesPerStore ?
+                                   TRACE_STRING_NULL : NameId, Ts, Row,
+                                   Recent);
+                if (!RTL_SUCCESS(Status)) {
+                    return Status;
+                }
+            }
+            ((PROLLUP_RATE_ENTRY)RollupTableEntry(Rates, Recent->Rate))->
+                Count++;
         }
     }
 
@@ -566,33 +751,24 @@ FoldPageFaults(
     ULONGLONG To
     )
 {
-    PRTL Rtl = Rollup->Rtl;
     PROLLUP_TABLE Faults = &Rollup->Tables[TraceRollupFaults];
-    PROLLUP_FAULT_ENTRY Entry = NULL;
-    ULONGLONG Capacity = 0;
+    PROLLUP_FAULT_ENTRY Entry;
     PPAGE_FAULT_RECORD Fault;
     ULONGLONG Row;
-    ULONGLONG PidComm;
     ULONGLONG IsCode;
     BOOL CodeKnown;
     BOOL Added;
 
     for (Row = From; Row < To; Row++) {
         Fault = (PPAGE_FAULT_RECORD)RecordAt(Rollup, Row);
-        PidComm = (ULONGLONG)Fault->Pid | ((ULONGLONG)Fault->CommId << 32);
-
-        if (Entry == NULL || Entry->PidComm != PidComm ||
-            Entry->ModuleId != Fault->ModuleId ||
-            Capacity != Faults->Capacity) {
-            Entry = RollupTableInsert(Rtl, Faults, PidComm, Fault->ModuleId,
-                                      &Added);
-            if (Entry == NULL) {
-                return RTL_STATUS_NO_MEMORY;
-            }
-            if (Added) {
-                Entry->FirstRow = Row;
-            }
-            Capacity = Faults->Capacity;
+        Entry = RecentGroup(Rollup, Faults, (ULONGLONG)Fault->Pid |
+                            ((ULONGLONG)Fault->CommId << 32),
+                            Fault->ModuleId, &Added);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Entry->FirstRow = Row;
         }
 
         Entry->Counts[TraceFaultCountAll]++;
@@ -720,7 +896,6 @@ FoldKvmExits(
     ULONGLONG To
     )
 {
-    PRTL Rtl = Rollup->Rtl;
     PROLLUP_TABLE Kvm = &Rollup->Tables[TraceRollupKvm];
     PROLLUP_TABLE Buckets = &Rollup->Tables[TraceRollupKvmBuckets];
     PROLLUP_KVM_ENTRY Entry;
@@ -731,8 +906,8 @@ FoldKvmExits(
 
     for (Row = From; Row < To; Row++) {
         Exit = (PKVM_EXIT_RECORD)RecordAt(Rollup, Row);
-        Entry = RollupTableInsert(Rtl, Kvm, Exit->ReasonId, Exit->ExitCode,
-                                  &Added);
+        Entry = RecentGroup(Rollup, Kvm, Exit->ReasonId, Exit->ExitCode,
+                            &Added);
         if (Entry == NULL) {
             return RTL_STATUS_NO_MEMORY;
         }
@@ -746,9 +921,7 @@ FoldKvmExits(
         }
 
         Status = RollupAddDuration(Rollup, Kvm, Buckets,
-                                   (ULONGLONG)(((PBYTE)Entry - Kvm->Entries) /
-                                               sizeof(*Entry)),
-                                   Exit->Duration);
+                                   EntryIndex(Kvm, Entry), Exit->Duration);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
@@ -762,6 +935,157 @@ FoldKvmExits(
 // span.
 // ---------------------------------------------------------------------------
 //
+
+static
+RTL_STATUS
+SpanTextAdd(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG TextHash,
+    ULONGLONG Canonical,
+    PCSZ Text,
+    ULONG Length,
+    ULONGLONG Row,
+    PULONGLONG Found
+    )
+/*++
+
+Routine Description:
+
+    Finds the canonical id of a text by its hash among SpanTexts, or
+    enters Canonical for it.  Text NULL: enter without comparing (loading
+    a published table, whose texts are distinct).
+
+--*/
+{
+    PROLLUP_CLASS_ENTRY Entry;
+    ULONGLONG Probe;
+    PCSZ Other;
+    ULONG OtherLength;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Probe = 0;; Probe++) {
+        Entry = RollupTableInsert(Rollup->Rtl, &Rollup->SpanTexts, TextHash,
+                                  Probe, &Added);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        if (Added) {
+            Entry->Class = Canonical;
+            *Found = Canonical;
+            return RTL_STATUS_OK;
+        }
+        if (Text == NULL) {
+            continue;
+        }
+        Status = RollupText(Rollup, (ULONG)Entry->Class, Row, "name",
+                            FIELD_OFFSET(SPAN_RECORD, NameId), &Other,
+                            &OtherLength);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        if (OtherLength == Length &&
+            Rollup->Rtl->CompareMemory(Other, Text, Length) == 0) {
+            *Found = Entry->Class;
+            return RTL_STATUS_OK;
+        }
+    }
+}
+
+RTL_STATUS
+RollupLoadSpanTexts(
+    PTRACE_ROLLUP Rollup
+    )
+/*++
+
+Routine Description:
+
+    Rebuilds SpanTexts from a loaded SpanNames table, in its order (the
+    order the fold met the texts), from the hashes it keeps.
+
+--*/
+{
+    PROLLUP_TABLE Names = &Rollup->Tables[TraceRollupSpanNames];
+    PROLLUP_SPAN_NAME_ENTRY Entry;
+    ULONGLONG Index;
+    ULONGLONG Found;
+    RTL_STATUS Status;
+
+    RollupTableReset(&Rollup->SpanTexts);
+    for (Index = 0; Index < Names->Count; Index++) {
+        Entry = RollupTableEntry(Names, Index);
+        if (Entry->Canonical != Entry->NameId) {
+            continue;
+        }
+        Status = SpanTextAdd(Rollup, Entry->TextHash, Entry->Canonical, NULL,
+                             0, 0, &Found);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+SpanCanonical(
+    PTRACE_ROLLUP Rollup,
+    ULONG NameId,
+    ULONGLONG Row,
+    PULONGLONG Canonical
+    )
+/*++
+
+Routine Description:
+
+    The first id of NameId's text the fold has met (SpanNames), for the
+    recursion test, which compares names by their text.
+
+--*/
+{
+    PROLLUP_SPAN_NAME_ENTRY Entry;
+    PCSZ Text;
+    ULONG Length;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    if (NameId == TRACE_STRING_NULL) {
+        *Canonical = TRACE_STRING_NULL;
+        return RTL_STATUS_OK;
+    }
+
+    Entry = RollupTableFind(&Rollup->Tables[TraceRollupSpanNames], NameId, 0);
+    if (Entry != NULL) {
+        *Canonical = Entry->Canonical;
+        return RTL_STATUS_OK;
+    }
+
+    Status = RollupText(Rollup, NameId, Row, "name",
+                        FIELD_OFFSET(SPAN_RECORD, NameId), &Text, &Length);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    {
+        ULONGLONG Hash = Rollup->Rtl->Hash64(Text, Length);
+
+        Status = SpanTextAdd(Rollup, Hash, NameId, Text, Length, Row,
+                             Canonical);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Entry = RollupTableInsert(Rollup->Rtl,
+                                  &Rollup->Tables[TraceRollupSpanNames],
+                                  NameId, 0, &Added);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        Entry->Canonical = *Canonical;
+        Entry->TextHash = Hash;
+    }
+
+    return RTL_STATUS_OK;
+}
 
 static inline
 VOID
@@ -950,9 +1274,16 @@ Routine Description:
                 return Status;
             }
             if ((Entry->Flags & ROLLUP_OPEN_KEY) != 0) {
+                ULONGLONG Canonical;
+
+                Status = SpanCanonical(Rollup, (ULONG)Entry->NameId,
+                                       Entry->Row, &Canonical);
+                if (!RTL_SUCCESS(Status)) {
+                    return Status;
+                }
                 Key = RollupTableFind(Keys, (ULONGLONG)Span.Pid |
                                       ((ULONGLONG)Span.Tid << 32),
-                                      Entry->NameId);
+                                      Canonical);
                 if (Key != NULL) {
                     Key->Open--;
                     Key->MaxEnd = Key->MaxEnd > SaturatingAdd(Span.Timestamp,
@@ -1006,6 +1337,7 @@ FoldSpans(
     PROLLUP_SPAN_ENTRY Entry;
     PROLLUP_SPAN_KEY_ENTRY Key;
     PROLLUP_SPAN_OPEN_ENTRY Waiting;
+    PROLLUP_RECENT_NAME Recent;
     SPAN_RECORD Span;
     PARENT_STATE Parent;
     ULONGLONG ParentNameId = 0;
@@ -1019,10 +1351,15 @@ FoldSpans(
     for (Row = From; Row < To; Row++) {
         ReadSpan(Rollup, Row, &Span);
 
-        Entry = SpanEntry(Rollup, Spans, Span.NameId, Row);
-        if (Entry == NULL) {
-            return RTL_STATUS_NO_MEMORY;
+        Recent = RecentName(Rollup, Span.NameId);
+        if (Recent->Span == ROLLUP_NO_ENTRY) {
+            Entry = SpanEntry(Rollup, Spans, Span.NameId, Row);
+            if (Entry == NULL) {
+                return RTL_STATUS_NO_MEMORY;
+            }
+            Recent->Span = EntryIndex(Spans, Entry);
         }
+        Entry = RollupTableEntry(Spans, Recent->Span);
         if (Entry->Calls == 0) {
             Entry->FirstRow = Row;
         }
@@ -1034,8 +1371,16 @@ FoldSpans(
         }
         Entry->Calls++;
 
+        if (Recent->Canonical == ROLLUP_NO_ENTRY) {
+            Status = SpanCanonical(Rollup, Span.NameId, Row,
+                                   &Recent->Canonical);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+        }
+
         PidTid = (ULONGLONG)Span.Pid | ((ULONGLONG)Span.Tid << 32);
-        Key = RollupTableInsert(Rtl, Keys, PidTid, Span.NameId, &Added);
+        Key = RecentGroup(Rollup, Keys, PidTid, Recent->Canonical, &Added);
         if (Key == NULL) {
             return RTL_STATUS_NO_MEMORY;
         }
@@ -1210,9 +1555,8 @@ Routine Description:
 {
     PROLLUP_TABLE Syscalls = &Rollup->Tables[TraceRollupSyscalls];
     PROLLUP_SYSCALL_ENTRY Entry;
+    PROLLUP_RECENT_NAME Recent;
     PFTRACE_EVENT_RECORD Event;
-    ULONGLONG Class = 0;
-    ULONG LastName = TRACE_STRING_NULL;
     ULONGLONG Row;
     PCSZ Args;
     ULONG Length;
@@ -1222,14 +1566,14 @@ Routine Description:
 
     for (Row = From; Row < To; Row++) {
         Event = (PFTRACE_EVENT_RECORD)RecordAt(Rollup, Row);
-        if (Event->NameId != LastName || Row == From) {
-            Status = NameClass(Rollup, Event->NameId, Row, &Class);
+        Recent = RecentName(Rollup, Event->NameId);
+        if (Recent->Class == 0) {
+            Status = NameClass(Rollup, Event->NameId, Row, &Recent->Class);
             if (!RTL_SUCCESS(Status)) {
                 return Status;
             }
-            LastName = Event->NameId;
         }
-        if (Class != ROLLUP_NAME_SYS_ENTER) {
+        if (Recent->Class != ROLLUP_NAME_SYS_ENTER) {
             continue;
         }
 
@@ -1339,12 +1683,20 @@ Return Value:
 
         Rollup->Watermark = To;
 
-        if (Store->Writable && Store->DiscardBehind &&
-            To * Rollup->RecordSize <=
-            __atomic_load_n(&Store->DiscardedBytes, __ATOMIC_RELAXED)) {
+        //
+        // What the fold read and no one needs mapped: a reader's or a
+        // rebuild's whole windows (a reader folding every record of a
+        // large store would otherwise keep all of it resident).  A writer
+        // unmaps behind itself, below the fold (FoldedCount).
+        //
+
+        if ((!Store->Writable || Rollup->Rebuilding) && To - From == Window) {
             Rollup->Rtl->DiscardMemory(Rollup->Rtl, RecordAt(Rollup, From),
                                        (SIZE_T)((To - From) *
                                                 Rollup->RecordSize));
+        }
+        if (Store->Writable) {
+            __atomic_store_n(&Store->FoldedCount, To, __ATOMIC_RELEASE);
         }
     }
 

@@ -173,6 +173,23 @@ typedef struct _ROLLUP_SYSCALL_ENTRY {      // TraceRollupSyscalls
 C_ASSERT(sizeof(ROLLUP_SYSCALL_ENTRY) == 32);
 
 //
+// The recursion test compares names as the view does, by their text: a
+// span name id maps to the first id of its text met by the fold (ids of
+// one text: TRACE_STRING_INTERN_LIMIT).  TextHash (XXH3-64 of the text)
+// lets a reader that loads the table find texts again without reading
+// them.
+//
+
+typedef struct _ROLLUP_SPAN_NAME_ENTRY {    // TraceRollupSpanNames
+    ULONGLONG NameId;                       // key
+    ULONGLONG Zero;
+    ULONGLONG Canonical;                    // first id of the same text
+    ULONGLONG TextHash;
+} ROLLUP_SPAN_NAME_ENTRY, *PROLLUP_SPAN_NAME_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_SPAN_NAME_ENTRY) == 32);
+
+//
 // A fold's own memo, not published: what an ftrace_event name is.
 //
 
@@ -185,6 +202,36 @@ typedef struct _ROLLUP_CLASS_ENTRY {
     ULONGLONG Class;
     ULONGLONG Padding;
 } ROLLUP_CLASS_ENTRY, *PROLLUP_CLASS_ENTRY;
+
+//
+// A fold's memo of recent groups, not published: most records fall in a
+// group met a moment ago, and finding it again here costs a few loads
+// instead of a hash probe.  Direct-mapped by the name id (names, rates,
+// system call class) or the key's hash (faults, exit reasons); an entry
+// holds table indices, checked against the key before use, and is
+// forgotten when its table is rebuilt (RollupForgetRecent).
+//
+
+#define ROLLUP_RECENT_SLOTS 64
+#define ROLLUP_NO_ENTRY     (~0ULL)
+
+typedef struct _ROLLUP_RECENT_NAME {
+    ULONGLONG NameId;                       // ROLLUP_NO_ENTRY: empty
+    ULONGLONG Name;                         // its TraceRollupNames entry
+    LONGLONG Start;                         // [Start, End): the ts of the
+    LONGLONG End;                           // rate bucket of Rate
+    ULONGLONG Rate;                         // its TraceRollupRates entry
+    ULONGLONG Span;                         // its TraceRollupSpans entry
+    ULONGLONG Canonical;                    // first id of its text, or
+                                            // ROLLUP_NO_ENTRY
+    ULONGLONG Class;                        // ROLLUP_NAME_*, or 0
+} ROLLUP_RECENT_NAME, *PROLLUP_RECENT_NAME;
+
+typedef struct _ROLLUP_RECENT_GROUP {
+    ULONGLONG Key0;
+    ULONGLONG Key1;
+    ULONGLONG Entry;                        // ROLLUP_NO_ENTRY: empty
+} ROLLUP_RECENT_GROUP, *PROLLUP_RECENT_GROUP;
 
 //
 // The fold.
@@ -204,6 +251,11 @@ struct _TRACE_ROLLUP {
     LONGLONG BucketNs;
     ROLLUP_TABLE Tables[TraceRollupTableMaximum];
     ROLLUP_TABLE Classes;                   // ROLLUP_CLASS_ENTRY
+    ROLLUP_TABLE SpanTexts;                 // (text hash, probe) -> the
+                                            // canonical id (ROLLUP_CLASS_
+                                            // ENTRY.Class), from SpanNames
+    ROLLUP_RECENT_NAME RecentNames[ROLLUP_RECENT_SLOTS];
+    ROLLUP_RECENT_GROUP RecentGroups[ROLLUP_RECENT_SLOTS];
 
     //
     // A fold stops at a record it cannot read (a string id out of range)
@@ -213,10 +265,21 @@ struct _TRACE_ROLLUP {
     PRTL_ERROR Error;
 
     //
+    // A writer's strings as their commit slots last said (RollupText): a
+    // fold may run on another thread than the writer's, so it reads only
+    // committed strings, through the slots, never the writer's counts.
+    //
+
+    ULONGLONG StringsCommitted;
+    ULONGLONG StringBytesCommitted;
+
+    //
     // The writer's file (TraceRollupFile.c).
     //
 
     BOOL Writable;
+    BOOL Rebuilding;                        // folding a store's records
+                                            // at the writer's open
     HANDLE FileHandle;
     ULONGLONG Sequence;                     // of the latest publication
     TRACE_ROLLUP_SLOT Latest;               // its slot
@@ -305,6 +368,12 @@ VOID RollupInitialize(PTRACE_ROLLUP Rollup, PRTL Rtl, PTRACE_STORE Store,
 
 VOID RollupResetTables(PTRACE_ROLLUP Rollup);
 
+//
+// Forgets the recent groups (after tables were rebuilt or loaded).
+//
+
+VOID RollupForgetRecent(PTRACE_ROLLUP Rollup);
+
 VOID RollupFreeTables(PTRACE_ROLLUP Rollup);
 
 //
@@ -314,6 +383,13 @@ VOID RollupFreeTables(PTRACE_ROLLUP Rollup);
 //
 
 RTL_STATUS RollupFold(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+
+//
+// Rebuilds the fold's text index of span names from a loaded
+// TraceRollupSpanNames table.
+//
+
+RTL_STATUS RollupLoadSpanTexts(PTRACE_ROLLUP Rollup);
 
 //
 // A reader's last step on the span tables: every open row adds what it

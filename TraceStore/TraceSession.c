@@ -1009,6 +1009,8 @@ TraceSessionUpdateRollups(
                 Rollup, TraceStoreReadCommittedCount(&Session->Stores[Index]),
                 Publish))) {
             Session->Rollups[Index] = NULL;
+            __atomic_store_n(&Session->Stores[Index].FoldedCount,
+                             TRACE_COMMIT_ALL, __ATOMIC_RELEASE);
             TraceRollupClose(Rollup);
         }
     }

@@ -454,6 +454,15 @@ typedef struct _TRACE_STORE {
     ULONGLONG DiscardedBytes;
 
     //
+    // A store whose rollup is folded on another thread (TraceRollup.h)
+    // keeps mapped what the fold has not read: DiscardBehind unmaps only
+    // records below FoldedCount, which the fold advances (release
+    // ordering).  TRACE_COMMIT_ALL: no such limit.
+    //
+
+    ULONGLONG FoldedCount;
+
+    //
     // Address space: the writer reserves ReservationSize bytes and maps the
     // file in chunks at its start; a reader maps MappedSize bytes.
     //

@@ -218,12 +218,28 @@ Routine Description:
 --*/
 {
     ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
+    ULONGLONG Folded;
     ULONGLONG Until;
 
     if (!Store->DiscardBehind ||
         Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
                    TRACE_DISCARD_BEHIND / 2) {
         return;
+    }
+
+    //
+    // Not what the rollup has yet to read (FoldedCount): it would fault
+    // it in again.
+    //
+
+    Folded = __atomic_load_n(&Store->FoldedCount, __ATOMIC_ACQUIRE);
+    if (Folded != TRACE_COMMIT_ALL &&
+        Folded * Store->RecordSize + STORE_DISCARD_LAG < Reserved) {
+        Reserved = Folded * Store->RecordSize + STORE_DISCARD_LAG;
+        if (Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
+                       TRACE_DISCARD_BEHIND / 2) {
+            return;
+        }
     }
 
     //

@@ -33,7 +33,8 @@ list(FILTER TRACER_WINDOWS_CLI_SOURCES EXCLUDE REGEX
      "/Readers/Live/|/Readers/Cli/Plot/|/CmdPlot\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/CmdPush\\.c$|/HttpClient\\.c$|/TraceZstd\\.c$|/CliPortPosix\\.c$")
 list(APPEND TRACER_WINDOWS_CLI_SOURCES ${CMAKE_SOURCE_DIR}/Readers/Cli/CliPortWindows.c
      ${CMAKE_SOURCE_DIR}/Readers/Cli/CliLinuxOnly.c
-     ${CMAKE_SOURCE_DIR}/Readers/Live/LiveText.c)
+     ${CMAKE_SOURCE_DIR}/Readers/Live/LiveText.c
+     ${CMAKE_SOURCE_DIR}/Readers/Live/LiveRollups.c)
 # LiveText.c (the read-a-whole-file loop the CLI shares with the recorder)
 # opens with O_CLOEXEC, which msvcrt lacks; there the flag that matters is
 # O_BINARY (no CRLF translation), so it stands in for it.

@@ -5,7 +5,8 @@
 ** command line, progress output and the summary.  Calls the core through
 ** Readers/Shared/TraceImport.h (TraceFormatFromName, TraceImportRun) and
 ** TraceStore/TraceStore.h (the session), TraceZstd.c for trace.dat v7,
-** and CliUtil.c, Workers.c (helpers, worker threads).
+** CliUtil.c, Workers.c (helpers, worker threads), and LiveRollups.c (the
+** thread that folds the rollups).
 */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "Cli.h"
 #include "Readers/Cli/TraceZstd.h"
+#include "Readers/Live/LiveRollups.h"
 #include "TraceStore/TraceSchema.h"
 
 static const char zImportHelp[] =
@@ -292,6 +294,7 @@ int cmdImport(int argc, char **argv){
   TRACE_SESSION_HOST host;
   ImportOptions opt;
   PTRACE_SESSION pSession;
+  LiveRollups *pRollups;
   RTL_ERROR err;
   int i, nFiles = 0, rc = 0, bClockPending = 0;
 
@@ -364,6 +367,7 @@ int cmdImport(int argc, char **argv){
     cliFail("%s: cannot write the session header", zOut);
     rc = 1;
   }
+  pRollups = liveRollupsStart(pSession);
 
   for(i=0; i<argc && rc==0; i++){
     if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
@@ -384,6 +388,7 @@ int cmdImport(int argc, char **argv){
     rc = importOne(pSession, argv[i], &opt);
   }
 
+  liveRollupsStop(pRollups);
   TraceSessionClose(pSession);
   free(pSession);
   return rc;

@@ -90,6 +90,7 @@
 #include <unistd.h>
 
 #include "Readers/Decoders/Ftrace/TraceEvent.h"
+#include "LiveRollups.h"
 #include "LiveText.h"
 #include "Record.h"
 #include "RecordTasks.h"
@@ -155,6 +156,7 @@ struct Recorder {
   unsigned long long nPageLost; /* missed events flagged in page headers */
   unsigned long long nStatsLost;/* from per_cpu/cpuN/stats */
   RecTasks *pTasks;             /* processes and their mappings */
+  LiveRollups *pRollups;        /* the thread folding the rollups */
   int iExecType;                /* common_type of sched_process_exec, or -1 */
   int nEvent;                   /* event directories enabled */
   char **azEventDir;
@@ -706,6 +708,7 @@ static int recOpenSession(Recorder *p){
     p->xFail("%s: cannot write the session header", p->pOpts->zOut);
     return 1;
   }
+  p->pRollups = liveRollupsStart(p->pSession);
   p->imp.Rtl = pRtl;
   p->imp.Session = p->pSession;
   p->imp.Path = p->zInst;
@@ -1101,6 +1104,7 @@ static int recClose(Recorder *p, int rc){
     }
   }
   if( p->pSink && p->bImport ) TraceEventSinkRelease(p->pSink);
+  liveRollupsStop(p->pRollups);
   if( p->pSession ){ TraceSessionClose(p->pSession); free(p->pSession); }
   free(p->pSink);
   if( p->bTable ) TraceEventTableRelease(&p->table);
