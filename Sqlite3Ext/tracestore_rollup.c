@@ -25,8 +25,11 @@
 **     QUESTION is one of the names in aQuestion below (span, span_open,
 **     page_fault, kvm_exit, syscall, event_count, event_rate); the table's
 **     columns are that question's, documented with the rollup tables in
-**     tracestore_views.c (SCHEMA.md).  tracestore_attach() makes them as
-**     rollup_QUESTION, and the views read them.
+**     tracestore_views.c (SCHEMA.md), and a hidden column `records`: the
+**     records of the row's store that the answer covers (its snapshot),
+**     for comparing with a scan of the same records (WHERE id < records).
+**     tracestore_attach() makes them as rollup_QUESTION; the views read
+**     them.
 **
 ** How it works:
 **
@@ -125,6 +128,7 @@ struct ts_rollup_vtab {
   TRACE_SESSION *pSession;      /* The session, open read-only */
   char *zPath;                  /* Session directory, for messages */
   int iQuestion;                /* Index in aQuestion */
+  int nCol;                     /* Its columns; then the hidden `records` */
 };
 
 /*
@@ -223,7 +227,8 @@ static int tsRollupConnect(
   }
   sqlite3_free(zQuestion);
 
-  zDecl = sqlite3_mprintf("CREATE TABLE x(%s)", aQuestion[iQuestion].zColumns);
+  zDecl = sqlite3_mprintf("CREATE TABLE x(%s, records INTEGER HIDDEN)",
+                          aQuestion[iQuestion].zColumns);
   if( zDecl==0 ) return SQLITE_NOMEM;
   rc = sqlite3_declare_vtab(db, zDecl);
   sqlite3_free(zDecl);
@@ -240,6 +245,10 @@ static int tsRollupConnect(
   tsDequote(zPath);
   pNew->zPath = zPath;
   pNew->iQuestion = iQuestion;
+  for(pNew->nCol=1, zDecl=(char*)aQuestion[iQuestion].zColumns; *zDecl;
+      zDecl++){
+    pNew->nCol += *zDecl==',';
+  }
   rc = tsSessionOpen(zPath, &pNew->pSession, pzErr);
   if( rc!=SQLITE_OK ){
     sqlite3_free(zPath);
@@ -607,6 +616,10 @@ static int tsRollupColumn(
   ts_rollup_vtab *pTab = (ts_rollup_vtab*)cur->pVtab;
   const ts_rollup_row *p = &pCur->row;
 
+  if( i==pTab->nCol ){
+    sqlite3_result_int64(ctx, (sqlite3_int64)pCur->anRecord[pCur->iStore]);
+    return SQLITE_OK;
+  }
   switch( pTab->iQuestion ){
     case TS_Q_SPAN:
       return tsColumnSpan(ctx, pTab, &p->span, i);

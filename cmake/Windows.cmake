@@ -30,7 +30,7 @@ target_compile_definitions(TracerSqlite3Amalgamation PRIVATE SQLITE_THREADSAFE=1
 # the portability layer (CliPort.h) with the Linux-only commands' stubs.
 set(TRACER_WINDOWS_CLI_SOURCES ${TRACESTORE_CLI_SOURCES})
 list(FILTER TRACER_WINDOWS_CLI_SOURCES EXCLUDE REGEX
-     "/Readers/Live/|/Readers/Cli/Plot/|/CmdPlot\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/CmdPush\\.c$|/HttpClient\\.c$|/TraceZstd\\.c$|/CliPortPosix\\.c$")
+     "/Readers/Live/|/Readers/Cli/Plot/|/CmdPlot\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/CmdPush\\.c$|/CmdTop\\.c$|/HttpClient\\.c$|/TraceZstd\\.c$|/CliPortPosix\\.c$")
 list(APPEND TRACER_WINDOWS_CLI_SOURCES ${CMAKE_SOURCE_DIR}/Readers/Cli/CliPortWindows.c
      ${CMAKE_SOURCE_DIR}/Readers/Cli/CliLinuxOnly.c
      ${CMAKE_SOURCE_DIR}/Readers/Live/LiveText.c

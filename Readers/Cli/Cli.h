@@ -10,7 +10,7 @@
 ** One file per command (CmdImport.c, CmdRecord.c, CmdInfo.c, CmdSql.c,
 ** CmdSchema.c, CmdKvmtraceFormat.c, CmdPlot.c with its renderer in
 ** Plot/, CmdExport.c with its writer ExportChrome.c, CmdPush.c with its
-** HTTP client HttpClient.c, CmdTracePython.c), Main.c for the
+** HTTP client HttpClient.c, CmdTracePython.c, CmdTop.c), Main.c for the
 ** dispatch, CliUtil.c
 ** for the small helpers below, Workers.c for the threads the core's
 ** asynchronous RTL routines and reader jobs run on.  Arrows: Main.c ->
@@ -87,5 +87,6 @@ int cmdPlot(int argc, char **argv);
 int cmdExport(int argc, char **argv);
 int cmdTracePython(int argc, char **argv);
 int cmdPush(int argc, char **argv);
+int cmdTop(int argc, char **argv);
 
 #endif /* TRACER_CLI_H */

@@ -50,6 +50,8 @@ static const char zMainHelp[] =
 "                              (Linux only)\n"
 "  push [--follow] SESSION URL stream the session into ClickHouse, exactly once\n"
 "                              (Linux only)\n"
+"  top [--once] SESSION        a live view of a session: events, functions,\n"
+"                              faults, exit reasons (Linux only)\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -75,6 +77,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "push")==0 ) return cmdPush(argc-2, argv+2);
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
+  if( strcmp(argv[1], "top")==0 ) return cmdTop(argc-2, argv+2);
   if( strcmp(argv[1], "trace-python")==0 ){
     return cmdTracePython(argc-2, argv+2);
   }
