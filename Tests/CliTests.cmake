@@ -15,7 +15,7 @@ foreach(case truncated_header bad_magic bad_version record_size count_beyond_fil
     ENVIRONMENT "SQLITE3=${TRACER_SQLITE3}")
 endforeach()
 
-foreach(verb import info sql export push record trace-python)
+foreach(verb import info sql export push record trace-python top)
   add_test(NAME cli.help.${verb} COMMAND $<TARGET_FILE:tracestore> ${verb} --help)
   set_tests_properties(cli.help.${verb} PROPERTIES LABELS unit TIMEOUT 10
     PASS_REGULAR_EXPRESSION "usage: tracestore ${verb}")

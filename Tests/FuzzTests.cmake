@@ -30,9 +30,9 @@ else()
 endif()
 
 # fuzz_target(NAME [FORMAT format] [DIR TEMPLATE FILE file]
-#             [SESSION samples] [SQL] [SEEDS seed...])
+#             [SESSION samples [ONLY suffix]] [SQL] [SEEDS seed...])
 function(fuzz_target name)
-  cmake_parse_arguments(F "SQL" "FORMAT;DIR;FILE;SESSION" "SEEDS" ${ARGN})
+  cmake_parse_arguments(F "SQL" "FORMAT;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
   set(source ${FUZZ_DIR}/FuzzImport.c)
   set(defs)
   set(libs TracerReaders)
@@ -45,6 +45,9 @@ function(fuzz_target name)
   if(F_SESSION)
     set(source ${FUZZ_DIR}/FuzzSession.c)
     list(APPEND defs FUZZ_SESSION_SAMPLES="${F_SESSION}")
+  endif()
+  if(F_ONLY)
+    list(APPEND defs FUZZ_SESSION_ONLY="${F_ONLY}")
   endif()
   if(F_SQL)
     list(APPEND defs FUZZ_SESSION_SQL)
@@ -130,3 +133,6 @@ perf-script=${FUZZ_DATA}/perf-sched-faults.txt,perf-stat=${FUZZ_DATA}/perf-stat-
 uftrace=${UFT},chrome-json=${FUZZ_DATA}/chrome/events.json")
 fuzz_target(session_store SESSION "${FUZZ_SESSION_SAMPLES}")
 fuzz_target(session_sql SESSION "${FUZZ_SESSION_SAMPLES}" SQL)
+# The same session, only its rollup files (NAME.rollup) replaced, read
+# through the rollups (TraceRollupRead): the decoder of published images.
+fuzz_target(rollup_file SESSION "${FUZZ_SESSION_SAMPLES}" ONLY .rollup)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds Tracer and runs the whole test suite (everything but benchmarks).
+# Builds Tracer and runs the whole test suite (everything but benchmarks
+# and the long variants: ctest -L bench, ctest -L long).
 #   Tests/run-tests.sh              release build in build/
 #   Tests/run-tests.sh --sanitize   ASan + UBSan build in build-asan/
 #   Tests/run-tests.sh --windows    mingw-w64 cross build in build-windows/
@@ -35,4 +36,4 @@ else
 fi
 cmake -S . -B "$dir" $flags >/dev/null
 cmake --build "$dir" -j"$(nproc)"
-ctest --test-dir "$dir" -LE bench -j"$(nproc)" --output-on-failure
+ctest --test-dir "$dir" -LE "bench|long" -j"$(nproc)" --output-on-failure

@@ -43,10 +43,23 @@
 #         records into the same session: it removes the dead recorder's
 #         tracefs instance, and the earlier rows are unchanged.
 #         Skipped (exit 77) without root or tracefs.
+# import and record: after each kill and after each continuing writer,
+#         every view read from the rollups equals the full scan
+#         (Tests/Rollup/rollup_views_test.py, with Debian's python3).
 #
 set -u
 MODE=$1; shift
 fail(){ echo "FAIL: $*"; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${TORTURE_PYTHON:-/usr/bin/python3}
+
+# views SESSION WHAT: the views read from the rollups equal the full scan.
+views(){
+  [ -x "$PY" ] || return 0
+  "$PY" "$HERE/../Rollup/rollup_views_test.py" "$EXT" "$1" \
+    > "$W/views.out" 2>&1 || { cat "$W/views.out"
+    fail "$2: a view read from the rollups is not the full scan's"; }
+}
 TRIALS=${TORTURE_TRIALS:-20}
 SEED=${TORTURE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "torture $MODE: $TRIALS trials, seed $SEED (TORTURE_SEED=$SEED to repeat)"
@@ -267,10 +280,12 @@ import)
       RECORDS=$((RECORDS + n))
     done
     STRINGS=$((STRINGS + $(awk '$1 == "string" { print $2 }' "$W/after" | grep . || echo 0)))
+    [ -z "$stores" ] || views "$S" "trial $trial, after the kill"
 
     # A new writer continues the session.
     "$TS" import -o "$S" "$W/small.$f" > /dev/null 2> "$W/import2.err" || {
       cat "$W/import2.err"; fail "trial $trial: the import after the kill failed"; }
+    views "$S" "trial $trial, after the continuing import"
     all=$( (echo "$stores"; cat "$W/stores.small.$f") | sort -u | grep .)
     dump "$S" "$W/c" $all
     for st in $all; do
@@ -360,6 +375,7 @@ record)
     fi
     for st in $stores; do RECORDS=$((RECORDS + $(wc -l < "$W/k.$st"))); done
     STRINGS=$((STRINGS + $(awk '$1 == "string" { print $2 }' "$W/after" | grep . || echo 0)))
+    [ -z "$stores" ] || views "$S" "trial $trial, after the kill"
 
     had=; [ -d $T/instances/tracestore-$RPID ] && had=1
     # A new recorder continues the same session and removes the dead
@@ -377,6 +393,7 @@ record)
       head -n "$(wc -l < "$W/k.$st")" "$W/c.$st" | cmp -s - "$W/k.$st" ||
         fail "trial $trial: $st: committed rows changed by the next recorder"
     done
+    views "$S" "trial $trial, after the next recorder"
     # New rows: the new workload's, or of tasks it started (in the thread
     # rows the new recorder added).
     th=$(awk '$1 == "thread" { print $2 }' "$W/after"); th=${th:-0}

@@ -12,6 +12,7 @@
 
 #include "FuzzCommon.h"
 #include "Readers/Cli/TraceZstd.h"
+#include "TraceStore/TraceRollup.h"
 
 static char zTempRoot[512];       /* removed at exit */
 int fuzzReplayingSeeds;
@@ -141,6 +142,47 @@ int fuzzReadSession(PRTL pRtl, const char *zSession){
   readStore(&session, &session.Strings.Index);
   TraceSessionClose(&session);
   return 0;
+}
+
+int fuzzReadRollups(PRTL pRtl, const char *zSession){
+  static TRACE_SESSION session;
+  static const SIZE_T aRowSize[TraceRollupTableMaximum] = {
+    [TraceRollupNames] = sizeof(TRACE_ROLLUP_NAME_ROW),
+    [TraceRollupRates] = sizeof(TRACE_ROLLUP_RATE_ROW),
+    [TraceRollupFaults] = sizeof(TRACE_ROLLUP_FAULT_ROW),
+    [TraceRollupKvm] = sizeof(TRACE_ROLLUP_KVM_ROW),
+    [TraceRollupSpans] = sizeof(TRACE_ROLLUP_SPAN_ROW),
+    [TraceRollupSpanOpen] = sizeof(ULONGLONG),
+    [TraceRollupSyscalls] = sizeof(TRACE_ROLLUP_SYSCALL_ROW),
+  };
+  unsigned char aRow[256];
+  RTL_ERROR err;
+  ULONG i, t;
+  int rc = 0;
+  memset(&session, 0, sizeof(session));
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenReader(pRtl, zSession, &session, &err)) ){
+    return 1;
+  }
+  for(i=0; i<session.NumberOfStores; i++){
+    PTRACE_ROLLUP pRollup = 0;
+    TRACE_ROLLUP_STATUS st;
+    if( !RTL_SUCCESS(TraceRollupRead(pRtl, &session, &session.Stores[i],
+                                     &pRollup, &st, &err)) ){
+      rc = 1;
+      continue;
+    }
+    for(t=0; t<TraceRollupTableMaximum; t++){
+      ULONGLONG k, n = TraceRollupRowCount(pRollup, (TRACE_ROLLUP_TABLE_ID)t);
+      for(k=0; k<n && aRowSize[t]; k++){
+        TraceRollupGetRow(pRollup, (TRACE_ROLLUP_TABLE_ID)t, k, aRow,
+                          aRowSize[t]);
+      }
+    }
+    TraceRollupFree(pRollup);
+  }
+  TraceSessionClose(&session);
+  return rc;
 }
 
 #ifndef FUZZ_REPLAY_MAIN

@@ -52,4 +52,11 @@ int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
 ** 1 if the session was refused. */
 int fuzzReadSession(PRTL pRtl, const char *zSession);
 
+/*
+** Opens zSession read-only and reads every event store's rollup answer
+** (TraceRollupRead) and every row of it.  Returns non-zero if one fails
+** (a rollup file the reader refused is not a failure: it folds the rows).
+*/
+int fuzzReadRollups(PRTL pRtl, const char *zSession);
+
 #endif

@@ -23,6 +23,11 @@
 ** A refused session, a failing query, an interrupted query (each has a
 ** budget of SQLite VM steps) are all fine; a crash, a sanitizer report, a
 ** leak or a hang is a finding.
+**
+** With FUZZ_SESSION_ONLY (a file name suffix, ".rollup" for the target
+** rollup_file) the byte picks among the template's files with that suffix
+** only, and the session is also read through the rollups: each event
+** store's answer (TraceRollupRead), every row of it.
 */
 #include <dirent.h>
 #include <stdio.h>
@@ -44,6 +49,8 @@
 static RTL Rtl;
 static char zSession[600];        /* the session under test */
 static int nFile;                 /* the template's files, by name */
+static int nPick;                 /* those an input may replace */
+static int aiPick[MAX_FILES];
 static char azFile[MAX_FILES][64];
 static uint8_t *aaFile[MAX_FILES];
 static size_t anFile[MAX_FILES];
@@ -87,6 +94,14 @@ static void initialize(void){
   if( nFile==0 ){ fprintf(stderr, "template: no files\n"); exit(1); }
   qsort(azFile, nFile, sizeof(azFile[0]), compareNames);
   for(i=0; i<nFile; i++){
+#ifdef FUZZ_SESSION_ONLY
+    size_t n = strlen(azFile[i]), k = strlen(FUZZ_SESSION_ONLY);
+    if( n<k || strcmp(azFile[i] + n - k, FUZZ_SESSION_ONLY)!=0 ) continue;
+#endif
+    aiPick[nPick++] = i;
+  }
+  if( nPick==0 ){ fprintf(stderr, "template: no file to fuzz\n"); exit(1); }
+  for(i=0; i<nFile; i++){
     char zPath[700];
     snprintf(zPath, sizeof(zPath), "%s/%s", zTemplate, azFile[i]);
     aaFile[i] = fuzzReadFile(zPath, &anFile[i]);
@@ -96,21 +111,24 @@ static void initialize(void){
 void fuzzSeeds(const char *zDir){
   int i;
   initialize();
-  for(i=0; i<nFile; i++){
+  for(i=0; i<nPick; i++){
     char zPath[700];
-    uint8_t *a = malloc(anFile[i] + 1);
+    uint8_t *a = malloc(anFile[aiPick[i]] + 1);
     if( a==0 ) exit(1);
     a[0] = (uint8_t)i;
-    memcpy(a + 1, aaFile[i], anFile[i]);
-    snprintf(zPath, sizeof(zPath), "%s/seed-%s", zDir, azFile[i]);
-    if( fuzzWriteFile(zPath, a, anFile[i] + 1) ){ perror(zPath); exit(1); }
+    memcpy(a + 1, aaFile[aiPick[i]], anFile[aiPick[i]]);
+    snprintf(zPath, sizeof(zPath), "%s/seed-%s", zDir, azFile[aiPick[i]]);
+    if( fuzzWriteFile(zPath, a, anFile[aiPick[i]] + 1) ){
+      perror(zPath);
+      exit(1);
+    }
     free(a);
   }
 }
 
 /* Writes the template with file aData[0] replaced by the rest of aData. */
 static void makeSession(const uint8_t *aData, size_t nData){
-  int iFile = aData[0] % nFile, i;
+  int iFile = aiPick[aData[0] % nPick], i;
   fuzzRemoveDir(zSession);
   if( mkdir(zSession, 0700) ){ perror(zSession); exit(1); }
   for(i=0; i<nFile; i++){
@@ -282,6 +300,12 @@ int fuzzOne(const uint8_t *aData, size_t nData){
     }
     return 1;
   }
+#ifdef FUZZ_SESSION_ONLY
+  if( fuzzReadRollups(&Rtl, zSession) && fuzzReplayingSeeds ){
+    fprintf(stderr, "seed: the template's rollups do not read\n");
+    exit(1);
+  }
+#endif
   return 0;
 #endif
 }
