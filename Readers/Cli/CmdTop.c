@@ -407,6 +407,28 @@ static void topCell(const TopView *pView, const TopRow *r, int c,
   }
 }
 
+/*
+** A cell that does not fit its column's width: a number as fits (%g with
+** fewer digits: 9e+18), text cut to the width.  The columns stay where
+** the header puts them.
+*/
+static void topFit(const TopColumn *pCol, const TopRow *r, char *z,
+                   size_t n){
+  int w = pCol->nWidth, p;
+  if( w<=0 || (int)strlen(z)<=w ) return;
+  if( pCol->eKind!=TOP_TEXT && pCol->eKind!=TOP_BASENAME
+   && r->abNum[pCol->iSrc] ){
+    double v = pCol->eKind==TOP_MS ? r->ar[pCol->iSrc]/1e6 :
+               pCol->eKind==TOP_US ? r->ar[pCol->iSrc]/1e3 :
+               r->ar[pCol->iSrc];
+    for(p=w; p>=1; p--){
+      snprintf(z, n, "%.*g", p, v);
+      if( (int)strlen(z)<=w ) return;
+    }
+  }
+  z[w] = 0;
+}
+
 /* A line of at most nWidth columns into a growing buffer. */
 typedef struct TopOut TopOut;
 struct TopOut {
@@ -480,6 +502,7 @@ static void topTable(TopOut *pOut, const Top *pTop, int iView,
     for(c=0; c<pView->nCol; c++){
       const TopColumn *pCol = &pView->aCol[c];
       topCell(pView, &pRows->aRow[i], c, zCell, sizeof(zCell));
+      topFit(pCol, &pRows->aRow[i], zCell, sizeof(zCell));
       if( pCol->nWidth ){
         n += (size_t)snprintf(zLine+n, sizeof(zLine)-n, "%*s ",
                               pCol->nWidth, zCell);
