@@ -15,6 +15,11 @@ if(TRACER_SQLITE3)
             ${CMAKE_CURRENT_BINARY_DIR}/crash_torture_import)
   set_tests_properties(crash_torture_import PROPERTIES
     LABELS "integration;crash" TIMEOUT 600)
+  if(TRACER_SANITIZE)
+    # Python loads the instrumented extension to check the views.
+    set_tests_properties(crash_torture_import PROPERTIES
+      ENVIRONMENT "TORTURE_PRELOAD=${TRACER_LIBASAN}")
+  endif()
   # tracefs: one recorder at a time, as in RecordTests.cmake.
   add_test(NAME crash_torture_record
     COMMAND sh ${TORTURE} record $<TARGET_FILE:tracestore> ${TRACER_SQLITE3}
@@ -23,6 +28,10 @@ if(TRACER_SQLITE3)
   set_tests_properties(crash_torture_record PROPERTIES
     LABELS "integration;crash" TIMEOUT 600 SKIP_RETURN_CODE 77
     RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel)
+  if(TRACER_SANITIZE)
+    set_tests_properties(crash_torture_record PROPERTIES
+      ENVIRONMENT "TORTURE_PRELOAD=${TRACER_LIBASAN}")
+  endif()
 endif()
 
 # A writer killed between creating session.tracer and writing it: the next

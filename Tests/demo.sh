@@ -58,7 +58,8 @@ build/tracestore trace-python --python "$python" -o py.trace -- \
   Tests/Python/programs/json_loop.py 2 &
 i=0; until [ -f py.trace/span.store ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
 sleep 0.5
-build/tracestore sql py.trace "SELECT tid, depth, name, dur/1000000 AS ms FROM span WHERE flags & 2"
+build/tracestore sql py.trace "SELECT tid, depth, name, dur/1000000 AS ms FROM span_running"
+build/tracestore top --once --limit 3 py.trace
 wait
 build/tracestore sql py.trace "SELECT name, calls, self_dur/1000000 AS self_ms FROM span_self_time LIMIT 2"
 

@@ -298,10 +298,13 @@ static void topRates(const TopView *pView, TopRows *p, TopRows *pPrev){
   int i, c;
   if( !pPrev->bOk || dt<=0 ) return;
   p->bRates = 1;
-  qsort(pPrev->aRow, (size_t)pPrev->nRow, sizeof(TopRow), topKeyCmp);
+  if( pPrev->nRow>1 ){
+    qsort(pPrev->aRow, (size_t)pPrev->nRow, sizeof(TopRow), topKeyCmp);
+  }
   for(i=0; i<p->nRow; i++){
     TopRow *r = &p->aRow[i];
-    TopRow *q = bsearch(r, pPrev->aRow, (size_t)pPrev->nRow, sizeof(TopRow),
+    TopRow *q = pPrev->nRow==0 ? 0 :
+                bsearch(r, pPrev->aRow, (size_t)pPrev->nRow, sizeof(TopRow),
                         topKeyCmp);
     for(c=0; c<pView->nCol; c++){
       const TopColumn *pCol = &pView->aCol[c];
@@ -357,7 +360,7 @@ static void topSort(const Top *pTop, int iView, TopRows *p, int bRates){
   topSortView = &aTopView[iView];
   topSortCol = c<0 ? 0 : c;
   topSortReverse = pTop->bReverse[iView];
-  if( c<0 ) return;
+  if( c<0 || p->nRow<2 ) return;
   qsort(p->aRow, (size_t)p->nRow, sizeof(TopRow), topSortCmp);
 }
 

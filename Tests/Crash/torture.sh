@@ -45,7 +45,8 @@
 #         Skipped (exit 77) without root or tracefs.
 # import and record: after each kill and after each continuing writer,
 #         every view read from the rollups equals the full scan
-#         (Tests/Rollup/rollup_views_test.py, with Debian's python3).
+#         (Tests/Rollup/rollup_views_test.py, with Debian's python3;
+#         TORTURE_PRELOAD: the ASan runtime it needs under sanitizers).
 #
 set -u
 MODE=$1; shift
@@ -56,7 +57,8 @@ PY=${TORTURE_PYTHON:-/usr/bin/python3}
 # views SESSION WHAT: the views read from the rollups equal the full scan.
 views(){
   [ -x "$PY" ] || return 0
-  "$PY" "$HERE/../Rollup/rollup_views_test.py" "$EXT" "$1" \
+  env ${TORTURE_PRELOAD:+LD_PRELOAD=$TORTURE_PRELOAD ASAN_OPTIONS=detect_leaks=0} \
+    "$PY" "$HERE/../Rollup/rollup_views_test.py" "$EXT" "$1" \
     > "$W/views.out" 2>&1 || { cat "$W/views.out"
     fail "$2: a view read from the rollups is not the full scan's"; }
 }

@@ -176,7 +176,8 @@ def check_once(args):
 def start_writer(args, session):
     return subprocess.Popen([args.gen, "--python", "3000000", "--faults",
                              "3000000", "--commit-every", "2000", "--slow",
-                             "4000", "--fold-thread", session],
+                             "4000", "--leave-open", "--fold-thread",
+                             session],
                             stdout=subprocess.DEVNULL)
 
 
