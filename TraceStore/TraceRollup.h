@@ -345,16 +345,24 @@ RTL_STATUS TraceRollupOpenWriter(
 //
 // Folds the store's records [watermark, Committed) and re-examines the
 // rows that were not final; publishes when a publication is due (a
-// quarter second, or 2^18 records, since the last one) or when Publish
-// is set.  Committed must not exceed what the store has committed.  Call
-// from one thread at a time; the store's writer may go on appending and
-// committing meanwhile.  Committed records are read, never written.
+// quarter second, or 2^18 records, since the last one) or when Flags has
+// TRACE_ROLLUP_PUBLISH.  Committed must not exceed what the store has
+// committed; with TRACE_ROLLUP_ELSEWHERE, TRACE_COMMIT_ALL folds what
+// the store's commit slot says.  Call from one thread at a time.  From the writer's thread,
+// the fold reads the writer's mapping; with TRACE_ROLLUP_ELSEWHERE, from
+// another thread while the writer goes on appending and committing, it
+// reads the store and the strings through read-only mappings of its own
+// (opened at the first such call).  Committed records are read, never
+// written.
 //
+
+#define TRACE_ROLLUP_PUBLISH    0x1
+#define TRACE_ROLLUP_ELSEWHERE  0x2
 
 RTL_STATUS TraceRollupUpdate(
     PTRACE_ROLLUP Rollup,
     ULONGLONG Committed,
-    BOOL Publish
+    ULONG Flags
     );
 
 //

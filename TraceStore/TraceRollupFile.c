@@ -753,13 +753,13 @@ TraceRollupOpenWriter(
         }
     }
 
-    Store->FoldedCount = Rollup->Watermark;
     Rollup->Rebuilding = TRUE;
     Status = TraceRollupUpdate(Rollup, Store->CommittedCount,
-                               Rollup->Watermark != Rollup->PublishedWatermark);
+                               Rollup->Watermark !=
+                               Rollup->PublishedWatermark ?
+                               TRACE_ROLLUP_PUBLISH : 0);
     Rollup->Rebuilding = FALSE;
     if (!RTL_SUCCESS(Status)) {
-        Store->FoldedCount = TRACE_COMMIT_ALL;
         goto Error;
     }
 
@@ -771,18 +771,101 @@ Error:
     return Status;
 }
 
+static
+RTL_STATUS
+OpenOwnMappings(
+    PTRACE_ROLLUP Rollup
+    )
+/*++
+
+Routine Description:
+
+    Opens the store and the session's string stores read-only, as a
+    reader does, for a fold on another thread than the writer's
+    (TRACE_ROLLUP_ELSEWHERE), and folds through them from then on.
+
+--*/
+{
+    PRTL Rtl = Rollup->Rtl;
+    PTRACE_STRING_TABLE Strings = &Rollup->OwnStrings;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    Error.Message[0] = '\0';
+    Status = TraceStoreOpenReader(Rtl, Rollup->Store->Path, &Rollup->OwnStore,
+                                  &Error);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Strings->Rtl = Rtl;
+    Strings->Writable = FALSE;
+    Status = TraceStoreOpenReader(Rtl, Rollup->Strings->Index.Path,
+                                  &Strings->Index, &Error);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceStoreOpenReader(Rtl, Rollup->Strings->Data.Path,
+                                      &Strings->Data, &Error);
+        if (!RTL_SUCCESS(Status)) {
+            TraceStoreClose(&Strings->Index);
+        }
+    }
+    if (!RTL_SUCCESS(Status)) {
+        TraceStoreClose(&Rollup->OwnStore);
+        return Status;
+    }
+
+    Rollup->OwnOpen = TRUE;
+    Rollup->Source = &Rollup->OwnStore;
+    Rollup->Strings = Strings;
+    return RTL_STATUS_OK;
+}
+
 RTL_STATUS
 TraceRollupUpdate(
     PTRACE_ROLLUP Rollup,
     ULONGLONG Committed,
-    BOOL PublishNow
+    ULONG Flags
     )
 {
     PRTL Rtl = Rollup->Rtl;
+    BOOL PublishNow = (Flags & TRACE_ROLLUP_PUBLISH) != 0;
+    TRACE_STORE_SNAPSHOT Snapshot;
+    RTL_ERROR Error;
     RTL_STATUS Status;
     LONGLONG Now;
 
     if (Rollup->FileHandle == INVALID_HANDLE_VALUE) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    if ((Flags & TRACE_ROLLUP_ELSEWHERE) != 0 && !Rollup->OwnOpen) {
+        Status = OpenOwnMappings(Rollup);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+
+    //
+    // Its own mappings cover what the writer committed once their
+    // snapshots are taken again (Committed TRACE_COMMIT_ALL: all of it;
+    // another thread may not read the writer's header, which moves).
+    //
+
+    if (Rollup->OwnOpen) {
+        Error.Message[0] = '\0';
+        Status = TraceStoreTakeSnapshot(&Rollup->OwnStore, &Snapshot, &Error);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceStringRefresh(&Rollup->OwnStrings, &Error);
+        }
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        if (Committed > Snapshot.RecordCount) {
+            Committed = Snapshot.RecordCount;
+        }
+    }
+
+    if (Committed == TRACE_COMMIT_ALL) {
         return RTL_STATUS_INVALID_PARAMETER;
     }
 
@@ -843,6 +926,12 @@ TraceRollupClose(
 
     if (Rollup->Image != NULL) {
         Rtl->Unmap(Rtl, Rollup->Image, Rollup->ImageBytes);
+    }
+
+    if (Rollup->OwnOpen) {
+        TraceStoreClose(&Rollup->OwnStore);
+        TraceStoreClose(&Rollup->OwnStrings.Index);
+        TraceStoreClose(&Rollup->OwnStrings.Data);
     }
 
     RollupFreeTables(Rollup);

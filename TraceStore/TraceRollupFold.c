@@ -117,6 +117,7 @@ Routine Description:
     Rtl->FillMemory(Rollup, sizeof(*Rollup), 0);
     Rollup->Rtl = Rtl;
     Rollup->Store = Store;
+    Rollup->Source = Store;
     Rollup->Strings = Strings;
     Rollup->Kind = EventKindOf(Store);
     Rollup->RecordSize = Store->RecordSize;
@@ -365,7 +366,7 @@ Routine Description:
 
 --*/
 {
-    PTRACE_STORE Store = Rollup->Store;
+    PTRACE_STORE Store = Rollup->Source;
 
     if (Rollup->Error == NULL) {
         return RTL_STATUS_CORRUPT;
@@ -402,8 +403,6 @@ Routine Description:
 
 --*/
 {
-    PTRACE_STRING_TABLE Strings = Rollup->Strings;
-    TRACE_STRING_RECORD Record;
     RTL_STATUS Status;
 
     if (Id == TRACE_STRING_NULL) {
@@ -412,42 +411,11 @@ Routine Description:
         return RTL_STATUS_OK;
     }
 
-    if (!Strings->Writable) {
-        Status = TraceStringLookup(Strings, Id, Text, Length);
-        if (!RTL_SUCCESS(Status)) {
-            return RowError(Rollup, Row, Column, Offset, Id);
-        }
-        return RTL_STATUS_OK;
-    }
-
-    //
-    // A writer's table: the committed strings only (see StringsCommitted).
-    // Committed records refer to committed strings; the rest of the
-    // checks are TraceStringLookup's.
-    //
-
-    if (Id >= Rollup->StringsCommitted) {
-        Rollup->StringBytesCommitted =
-            TraceStoreReadCommittedCount(&Strings->Data);
-        Rollup->StringsCommitted =
-            TraceStoreReadCommittedCount(&Strings->Index);
-        if (Id >= Rollup->StringsCommitted) {
-            return RowError(Rollup, Row, Column, Offset, Id);
-        }
-    }
-
-    __builtin_memcpy(&Record, Strings->Index.Base +
-                     (ULONGLONG)Id * sizeof(Record), sizeof(Record));
-    if (Record.Length > TRACE_STRING_MAX_LENGTH ||
-        Record.Offset > Rollup->StringBytesCommitted ||
-        Rollup->StringBytesCommitted - Record.Offset <
-        (ULONGLONG)Record.Length + 1 ||
-        Strings->Data.Base[Record.Offset + Record.Length] != '\0') {
+    Status = TraceStringLookup(Rollup->Strings, Id, Text, Length);
+    if (!RTL_SUCCESS(Status)) {
         return RowError(Rollup, Row, Column, Offset, Id);
     }
 
-    *Text = (PCSZ)(Strings->Data.Base + Record.Offset);
-    *Length = Record.Length;
     return RTL_STATUS_OK;
 }
 
@@ -458,7 +426,7 @@ RecordAt(
     ULONGLONG Row
     )
 {
-    return Rollup->Store->Base + Row * Rollup->RecordSize;
+    return Rollup->Source->Base + Row * Rollup->RecordSize;
 }
 
 //
@@ -1632,7 +1600,7 @@ Return Value:
 
 --*/
 {
-    PTRACE_STORE Store = Rollup->Store;
+    PTRACE_STORE Source = Rollup->Source;
     ULONGLONG Window;
     ULONGLONG From;
     ULONGLONG To;
@@ -1684,19 +1652,19 @@ Return Value:
         Rollup->Watermark = To;
 
         //
-        // What the fold read and no one needs mapped: a reader's or a
-        // rebuild's whole windows (a reader folding every record of a
-        // large store would otherwise keep all of it resident).  A writer
-        // unmaps behind itself, below the fold (FoldedCount).
+        // What the fold read through a mapping of its own (a reader's, or
+        // the fold's on another thread than the writer's), or through
+        // the writer's at a rebuild, is not needed mapped: whole windows
+        // are unmapped (a fold of every record of a large store would
+        // otherwise keep all of it resident).  The writer unmaps behind
+        // itself what it wrote.
         //
 
-        if ((!Store->Writable || Rollup->Rebuilding) && To - From == Window) {
+        if ((!Source->Writable || Rollup->Rebuilding) &&
+            To - From == Window) {
             Rollup->Rtl->DiscardMemory(Rollup->Rtl, RecordAt(Rollup, From),
                                        (SIZE_T)((To - From) *
                                                 Rollup->RecordSize));
-        }
-        if (Store->Writable) {
-            __atomic_store_n(&Store->FoldedCount, To, __ATOMIC_RELEASE);
         }
     }
 

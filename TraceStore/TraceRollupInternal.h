@@ -239,8 +239,10 @@ typedef struct _ROLLUP_RECENT_GROUP {
 
 struct _TRACE_ROLLUP {
     PRTL Rtl;
-    PTRACE_STORE Store;
-    PTRACE_STRING_TABLE Strings;
+    PTRACE_STORE Store;                     // the store folded
+    PTRACE_STORE Source;                    // where its records are read:
+                                            // Store, or OwnStore
+    PTRACE_STRING_TABLE Strings;            // the session's, or OwnStrings
     TRACE_RECORD_KIND Kind;
     ULONG Flags;                            // TRACE_ROLLUP_FLAG_*
     ULONG RecordSize;
@@ -265,15 +267,6 @@ struct _TRACE_ROLLUP {
     PRTL_ERROR Error;
 
     //
-    // A writer's strings as their commit slots last said (RollupText): a
-    // fold may run on another thread than the writer's, so it reads only
-    // committed strings, through the slots, never the writer's counts.
-    //
-
-    ULONGLONG StringsCommitted;
-    ULONGLONG StringBytesCommitted;
-
-    //
     // The writer's file (TraceRollupFile.c).
     //
 
@@ -290,6 +283,17 @@ struct _TRACE_ROLLUP {
     SIZE_T ImageBytes;                      // allocated
     TRACE_ROLLUP_HEADER Header;
     CHAR Path[TRACE_PATH_SIZE];
+
+    //
+    // A writer's fold on another thread than the writer's reads the store
+    // and the strings through mappings of its own, opened read-only as a
+    // reader's are (TRACE_ROLLUP_ELSEWHERE): the writer's mapping moves
+    // when the file outgrows it, under a reading thread's feet.
+    //
+
+    BOOL OwnOpen;
+    TRACE_STORE OwnStore;
+    TRACE_STRING_TABLE OwnStrings;
 
     //
     // The reader's answer (TraceRollupAnswer.c): the tables merged by the

@@ -990,10 +990,11 @@ TraceSessionOpenStore(
     return RTL_STATUS_OK;
 }
 
+static
 VOID
-TraceSessionUpdateRollups(
+UpdateRollups(
     PTRACE_SESSION Session,
-    BOOL Publish
+    ULONG Flags
     )
 {
     ULONG Count = __atomic_load_n(&Session->NumberOfStores, __ATOMIC_ACQUIRE);
@@ -1005,15 +1006,30 @@ TraceSessionUpdateRollups(
         if (Rollup == NULL) {
             continue;
         }
+
+        //
+        // Another thread than the writer's may not read the store's header
+        // (it moves when the file outgrows its mapping): the fold reads
+        // the count through its own mapping.
+        //
+
         if (!RTL_SUCCESS(TraceRollupUpdate(
-                Rollup, TraceStoreReadCommittedCount(&Session->Stores[Index]),
-                Publish))) {
+                Rollup, (Flags & TRACE_ROLLUP_ELSEWHERE) ? TRACE_COMMIT_ALL :
+                        Session->Stores[Index].CommittedCount, Flags))) {
             Session->Rollups[Index] = NULL;
-            __atomic_store_n(&Session->Stores[Index].FoldedCount,
-                             TRACE_COMMIT_ALL, __ATOMIC_RELEASE);
             TraceRollupClose(Rollup);
         }
     }
+}
+
+VOID
+TraceSessionUpdateRollups(
+    PTRACE_SESSION Session,
+    BOOL Publish
+    )
+{
+    UpdateRollups(Session, TRACE_ROLLUP_ELSEWHERE |
+                           (Publish ? TRACE_ROLLUP_PUBLISH : 0));
 }
 
 RTL_STATUS
@@ -1037,7 +1053,7 @@ TraceSessionCommit(
     }
 
     if (!Session->RollupsElsewhere) {
-        TraceSessionUpdateRollups(Session, FALSE);
+        UpdateRollups(Session, 0);
     }
 
     return RTL_STATUS_OK;
@@ -1066,7 +1082,7 @@ Routine Description:
     //
 
     if (Session->Writable) {
-        TraceSessionUpdateRollups(Session, TRUE);
+        UpdateRollups(Session, TRACE_ROLLUP_PUBLISH);
         for (Index = 0; Index < Session->NumberOfStores; Index++) {
             TraceRollupClose(Session->Rollups[Index]);
             Session->Rollups[Index] = NULL;

@@ -454,15 +454,6 @@ typedef struct _TRACE_STORE {
     ULONGLONG DiscardedBytes;
 
     //
-    // A store whose rollup is folded on another thread (TraceRollup.h)
-    // keeps mapped what the fold has not read: DiscardBehind unmaps only
-    // records below FoldedCount, which the fold advances (release
-    // ordering).  TRACE_COMMIT_ALL: no such limit.
-    //
-
-    ULONGLONG FoldedCount;
-
-    //
     // Address space: the writer reserves ReservationSize bytes and maps the
     // file in chunks at its start; a reader maps MappedSize bytes.
     //
@@ -680,15 +671,6 @@ typedef RTL_STATUS (TRACE_STORE_COMMIT_TRACKED)(
     );
 typedef TRACE_STORE_COMMIT_TRACKED *PTRACE_STORE_COMMIT_TRACKED;
 TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
-
-//
-// The committed record count of a store open for writing, as its latest
-// commit slot says, read with acquire ordering: for a thread other than
-// the writer's (which must not read the writer's own fields), such as
-// one that folds the committed records (TraceRollup.h).
-//
-
-ULONGLONG TraceStoreReadCommittedCount(PTRACE_STORE Store);
 
 //
 // Reads the latest valid commit slot into Snapshot (and Store->Snapshot),
@@ -1193,11 +1175,13 @@ RTL_STATUS TraceSessionCommit(PTRACE_SESSION Session);
 
 //
 // Folds every store's committed records into its rollup, publishing if
-// Publish is set or a publication is due.  For a writer that commits on
+// Publish is set or a publication is due, for a writer that commits on
 // one thread and folds on another (RollupsElsewhere): call it from that
-// one thread only, never while TraceSessionOpenStore or TraceSessionClose
-// runs.  A rollup that fails (no memory) is dropped: readers then fold
-// the records past its last publication themselves.
+// one thread only, never while TraceSessionClose runs (TraceSessionOpenStore
+// may run: a store is added with release ordering).  The fold reads
+// through mappings of its own (TraceRollup.h, TRACE_ROLLUP_ELSEWHERE).  A
+// rollup that fails (no memory) is dropped: readers then fold the records
+// past its last publication themselves.
 //
 
 VOID TraceSessionUpdateRollups(PTRACE_SESSION Session, BOOL Publish);

@@ -218,28 +218,12 @@ Routine Description:
 --*/
 {
     ULONGLONG Reserved = Store->ReservedCount * Store->RecordSize;
-    ULONGLONG Folded;
     ULONGLONG Until;
 
     if (!Store->DiscardBehind ||
         Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
                    TRACE_DISCARD_BEHIND / 2) {
         return;
-    }
-
-    //
-    // Not what the rollup has yet to read (FoldedCount): it would fault
-    // it in again.
-    //
-
-    Folded = __atomic_load_n(&Store->FoldedCount, __ATOMIC_ACQUIRE);
-    if (Folded != TRACE_COMMIT_ALL &&
-        Folded * Store->RecordSize + STORE_DISCARD_LAG < Reserved) {
-        Reserved = Folded * Store->RecordSize + STORE_DISCARD_LAG;
-        if (Reserved < Store->DiscardedBytes + STORE_DISCARD_LAG +
-                       TRACE_DISCARD_BEHIND / 2) {
-            return;
-        }
     }
 
     //
@@ -521,19 +505,6 @@ Return Value:
     DiscardBehind(Store);
 
     return RTL_STATUS_OK;
-}
-
-ULONGLONG
-TraceStoreReadCommittedCount(
-    PTRACE_STORE Store
-    )
-{
-    TRACE_STORE_COMMIT_SLOT Latest;
-
-    if (!TraceStoreReadLatestSlot(Store->Rtl, Store->Header, &Latest)) {
-        return 0;
-    }
-    return Latest.RecordCount;
 }
 
 VOID

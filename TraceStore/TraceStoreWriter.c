@@ -334,7 +334,6 @@ Return Value:
     Store->FileHandle = INVALID_HANDLE_VALUE;
     Store->Writable = TRUE;
     Store->CommitLimit = TRACE_COMMIT_ALL;
-    Store->FoldedCount = TRACE_COMMIT_ALL;
     TraceStoreCopyName(Store->Path, sizeof(Store->Path), Path);
     TraceStoreCopyName(Store->Name, sizeof(Store->Name), Schema->Name);
 

@@ -4,8 +4,8 @@
 **
 ** Zone: hosted (the live recorders): libc, pthreads.  Calls the store API
 ** (TraceSessionUpdateRollups) on its thread, which TraceStore.h allows
-** for one thread at a time alongside the writer's: the fold reads only
-** committed records and strings, through the commit slots.
+** for one thread at a time alongside the writer's: the fold reads the
+** committed records and strings through read-only mappings of its own.
 **
 ** Every LIVE_ROLLUPS_NS it folds the records committed since, and so
 ** publishes the rollups as often as they ask (a quarter second): a reader
