@@ -754,17 +754,48 @@ EventRows(
     ULONGLONG Index;
     LONGLONG Start;
 
-    NameRows = AllocateRows(Rollup, TraceRollupNames, Names->Count);
-    RateRows = NameRows ? AllocateRows(Rollup, TraceRollupRates,
-                                       Rates->Count) : NULL;
-    if (RateRows == NULL) {
-        return RTL_STATUS_NO_MEMORY;
+    if (Rollup->NamesFromSpans) {
+
+        //
+        // The span table's calls per name (merged by text by now).
+        //
+
+        PROLLUP_TABLE Spans = &Rollup->Answer[TraceRollupSpans];
+        ULONGLONG Count = 0;
+
+        for (Index = 0; Index < Spans->Count; Index++) {
+            Count += ((PROLLUP_SPAN_ENTRY)RollupTableEntry(Spans,
+                                                           Index))->Calls != 0;
+        }
+        NameRows = AllocateRows(Rollup, TraceRollupNames, Count);
+        if (NameRows == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        Count = 0;
+        for (Index = 0; Index < Spans->Count; Index++) {
+            PROLLUP_SPAN_ENTRY Span = RollupTableEntry(Spans, Index);
+
+            if (Span->Calls != 0) {
+                NameRows[Count].NameId = (ULONG)Span->NameId;
+                NameRows[Count].Count = Span->Calls;
+                Count++;
+            }
+        }
+    } else {
+        NameRows = AllocateRows(Rollup, TraceRollupNames, Names->Count);
+        if (NameRows == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        for (Index = 0; Index < Names->Count; Index++) {
+            Name = RollupTableEntry(Names, Index);
+            NameRows[Index].NameId = (ULONG)Name->NameId;
+            NameRows[Index].Count = Name->Count;
+        }
     }
 
-    for (Index = 0; Index < Names->Count; Index++) {
-        Name = RollupTableEntry(Names, Index);
-        NameRows[Index].NameId = (ULONG)Name->NameId;
-        NameRows[Index].Count = Name->Count;
+    RateRows = AllocateRows(Rollup, TraceRollupRates, Rates->Count);
+    if (RateRows == NULL) {
+        return RTL_STATUS_NO_MEMORY;
     }
 
     for (Index = 0; Index < Rates->Count; Index++) {
@@ -838,9 +869,6 @@ Routine Description:
     if (RTL_SUCCESS(Status)) {
         Status = MergeRates(Rollup);
     }
-    if (RTL_SUCCESS(Status)) {
-        Status = EventRows(Rollup);
-    }
 
     if (RTL_SUCCESS(Status) && Kind) {
         switch (Rollup->Kind) {
@@ -868,6 +896,14 @@ Routine Description:
         default:
             break;
         }
+    }
+
+    //
+    // Last: a span store's events per name are its merged span table's.
+    //
+
+    if (RTL_SUCCESS(Status)) {
+        Status = EventRows(Rollup);
     }
 
     Rollup->Finished = TRUE;

@@ -140,6 +140,14 @@ Routine Description:
             }
         }
         Rollup->RatesPerStore = (Rollup->Kind == TraceRecordSpan);
+
+        //
+        // A span store counts its events per name in its span table
+        // (calls): no second count.
+        //
+
+        Rollup->NamesFromSpans = Rollup->Kind == TraceRecordSpan &&
+                                 (Rollup->Flags & TRACE_ROLLUP_FLAG_KIND) != 0;
     }
 
     for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
@@ -168,6 +176,8 @@ RollupForgetRecent(
         Rollup->RecentNames[Slot].NameId = ROLLUP_NO_ENTRY;
         Rollup->RecentGroups[Slot].Entry = ROLLUP_NO_ENTRY;
     }
+    Rollup->StoreRate.NameId = TRACE_STRING_NULL;
+    Rollup->StoreRate.Rate = ROLLUP_NO_ENTRY;
 }
 
 VOID
@@ -451,7 +461,8 @@ Routine Description:
 {
     PROLLUP_RECENT_NAME Recent;
 
-    Recent = &Rollup->RecentNames[(NameId * 0x9E3779B1u) >> 26];
+    Recent = &Rollup->RecentNames[(NameId * 0x9E3779B1u) >>
+                                  (32 - ROLLUP_RECENT_BITS)];
     if (Recent->NameId != NameId) {
         Recent->NameId = NameId;
         Recent->Name = ROLLUP_NO_ENTRY;
@@ -495,7 +506,8 @@ Routine Description:
     PROLLUP_KEY Entry;
 
     Recent = &Rollup->RecentGroups[((Key0 ^ (Key1 * 0x9E3779B97F4A7C15ULL))
-                                    * 0xC2B2AE3D27D4EB4FULL) >> 58];
+                                    * 0xC2B2AE3D27D4EB4FULL) >>
+                                   (64 - ROLLUP_RECENT_BITS)];
     if (Recent->Entry != ROLLUP_NO_ENTRY && Recent->Key0 == Key0 &&
         Recent->Key1 == Key1) {
         *Added = FALSE;
@@ -568,6 +580,7 @@ Routine Description:
         for (Index = 0; Index < ROLLUP_RECENT_SLOTS; Index++) {
             Rollup->RecentNames[Index].Rate = ROLLUP_NO_ENTRY;
         }
+        Rollup->StoreRate.Rate = ROLLUP_NO_ENTRY;
     }
 
     return RTL_STATUS_OK;
@@ -661,7 +674,7 @@ FoldEvents(
         }
         Recent = RecentName(Rollup, NameId);
 
-        if (Rollup->NameOffset != TRACE_NO_COLUMN) {
+        if (Rollup->NameOffset != TRACE_NO_COLUMN && !Rollup->NamesFromSpans) {
             if (Recent->Name == ROLLUP_NO_ENTRY) {
                 Name = RollupTableInsert(Rtl, Names, NameId, 0, &Added);
                 if (Name == NULL) {
@@ -682,11 +695,11 @@ FoldEvents(
 
             //
             // The span store's rates are per store: its names are
-            // functions.  Its memo slot is then the NULL name's.
+            // functions.  Its memo is then a slot of its own.
             //
 
-            if (Rollup->RatesPerStore && NameId != TRACE_STRING_NULL) {
-                Recent = RecentName(Rollup, TRACE_STRING_NULL);
+            if (Rollup->RatesPerStore) {
+                Recent = &Rollup->StoreRate;
             }
             if (Recent->Rate == ROLLUP_NO_ENTRY || Ts < Recent->Start ||
                 Ts >= Recent->End) {
@@ -1092,13 +1105,29 @@ SpanEntry(
     ULONGLONG NameId,
     ULONGLONG Row
     )
+/*++
+
+Routine Description:
+
+    The entry of span name NameId in the fold's span table, added if new,
+    through the memo of recent names.
+
+--*/
 {
+    PROLLUP_RECENT_NAME Recent = RecentName(Rollup, (ULONG)NameId);
     PROLLUP_SPAN_ENTRY Entry;
     BOOL Added;
 
+    if (Recent->Span != ROLLUP_NO_ENTRY) {
+        return RollupTableEntry(Spans, Recent->Span);
+    }
+
     Entry = RollupTableInsert(Rollup->Rtl, Spans, NameId, 0, &Added);
-    if (Entry != NULL && Added) {
-        Entry->FirstRow = Row;
+    if (Entry != NULL) {
+        if (Added) {
+            Entry->FirstRow = Row;
+        }
+        Recent->Span = EntryIndex(Spans, Entry);
     }
     return Entry;
 }
@@ -1138,6 +1167,25 @@ SpanParent(
     return ParentKnown;
 }
 
+static inline
+VOID
+AddFinalDuration(
+    PROLLUP_SPAN_ENTRY Entry,
+    LONGLONG Duration,
+    BOOL Outermost
+    )
+{
+    if (Entry->Final == 0 || Duration > Entry->MaxDur) {
+        Entry->MaxDur = Duration;
+    }
+    Entry->Final++;
+    AddChecked(&Entry->SumDur, Duration, &Entry->Flags);
+    if (Outermost) {
+        Entry->Outermost++;
+        AddChecked(&Entry->OutermostDur, Duration, &Entry->Flags);
+    }
+}
+
 RTL_STATUS
 RollupAddSpanDuration(
     PTRACE_ROLLUP Rollup,
@@ -1161,15 +1209,7 @@ Routine Description:
         return RTL_STATUS_NO_MEMORY;
     }
 
-    if (Entry->Final == 0 || Duration > Entry->MaxDur) {
-        Entry->MaxDur = Duration;
-    }
-    Entry->Final++;
-    AddChecked(&Entry->SumDur, Duration, &Entry->Flags);
-    if (Outermost) {
-        Entry->Outermost++;
-        AddChecked(&Entry->OutermostDur, Duration, &Entry->Flags);
-    }
+    AddFinalDuration(Entry, Duration, Outermost);
     return RTL_STATUS_OK;
 }
 
@@ -1319,15 +1359,10 @@ FoldSpans(
     for (Row = From; Row < To; Row++) {
         ReadSpan(Rollup, Row, &Span);
 
-        Recent = RecentName(Rollup, Span.NameId);
-        if (Recent->Span == ROLLUP_NO_ENTRY) {
-            Entry = SpanEntry(Rollup, Spans, Span.NameId, Row);
-            if (Entry == NULL) {
-                return RTL_STATUS_NO_MEMORY;
-            }
-            Recent->Span = EntryIndex(Spans, Entry);
+        Entry = SpanEntry(Rollup, Spans, Span.NameId, Row);
+        if (Entry == NULL) {
+            return RTL_STATUS_NO_MEMORY;
         }
-        Entry = RollupTableEntry(Spans, Recent->Span);
         if (Entry->Calls == 0) {
             Entry->FirstRow = Row;
         }
@@ -1339,6 +1374,7 @@ FoldSpans(
         }
         Entry->Calls++;
 
+        Recent = RecentName(Rollup, Span.NameId);
         if (Recent->Canonical == ROLLUP_NO_ENTRY) {
             Status = SpanCanonical(Rollup, Span.NameId, Row,
                                    &Recent->Canonical);
@@ -1364,11 +1400,13 @@ FoldSpans(
             if (End > Key->MaxEnd) {
                 Key->MaxEnd = End;
             }
-            Status = RollupAddSpanDuration(Rollup, Spans, Span.NameId,
-                                           Span.Duration, Outermost, Row);
-            if (!RTL_SUCCESS(Status)) {
-                return Status;
-            }
+
+            //
+            // Entry still addresses the row's entry: nothing was added to
+            // the span table since (the parent's may be, next).
+            //
+
+            AddFinalDuration(Entry, Span.Duration, Outermost);
             if (Parent == ParentKnown) {
                 Status = RollupAddChildDuration(Rollup, Spans, ParentNameId,
                                                 Span.Duration, Row);

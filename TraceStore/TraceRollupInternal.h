@@ -212,7 +212,8 @@ typedef struct _ROLLUP_CLASS_ENTRY {
 // forgotten when its table is rebuilt (RollupForgetRecent).
 //
 
-#define ROLLUP_RECENT_SLOTS 64
+#define ROLLUP_RECENT_BITS  10
+#define ROLLUP_RECENT_SLOTS (1u << ROLLUP_RECENT_BITS)
 #define ROLLUP_NO_ENTRY     (~0ULL)
 
 typedef struct _ROLLUP_RECENT_NAME {
@@ -249,6 +250,8 @@ struct _TRACE_ROLLUP {
     ULONG TimestampOffset;                  // or TRACE_NO_COLUMN
     ULONG NameOffset;                       // or TRACE_NO_COLUMN
     BOOL RatesPerStore;                     // rates keyed by store only
+    BOOL NamesFromSpans;                    // events per name: the span
+                                            // table's calls
     ULONGLONG Watermark;                    // records folded
     LONGLONG BucketNs;
     ROLLUP_TABLE Tables[TraceRollupTableMaximum];
@@ -258,6 +261,7 @@ struct _TRACE_ROLLUP {
                                             // ENTRY.Class), from SpanNames
     ROLLUP_RECENT_NAME RecentNames[ROLLUP_RECENT_SLOTS];
     ROLLUP_RECENT_GROUP RecentGroups[ROLLUP_RECENT_SLOTS];
+    ROLLUP_RECENT_NAME StoreRate;           // RatesPerStore: its bucket
 
     //
     // A fold stops at a record it cannot read (a string id out of range)
