@@ -324,6 +324,7 @@ Routine Description:
     ULONGLONG Reason;
     ULONGLONG Index;
     BOOL Added;
+    BOOL Moved = TRUE;
     RTL_STATUS Status = RTL_STATUS_OK;
 
     if (Source->Count != 0) {
@@ -364,6 +365,19 @@ Routine Description:
         AddChecked(&To->SumDur, From->SumDur, &To->Flags);
         Groups[Index] = (ULONGLONG)(((PBYTE)To - Target->Entries) /
                                     sizeof(*To));
+        Moved &= (Groups[Index] == Index);
+    }
+
+    //
+    // No two reasons merged (the usual case): the histograms are the
+    // answer's as they are, tens of thousands of buckets not copied.
+    //
+
+    if (Moved) {
+        RollupTableFree(Rtl, MergedBuckets);
+        *MergedBuckets = *Buckets;
+        RollupTableInitialize(Buckets, Buckets->EntrySize, Buckets->Indexed);
+        goto End;
     }
 
     for (Index = 0; Index < Buckets->Count; Index++) {
@@ -550,7 +564,11 @@ KvmRows(
                           (ULONGLONG)(Bucket->Bucket + 32768);
             Order[Index] = Index;
         }
-        RollupSortPairs(Keys, Order, Buckets->Count);
+        if (!RollupSortPairs(Rtl, Keys, Order, Buckets->Count)) {
+            Rtl->Unmap(Rtl, Keys, Bytes);
+            Rtl->Unmap(Rtl, Order, Bytes);
+            return RTL_STATUS_NO_MEMORY;
+        }
     }
 
     for (Group = 0; Group < Kvm->Count; Group++) {

@@ -354,10 +354,12 @@ BOOL RollupTableReindex(PRTL Rtl, PROLLUP_TABLE Table);
     ((PVOID)((Table)->Entries + (SIZE_T)(Index) * (Table)->EntrySize))
 
 //
-// Sorts Count 64-bit keys with their 64-bit values by key (heapsort).
+// Sorts Count 64-bit keys with their 64-bit values by key (radix);
+// FALSE without memory.
 //
 
-VOID RollupSortPairs(PULONGLONG Keys, PULONGLONG Values, ULONGLONG Count);
+BOOL RollupSortPairs(PRTL Rtl, PULONGLONG Keys, PULONGLONG Values,
+                     ULONGLONG Count);
 
 //
 // TraceRollupFold.c.

@@ -9,8 +9,8 @@ Abstract:
     This module implements the keyed tables of a rollup
     (TraceRollupInternal.h): arrays of fixed-size entries in the order
     they were added, each keyed by its first 16 bytes, with an open-
-    addressing index, over pages from Rtl->AllocatePages; and a heapsort
-    of key/value pairs for ordering answers.
+    addressing index, over pages from Rtl->AllocatePages; and a radix
+    sort of key/value pairs for ordering answers.
 
 Environment:
 
@@ -304,64 +304,96 @@ RollupTableReindex(
     return TRUE;
 }
 
-static inline
-VOID
-SiftDown(
-    PULONGLONG Keys,
-    PULONGLONG Values,
-    ULONGLONG Root,
-    ULONGLONG Count
-    )
-{
-    ULONGLONG Child;
-    ULONGLONG Swap;
-
-    for (;;) {
-        Child = Root * 2 + 1;
-        if (Child >= Count) {
-            return;
-        }
-        if (Child + 1 < Count && Keys[Child + 1] > Keys[Child]) {
-            Child++;
-        }
-        if (Keys[Root] >= Keys[Child]) {
-            return;
-        }
-        Swap = Keys[Root];
-        Keys[Root] = Keys[Child];
-        Keys[Child] = Swap;
-        Swap = Values[Root];
-        Values[Root] = Values[Child];
-        Values[Child] = Swap;
-        Root = Child;
-    }
-}
-
-VOID
+BOOL
 RollupSortPairs(
+    PRTL Rtl,
     PULONGLONG Keys,
     PULONGLONG Values,
     ULONGLONG Count
     )
+/*++
+
+Routine Description:
+
+    Sorts Count keys, and the values beside them, by key: a least-
+    significant-digit radix sort, a byte at a time, skipping the bytes in
+    which every key agrees (the histogram's keys differ in three or four
+    of them).  Stable.
+
+Return Value:
+
+    FALSE without memory for the second buffers (nothing is sorted).
+
+--*/
 {
+    ULONGLONG Counts[256];
+    PULONGLONG OtherKeys;
+    PULONGLONG OtherValues;
+    PULONGLONG FromKeys = Keys;
+    PULONGLONG FromValues = Values;
     ULONGLONG Index;
-    ULONGLONG Swap;
+    ULONGLONG Total;
+    ULONGLONG Differ = 0;
+    SIZE_T Bytes;
+    ULONG Shift;
+    ULONG Digit;
 
     if (Count < 2) {
-        return;
+        return TRUE;
     }
 
-    for (Index = Count / 2; Index-- > 0;) {
-        SiftDown(Keys, Values, Index, Count);
+    for (Index = 1; Index < Count; Index++) {
+        Differ |= Keys[Index] ^ Keys[0];
+    }
+    if (Differ == 0) {
+        return TRUE;
     }
 
-    for (Index = Count - 1; Index > 0; Index--) {
-        Swap = Keys[0];
-        Keys[0] = Keys[Index];
-        Keys[Index] = Swap;
-        Swap = Values[0];
-        Values[0] = Values[Index];
-        Values[Index] = Swap;
-        SiftDown(Keys, Values, 0, Index);
+    Bytes = (SIZE_T)ALIGN_UP(Count * sizeof(ULONGLONG) * 2, RTL_PAGE_SIZE);
+    if (!RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PPVOID)&OtherKeys))) {
+        return FALSE;
     }
+    OtherValues = OtherKeys + Count;
+
+    for (Shift = 0; Shift < 64; Shift += 8) {
+        PULONGLONG ToKeys;
+        PULONGLONG ToValues;
+
+        if (((Differ >> Shift) & 0xff) == 0) {
+            continue;
+        }
+
+        for (Digit = 0; Digit < 256; Digit++) {
+            Counts[Digit] = 0;
+        }
+        for (Index = 0; Index < Count; Index++) {
+            Counts[(FromKeys[Index] >> Shift) & 0xff]++;
+        }
+        for (Digit = 0, Total = 0; Digit < 256; Digit++) {
+            ULONGLONG Here = Counts[Digit];
+
+            Counts[Digit] = Total;
+            Total += Here;
+        }
+
+        ToKeys = (FromKeys == Keys) ? OtherKeys : Keys;
+        ToValues = (FromKeys == Keys) ? OtherValues : Values;
+        for (Index = 0; Index < Count; Index++) {
+            ULONGLONG Slot = Counts[(FromKeys[Index] >> Shift) & 0xff]++;
+
+            ToKeys[Slot] = FromKeys[Index];
+            ToValues[Slot] = FromValues[Index];
+        }
+        FromKeys = ToKeys;
+        FromValues = ToValues;
+    }
+
+    if (FromKeys != Keys) {
+        Rtl->CopyMemory(Keys, FromKeys, (SIZE_T)(Count * sizeof(ULONGLONG)));
+        Rtl->CopyMemory(Values, FromValues,
+                        (SIZE_T)(Count * sizeof(ULONGLONG)));
+    }
+
+    Rtl->Unmap(Rtl, OtherKeys, Bytes);
+    return TRUE;
 }
