@@ -1562,6 +1562,7 @@ Routine Description:
     PROLLUP_TABLE Syscalls = &Rollup->Tables[TraceRollupSyscalls];
     PROLLUP_SYSCALL_ENTRY Entry;
     PROLLUP_RECENT_NAME Recent;
+    PROLLUP_RECENT_GROUP RecentArgs;
     PFTRACE_EVENT_RECORD Event;
     ULONGLONG Row;
     PCSZ Args;
@@ -1583,28 +1584,45 @@ Routine Description:
             continue;
         }
 
-        Status = RollupText(Rollup, Event->ArgsId, Row, "args",
-                            FIELD_OFFSET(FTRACE_EVENT_RECORD, ArgsId), &Args,
-                            &Length);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
-        if (Args == NULL || Length < 4 || Args[0] != 'N' || Args[1] != 'R' ||
-            Args[2] != ' ' ||
-            !((Args[3] >= '0' && Args[3] <= '9') || Args[3] == '-')) {
+        //
+        // The same args text (one string id) is the same system call: its
+        // entry, or that it is none, is remembered by the id.
+        //
+
+        RecentArgs = &Rollup->RecentGroups[(Event->ArgsId * 0x9E3779B1u) >>
+                                           (32 - ROLLUP_RECENT_BITS)];
+        if (RecentArgs->Entry == ROLLUP_NO_ENTRY ||
+            RecentArgs->Key0 != Event->ArgsId) {
+            Status = RollupText(Rollup, Event->ArgsId, Row, "args",
+                                FIELD_OFFSET(FTRACE_EVENT_RECORD, ArgsId),
+                                &Args, &Length);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+            RecentArgs->Key0 = Event->ArgsId;
+            RecentArgs->Entry = ROLLUP_NOT_COUNTED;
+            if (Args == NULL || Length < 4 || Args[0] != 'N' ||
+                Args[1] != 'R' || Args[2] != ' ' ||
+                !((Args[3] >= '0' && Args[3] <= '9') || Args[3] == '-')) {
+                continue;
+            }
+
+            Nr = RollupSqlInteger(Args + 3, Length - 3);
+            Entry = RollupTableInsert(Rollup->Rtl, Syscalls, (ULONGLONG)Nr,
+                                      0, &Added);
+            if (Entry == NULL) {
+                RecentArgs->Entry = ROLLUP_NO_ENTRY;
+                return RTL_STATUS_NO_MEMORY;
+            }
+            if (Added) {
+                Entry->FirstRow = Row;
+            }
+            RecentArgs->Entry = EntryIndex(Syscalls, Entry);
+        } else if (RecentArgs->Entry == ROLLUP_NOT_COUNTED) {
             continue;
         }
-
-        Nr = RollupSqlInteger(Args + 3, Length - 3);
-        Entry = RollupTableInsert(Rollup->Rtl, Syscalls, (ULONGLONG)Nr, 0,
-                                  &Added);
-        if (Entry == NULL) {
-            return RTL_STATUS_NO_MEMORY;
-        }
-        if (Added) {
-            Entry->FirstRow = Row;
-        }
-        Entry->Count++;
+        ((PROLLUP_SYSCALL_ENTRY)RollupTableEntry(Syscalls,
+                                                 RecentArgs->Entry))->Count++;
     }
 
     return RTL_STATUS_OK;

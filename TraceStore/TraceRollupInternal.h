@@ -207,14 +207,17 @@ typedef struct _ROLLUP_CLASS_ENTRY {
 // A fold's memo of recent groups, not published: most records fall in a
 // group met a moment ago, and finding it again here costs a few loads
 // instead of a hash probe.  Direct-mapped by the name id (names, rates,
-// system call class) or the key's hash (faults, exit reasons); an entry
-// holds table indices, checked against the key before use, and is
-// forgotten when its table is rebuilt (RollupForgetRecent).
+// system call class), the key's hash (faults, exit reasons) or the args
+// id (system calls: Key0 the id, Entry its TraceRollupSyscalls entry or
+// ROLLUP_NOT_COUNTED); an entry holds table indices, checked against the
+// key before use, and is forgotten when its table is rebuilt
+// (RollupForgetRecent).
 //
 
 #define ROLLUP_RECENT_BITS  10
 #define ROLLUP_RECENT_SLOTS (1u << ROLLUP_RECENT_BITS)
 #define ROLLUP_NO_ENTRY     (~0ULL)
+#define ROLLUP_NOT_COUNTED  (~1ULL)
 
 typedef struct _ROLLUP_RECENT_NAME {
     ULONGLONG NameId;                       // ROLLUP_NO_ENTRY: empty
