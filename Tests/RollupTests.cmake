@@ -157,3 +157,10 @@ foreach(mode once batch tmux)
     LABELS "integration;rollup" TIMEOUT 120 SKIP_RETURN_CODE 77
     ENVIRONMENT "${ROLLUP_ENV}")
 endforeach()
+
+# The views through the rollups next to the full scan at 10^6..10^8 rows
+# (BENCHMARKS.md, "Rollups"; about 15 minutes and 25 GB).
+add_test(NAME bench.rollup
+  COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_rollup.py
+          ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/bench-rollup)
+set_tests_properties(bench.rollup PROPERTIES LABELS bench TIMEOUT 3600 RUN_SERIAL TRUE)

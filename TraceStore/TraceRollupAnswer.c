@@ -171,47 +171,34 @@ MergeFirstRow(
     }
 }
 
-static
-RTL_STATUS
-MergeNames(
-    PTRACE_ROLLUP Rollup
-    )
-{
-    PROLLUP_TABLE Source = &Rollup->Tables[TraceRollupNames];
-    PROLLUP_TABLE Target = &Rollup->Answer[TraceRollupNames];
-    PROLLUP_NAME_ENTRY From;
-    PROLLUP_NAME_ENTRY To;
-    ULONGLONG Canonical;
-    ULONGLONG Index;
-    BOOL Added;
-    RTL_STATUS Status;
+//
+// Names and rates key the same entry: a name id, a second key (zero, or
+// the time bucket), a count and the first row.
+//
 
-    for (Index = 0; Index < Source->Count; Index++) {
-        From = RollupTableEntry(Source, Index);
-        Status = CanonicalId(Rollup, From->NameId, From->FirstRow, "name",
-                             Rollup->NameOffset, &Canonical);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
-        To = RollupTableInsert(Rollup->Rtl, Target, Canonical, 0, &Added);
-        if (To == NULL) {
-            return RTL_STATUS_NO_MEMORY;
-        }
-        MergeFirstRow(&To->FirstRow, From->FirstRow, Added);
-        To->Count += From->Count;
-    }
-
-    return RTL_STATUS_OK;
-}
+C_ASSERT(sizeof(ROLLUP_NAME_ENTRY) == sizeof(ROLLUP_RATE_ENTRY));
+C_ASSERT(FIELD_OFFSET(ROLLUP_NAME_ENTRY, Count) ==
+         FIELD_OFFSET(ROLLUP_RATE_ENTRY, Count));
+C_ASSERT(FIELD_OFFSET(ROLLUP_NAME_ENTRY, FirstRow) ==
+         FIELD_OFFSET(ROLLUP_RATE_ENTRY, FirstRow));
 
 static
 RTL_STATUS
-MergeRates(
-    PTRACE_ROLLUP Rollup
+MergeNameCounts(
+    PTRACE_ROLLUP Rollup,
+    TRACE_ROLLUP_TABLE_ID Table
     )
+/*++
+
+Routine Description:
+
+    Merges the entries of TraceRollupNames or TraceRollupRates whose
+    names have one text.
+
+--*/
 {
-    PROLLUP_TABLE Source = &Rollup->Tables[TraceRollupRates];
-    PROLLUP_TABLE Target = &Rollup->Answer[TraceRollupRates];
+    PROLLUP_TABLE Source = &Rollup->Tables[Table];
+    PROLLUP_TABLE Target = &Rollup->Answer[Table];
     PROLLUP_RATE_ENTRY From;
     PROLLUP_RATE_ENTRY To;
     ULONGLONG Canonical;
@@ -882,10 +869,10 @@ Routine Description:
     }
 
     if (RTL_SUCCESS(Status)) {
-        Status = MergeNames(Rollup);
+        Status = MergeNameCounts(Rollup, TraceRollupNames);
     }
     if (RTL_SUCCESS(Status)) {
-        Status = MergeRates(Rollup);
+        Status = MergeNameCounts(Rollup, TraceRollupRates);
     }
 
     if (RTL_SUCCESS(Status) && Kind) {

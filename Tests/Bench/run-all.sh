@@ -7,8 +7,9 @@
 # markers <!-- bench:NAME begin --> and <!-- bench:NAME end -->).
 #
 #   BUILD_DIR    a release build (default: build); inputs and scratch go to
-#                BUILD_DIR/bench (about 25 GB in the full mode, mostly the
-#                SQL benchmark's 10 GB store and its copy).
+#                BUILD_DIR/bench (about 50 GB in the full mode, mostly the
+#                rollup benchmark's 10^8-row session and the SQL
+#                benchmark's 10 GB store and its copy).
 #   --quick      small inputs and single runs: a few minutes, for checking
 #                the suite; writes BUILD_DIR/bench/BENCHMARKS.md only.
 #   --write      rewrite BENCHMARKS.md in the source tree (the default in
@@ -48,6 +49,8 @@ shared=${TRACER_SHARED_DIR:-../shared}   # from $src
 work=$b/bench; mkdir -p "$work/append"
 out=$work/results.txt; : > "$out"
 ts=$b/tracestore
+# A python3 whose sqlite3 loads extensions (Debian's; pyenv's may not).
+py=$(sed -n 's/^TRACER_PYTHON3:[^=]*=//p' "$b/CMakeCache.txt"); py=${py:-python3}
 
 meta() { printf '@bench\t-\t%s' "$1" >> "$out"; shift; printf '\t%s' "$@" >> "$out"; echo >> "$out"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -103,6 +106,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 1000000 "$work/plot" 10000
+  step "$py" Tests/Bench/bench_rollup.py "$b" "$work/rollup" --sizes 1e5,1e6 --scan-up-to 1e5
   record "RATES=200000 0" REPS=1 BUFKB=4096 LAT_REPS=1 LAT_POLL_US=0
 else
   step "$b/Tests/BenchAppend" --size 1G --records-per-commit 4096 --repeat 3 "$work/append"
@@ -115,6 +119,7 @@ else
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step "$b/Tests/BenchSql" "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 10000000 "$work/plot"
+  step "$py" Tests/Bench/bench_rollup.py "$b" "$work/rollup"
   record
 fi
 

@@ -34,6 +34,26 @@ EVENT_NAME = {"ftrace_event": "name", "page_fault": "name", "span": "name",
               "sched_switch": "'sched_switch'"}
 
 
+# (rollup table, key columns, its rows with `records` last, the same
+# counts from the store's rows below `records`, what they are).
+KIND_CHECKS = [
+    ("rollup_span", 1, "SELECT name, calls, records FROM rollup_span",
+     "SELECT name, count(*) FROM span WHERE id < ? GROUP BY name",
+     "span calls"),
+    ("rollup_page_fault", 3,
+     "SELECT pid, comm, module, faults, hard, soft, records "
+     "FROM rollup_page_fault",
+     "SELECT pid, comm, module, count(*), "
+     "count(CASE WHEN hard = 1 THEN 1 END), "
+     "count(CASE WHEN hard = 0 THEN 1 END) FROM page_fault "
+     "WHERE id < ? GROUP BY 1, 2, 3", "page faults"),
+    ("rollup_kvm_exit", 2,
+     "SELECT reason, exit_code, count, unpaired, records FROM rollup_kvm_exit",
+     "SELECT reason, exit_code, count(*), count(*) - count(dur) "
+     "FROM kvm_exit WHERE id < ? GROUP BY 1, 2", "exit reasons"),
+]
+
+
 def connect(ext, session):
     db = sqlite3.connect(":memory:")
     db.enable_load_extension(True)
@@ -72,46 +92,18 @@ def check_once(db, have, last, fails):
                 fails.append("%s went back: %d -> %d" % (k, last[("event",) + k],
                                                          v))
             last[("event",) + k] = v
-    if "rollup_span" in have:
-        rows = db.execute("SELECT name, calls, records FROM rollup_span"
-                          ).fetchall()
-        if rows:
-            n = rows[0][2]
-            want = dict(db.execute("SELECT name, count(*) FROM span "
-                                   "WHERE id < ? GROUP BY name", (n,)))
-            got = {name: calls for name, calls, _ in rows}
-            if got != want:
-                fails.append("span calls at %d records differ from the scan"
-                             % n)
-            checked += len(want)
-    if "rollup_page_fault" in have:
-        rows = db.execute("SELECT pid, comm, module, faults, hard, soft, "
-                          "records FROM rollup_page_fault").fetchall()
-        if rows:
-            n = rows[0][6]
-            want = {(p, c, m): (f, h, s) for p, c, m, f, h, s in db.execute(
-                "SELECT pid, comm, module, count(*), "
-                "count(CASE WHEN hard = 1 THEN 1 END), "
-                "count(CASE WHEN hard = 0 THEN 1 END) FROM page_fault "
-                "WHERE id < ? GROUP BY 1, 2, 3", (n,))}
-            got = {(p, c, m): (f, h, s) for p, c, m, f, h, s, _ in rows}
-            if got != want:
-                fails.append("page faults at %d records differ from the scan"
-                             % n)
-            checked += len(want)
-    if "rollup_kvm_exit" in have:
-        rows = db.execute("SELECT reason, exit_code, count, unpaired, records "
-                          "FROM rollup_kvm_exit").fetchall()
-        if rows:
-            n = rows[0][4]
-            want = {(r, e): (c, u) for r, e, c, u in db.execute(
-                "SELECT reason, exit_code, count(*), count(*) - count(dur) "
-                "FROM kvm_exit WHERE id < ? GROUP BY 1, 2", (n,))}
-            got = {(r, e): (c, u) for r, e, c, u, _ in rows}
-            if got != want:
-                fails.append("exit reasons at %d records differ from the scan"
-                             % n)
-            checked += len(want)
+    for table, keys, rollup_sql, scan_sql, what in KIND_CHECKS:
+        if table not in have:
+            continue
+        rows = db.execute(rollup_sql).fetchall()
+        if not rows:
+            continue
+        n = rows[0][-1]
+        want = {r[:keys]: r[keys:] for r in db.execute(scan_sql, (n,))}
+        got = {r[:keys]: r[keys:-1] for r in rows}
+        if got != want:
+            fails.append("%s at %d records differ from the scan" % (what, n))
+        checked += len(want)
     return checked
 
 
