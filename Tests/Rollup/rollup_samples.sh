@@ -1,6 +1,7 @@
 #!/bin/sh
 # The views read from the rollups equal the full scan on every sample: each
-# input of Tests/Data and ../shared/data imported into a session of its own,
+# input of Tests/Data and ../shared/data, and each fuzz regression, imported
+# into a session of its own,
 # the capture's files imported one after another into one session (each
 # import continues the rollups the one before published), and a session
 # whose rollup files were removed and that an import then continues (the
@@ -28,6 +29,26 @@ for f in "$DATA"/*.txt "$DATA"/uftrace-mt.data "$DATA"/chrome/*.json \
   echo "s$n $f" >> "$W/list"
 done
 [ "$(wc -l < "$W/list")" -ge 25 ] || fail "too few samples imported"
+
+# The fuzz regressions (Tests/Data/fuzz-regressions/TARGET/*), each put in
+# the file of the uftrace recording its target replaces, as the fuzz
+# target does.  They fail to import, most after keeping the events read
+# before the error: those sessions are compared too.
+for r in "$DATA"/fuzz-regressions/uftrace_task/* \
+         "$DATA"/fuzz-regressions/uftrace_map/*; do
+  n=$((n+1))
+  rm -rf "$W/r$n.data"
+  cp -r "$DATA/uftrace-mt.data" "$W/r$n.data"
+  case $r in
+  */uftrace_task/*) cp "$r" "$W/r$n.data/task.txt" ;;
+  *) cp "$r" "$W/r$n.data/sid-0fd32bf6c55db5bb.map" ;;
+  esac
+  "$TS" import -o "$W/s$n" "$W/r$n.data" > "$W/s$n.log" 2>&1 || true
+  if [ -f "$W/s$n/session.tracer" ]; then
+    echo "s$n $r" >> "$W/list"
+  fi
+done
+grep -q fuzz-regressions "$W/list" || fail "no fuzz regression left a session"
 
 # Several imports into one session.
 C=$SHARED/data/capture-1
