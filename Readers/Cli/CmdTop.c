@@ -529,18 +529,30 @@ static void topHumanCount(char *z, size_t n, double v){
 ** the events it dropped. */
 static void topHeader(TopOut *pOut, Top *pTop, int nWidth, int bTerm,
                       double dt){
-  char zLine[4096], zNum[32], zRate[32];
+  char zLine[4096], zRest[128], zNum[32], zRate[32];
   time_t now = time(0);
   struct tm tm;
   size_t n;
   int i, j;
+  const char *zSession = pTop->zSession;
+  size_t nSession = strlen(zSession), nHead = sizeof("tracestore top - ")-1;
   localtime_r(&now, &tm);
-  n = (size_t)snprintf(zLine, sizeof(zLine), "tracestore top - %s - writer "
-                       "%s - %02d:%02d:%02d - every %.1f s",
-                       pTop->zSession,
-                       cliWriterRuns(pTop->zSession) ? "running" : "done",
+  /* What follows the session's name comes first, so that a long path gives
+  ** way to the writer's state: the path loses its head ("...top-tmux/t"),
+  ** the line keeps its tail. */
+  n = (size_t)snprintf(zRest, sizeof(zRest), " - writer %s - %02d:%02d:%02d"
+                       " - every %.1f s",
+                       cliWriterRuns(zSession) ? "running" : "done",
                        tm.tm_hour, tm.tm_min, tm.tm_sec, pTop->rInterval);
-  (void)n;
+  if( nWidth>0 && nHead+nSession+n>(size_t)nWidth
+   && (size_t)nWidth>=nHead+3+8+n ){
+    zSession += nSession - ((size_t)nWidth - nHead - 3 - n);
+    while( (*zSession & 0xc0)==0x80 ) zSession++;   /* a whole character */
+    snprintf(zLine, sizeof(zLine), "tracestore top - ...%s%s", zSession,
+             zRest);
+  }else{
+    snprintf(zLine, sizeof(zLine), "tracestore top - %s%s", zSession, zRest);
+  }
   topLine(pOut, zLine, nWidth, bTerm);
   n = 0;
   for(i=0; i<pTop->stores.nRow; i++){

@@ -247,7 +247,10 @@ def check_tmux(args):
     if shutil.which("tmux") is None:
         print("no tmux")
         return 77
-    session = os.path.join(args.work, "t")
+    # A path longer than the pane: the header gives the path's head away,
+    # never the writer's state.
+    session = os.path.join(args.work, "a-session-whose-path-is-wider-than-"
+                           "the-terminal-" + "x" * 40)
     status = os.path.join(args.work, "status")
     writer = start_writer(args, session)
     tmux("kill-server")
@@ -264,6 +267,10 @@ def check_tmux(args):
                             "[1 overview]" in s, "the overview")
             if any(len(l) > 80 for l in s.splitlines()):
                 raise Failure("a line is wider than 80 columns:\n%s" % s)
+            if not s.startswith("tracestore top - ...x") or \
+               "x - writer running - " not in s.splitlines()[0]:
+                raise Failure("the header did not shorten the path from "
+                              "its head:\n%s" % s)
             tmux("send-keys", "-t", "top", "2")
             s = wait_screen(lambda s: "[2 functions]" in s and
                             re.search(r"\d+\.\d+ +fn_\d+", s),
