@@ -22,7 +22,7 @@ Environment:
     only, as CMakeLists.txt allows) and, for it, the declarations of
     stdlib.h and string.h; no C library symbol is linked (tests
     core.nocrt_no_libc_symbols and core.archives_self_contained; the
-    check_zones.sh exception names these three lines).
+    check_zones.py exception names these three lines).
 
 --*/
 

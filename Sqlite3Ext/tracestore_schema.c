@@ -6,7 +6,7 @@
 ** TraceStore/TraceSchema.h (the store descriptors compiled into the core);
 ** it opens no session; included by nothing outside Sqlite3Ext/.
 ** Owns: the schema document (text or Markdown) and the SQL function
-** tracestore_schema(), which `tracestore schema` (Readers/Cli/CmdSchema.c)
+** tracestore_schema(), which `tracestore schema` (Cli/CmdSchema.c)
 ** runs.
 ** Calls: tracestore_views.c (tracestoreDocObjects).  Registered by
 ** sqlite3_tracestore_init() through tracestoreSchemaInit().
@@ -18,7 +18,7 @@
 **
 **   Prints every store's table with each column's name, SQL type, flags
 **   and description, then store_info, the views, tracestore_args and the
-**   SQL functions.  SCHEMA.md in the repository is the --markdown output;
+**   SQL functions.  docs/schema.md in the repository is the --markdown output;
 **   the test schema_md fails when they differ.
 **
 ** How it works:
@@ -87,7 +87,7 @@ static const char zTsSchemaIntro[] =
   "for it), `store_info`, the rollup tables, and the views\nwhose stores "
   "are there.  The views that aggregate read the rollup tables: answers "
   "kept by\neach store's writer as it commits, O(groups) at any size "
-  "(NOTES.md, \"Rollups\").  Times "
+  "(docs/rollups.md).  Times "
   "(`ts`, `dur`) are int64 nanoseconds; `tid` is the kernel task id, "
   "`pid` the process\n(thread group) id when the source says it.  TEXT "
   "columns hold interned strings.  Unsigned 64-bit\ncolumns (addresses) "

@@ -3,7 +3,7 @@
 ** tables, and the SQL functions they use.
 **
 ** Zone: hosted (the SQLite extension): libc and SQLite's API, and
-** TraceStore/KvmExitReason.h (exit reason names) and TraceSchema.h (the
+** Kernel/KvmExitReason.h (exit reason names) and TraceSchema.h (the
 ** record types: which stores are event stores and how `event` reads
 ** them); it opens no session;
 ** included by nothing outside Sqlite3Ext/.
@@ -11,7 +11,7 @@
 ** kvm_exit_reason_name(), syscall_name() and syscall_nr() (the system
 ** call table is generated at build time by GenerateSyscalls.cmake), and
 ** the documentation of the views, store_info, tracestore_args and the
-** functions, from which SCHEMA.md is made.
+** functions, from which docs/schema.md is made.
 ** Calls: tracestore_catalog.c.  Called by tracestore_attach.c
 ** (tracestoreViewsAttach) and tracestore_schema.c (the documentation);
 ** declared in tracestore_views.h.
@@ -29,7 +29,7 @@
 **     SELECT syscall_name(59), syscall_nr('openat'); -- execve, 257
 **
 **   The views, their columns and the rules behind them are documented in
-**   aViewDoc below, from which SCHEMA.md is generated.
+**   aViewDoc below, from which docs/schema.md is generated.
 **
 ** How it works:
 **
@@ -62,7 +62,7 @@ SQLITE_EXTENSION_INIT3
 
 #include "tracestore_views.h"
 #include "tracestore_int.h"
-#include "TraceStore/KvmExitReason.h"
+#include "Kernel/KvmExitReason.h"
 #include "TraceStore/TraceSchema.h"   /* TraceRecordTypes: the stores */
 #include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
 
@@ -876,7 +876,7 @@ int tracestoreViewsFleet(sqlite3 *db, int nSes, const char *const *azSchema,
 }
 
 /* -------------------------------------------------------------------------
-** Documentation (SCHEMA.md is generated from it: tracestore_schema.c).
+** Documentation (docs/schema.md is generated from it: tracestore_schema.c).
 ** The test sql_schema_columns checks every column list below against
 ** pragma_table_info of the real view or table.
 */

@@ -9,7 +9,7 @@
 **                         args, kvm_exit_reasons, ...) and the SQL
 **                         functions they use (kvm_exit_reason_name,
 **                         syscall_name, syscall_nr)
-**   tracestore_schema.c   the schema documentation (SCHEMA.md, `tracestore
+**   tracestore_schema.c   the schema documentation (docs/schema.md, `tracestore
 **                         schema`, tracestore_schema()), generated from the
 **                         store descriptors and the tables below
 **
@@ -23,7 +23,7 @@
 
 /*
 ** Documentation of one column of a view or table-valued function, or one
-** SQL function, kept next to its definition so SCHEMA.md is generated from
+** SQL function, kept next to its definition so docs/schema.md is generated from
 ** it.  A list ends with an entry whose zName is 0.
 */
 typedef struct tracestore_doc_column tracestore_doc_column;
@@ -99,7 +99,7 @@ const tracestore_doc_object *tracestoreDocObjects(int *pnObject);
 /*
 ** The schema document: every store's table (from the descriptors compiled
 ** into TraceStore/TraceSchema.c), store_info, the views and functions.
-** Markdown (SCHEMA.md) when bMarkdown, else aligned text.  From
+** Markdown (docs/schema.md) when bMarkdown, else aligned text.  From
 ** sqlite3_malloc(); 0 when out of memory.
 */
 char *tracestoreSchemaText(int bMarkdown);

@@ -44,7 +44,7 @@ endif()
 add_test(NAME cli.help.plot COMMAND $<TARGET_FILE:tracestore> plot --help)
 set_tests_properties(cli.help.plot PROPERTIES LABELS unit TIMEOUT 10
   PASS_REGULAR_EXPRESSION "usage: tracestore plot")
-# Only plot loads cairo (Readers/Cli/Plot/PlotCairo.h): the executable
+# Only plot loads cairo (Outputs/Plot/PlotCairo.h): the executable
 # does not name it, so no other command pays for loading it.
 add_test(NAME cli.plot.cairo_on_demand
   COMMAND sh -c "objdump -p \"$0\" | grep NEEDED; objdump -p \"$0\" | grep -E 'NEEDED +lib(cairo|fontconfig)' && exit 1 || echo 'cairo is not linked'"

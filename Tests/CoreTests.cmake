@@ -8,7 +8,7 @@ if(NOT TRACER_SANITIZE)
   target_include_directories(NoCrtImport PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
   target_compile_options(NoCrtImport PRIVATE ${TRACER_CORE_FLAGS})
   target_link_options(NoCrtImport PRIVATE -nostdlib -static -Wl,--no-undefined)
-  target_link_libraries(NoCrtImport PRIVATE TracerReaders TracerStore TracerRtl
+  target_link_libraries(NoCrtImport PRIVATE TracerReaders TracerKernel TracerStore TracerRtl
                         TracerRtlCompilerSupport)
 
   # Expected: the number of event lines, counted by grep on the sample.
@@ -21,7 +21,8 @@ if(NOT TRACER_SANITIZE)
             $<TARGET_FILE:NoCrtImport>)
   add_test(NAME core.archives_self_contained
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_core_symbols.sh
-            $<TARGET_FILE:TracerRtl> $<TARGET_FILE:TracerStore> $<TARGET_FILE:TracerReaders>
+            $<TARGET_FILE:TracerRtl> $<TARGET_FILE:TracerStore> $<TARGET_FILE:TracerKernel>
+            $<TARGET_FILE:TracerReaders>
             $<TARGET_FILE:TracerRtlCompilerSupport>)
   set_tests_properties(core.nocrt_import core.nocrt_no_libc_symbols
     core.archives_self_contained PROPERTIES LABELS unit TIMEOUT 60)
@@ -34,13 +35,15 @@ add_test(NAME core.hosted_keeps_libc_memory
           $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext>)
 set_tests_properties(core.hosted_keeps_libc_memory PROPERTIES LABELS unit TIMEOUT 60)
 
-# The arrows between the zones (DESIGN.md; issue 14), on the #include lines:
-# who may include the extension, a reader, hosted code, a C library or
-# platform header.  zones.arrows_catches plants one violation of each rule
-# in a scratch tree and expects exactly those, by file and line.
+# The arrows between the rooms (docs/tree.md; issues 14 and 25): every
+# #include, and every symbol one object of the tree takes from another (a
+# table of function pointers, an extern, a call), points down the data
+# flow.  zones.arrows_catches plants one violation of each rule, of each
+# kind, in a scratch tree and expects exactly those.
 add_test(NAME zones.arrows
-  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.sh ${CMAKE_SOURCE_DIR})
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.py
+          ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 add_test(NAME zones.arrows_catches
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones_catches.sh
-          ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.sh)
+          ${CMAKE_CURRENT_SOURCE_DIR}/Core/check_zones.py)
 set_tests_properties(zones.arrows zones.arrows_catches PROPERTIES LABELS unit TIMEOUT 60)

@@ -54,7 +54,7 @@ function(fuzz_target name)
     set(libs TracerSqlite3ExtStatic TracerReaders)
   endif()
   set(sources ${source} ${FUZZ_DIR}/FuzzCommon.c
-              ${CMAKE_SOURCE_DIR}/Readers/Cli/TraceZstd.c)
+              ${CMAKE_SOURCE_DIR}/Host/TraceZstd.c)
   if(TRACER_FUZZ)
     # The fixed findings seed the corpus too, so the clang build (whose
     # UBSan checks more than gcc's) replays them before it mutates.

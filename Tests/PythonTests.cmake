@@ -1,7 +1,7 @@
 #
-# The Python call tracer (Readers/Live/Python/, `tracestore trace-python`),
+# The Python call tracer (Live/Python/, `tracestore trace-python`),
 # on every interpreter the module was built for (TRACER_PYTHON_MODULES,
-# Readers/Live/Python/PythonModule.cmake: Debian's python3 and the pyenv
+# Live/Python/PythonModule.cmake: Debian's python3 and the pyenv
 # 3.12 and 3.13 when present).  The test driver runs on Debian's python3
 # (TRACER_PYTHON3) and reads the sessions through the extension.
 #
@@ -33,7 +33,7 @@ endif()
 # Benchmark (ctest -L bench -R python): per-call overhead next to cProfile,
 # a sys.setprofile recorder and the floor (hooks that only read the TSC:
 # Bench/PyHookFloor.c, a module per interpreter in build/python-bench/),
-# and the RSS of a 100 M-call run.  BENCHMARKS.md, "Python tracer".
+# and the RSS of a 100 M-call run.  docs/benchmarks-history.md, "Python tracer".
 #
 foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})

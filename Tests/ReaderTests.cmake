@@ -51,7 +51,7 @@ foreach(case truncated garbage hugeline nul empty fifo)
 endforeach()
 
 add_executable(TestReaderGuard ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestReaderGuard.c
-               ${CMAKE_SOURCE_DIR}/Readers/Cli/TraceZstd.c)
+               ${CMAKE_SOURCE_DIR}/Host/TraceZstd.c)
 target_include_directories(TestReaderGuard PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(TestReaderGuard PRIVATE TracerReaders ${ZSTD_LIBRARY})
 #

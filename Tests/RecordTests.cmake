@@ -74,7 +74,7 @@ add_test(NAME bench.record
 set_tests_properties(bench.record PROPERTIES
   LABELS bench TIMEOUT 3600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 # What classifying page faults hard/soft costs (issue 15): tracestore record
-# of TouchPages with and without the fault counts (BENCHMARKS.md).
+# of TouchPages with and without the fault counts (docs/benchmarks-history.md).
 add_test(NAME bench.fault_classes
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_fault_classes.sh
           $<TARGET_FILE:tracestore> $<TARGET_FILE:TouchPages>

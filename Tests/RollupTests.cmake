@@ -159,7 +159,7 @@ foreach(mode once batch tmux)
 endforeach()
 
 # The views through the rollups next to the full scan at 10^6..10^8 rows
-# (BENCHMARKS.md, "Rollups"; about 15 minutes and 25 GB).
+# (docs/benchmarks-history.md, "Rollups"; about 15 minutes and 25 GB).
 add_test(NAME bench.rollup
   COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_rollup.py
           ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/bench-rollup)

@@ -5,7 +5,7 @@
 #
 #   ctest -R stress.                       the CI run (integration)
 #   build/TestStress --records 50000000 --pace 0
-#                                          the long run (RELIABILITY.md)
+#                                          the long run (docs/reliability.md)
 #
 add_executable(TestStress ${CMAKE_CURRENT_SOURCE_DIR}/Stress/TestStress.c)
 target_link_libraries(TestStress PRIVATE TracerSqlite3ExtStatic pthread)

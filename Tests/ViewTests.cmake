@@ -1,7 +1,7 @@
 #
 # The Perfetto-familiar schema and the analysis views (issue 4): the views
 # and SQL functions of Sqlite3Ext/tracestore_views.c, tracestore_args,
-# the module store, the exit reason table and SCHEMA.md.
+# the module store, the exit reason table and docs/schema.md.
 #
 # Most cases are Tests/Sql/view_*.sql run by the SQL driver of
 # SqlTests.cmake (run_sql_test.sh); their .prepare imports the samples
@@ -14,25 +14,25 @@
 #
 
 #
-# The kernel names of TraceStore/KvmExitReason.c against VMX_EXIT_REASONS and
+# The kernel names of Kernel/KvmExitReason.c against VMX_EXIT_REASONS and
 # SVM_EXIT_REASONS of the installed kernel headers.
 #
 add_executable(TestKvmExitReason ${CMAKE_CURRENT_SOURCE_DIR}/Core/TestKvmExitReason.c)
 target_include_directories(TestKvmExitReason PRIVATE ${CMAKE_SOURCE_DIR})
-target_link_libraries(TestKvmExitReason PRIVATE TracerStore)
+target_link_libraries(TestKvmExitReason PRIVATE TracerKernel)
 target_compile_options(TestKvmExitReason PRIVATE ${TRACER_WARNINGS})
 add_test(NAME kvm_exit_reason.header COMMAND TestKvmExitReason)
 set_tests_properties(kvm_exit_reason.header PROPERTIES LABELS unit TIMEOUT 60)
 
 #
-# SCHEMA.md is the output of `tracestore schema --markdown`: regenerate it
-# with `build/tracestore schema --markdown > SCHEMA.md` when this fails.
+# docs/schema.md is the output of `tracestore schema --markdown`: regenerate it
+# with `build/tracestore schema --markdown > docs/schema.md` when this fails.
 #
 add_test(NAME schema_md
   COMMAND sh -c "\"$0\" schema --markdown | diff -u \"$1\" - &&
-                 echo 'SCHEMA.md is up to date' ||
-                 { echo 'SCHEMA.md differs: run tracestore schema --markdown > SCHEMA.md'; exit 1; }"
-          $<TARGET_FILE:tracestore> ${CMAKE_SOURCE_DIR}/SCHEMA.md)
+                 echo 'docs/schema.md is up to date' ||
+                 { echo 'docs/schema.md differs: run tracestore schema --markdown > docs/schema.md'; exit 1; }"
+          $<TARGET_FILE:tracestore> ${CMAKE_SOURCE_DIR}/docs/schema.md)
 add_test(NAME schema_text
   COMMAND sh -c "\"$0\" schema | grep -q '^kvm_exit_reasons (view): ' &&
                  \"$0\" schema --help | grep -q '^usage: tracestore schema' &&

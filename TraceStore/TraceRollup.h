@@ -45,7 +45,7 @@ Abstract:
     returns; other writers leave the flag on rows closed at the end of a
     recording.  The fold keeps these rows in a list (O(open calls)), adds
     what depends on their dur when they turn final, and a reader adds
-    their dur as it reads it (NOTES.md, "Rollups").
+    their dur as it reads it (docs/rollups.md).
 
 Environment:
 

@@ -30,7 +30,7 @@ Abstract:
     until then they wait in the open-row table, which every fold looks at
     again first.  A row is outermost when no earlier row of its (pid, tid,
     name) is open and it begins at or after the end of every earlier one:
-    an open row is one that has not ended (NOTES.md, "Rollups").
+    an open row is one that has not ended (docs/rollups.md).
 
 Environment:
 

@@ -12,7 +12,7 @@ Abstract:
     header so that the SQLite extension builds each virtual table from the
     file alone.  Adding a record type is one structure here, one kind in
     TRACE_RECORD_KIND, and its columns and TraceRecordTypes entry in
-    TraceSchema.c (NOTES.md, "Adding a record type").
+    TraceSchema.c (docs/adding.md).
 
     Conventions shared by every record:
 
@@ -297,9 +297,9 @@ extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 // each one entry of TraceRecordTypes (TraceSchema.c), from which the rest
 // of Tracer derives what it does with the type: the import context's
 // store (TRACE_IMPORT.Stores[Kind]), the `event` view's arm and the
-// extension's store masks (Sqlite3Ext/tracestore_views.c), SCHEMA.md
+// extension's store masks (Sqlite3Ext/tracestore_views.c), docs/schema.md
 // (tracestore_schema.c), and the ftrace events routed to the store by
-// both ftrace paths (Readers/Shared/FtraceRecord.c).  The kinds are in the order the
+// both ftrace paths (Readers/Decoders/Ftrace/FtraceRecord.c).  The kinds are in the order the
 // stores are opened and committed (the stores events depend on first) and
 // the `event` view's arms are in this order too.
 //
@@ -344,7 +344,7 @@ typedef const TRACE_EVENT_VIEW *PCTRACE_EVENT_VIEW;
 // The ftrace events a record type takes, and the tracepoint field behind
 // each of its columns.  Both ftrace paths read them through this map (the
 // text one from the event's printed `name=value` text, the binary one
-// from the event's format; Readers/Shared/FtraceRecord.h).  Conversion
+// from the event's format; Readers/Decoders/Ftrace/FtraceRecord.h).  Conversion
 // says how a field's value becomes the column:
 //
 

@@ -442,7 +442,7 @@ typedef struct _TRACE_STORE {
     // least 2 MB and its mapping asks for large page-cache pages
     // (Rtl->PreferLargePages), and what it unmaps behind the writer ends
     // on a 2 MB boundary.  Faulting pages in then costs a third
-    // (BENCHMARKS.md, "Appending 32-byte records").  For a writer that
+    // (docs/benchmarks-history.md, "Appending 32-byte records").  For a writer that
     // keeps its pages until close or unmaps them (the Python tracer), not
     // for one that writes them back behind itself at a finer grain than
     // 2 MB (an importer): a large page under write-back stalls the writer
@@ -586,7 +586,7 @@ TraceStoreAppendInline(
 // (TraceStoreReserve's rules: fill every field).  Inline while the store
 // needs no growing.  Building a record elsewhere and copying it costs more
 // than it looks when the fields are narrow: the copy's wide loads wait for
-// the narrow stores before them (the Python tracer's call row, NOTES.md).
+// the narrow stores before them (the Python tracer's call row, docs/store.md).
 //
 
 static inline

@@ -69,6 +69,47 @@ TraceJoinPath(
     return Length + 1 < BufferSize;
 }
 
+VOID
+TraceStoreInitialize(
+    PRTL Rtl,
+    PCSZ Path,
+    PTRACE_STORE Store
+    )
+{
+    Rtl->FillMemory(Store, sizeof(*Store), 0);
+    Store->Rtl = Rtl;
+    Store->FileHandle = INVALID_HANDLE_VALUE;
+    Store->CommitLimit = TRACE_COMMIT_ALL;
+    TraceStoreCopyName(Store->Path, sizeof(Store->Path), Path);
+}
+
+RTL_STATUS
+TraceStoreCheckFileSize(
+    PTRACE_STORE Store,
+    PCSZ Path,
+    PULONGLONG FileSize,
+    PRTL_ERROR Error
+    )
+{
+    PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status;
+
+    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, FileSize);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    if (*FileSize < TRACE_STORE_HEADER_SIZE) {
+        return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, *FileSize,
+                           "%s: truncated store header (%llu bytes, a "
+                           "header is %u)", Path, *FileSize,
+                           TRACE_STORE_HEADER_SIZE);
+    }
+
+    return RTL_STATUS_OK;
+}
+
 ULONGLONG
 TraceStoreHeaderChecksum(
     PRTL Rtl,

@@ -42,6 +42,21 @@ Environment:
 BOOL TraceStoreCopyName(PCHAR Destination, SIZE_T Size, PCSZ Source);
 
 //
+// The start every open shares: Store zeroed, with its Rtl and Path, no
+// file yet and no commit limit.
+//
+
+VOID TraceStoreInitialize(PRTL Rtl, PCSZ Path, PTRACE_STORE Store);
+
+//
+// The open file's size in *FileSize; an error naming Path when it cannot
+// be read or is smaller than a store header.
+//
+
+RTL_STATUS TraceStoreCheckFileSize(PTRACE_STORE Store, PCSZ Path,
+                                   PULONGLONG FileSize, PRTL_ERROR Error);
+
+//
 // The XXH3-64 of a header page with HeaderChecksum and the two commit
 // slots zeroed: everything that is fixed at creation.
 //

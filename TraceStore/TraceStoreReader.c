@@ -65,11 +65,7 @@ TraceStoreOpenReader(
     ULONGLONG FileSize;
     TRACE_STORE_SNAPSHOT Snapshot;
 
-    Rtl->FillMemory(Store, sizeof(*Store), 0);
-    Store->Rtl = Rtl;
-    Store->FileHandle = INVALID_HANDLE_VALUE;
-    Store->CommitLimit = TRACE_COMMIT_ALL;
-    TraceStoreCopyName(Store->Path, sizeof(Store->Path), Path);
+    TraceStoreInitialize(Rtl, Path, Store);
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadOnly, &Store->FileHandle);
     if (!RTL_SUCCESS(Status)) {
@@ -77,18 +73,8 @@ TraceStoreOpenReader(
                            RtlStatusText(Status));
     }
 
-    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    Status = TraceStoreCheckFileSize(Store, Path, &FileSize, Error);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    if (FileSize < TRACE_STORE_HEADER_SIZE) {
-        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
-                             "%s: truncated store header (%llu bytes, a "
-                             "header is %u)", Path, FileSize,
-                             TRACE_STORE_HEADER_SIZE);
         goto Error;
     }
 

@@ -329,12 +329,8 @@ Return Value:
     ULONGLONG FileSize;
     TRACE_STORE_COMMIT_SLOT Latest;
 
-    Rtl->FillMemory(Store, sizeof(*Store), 0);
-    Store->Rtl = Rtl;
-    Store->FileHandle = INVALID_HANDLE_VALUE;
+    TraceStoreInitialize(Rtl, Path, Store);
     Store->Writable = TRUE;
-    Store->CommitLimit = TRACE_COMMIT_ALL;
-    TraceStoreCopyName(Store->Path, sizeof(Store->Path), Path);
     TraceStoreCopyName(Store->Name, sizeof(Store->Name), Schema->Name);
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite, &Store->FileHandle);
@@ -359,18 +355,8 @@ Return Value:
         goto Error;
     }
 
-    Status = Rtl->GetFileSize(Rtl, Store->FileHandle, &FileSize);
+    Status = TraceStoreCheckFileSize(Store, Path, &FileSize, Error);
     if (!RTL_SUCCESS(Status)) {
-        RtlSetError(Error, Status, 0, 0, "%s: %s", Path,
-                    RtlStatusText(Status));
-        goto Error;
-    }
-
-    if (FileSize < TRACE_STORE_HEADER_SIZE) {
-        Status = RtlSetError(Error, RTL_STATUS_CORRUPT, 0, FileSize,
-                             "%s: truncated store header (%llu bytes, a "
-                             "header is %u)", Path, FileSize,
-                             TRACE_STORE_HEADER_SIZE);
         goto Error;
     }
 

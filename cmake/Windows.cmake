@@ -4,8 +4,8 @@
 # but for the RTL back end):
 #
 #   tracestore.exe   the command: import, info, sql, export, schema,
-#                    kvmtrace-format; record and plot say they are Linux
-#                    only (CliPortWindows.c)
+#                    kvmtrace-format; record, trace-python, plot, push
+#                    and top say they are Linux only (Cli/CliLinuxOnly.c)
 #   tracestore.dll   the SQLite extension, for a Windows sqlite3.exe:
 #                    .load tracestore
 #   sqlite3.exe      that shell, from the same amalgamation's shell.c
@@ -26,19 +26,18 @@ target_include_directories(TracerSqlite3Amalgamation PUBLIC ${TRACER_SQLITE_INCL
 target_compile_definitions(TracerSqlite3Amalgamation PRIVATE SQLITE_THREADSAFE=1
                            SQLITE_ENABLE_MATH_FUNCTIONS)
 
-# The command's sources but the Linux-only ones, and the Windows side of
-# the portability layer (CliPort.h) with the Linux-only commands' stubs.
+# The command's sources but the Linux-only ones (the recorder, plot, push,
+# top, trace-python, zstd), and the Windows side of the portability layer
+# (Host/HostPort.h) with the Linux-only commands' stubs.
 set(TRACER_WINDOWS_CLI_SOURCES ${TRACESTORE_CLI_SOURCES})
 list(FILTER TRACER_WINDOWS_CLI_SOURCES EXCLUDE REGEX
-     "/Readers/Live/|/Readers/Cli/Plot/|/CmdPlot\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/CmdPush\\.c$|/CmdTop\\.c$|/HttpClient\\.c$|/TraceZstd\\.c$|/CliPortPosix\\.c$")
-list(APPEND TRACER_WINDOWS_CLI_SOURCES ${CMAKE_SOURCE_DIR}/Readers/Cli/CliPortWindows.c
-     ${CMAKE_SOURCE_DIR}/Readers/Cli/CliLinuxOnly.c
-     ${CMAKE_SOURCE_DIR}/Readers/Live/LiveText.c
-     ${CMAKE_SOURCE_DIR}/Readers/Live/LiveRollups.c)
-# LiveText.c (the read-a-whole-file loop the CLI shares with the recorder)
+     "/Live/Record\\.c$|/Live/RecordTasks\\.c$|/Outputs/Plot/|/Outputs/Push/|/Outputs/Top/|/CmdRecord\\.c$|/CmdTracePython\\.c$|/TraceZstd\\.c$|/HostPortPosix\\.c$|/HostIdentity\\.c$")
+list(APPEND TRACER_WINDOWS_CLI_SOURCES ${CMAKE_SOURCE_DIR}/Host/HostPortWindows.c
+     ${CMAKE_SOURCE_DIR}/Cli/CliLinuxOnly.c)
+# HostText.c (the read-a-whole-file loop the CLI shares with the recorder)
 # opens with O_CLOEXEC, which msvcrt lacks; there the flag that matters is
 # O_BINARY (no CRLF translation), so it stands in for it.
-set_source_files_properties(${CMAKE_SOURCE_DIR}/Readers/Live/LiveText.c
+set_source_files_properties(${CMAKE_SOURCE_DIR}/Host/HostText.c
   PROPERTIES COMPILE_DEFINITIONS O_CLOEXEC=_O_BINARY)
 
 add_executable(tracestore ${TRACER_WINDOWS_CLI_SOURCES} ${TRACER_SQLITE3EXT_SOURCES})
@@ -56,7 +55,7 @@ set_target_properties(tracestore_ext PROPERTIES OUTPUT_NAME tracestore PREFIX ""
 target_include_directories(tracestore_ext PRIVATE ${TRACER_SQLITE_INCLUDE_DIR}
                            ${TRACER_GENERATED_DIR})
 target_compile_definitions(tracestore_ext PRIVATE ${TRACER_WINDOWS_HOSTED_DEFINITIONS})
-target_link_libraries(tracestore_ext PRIVATE TracerStore)
+target_link_libraries(tracestore_ext PRIVATE TracerStore TracerKernel)
 target_link_options(tracestore_ext PRIVATE -static -Wl,--no-undefined)
 target_compile_options(tracestore_ext PRIVATE ${TRACER_WARNINGS})
 
@@ -69,7 +68,7 @@ include(${CMAKE_SOURCE_DIR}/Tests/Windows/WindowsTests.cmake)
 # The sources of each target, relative to the source tree (the amalgamation
 # as $(TracerSqliteDir)), for Tests/Windows/vs_projects.py: the Visual
 # Studio projects (Tracer.sln) must list exactly these.
-set(TRACER_VS_TARGETS TracerRtl TracerRtlCompilerSupport TracerStore TracerReaders
+set(TRACER_VS_TARGETS TracerRtl TracerRtlCompilerSupport TracerStore TracerKernel TracerReaders
     tracestore_ext tracestore TracerSqlite3Amalgamation WinCoreTest)
 set(Lines "")
 foreach(Target IN LISTS TRACER_VS_TARGETS)

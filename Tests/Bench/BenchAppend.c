@@ -494,7 +494,7 @@ static const char *CaseNames[CaseCount] = {
 };
 
 //
-// The same cases as they appear in BENCHMARKS.md.
+// The same cases as they appear in docs/benchmarks-history.md.
 //
 
 static const char *CaseDescriptions[CaseCount] = {
@@ -650,7 +650,7 @@ main(int argc, char **argv)
            (unsigned long long)Worker.Dropped);
 
     //
-    // Result lines for BENCHMARKS.md (Tests/Bench/bench_lib.sh describes
+    // Result lines for docs/benchmarks-history.md (Tests/Bench/bench_lib.sh describes
     // the format).
     //
 

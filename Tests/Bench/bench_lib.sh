@@ -3,14 +3,14 @@
 #
 # Result lines.  Every benchmark (these scripts and the Bench*.c programs)
 # prints its figures as tab-separated lines that Tests/Bench/bench_tables.py
-# turns into the tables of BENCHMARKS.md:
+# turns into the tables of docs/benchmarks-history.md:
 #
 #   @bench <TAB> SECTION <TAB> head <TAB> column <TAB> column ...
 #   @bench <TAB> SECTION <TAB> row  <TAB> cell <TAB> cell ...
 #   @bench <TAB> SECTION <TAB> note <TAB> text
 #
 # SECTION names a table (the markers <!-- bench:SECTION begin/end --> in
-# BENCHMARKS.md); a note is printed under the table.  Other output is for
+# docs/benchmarks-history.md); a note is printed under the table.  Other output is for
 # people and is ignored.
 
 bench_emit() {  # bench_emit KIND SECTION FIELD...

@@ -4,7 +4,7 @@ sys.setprofile recorder and the floor, measured in the same run.
     PYTHON bench_python.py WORKDIR [--long CALLS]
 
 Run by the interpreter under test with the tracestore module on its path
-(ctest -L bench -R python; BENCHMARKS.md, "Python tracer").  Two
+(ctest -L bench -R python; docs/benchmarks-history.md, "Python tracer").  Two
 call-heavy workloads: recursive fib(24) and a json.dumps/loads loop.  For
 each, the best of 7 runs of: no profiler, cProfile (Profile.enable()),
 the setprofile recorder (a list append per call and return), tracestore
@@ -39,7 +39,7 @@ except ImportError:
     tracestore_floor = None
 
 # The events the tracer's sys.monitoring callbacks take
-# (Readers/Live/Python/PyTraceHooks.c).
+# (Live/Python/PyTraceHooks.c).
 FLOOR_EVENTS = ('PY_START', 'PY_RESUME', 'PY_THROW', 'PY_RETURN', 'PY_YIELD',
                 'PY_UNWIND')
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Rollups: the built-in views at 10^6, 10^7 and 10^8 rows, next to the
-same views computed from every row, in one run (BENCHMARKS.md, "Rollups").
+same views computed from every row, in one run (docs/benchmarks-history.md, "Rollups").
 
     bench_rollup.py BUILD WORKDIR [--sizes 1e6,1e7,1e8] [--scan-up-to 1e7]
 

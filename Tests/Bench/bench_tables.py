@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the @bench result lines of a run of Tests/Bench/run-all.sh into the
-tables of BENCHMARKS.md.
+tables of docs/benchmarks-history.md.
 
 usage: bench_tables.py RESULTS TEMPLATE.md OUTPUT.md
 

@@ -6,7 +6,7 @@
 For each FILE, runs `OLD import -o S FILE` and `NEW import -o S FILE` in
 turn, RUNS times each (a fresh session every time, the input in the page
 cache), and prints the best wall time and the least CPU time (user + sys,
-every thread) of each build and NEW / OLD, with an @bench line per file for the table "rollup_writers" (BENCHMARKS.md,
+every thread) of each build and NEW / OLD, with an @bench line per file for the table "rollup_writers" (docs/benchmarks-history.md,
 "Rollups").  Interleaving is what makes a few per cent visible on a shared
 machine, where two runs minutes apart differ by more.  OLD is a build of
 another commit, e.g.

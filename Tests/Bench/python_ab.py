@@ -8,7 +8,7 @@ interleaved, each traced run in a fresh session, and prints the per-call
 overhead of each build: best and median, of the program's thread, of the
 process (with the committer thread) and in wall time.  Interleaving in one
 process is what makes a few-ns difference visible on a shared machine,
-where two separate runs differ by more (BENCHMARKS.md, "Python tracer").
+where two separate runs differ by more (docs/benchmarks-history.md, "Python tracer").
 Copy a build's module somewhere before rebuilding to keep it as OLD.
 """
 import importlib.util

@@ -2,7 +2,7 @@
 #
 # Tests/Bench/run-all.sh [--quick] [--write | --no-write] [--only NAME] [BUILD_DIR]
 #
-# Runs every benchmark of BENCHMARKS.md, each next to its reference measured
+# Runs every benchmark of docs/benchmarks-history.md, each next to its reference measured
 # in the same run, and rewrites the generated tables there (between the
 # markers <!-- bench:NAME begin --> and <!-- bench:NAME end -->).
 #
@@ -11,9 +11,9 @@
 #                rollup benchmark's 10^8-row session and the SQL
 #                benchmark's 10 GB store and its copy).
 #   --quick      small inputs and single runs: a few minutes, for checking
-#                the suite; writes BUILD_DIR/bench/BENCHMARKS.md only.
-#   --write      rewrite BENCHMARKS.md in the source tree (the default in
-#                the full mode); --no-write: only BUILD_DIR/bench/BENCHMARKS.md.
+#                the suite; writes BUILD_DIR/bench/benchmarks-history.md only.
+#   --write      rewrite docs/benchmarks-history.md in the source tree (the default in
+#                the full mode); --no-write: only BUILD_DIR/bench/benchmarks-history.md.
 #   --only NAME  only the steps whose command contains NAME (e.g. tracedat):
 #                their tables are rewritten, each saying it was a run of
 #                that step alone, and the machine summary of the last full
@@ -125,7 +125,7 @@ fi
 
 meta info load-end "$(load)"
 meta info duration "$(( ($(date +%s) - start + 30) / 60 )) min"
-python3 Tests/Bench/bench_tables.py "$out" BENCHMARKS.md "$work/BENCHMARKS.md"
-if [ "$write" = 1 ]; then cp "$work/BENCHMARKS.md" BENCHMARKS.md && echo "BENCHMARKS.md rewritten"; fi
-echo "results: $out; tables: $work/BENCHMARKS.md; $failed benchmark(s) failed"
+python3 Tests/Bench/bench_tables.py "$out" docs/benchmarks-history.md "$work/benchmarks-history.md"
+if [ "$write" = 1 ]; then cp "$work/benchmarks-history.md" docs/benchmarks-history.md && echo "docs/benchmarks-history.md rewritten"; fi
+echo "results: $out; tables: $work/benchmarks-history.md; $failed benchmark(s) failed"
 [ $failed = 0 ]

@@ -23,7 +23,7 @@ Abstract:
 
 --*/
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/TraceFormats.h"
 
 RTL Rtl;
 
@@ -86,7 +86,7 @@ NoCrtImportMain(
     Import.Path = Arguments[1];
     Import.FormatName = "ftrace";
 
-    Status = TraceImportRun(&Import, TraceFindFormat(TraceFormatFtraceText));
+    Status = TraceImportRun(&Import, TraceFormatFromName("ftrace"), NULL);
     TraceSessionClose(&Session);
 
     if (!RTL_SUCCESS(Status)) {

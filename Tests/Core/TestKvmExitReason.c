@@ -1,5 +1,5 @@
 /*
-** TestKvmExitReason: the kernel names of TraceStore/KvmExitReason.c against
+** TestKvmExitReason: the kernel names of Kernel/KvmExitReason.c against
 ** the kernel's own tables, VMX_EXIT_REASONS and SVM_EXIT_REASONS of the
 ** installed uapi headers (linux-libc-dev: <asm/vmx.h>, <asm/svm.h>).
 **
@@ -17,7 +17,7 @@
 #include <asm/vmx.h>
 #include <asm/svm.h>
 
-#include "TraceStore/KvmExitReason.h"
+#include "Kernel/KvmExitReason.h"
 
 struct header_entry { long long code; const char *name; };
 

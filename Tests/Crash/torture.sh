@@ -363,7 +363,7 @@ record)
       [ "$bad" = 0 ] || fail "trial $trial: $bad of $n faults are not" \
         "the workload's user faults"
       # Each CPU's faults in strictly increasing ts; across CPUs, an event
-      # read more than 5 ms late is stored out of order (NOTES: record),
+      # read more than 5 ms late is stored out of order (docs/live.md: record),
       # which the store's sorted flag must then say.
       bad=$(q "SELECT count(*) FROM (SELECT ts - lag(ts) OVER (PARTITION BY
                cpu ORDER BY id) AS d FROM page_fault) WHERE d <= 0")

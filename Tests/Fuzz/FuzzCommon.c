@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "FuzzCommon.h"
-#include "Readers/Cli/TraceZstd.h"
+#include "Host/TraceZstd.h"
 #include "TraceStore/TraceRollup.h"
 
 static char zTempRoot[512];       /* removed at exit */
@@ -96,7 +96,7 @@ int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
   /* Inputs of odd length get a reorder window of three span events, so
   ** that events placed after their turn (SpanReorder.c) are fuzzed too. */
   imp.ReorderWindow = (fuzzFileSize(zInput) & 1) ? 3 : 0;
-  rc = TraceImportRun(&imp, pFormat);
+  rc = TraceImportRun(&imp, pFormat, 0);
   TraceSessionClose(&session);
   return RTL_SUCCESS(rc) ? 0 : 1;
 }

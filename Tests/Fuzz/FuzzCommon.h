@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/TraceFormats.h"
 
 /* One input: 0 when it was taken, 1 when it was rejected with an error. */
 int fuzzOne(const uint8_t *aData, size_t nData);

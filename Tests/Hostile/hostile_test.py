@@ -420,7 +420,7 @@ def span_ancestors(s):
 
 
 def span_self_time(s):
-    """span_self_time as NOTES.md defines it: self = total dur of a name
+    """span_self_time as docs/sql.md defines it: self = total dur of a name
     minus the dur of the direct children of its calls."""
     sp = spans(s)
     child = {}

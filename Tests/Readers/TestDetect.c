@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/TraceFormats.h"
 
 int main(int argc, char **argv){
   static RTL Rtl;
   TRACE_IMPORT imp;
-  PCTRACE_FORMAT p;
+  const PCTRACE_FORMAT *p;
   int nClaims = 0;
 
   if( argc!=2 ){
@@ -29,9 +29,9 @@ int main(int argc, char **argv){
     fprintf(stderr, "%s\n", imp.Error.Message);
     return 1;
   }
-  for(p=TraceFormats; p->Name; p++){
-    if( p->Detect(&imp) ){
-      printf("%s\n", p->Name);
+  for(p=TraceFormats; *p; p++){
+    if( (*p)->Detect(&imp) ){
+      printf("%s\n", (*p)->Name);
       nClaims++;
     }
   }

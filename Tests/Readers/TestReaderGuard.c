@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "Readers/Shared/TraceImport.h"
-#include "Readers/Cli/TraceZstd.h"
+#include "Readers/TraceFormats.h"
+#include "Host/TraceZstd.h"
 
 static RTL Rtl;
 

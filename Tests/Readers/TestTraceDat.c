@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "Readers/Decoders/Ftrace/TraceEvent.h"
+#include "Readers/TraceFormats.h"
 
 static RTL Rtl;
 static int nFail = 0;
@@ -57,7 +58,7 @@ static int testNoZstd(const char *zPath, const char *zSession){
   imp.Session = pSession;
   imp.Path = zPath;
   imp.Zstd = 0;
-  rc = TraceImportRun(&imp, 0);
+  rc = TraceImportRun(&imp, 0, TraceFormats);
   CHECK( imp.FormatName!=0 && strcmp(imp.FormatName, "trace-dat")==0 );
   printf("%s\n", imp.Error.Message);
   CHECK( rc==RTL_STATUS_BAD_VERSION );

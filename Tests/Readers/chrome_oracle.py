@@ -4,7 +4,7 @@ the JSON with Python's own parser, against what `tracestore import` made.
 
 usage: chrome_oracle.py TRACESTORE SESSION FILE.json
 
-The rules (NOTES.md, "Chrome trace-event JSON"), written independently of
+The rules (docs/reader-spans.md, "Chrome trace-event JSON"), written independently of
 the reader:
   - ts and dur are microseconds, converted to ns exactly (digits below the
     ns dropped);

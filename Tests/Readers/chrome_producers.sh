@@ -19,7 +19,7 @@ rm -rf "$work"; mkdir -p "$work"
 
 produce_clang() {
   command -v clang >/dev/null || { echo "clang not installed (Tests/install-deps.sh)"; exit 1; }
-  for f in Shared/TraceImport Decoders/Chrome/ChromeJson Decoders/Uftrace/Uftrace; do
+  for f in Import/TraceImport Decoders/Chrome/ChromeJson Decoders/Uftrace/Uftrace; do
     clang -ftime-trace -ftime-trace-granularity=0 -O2 -I"$src" -c "$src/Readers/$f.c" \
           -o "$work/$(basename "$f").o"
   done

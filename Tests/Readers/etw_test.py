@@ -5,7 +5,7 @@ Usage: etw_test.py TRACESTORE SHARED_DIR WORK CASE [ARGS]
 
   records SAMPLE     every HardFault and image record of SAMPLE (a file of
                      shared/data/etw, .zip unpacked here) equals the oracle's
-                     line for line: ts (the raw ts converted as NOTES.md says,
+                     line for line: ts (the raw ts converted as docs/reader-etw.md says,
                      from the header fields read here with struct), address,
                      thread, base, size, pid, name; image unloads equal its
                      IMG2 lines as ftrace_event args; every event is counted.
@@ -370,7 +370,7 @@ elif case == 'typegroup1':
     got = sql(s, "SELECT name, ts, printf('%x', address), printf('%x', ip) FROM page_fault ORDER BY id")
     same(got, [[names[w[0]]] + w[1:] for w in want],
          'TypeGroup1' if bits == 64 else 'TypeGroup1 (32-bit; expected: the generator\'s values)')
-    # Per kind: hard, fault_kind and module as NOTES.md maps them (the image
+    # Per kind: hard, fault_kind and module as docs/reader-etw.md maps them (the image
     # spans 0x30000 bytes from base: offsets below that are in it).
     kinds = {'10': ('0', 'page_cache'), '11': ('0', 'demand_zero'), '12': ('0', 'copy_on_write'),
              '13': ('0', 'demand_zero'), '14': ('1', 'file'), '15': ('', 'access_violation')}

@@ -9,7 +9,7 @@ usage: uftrace_producer.py TRACESTORE SESSION UFTRACE_DIR CHECK[,CHECK...]
           where dump works): entries and exits paired per
           task, depth the record's depth; context switches inside calls
           as "linux:schedule" spans (uftrace's report and chrome export
-          do the same); the repairs of NOTES.md ("uftrace record
+          do the same); the repairs of docs/reader-spans.md ("uftrace record
           directories"): exits without an entry begin at the trace's first
           ts (flags 1); a forked child starts inside the calls its parent
           was in at its fork() (named from the parent's records); an exec

@@ -17,7 +17,7 @@
 #   hard = 0 exactly ru_minflt, NULL only the SIGSEGVs (fault_kind
 #   access_violation, one per guard page); each touch a row with the
 #   workload's module, module offset, code 0, hard and fault_kind (file /
-#   copy_on_write / demand_zero: NOTES.md, "Page-fault classes"); the
+#   copy_on_write / demand_zero: docs/sql.md, "Page-fault classes"); the
 #   ips in FileFaults' main, at main's file offset from nm and
 #   readelf (the data file's faults); every instruction-fetch fault (x86
 #   error code bit 4) code 1.

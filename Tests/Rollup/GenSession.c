@@ -455,7 +455,7 @@ static void genEvents(long long nRow){
 }
 
 /* -------------------------------------------------------------------------
-** The fold thread (--fold-thread), as Readers/Live/LiveRollups.c.
+** The fold thread (--fold-thread), as Live/LiveRollups.c.
 */
 
 static volatile int gbStopFold;

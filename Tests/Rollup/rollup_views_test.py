@@ -7,7 +7,7 @@ mode (the views run their SQL over every row: the full-scan oracle, the
 SQL that the view tests check against uftrace, perf, awk and the kernel's
 syscall table).  Every view both make must give the same rows in the same
 order: equal values, but for kvm_exit_reasons' percentiles, which must be
-within the histogram's stated error (SCHEMA.md: below 1/256 of the exact
+within the histogram's stated error (docs/schema.md: below 1/256 of the exact
 nearest-rank value, exact below 512 ns), and avg_dur, a REAL, within
 1e-12 relative.
 

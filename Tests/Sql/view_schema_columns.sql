@@ -1,4 +1,4 @@
--- Every table, view and table-valued function that SCHEMA.md documents
+-- Every table, view and table-valued function that docs/schema.md documents
 -- has exactly the columns it lists, in that order (pragma_table_info).
 .output /dev/null
 SELECT tracestore_attach('@WORK@/all.trace');

@@ -26,7 +26,7 @@ add_executable(WinCoreTest ${TRACER_WINDOWS_TEST_DIR}/WinCoreTest.c
 target_include_directories(WinCoreTest PRIVATE ${CMAKE_SOURCE_DIR} ${XXHASH_INCLUDE_DIR})
 target_compile_options(WinCoreTest PRIVATE ${TRACER_CORE_FLAGS})
 target_link_options(WinCoreTest PRIVATE -nostdlib -e WinCoreTestStart -Wl,--no-undefined)
-target_link_libraries(WinCoreTest PRIVATE TracerReaders TracerStore TracerRtl
+target_link_libraries(WinCoreTest PRIVATE TracerReaders TracerKernel TracerStore TracerRtl
                       TracerRtlCompilerSupport kernel32 gcc)
 
 add_test(NAME windows.core_imports

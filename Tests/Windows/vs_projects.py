@@ -46,20 +46,22 @@ PROJECTS = [
     ("Rtl", "Rtl/Rtl.vcxproj", ["TracerRtl"], "StaticLibrary", True, []),
     ("TraceStore", "TraceStore/TraceStore.vcxproj", ["TracerStore"],
      "StaticLibrary", True, ["Rtl"]),
+    ("Kernel", "Kernel/Kernel.vcxproj", ["TracerKernel"],
+     "StaticLibrary", True, ["Rtl"]),
     ("Readers", "Readers/Readers.vcxproj", ["TracerReaders"],
-     "StaticLibrary", True, ["TraceStore"]),
+     "StaticLibrary", True, ["TraceStore", "Kernel"]),
     ("Sqlite3Ext", "Sqlite3Ext/Sqlite3Ext.vcxproj", ["tracestore_ext"],
-     "DynamicLibrary", False, ["TraceStore", "Rtl"]),
-    ("Cli", "Readers/Cli/Cli.vcxproj",
+     "DynamicLibrary", False, ["TraceStore", "Kernel", "Rtl"]),
+    ("Cli", "Cli/Cli.vcxproj",
      ["tracestore", "TracerSqlite3Amalgamation"], "Application", False,
-     ["Readers", "TraceStore", "Rtl"]),
+     ["Readers", "TraceStore", "Kernel", "Rtl"]),
     ("WinCoreTest", "Tests/Windows/WinCoreTest.vcxproj",
      ["WinCoreTest", "TracerRtlCompilerSupport"], "Application", True,
-     ["Readers", "TraceStore", "Rtl"]),
+     ["Readers", "TraceStore", "Kernel", "Rtl"]),
 ]
 
 # Per-file settings CMake gives with set_source_files_properties.
-FILE_DEFINITIONS = {"Readers/Live/LiveText.c": "O_CLOEXEC=_O_BINARY"}
+FILE_DEFINITIONS = {"Host/HostText.c": "O_CLOEXEC=_O_BINARY"}
 
 TARGET_NAMES = {"Sqlite3Ext": "tracestore", "Cli": "tracestore"}
 ENTRY_POINTS = {"WinCoreTest": "WinCoreTestStart"}

@@ -59,6 +59,7 @@ Environment:
 --*/
 
 #include "ChromeJsonReader.h"
+#include "Readers/Decoders/Decoders.h"
 
 static
 ULONGLONG
@@ -789,3 +790,15 @@ End:
 
     return Status;
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT ChromeJsonDecoder = {
+    "chrome-json",
+    "Chrome trace-event JSON (object or bare array form)",
+    TRACE_FORMAT_TSC_CLOCK,
+    ChromeJsonDetect,
+    ChromeJsonImport
+};

@@ -28,8 +28,8 @@ Environment:
 #ifndef _TRACER_CHROME_JSON_READER_H_
 #define _TRACER_CHROME_JSON_READER_H_
 
-#include "Readers/Shared/TraceImport.h"
-#include "Readers/Shared/Json.h"
+#include "Readers/Import/TraceImport.h"
+#include "Readers/Text/Json.h"
 
 #define CHROME_BUFFER_SIZE 65536
 

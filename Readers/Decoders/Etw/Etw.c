@@ -43,6 +43,7 @@ Environment:
 --*/
 
 #include "EtwReader.h"
+#include "Readers/Decoders/Decoders.h"
 
 BOOL
 EtwDetect(
@@ -65,11 +66,8 @@ FileError(
     ULONGLONG Value
     )
 {
-    PTRACE_IMPORT Import = Reader->Import;
-
-    return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
-                       (ULONGLONG)Offset, "%s: byte offset %llu: %s %llu",
-                       Import->Path, (ULONGLONG)Offset, Reason, Value);
+    return TraceImportByteError(Reader->Import, (ULONGLONG)Offset, "%s %llu",
+                                Reason, Value);
 }
 
 RTL_STATUS
@@ -79,23 +77,18 @@ EtwEventError(
     PCSZ Reason
     )
 {
-    PTRACE_IMPORT Import = Reader->Import;
-    ULONGLONG FileOffset;
-
     if (Reader->Compressed) {
-        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
-                           (ULONGLONG)Reader->BufferOffset,
-                           "%s: byte offset %llu: compressed buffer, event "
-                           "at offset %u of its decompressed events: %s",
-                           Import->Path, (ULONGLONG)Reader->BufferOffset,
-                           Offset, Reason);
+        return TraceImportByteError(Reader->Import,
+                                    (ULONGLONG)Reader->BufferOffset,
+                                    "compressed buffer, event at offset %u "
+                                    "of its decompressed events: %s",
+                                    Offset, Reason);
     }
 
-    FileOffset = (ULONGLONG)Reader->BufferOffset + ETW_BUFFER_HEADER_SIZE +
-                 Offset;
-    return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, FileOffset,
-                       "%s: byte offset %llu: %s", Import->Path, FileOffset,
-                       Reason);
+    return TraceImportByteError(Reader->Import,
+                                (ULONGLONG)Reader->BufferOffset +
+                                ETW_BUFFER_HEADER_SIZE + Offset, "%s",
+                                Reason);
 }
 
 static
@@ -295,12 +288,11 @@ Routine Description:
                                  Reader->Scratch, *PayloadLength,
                                  &ErrorOffset, &Reason);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, Offset,
-                           "%s: byte offset %llu: compressed buffer: %s "
-                           "(at byte offset %llu)", Import->Path,
-                           (ULONGLONG)Offset, Reason,
-                           (ULONGLONG)(Offset + ETW_BUFFER_HEADER_SIZE +
-                                       ErrorOffset));
+        return TraceImportByteError(Import, Offset, "compressed buffer: %s "
+                                    "(at byte offset %llu)", Reason,
+                                    (ULONGLONG)(Offset +
+                                                ETW_BUFFER_HEADER_SIZE +
+                                                ErrorOffset));
     }
 
     Reader->CompressedBuffers++;
@@ -458,3 +450,16 @@ Routine Description:
     Rtl->Unmap(Rtl, Reader, sizeof(ETW_READER));
     return Status;
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT EtwDecoder = {
+    "etw",
+    "Windows kernel ETW log (.etl): page faults, images, processes, "
+    "threads; XPRESS-compressed buffers too",
+    0,
+    EtwDetect,
+    EtwImport
+};

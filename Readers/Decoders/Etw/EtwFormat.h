@@ -39,7 +39,7 @@ Environment:
 #ifndef _TRACER_ETW_FORMAT_H_
 #define _TRACER_ETW_FORMAT_H_
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
 
 //
 // WMI_BUFFER_HEADER: the start of every buffer of the file.

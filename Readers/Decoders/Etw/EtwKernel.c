@@ -13,7 +13,7 @@ Abstract:
       (types 10-15: VirtualAddress, ProgramCounter) become `page_fault`
       rows: address, ip (TypeGroup1's program counter), tid and pid, the
       image that holds the address (module, module_offset; the same for
-      the ip), hard and fault_kind (NOTES.md, "ETW .etl logs").
+      the ip), hard and fault_kind (docs/reader-etw.md).
     - Image load (group 3 type 10, group 20 type 10), DCStart and DCEnd
       (group 20, types 3, 4) become `module` rows (base, base + size, the
       file name) and are remembered per process for the faults; an unload
@@ -37,6 +37,7 @@ Environment:
 --*/
 
 #include "EtwReader.h"
+#include "Readers/Text/TextParse.h"
 
 static const PCSZ FaultNames[ETW_FAULT_NAMES] = {
     "TransitionFault", "DemandZeroFault", "CopyOnWrite", "GuardPageFault",
@@ -94,21 +95,7 @@ Return Value:
             Code = 0xFFFD;
         }
 
-        if (Code < 0x80) {
-            Target[Out++] = (CHAR)Code;
-        } else if (Code < 0x800) {
-            Target[Out++] = (CHAR)(0xC0 | (Code >> 6));
-            Target[Out++] = (CHAR)(0x80 | (Code & 0x3F));
-        } else if (Code < 0x10000) {
-            Target[Out++] = (CHAR)(0xE0 | (Code >> 12));
-            Target[Out++] = (CHAR)(0x80 | ((Code >> 6) & 0x3F));
-            Target[Out++] = (CHAR)(0x80 | (Code & 0x3F));
-        } else {
-            Target[Out++] = (CHAR)(0xF0 | (Code >> 18));
-            Target[Out++] = (CHAR)(0x80 | ((Code >> 12) & 0x3F));
-            Target[Out++] = (CHAR)(0x80 | ((Code >> 6) & 0x3F));
-            Target[Out++] = (CHAR)(0x80 | (Code & 0x3F));
-        }
+        Out += TextEncodeUtf8(Code, Target + Out);
     }
 
     return Out;

@@ -32,12 +32,14 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL.  Owns the layout of an
     ftrace text line (task, cpu, flags, time, event name).  Calls the
-    import context (Readers/Shared/TraceImport.h: the line loop,
+    import context (Readers/Import/TraceImport.h: the line loop,
     interning, TraceImportTextEvent for the fields, errors) and TextParse.
 
 --*/
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
+#include "Readers/Decoders/Decoders.h"
+#include "Readers/Decoders/Ftrace/FtraceRecord.h"
 
 typedef struct _FTRACE_LINE {
     TRACE_EVENT_CONTEXT Event;
@@ -405,8 +407,18 @@ Routine Description:
     return Digits < End && Digits > Start && Digits[-1] == '-';
 }
 
+//
+// The two layouts of ftrace text DetectLayout tells apart.
+//
+
+typedef enum _FTRACE_TEXT_LAYOUT {
+    FtraceLayoutUnknown = 0,
+    FtraceLayoutTracefs,            // tracefs trace / trace_pipe
+    FtraceLayoutTraceCmdReport,     // trace-cmd report
+} FTRACE_TEXT_LAYOUT;
+
 static
-TRACE_INPUT_FORMAT
+FTRACE_TEXT_LAYOUT
 DetectLayout(
     const BYTE *Buffer,
     SIZE_T Length
@@ -438,7 +450,7 @@ Routine Description:
 
         if (LineEnd - Cursor >= 5 && Cursor[0] == 'c' && Cursor[1] == 'p' &&
             Cursor[2] == 'u' && Cursor[3] == 's' && Cursor[4] == '=') {
-            return TraceFormatTraceCmdReport;
+            return FtraceLayoutTraceCmdReport;
         }
 
         if (Cursor < LineEnd && Cursor[0] == '#') {
@@ -452,16 +464,16 @@ Routine Description:
             if (After != NULL && After < LineEnd && *After == ']') {
                 After = TextSkipSpaces(After + 1, LineEnd);
                 if (TextParseSeconds(After, LineEnd, &Ns) != NULL) {
-                    return TraceFormatTraceCmdReport;
+                    return FtraceLayoutTraceCmdReport;
                 }
-                return TraceFormatFtraceText;
+                return FtraceLayoutTracefs;
             }
         }
 
         Cursor = LineEnd + 1;
     }
 
-    return TraceFormatUnknown;
+    return FtraceLayoutUnknown;
 }
 
 BOOL
@@ -470,7 +482,7 @@ FtraceTextDetect(
     )
 {
     return DetectLayout(Import->Buffer, Import->Length) ==
-           TraceFormatFtraceText;
+           FtraceLayoutTracefs;
 }
 
 BOOL
@@ -479,7 +491,7 @@ TraceCmdReportDetect(
     )
 {
     return DetectLayout(Import->Buffer, Import->Length) ==
-           TraceFormatTraceCmdReport;
+           FtraceLayoutTraceCmdReport;
 }
 
 RTL_STATUS
@@ -506,3 +518,27 @@ Return Value:
 {
     return TraceImportForEachLine(Import, ImportLine, NULL);
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT FtraceTextDecoder = {
+    "ftrace",
+    "tracefs trace / trace_pipe text",
+    0,
+    FtraceTextDetect,
+    FtraceTextImport
+};
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT TraceCmdReportDecoder = {
+    "trace-cmd-report",
+    "the text `trace-cmd report` prints",
+    0,
+    TraceCmdReportDetect,
+    FtraceTextImport
+};

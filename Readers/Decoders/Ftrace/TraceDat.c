@@ -37,12 +37,13 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL.  Owns detection, the
     import's order of steps and the merge of the CPUs by time.  Calls the
-    other TraceDat*.c files, TimeMerge (Readers/Shared), the event model
+    other TraceDat*.c files, TimeMerge (Readers/Import), the event model
     (TraceEvent.h) and the import context (TraceImport.h).
 
 --*/
 
 #include "TraceDatInternal.h"
+#include "Readers/Decoders/Decoders.h"
 
 static
 ULONGLONG
@@ -274,3 +275,15 @@ End:
     Rtl->Unmap(Rtl, Dat, Bytes);
     return Status;
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT TraceDatDecoder = {
+    "trace-dat",
+    "trace-cmd trace.dat, file format v6 or v7 (zstd or uncompressed)",
+    0,
+    TraceDatDetect,
+    TraceDatImport
+};

@@ -21,6 +21,7 @@ Environment:
 --*/
 
 #include "TraceDatInternal.h"
+#include "Readers/Decoders/Decoders.h"
 
 //
 // The metadata parts, the same in v6 and in v7's sections.

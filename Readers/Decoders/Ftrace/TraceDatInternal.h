@@ -28,7 +28,7 @@ Environment:
 #define _TRACER_TRACE_DAT_INTERNAL_H_
 
 #include "TraceEvent.h"
-#include "Readers/Shared/TimeMerge.h"
+#include "Readers/Import/TimeMerge.h"
 
 #define TRACE_DAT_MAGIC_LENGTH      10
 #define MAX_CPUS                    4096

@@ -35,7 +35,7 @@ Abstract:
 
       - The sink (TraceEventImport.c): decoded events routed into the
         session's stores through TraceImport.h; the dedicated stores'
-        records built by Readers/Shared/FtraceRecord.c from the record
+        records built by Readers/Decoders/Ftrace/FtraceRecord.c from the record
         types' ftrace maps.
 
     Only little-endian ring buffers are decoded.
@@ -47,7 +47,7 @@ Environment:
     TraceEventRing.c, TraceEventSymbols.c (TraceEventInternal.h), the
     TraceEventPrint*.c files (TraceEventPrintInternal.h),
     TraceEventPlugins.c and TraceEventImport.c; used by the trace.dat
-    reader (TraceDat*.c) and the live recorder (Readers/Live).  Calls the
+    reader (TraceDat*.c) and the live recorder (Live/).  Calls the
     import context (TraceImport.h) and TextParse.h.
 
 --*/
@@ -55,7 +55,7 @@ Environment:
 #ifndef _TRACER_TRACE_EVENT_H_
 #define _TRACER_TRACE_EVENT_H_
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
 
 //
 // A bump allocator over blocks from Rtl->AllocatePages, released at once.
@@ -539,6 +539,7 @@ typedef struct _TRACE_TEXT {
 } TRACE_TEXT, *PTRACE_TEXT;
 
 VOID TraceTextAppend(PTRACE_TEXT Text, PCSZ Bytes, SIZE_T Length);
+VOID TraceTextAppendString(PTRACE_TEXT Text, PCSZ String);   // to its NUL
 VOID TraceTextAppendChar(PTRACE_TEXT Text, CHAR Char);
 
 //

@@ -18,7 +18,7 @@ Environment:
     Core: no C runtime, no OS service (memory from the table's arena).
     Owns the parsing of the description text and TRACE_EVENT_FORMAT /
     TRACE_EVENT_FIELD contents.  Calls the arena (TraceEvent.c), the text
-    helpers of TraceEventInternal.h and TextParse.h (Readers/Shared).
+    helpers of TraceEventInternal.h and TextParse.h (Readers/Text).
 
 --*/
 
@@ -82,7 +82,7 @@ ParseFieldLine(
     ULONG Number;
     BOOL Negative;
 
-    Cursor = SkipBlanks(Cursor, End);
+    Cursor = TextSkipSpaces(Cursor, End);
     if (!HasPrefix(Cursor, End, "field:")) {
         return FALSE;
     }
@@ -91,7 +91,7 @@ ParseFieldLine(
     if (Semicolon == End) {
         return FALSE;
     }
-    Line->Declaration = SkipBlanks(Cursor, Semicolon);
+    Line->Declaration = TextSkipSpaces(Cursor, Semicolon);
     Line->DeclarationEnd = TextTrimEnd(Line->Declaration, Semicolon);
 
     Value = FindKey(Semicolon, End, "offset:", 7);
@@ -376,7 +376,7 @@ Return Value:
     PCSZ End = TextTrimEnd(Type, Type + Length);
     ULONG Index;
 
-    Type = SkipBlanks(Type, End);
+    Type = TextSkipSpaces(Type, End);
     if (End > Type && End[-1] == ']') {
         PCSZ Bracket = End - 1;
 
@@ -451,13 +451,13 @@ ParseField(
     Dynamic = TextFindString(Type, TypeEnd, "__data_loc", 10);
     if (Dynamic != NULL) {
         Field->Flags |= TRACE_FIELD_DYNAMIC | TRACE_FIELD_ARRAY;
-        Type = SkipBlanks(Dynamic + 10, TypeEnd);
+        Type = TextSkipSpaces(Dynamic + 10, TypeEnd);
     } else {
         Dynamic = TextFindString(Type, TypeEnd, "__rel_loc", 9);
         if (Dynamic != NULL) {
             Field->Flags |= TRACE_FIELD_DYNAMIC | TRACE_FIELD_RELATIVE |
                             TRACE_FIELD_ARRAY;
-            Type = SkipBlanks(Dynamic + 9, TypeEnd);
+            Type = TextSkipSpaces(Dynamic + 9, TypeEnd);
         }
     }
 
@@ -589,7 +589,7 @@ Routine Description:
 
     while (Cursor < End && Index < FieldCount) {
         PCSZ Next = LineEnd(Cursor, End);
-        PCSZ Content = SkipBlanks(Cursor, Next);
+        PCSZ Content = TextSkipSpaces(Cursor, Next);
 
         if (HasPrefix(Content, Next, "print fmt:")) {
             break;
@@ -689,10 +689,10 @@ AddFormat(
 
     while (Cursor < End) {
         PCSZ Next = LineEnd(Cursor, End);
-        PCSZ Content = SkipBlanks(Cursor, Next);
+        PCSZ Content = TextSkipSpaces(Cursor, Next);
 
         if (HasPrefix(Content, Next, "name:")) {
-            Name = SkipBlanks(Content + 5, Next);
+            Name = TextSkipSpaces(Content + 5, Next);
             NameEnd = TextTrimEnd(Name, Next);
         } else if (HasPrefix(Content, Next, "ID:")) {
             BOOL Negative;

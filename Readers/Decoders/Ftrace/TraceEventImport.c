@@ -34,7 +34,7 @@ Abstract:
     table (KvmExitReason.c); the `reason` column uses the print fmt's.
 
     The records of the dedicated stores are built by the shared builder
-    (Readers/Shared/FtraceRecord.c) from the record types' ftrace maps;
+    (Readers/Decoders/Ftrace/FtraceRecord.c) from the record types' ftrace maps;
     this module is their binary field source: a field is read from the
     record by the event format's offset, a task state turned into the
     letters the sched_switch plugin prints, an address named from
@@ -50,8 +50,8 @@ Environment:
 --*/
 
 #include "TraceEvent.h"
-#include "TraceStore/KvmExitReason.h"
-#include "Readers/Shared/FtraceRecord.h"
+#include "Kernel/KvmExitReason.h"
+#include "Readers/Decoders/Ftrace/FtraceRecord.h"
 
 //
 // Field slots of TRACE_EVENT_FORMAT.Special, by kind.
@@ -78,16 +78,6 @@ Environment:
 #define EI_LEN          2
 #define EI_FAILED       3
 #define EI_INSN         4
-
-static
-VOID
-AppendText(
-    PTRACE_TEXT Text,
-    PCSZ String
-    )
-{
-    TraceTextAppend(Text, String, RtlStringLength(String));
-}
 
 static
 VOID
@@ -522,20 +512,20 @@ PrintExitReason(
     }
 
     if (Isa != KVM_EXIT_ISA_VMX && Isa != KVM_EXIT_ISA_SVM) {
-        AppendText(Text, "reason UNKNOWN-ISA");
+        TraceTextAppendString(Text, "reason UNKNOWN-ISA");
         return;
     }
 
     Name = KvmExitReasonName((ULONG)Isa, (ULONG)Reason, KvmExitNamesPlugin);
     if (Name != NULL) {
-        AppendText(Text, "reason ");
-        AppendText(Text, Name);
+        TraceTextAppendString(Text, "reason ");
+        TraceTextAppendString(Text, Name);
         return;
     }
 
-    AppendText(Text, "reason UNKNOWN (");
+    TraceTextAppendString(Text, "reason UNKNOWN (");
     AppendNumber(Text, "%llu", Reason);
-    AppendText(Text, ")");
+    TraceTextAppendString(Text, ")");
 }
 
 static
@@ -580,9 +570,9 @@ Routine Description:
 
     if (!IsNumberField(Field)) {
         if (Complain) {
-            AppendText(Text, "CAN'T FIND FIELD \"");
-            AppendText(Text, Name);
-            AppendText(Text, "\"");
+            TraceTextAppendString(Text, "CAN'T FIND FIELD \"");
+            TraceTextAppendString(Text, Name);
+            TraceTextAppendString(Text, "\"");
         }
         return FALSE;
     }
@@ -598,7 +588,7 @@ Routine Description:
     TraceTextAppend(Text, Conversion, (SIZE_T)(Percent - Conversion));
     TraceTextFormatNumber(Text, Percent, (ULONG)(After + 1 - Percent), -1, -1,
                           FieldValue(Field, Data, Size));
-    AppendText(Text, After + 1);
+    TraceTextAppendString(Text, After + 1);
     return TRUE;
 }
 
@@ -632,13 +622,13 @@ Routine Description:
         return;
     }
     Value = FieldValue(Field, Data, Size);
-    AppendText(Text, Prefix);
+    TraceTextAppendString(Text, Prefix);
     if (TraceEventFindSymbol(Sink->Table, Value, &Symbol, &Length, &Start)) {
         TraceTextAppend(Text, Symbol, Length);
-        AppendText(Text, "/0x");
+        TraceTextAppendString(Text, "/0x");
         TraceTextAppendHex(Text, Start - Value);
     } else {
-        AppendText(Text, "0x");
+        TraceTextAppendString(Text, "0x");
         AppendNumber(Text, "%08llx", Value);
     }
 }
@@ -654,19 +644,19 @@ PrintHrtimer(
     PTRACE_TEXT Text
     )
 {
-    AppendText(Text, "hrtimer=");
+    TraceTextAppendString(Text, "hrtimer=");
     if (!PrintNumField(Format, "0x%llx", "timer", Data, Size, Text, FALSE)) {
         PrintNumField(Format, "0x%llx", "hrtimer", Data, Size, Text, TRUE);
     }
     if (Start) {
         PrintFuncField(Sink, Format, " function=", "function", Data, Size,
                        Text);
-        AppendText(Text, " expires=");
+        TraceTextAppendString(Text, " expires=");
         PrintNumField(Format, "%llu", "expires", Data, Size, Text, TRUE);
-        AppendText(Text, " softexpires=");
+        TraceTextAppendString(Text, " softexpires=");
         PrintNumField(Format, "%llu", "softexpires", Data, Size, Text, TRUE);
     } else {
-        AppendText(Text, " now=");
+        TraceTextAppendString(Text, " now=");
         PrintNumField(Format, "%llu", "now", Data, Size, Text, TRUE);
         PrintFuncField(Sink, Format, " function=", "function", Data, Size,
                        Text);
@@ -684,7 +674,7 @@ PrintKvmEntry(
 {
     PrintNumField(Format, " vcpu %u", "vcpu_id", Data, Size, Text, TRUE);
     if (IsNumberField(Format->Special[KN_RIP])) {
-        AppendText(Text, " rip 0x");
+        TraceTextAppendString(Text, " rip 0x");
         TraceTextAppendHex(Text,
                            FieldValue(Format->Special[KN_RIP], Data, Size));
     }
@@ -702,13 +692,13 @@ PrintKvmExit(
     PCTRACE_EVENT_FIELD *Special = Format->Special;
 
     PrintExitReason(Special[KE_REASON], Special[KE_ISA], Data, Size, Text);
-    AppendText(Text, " rip 0x");
+    TraceTextAppendString(Text, " rip 0x");
     TraceTextAppendHex(Text, FieldValue(Special[KE_RIP], Data, Size));
     if (IsNumberField(Special[KE_INFO1]) && IsNumberField(Special[KE_INFO2])) {
-        AppendText(Text, " info ");
+        TraceTextAppendString(Text, " info ");
         TraceTextAppendHex(Text,
                            FieldValue(Special[KE_INFO1], Data, Size));
-        AppendText(Text, " ");
+        TraceTextAppendString(Text, " ");
         TraceTextAppendHex(Text,
                            FieldValue(Special[KE_INFO2], Data, Size));
     }
@@ -729,9 +719,9 @@ PrintKvmEmulateInsn(
     ULONG Index;
 
     TraceTextAppendHex(Text, FieldValue(Special[EI_CSBASE], Data, Size));
-    AppendText(Text, ":");
+    TraceTextAppendString(Text, ":");
     TraceTextAppendHex(Text, FieldValue(Special[EI_RIP], Data, Size));
-    AppendText(Text, ": ");
+    TraceTextAppendString(Text, ": ");
 
     //
     // Without a disassembler the plugin prints the instruction bytes.
@@ -753,7 +743,7 @@ PrintKvmEmulateInsn(
         TraceTextAppendChar(Text, "0123456789abcdef"[Byte & 0xf]);
     }
     if (FieldValue(Special[EI_FAILED], Data, Size) != 0) {
-        AppendText(Text, " FAIL");
+        TraceTextAppendString(Text, " FAIL");
     }
 }
 
@@ -768,7 +758,7 @@ PrintNestedVmexit(
     )
 {
     if (WithRip) {
-        AppendText(Text, " rip ");
+        TraceTextAppendString(Text, " rip ");
         TraceTextAppendHex(Text,
                            FieldValue(Format->Special[0], Data, Size));
     }
@@ -822,18 +812,18 @@ PrintSchedWakeup(
     }
     TraceTextAppendDecimal(Text, Pid, TRUE);
     if (IsNumberField(Special[SW_PRIO])) {
-        AppendText(Text, " [");
+        TraceTextAppendString(Text, " [");
         TraceTextAppendDecimal(Text, FieldValue(Special[SW_PRIO], Data, Size),
                                TRUE);
-        AppendText(Text, "]");
+        TraceTextAppendString(Text, "]");
     }
     if (IsNumberField(Special[SW_SUCCESS])) {
-        AppendText(Text, " success=");
+        TraceTextAppendString(Text, " success=");
         TraceTextAppendDecimal(Text, FieldValue(Special[SW_SUCCESS], Data,
                                                 Size), TRUE);
     }
     if (IsNumberField(Special[SW_TARGET_CPU])) {
-        AppendText(Text, " CPU:");
+        TraceTextAppendString(Text, " CPU:");
         AppendNumber(Text, "%03llu", FieldValue(Special[SW_TARGET_CPU], Data,
                                                 Size));
     }
@@ -1315,7 +1305,7 @@ TraceEventSinkRecord(
         Text.Buffer = Sink->Scratch;
         Text.Length = 0;
         Text.Capacity = sizeof(Sink->Scratch) - 1;
-        AppendText(&Text, "id=");
+        TraceTextAppendString(&Text, "id=");
         AppendNumber(&Text, "%u", Id);
         Status = TraceImportIntern(Import, Text.Buffer, Text.Length, &ArgsId);
         if (RTL_SUCCESS(Status)) {

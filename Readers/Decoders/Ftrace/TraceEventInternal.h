@@ -45,19 +45,6 @@ IsIdentChar(
            (Char >= '0' && Char <= '9') || Char == '_';
 }
 
-static inline
-PCSZ
-SkipBlanks(
-    PCSZ Cursor,
-    PCSZ End
-    )
-{
-    while (Cursor < End && (*Cursor == ' ' || *Cursor == '\t')) {
-        Cursor++;
-    }
-    return Cursor;
-}
-
 //
 // Callers pass a literal: inlined, its length is a constant and the
 // comparison a few loads.
@@ -107,7 +94,7 @@ ParseDecimal32(
     ULONGLONG Number = 0;
     PCSZ Start;
 
-    Cursor = SkipBlanks(Cursor, End);
+    Cursor = TextSkipSpaces(Cursor, End);
     *Negative = FALSE;
     if (Cursor < End && *Cursor == '-') {
         *Negative = TRUE;

@@ -77,16 +77,6 @@ Environment:
 
 static
 VOID
-AppendText(
-    PTRACE_TEXT Text,
-    PCSZ String
-    )
-{
-    TraceTextAppend(Text, String, RtlStringLength(String));
-}
-
-static
-VOID
 AppendNumber(
     PTRACE_TEXT Text,
     PCSZ Format,
@@ -121,7 +111,7 @@ Routine Description:
     }
     TraceTextFormatNumber(Text, Percent, (ULONG)(After + 1 - Percent), -1,
                           -1, Value);
-    AppendText(Text, After + 1);
+    TraceTextAppendString(Text, After + 1);
 }
 
 static
@@ -195,15 +185,15 @@ Routine Description:
 {
     if (Field == NULL) {
         *Value = 0;
-        AppendText(Text, "<CANT FIND FIELD ");
-        AppendText(Text, Name);
-        AppendText(Text, ">");
+        TraceTextAppendString(Text, "<CANT FIND FIELD ");
+        TraceTextAppendString(Text, Name);
+        TraceTextAppendString(Text, ">");
         return FALSE;
     }
     if (!ReadField(Field, Data, Size, Value)) {
-        AppendText(Text, " ");
-        AppendText(Text, Name);
-        AppendText(Text, "=INVALID");
+        TraceTextAppendString(Text, " ");
+        TraceTextAppendString(Text, Name);
+        TraceTextAppendString(Text, "=INVALID");
         return FALSE;
     }
     return TRUE;
@@ -342,20 +332,20 @@ Routine Description:
     };
     ULONGLONG Value;
 
-    AppendText(Text, "pages=");
+    TraceTextAppendString(Text, "pages=");
     if (ReadField(Format->Special[TLB_PAGES], Data, Size, &Value)) {
         AppendNumber(Text, "%ld", Value);
     } else {
-        AppendText(Text, "CAN'T FIND FIELD \"pages\"");
+        TraceTextAppendString(Text, "CAN'T FIND FIELD \"pages\"");
     }
 
     if (!GetFieldValue(Format->Special[TLB_REASON], "reason", Data, Size,
                        &Value, Text)) {
         return TRUE;
     }
-    AppendText(Text, " reason=");
+    TraceTextAppendString(Text, " reason=");
     if (Value < ARRAYSIZE(Reasons)) {
-        AppendText(Text, Reasons[Value]);
+        TraceTextAppendString(Text, Reasons[Value]);
     }
     AppendNumber(Text, " (%lld)", Value);
     return FALSE;
@@ -438,13 +428,13 @@ Routine Description:
     }
     Entry = &FutexCommands[Command];
 
-    AppendText(Text, "op=");
-    AppendText(Text, Entry->Name);
+    TraceTextAppendString(Text, "op=");
+    TraceTextAppendString(Text, Entry->Name);
     if (Values[FX_OP] & FUTEX_PRIVATE_FLAG) {
-        AppendText(Text, "|FUTEX_PRIVATE_FLAG");
+        TraceTextAppendString(Text, "|FUTEX_PRIVATE_FLAG");
     }
     if (Values[FX_OP] & FUTEX_CLOCK_REALTIME) {
-        AppendText(Text, "|FUTEX_CLOCK_REALTIME");
+        TraceTextAppendString(Text, "|FUTEX_CLOCK_REALTIME");
     }
 
     AppendNumber(Text, " uaddr=0x%08llx", Values[FX_UADDR]);
@@ -521,7 +511,7 @@ Routine Description:
     }
 
     PrintFunctionName(Table, Ip, Text);
-    AppendText(Text, " <-- ");
+    TraceTextAppendString(Text, " <-- ");
     PrintFunctionName(Table, Parent, Text);
     return FALSE;
 }
@@ -621,11 +611,11 @@ Routine Description:
     ULONG Offset;
 
     if (Caller == NULL) {
-        AppendText(Text, "<CANT FIND FIELD caller>");
+        TraceTextAppendString(Text, "<CANT FIND FIELD caller>");
         return;
     }
 
-    AppendText(Text, "<stack trace >\n");
+    TraceTextAppendString(Text, "<stack trace >\n");
     for (Offset = Caller->Offset; Offset < Size; Offset += LongSize) {
         ULONGLONG Address = ReadLong(Data, Offset, Size, LongSize);
         PCSZ Name;
@@ -636,7 +626,7 @@ Routine Description:
             (ULONG)Address == 0xffffffffU) {
             break;
         }
-        AppendText(Text, "=> ");
+        TraceTextAppendString(Text, "=> ");
         if (TraceEventFindSymbol(Table, Address, &Name, &NameLength,
                                  &Start)) {
             TraceTextAppend(Text, Name, NameLength);
@@ -677,7 +667,7 @@ Routine Description:
     AppendNumber(Text, "# %llx", Id);
 
     if (Buffer == NULL) {
-        AppendText(Text, "<CANT FIND FIELD buf>");
+        TraceTextAppendString(Text, "<CANT FIND FIELD buf>");
         return FALSE;
     }
     for (Offset = Buffer->Offset; Offset < Size; Offset++) {

@@ -45,6 +45,15 @@ TraceTextAppend(
 }
 
 VOID
+TraceTextAppendString(
+    PTRACE_TEXT Text,
+    PCSZ String
+    )
+{
+    TraceTextAppend(Text, String, RtlStringLength(String));
+}
+
+VOID
 TraceTextAppendChar(
     PTRACE_TEXT Text,
     CHAR Char

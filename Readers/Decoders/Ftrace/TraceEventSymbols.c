@@ -690,13 +690,13 @@ Routine Description:
 
     for (Cursor = Text; Cursor < End; ) {
         PCSZ Next = LineEnd(Cursor, End);
-        PCSZ Parse = SkipBlanks(Cursor, Next);
+        PCSZ Parse = TextSkipSpaces(Cursor, Next);
         ULONGLONG Address;
 
         if (ParseHex64(&Parse, Next, &Address)) {
             PCSZ Colon = TextFindChar(Parse, Next, ':');
             if (Colon != Next) {
-                PCSZ Value = SkipBlanks(Colon + 1, Next);
+                PCSZ Value = TextSkipSpaces(Colon + 1, Next);
                 PCSZ ValueEnd = TextTrimEnd(Value, Next);
 
                 if (ValueEnd - Value >= 2 && *Value == '"' &&

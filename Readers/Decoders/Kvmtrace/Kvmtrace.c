@@ -41,8 +41,9 @@ Environment:
 
 --*/
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
 #include "KvmtraceFormat.h"
+#include "Readers/Decoders/Decoders.h"
 
 //
 // The seed's formats file (seeds/004, user/formats), split at the event
@@ -232,11 +233,8 @@ RecordError(
     ULONGLONG Value
     )
 {
-    PTRACE_IMPORT Import = Reader->Import;
-
-    return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
-                       (ULONGLONG)Offset, "%s: byte offset %llu: %s %llu",
-                       Import->Path, (ULONGLONG)Offset, What, Value);
+    return TraceImportByteError(Reader->Import, (ULONGLONG)Offset, "%s %llu",
+                                What, Value);
 }
 
 static
@@ -252,21 +250,18 @@ TruncatedError(
     ULONG Header;
 
     if (Decode == KvmtraceDecodeCutHeader) {
-        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
-                           (ULONGLONG)Offset, "%s: byte offset %llu: "
-                           "truncated record: the input ends inside its "
-                           "12-byte header (%llu bytes left)", Import->Path,
-                           (ULONGLONG)Offset, Left);
+        return TraceImportByteError(Import, (ULONGLONG)Offset, "truncated "
+                                    "record: the input ends inside its "
+                                    "12-byte header (%llu bytes left)", Left);
     }
 
     Header = KvmtraceLoad32(Import->Buffer + Offset);
-    return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0,
-                       (ULONGLONG)Offset, "%s: byte offset %llu: truncated "
-                       "record: the input ends inside its %s (%llu of %u "
-                       "bytes)", Import->Path, (ULONGLONG)Offset,
-                       KvmtraceDecodeText(Decode), Left,
-                       KVMTRACE_HEADER_SIZE + ((Header >> 31) ? 8 : 0) +
-                       4 * ((Header >> 28) & 7));
+    return TraceImportByteError(Import, (ULONGLONG)Offset, "truncated record: "
+                                "the input ends inside its %s (%llu of %u "
+                                "bytes)", KvmtraceDecodeText(Decode), Left,
+                                KVMTRACE_HEADER_SIZE +
+                                ((Header >> 31) ? 8 : 0) +
+                                4 * ((Header >> 28) & 7));
 }
 
 static
@@ -715,3 +710,15 @@ End:
     Rtl->Unmap(Rtl, Reader, sizeof(KVMTRACE_READER));
     return Status;
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT KvmtraceDecoder = {
+    "kvmtrace",
+    "kvmtrace binary record stream",
+    0,
+    KvmtraceDetect,
+    KvmtraceImport
+};

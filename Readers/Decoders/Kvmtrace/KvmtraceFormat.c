@@ -21,7 +21,7 @@ Abstract:
     unencodable surrogate) the line is not printed and the error names
     the formats file's line.
 
-    Limits (documented in NOTES.md): widths and precisions above 2^20, and
+    Limits (documented in docs/reader-kvm.md): widths and precisions above 2^20, and
     rules whose rendering could exceed 16 MB, raise instead of printing;
     %c of U+DC80..U+DCFF prints the escaped byte, as Python's stdout does
     in the C.UTF-8 locale (surrogateescape), and other surrogates raise.
@@ -42,6 +42,7 @@ Environment:
 #include "KvmtraceFormat.h"
 #include "KvmtraceOps.h"
 #include "KvmtraceFloat.h"
+#include "Readers/Text/TextParse.h"
 
 //
 // The keys' names (KvmtraceOps.h), in the seed's insertion order.
@@ -919,24 +920,8 @@ KvmtraceRenderGeneric(
             } else if (CodePoint >= 0xd800 && CodePoint <= 0xdfff) {
                 return RenderError(Rules, Rule, Op, 101, (ULONG)CodePoint,
                                    Error);
-            } else if (CodePoint < 0x80) {
-                Text[0] = (CHAR)CodePoint;
-                TextLength = 1;
-            } else if (CodePoint < 0x800) {
-                Text[0] = (CHAR)(0xc0 | (CodePoint >> 6));
-                Text[1] = (CHAR)(0x80 | (CodePoint & 0x3f));
-                TextLength = 2;
-            } else if (CodePoint < 0x10000) {
-                Text[0] = (CHAR)(0xe0 | (CodePoint >> 12));
-                Text[1] = (CHAR)(0x80 | ((CodePoint >> 6) & 0x3f));
-                Text[2] = (CHAR)(0x80 | (CodePoint & 0x3f));
-                TextLength = 3;
             } else {
-                Text[0] = (CHAR)(0xf0 | (CodePoint >> 18));
-                Text[1] = (CHAR)(0x80 | ((CodePoint >> 12) & 0x3f));
-                Text[2] = (CHAR)(0x80 | ((CodePoint >> 6) & 0x3f));
-                Text[3] = (CHAR)(0x80 | (CodePoint & 0x3f));
-                TextLength = 4;
+                TextLength = TextEncodeUtf8((ULONG)CodePoint, Text);
             }
             Out = PutPadded(Out, Text, TextLength, 1, Op);
             break;

@@ -41,7 +41,7 @@ Environment:
 
     Core: no C runtime, OS access through PRTL.  Included by the kvmtrace
     reader (Kvmtrace.c), `tracestore kvmtrace-format`
-    (Readers/Cli/CmdKvmtraceFormat.c) and the files above; KvmtraceDecode
+    (Cli/CmdKvmtraceFormat.c) and the files above; KvmtraceDecode
     (inline here) calls nothing.
 
 --*/

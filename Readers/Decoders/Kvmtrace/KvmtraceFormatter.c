@@ -18,7 +18,7 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL (the output buffer);
     output through the caller's KVMTRACE_WRITE.  Called by `tracestore
-    kvmtrace-format` (Readers/Cli/CmdKvmtraceFormat.c); calls
+    kvmtrace-format` (Cli/CmdKvmtraceFormat.c); calls
     KvmtraceRules.c and KvmtraceFormat.c.
 
 --*/

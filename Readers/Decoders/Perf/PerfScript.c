@@ -46,7 +46,9 @@ Environment:
 
 --*/
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
+#include "Readers/Decoders/Decoders.h"
+#include "Readers/Decoders/Ftrace/FtraceRecord.h"
 
 typedef struct _PERF_LINE {
     TRACE_EVENT_CONTEXT Event;
@@ -73,22 +75,13 @@ typedef struct _PERF_SCRIPT_STATE {
 #define WIDTH_ADDRESS 16
 
 static
-BOOL
-IsSpace(
-    CHAR Char
-    )
-{
-    return Char == ' ' || Char == '\t';
-}
-
-static
 PCSZ
 TokenEnd(
     PCSZ Start,
     PCSZ End
     )
 {
-    while (Start < End && !IsSpace(*Start)) {
+    while (Start < End && !TextIsBlank(*Start)) {
         Start++;
     }
     return Start;
@@ -231,7 +224,7 @@ Routine Description:
     //
 
     Token = Cursor;
-    while (Token > Start && !IsSpace(Token[-1])) {
+    while (Token > Start && !TextIsBlank(Token[-1])) {
         Token--;
     }
     if (Token == Cursor) {
@@ -817,3 +810,15 @@ Return Value:
 
     return TraceImportForEachLine(Import, ImportLine, &State);
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT PerfScriptDecoder = {
+    "perf-script",
+    "perf script text (default, -F trace:time,event, page-fault samples)",
+    0,
+    PerfScriptDetect,
+    PerfScriptImport
+};

@@ -43,7 +43,8 @@ Environment:
 
 --*/
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
+#include "Readers/Decoders/Decoders.h"
 
 #define MAX_SEPARATOR_LENGTH 8
 #define MAX_FIELDS 16
@@ -545,3 +546,15 @@ Return Value:
 
     return TraceImportForEachLine(Import, ImportLine, &State);
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT PerfStatDecoder = {
+    "perf-stat",
+    "perf stat -I MS -x SEP interval output",
+    0,
+    PerfStatDetect,
+    PerfStatImport
+};

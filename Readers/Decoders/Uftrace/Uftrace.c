@@ -52,6 +52,7 @@ Environment:
 --*/
 
 #include "UftraceRecording.h"
+#include "Readers/Decoders/Decoders.h"
 
 //
 // ---------------------------------------------------------------------------
@@ -660,3 +661,15 @@ End:
 
     return Status;
 }
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT UftraceDecoder = {
+    "uftrace",
+    "uftrace record directory (info, task.txt, *.dat, *.sym)",
+    TRACE_FORMAT_TSC_CLOCK,
+    UftraceDetect,
+    UftraceImport
+};

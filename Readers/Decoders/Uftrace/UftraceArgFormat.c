@@ -474,7 +474,7 @@ EnumToken(
     PCSZ At = *Cursor;
     ULONG Kind;
 
-    while (At < End && IsSpace(*At)) {
+    while (At < End && TextIsSpace(*At)) {
         At++;
     }
     if (At >= End) {

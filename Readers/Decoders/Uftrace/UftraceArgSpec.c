@@ -54,7 +54,7 @@ UftraceParseLong(
     PCSZ Digits;
 
     *Value = 0;
-    while (Cursor < End && IsSpace(*Cursor)) {
+    while (Cursor < End && TextIsSpace(*Cursor)) {
         Cursor++;
     }
     if (Cursor < End && (*Cursor == '+' || *Cursor == '-')) {

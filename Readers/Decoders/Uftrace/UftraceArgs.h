@@ -32,7 +32,7 @@ Environment:
 #ifndef _TRACER_UFTRACE_ARGS_H_
 #define _TRACER_UFTRACE_ARGS_H_
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
 
 //
 // Value formats: the letters of uftrace's ARG_SPEC_CHARS, "diuxscfSpet".

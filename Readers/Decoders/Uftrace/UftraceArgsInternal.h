@@ -39,15 +39,6 @@ IsAlpha(
 
 static inline
 BOOL
-IsSpace(
-    CHAR C
-    )
-{
-    return C == ' ' || (C >= '\t' && C <= '\r');
-}
-
-static inline
-BOOL
 IsPunct(
     CHAR C
     )

@@ -137,7 +137,7 @@ Routine Description:
     if (RX_IS("alnum")) return IsAlpha(C) || TextIsDigit(C);
     if (RX_IS("upper")) return C >= 'A' && C <= 'Z';
     if (RX_IS("lower")) return C >= 'a' && C <= 'z';
-    if (RX_IS("space")) return IsSpace(C);
+    if (RX_IS("space")) return TextIsSpace(C);
     if (RX_IS("blank")) return C == ' ' || C == '\t';
     if (RX_IS("punct")) return IsPunct(C);
     if (RX_IS("print")) return Char >= 0x20 && Char < 0x7f;

@@ -43,9 +43,9 @@ Environment:
 #ifndef _TRACER_UFTRACE_READER_H_
 #define _TRACER_UFTRACE_READER_H_
 
-#include "Readers/Shared/TraceImport.h"
+#include "Readers/Import/TraceImport.h"
 #include "UftraceArgs.h"
-#include "Readers/Shared/TimeMerge.h"
+#include "Readers/Import/TimeMerge.h"
 
 #define UFTRACE_MAGIC_LENGTH    8
 #define UFTRACE_HEADER_MINIMUM  40

@@ -1,0 +1,258 @@
+/*
+** CmdTracePython.c: `tracestore trace-python`: run a Python script or
+** module with the call tracer on (the `tracestore` CPython module,
+** Live/Python/), into a session SQL can read while it runs.
+**
+** Zone: hosted (the command-line front end): libc.  Owns the arguments
+** and the interpreter's start-up; the tracing itself is the module's.
+** Calls hostFail (HostUtil.c); nothing else of the core.
+**
+** How: the command execs the interpreter (so the program's stdin, stdout,
+** stderr, signals and exit status are its own) as
+**
+**     PYTHON -c BOOTSTRAP SCRIPT ARGS...   or   PYTHON -c BOOTSTRAP -m MODULE ARGS...
+**
+** with the options in TRACESTORE_* environment variables, which the
+** bootstrap removes.  The bootstrap makes sys.argv, sys.path[0] and
+** __main__ what `python SCRIPT` or `python -m MODULE` would, compiles the
+** program, calls tracestore.start() and runs the program's code with
+** exec(): its <module> is the first call recorded, at depth 0.  The
+** module is found on sys.path (after `cmake --install`) or, when the
+** command runs from a build tree, in the python/X.Y/ directories next to
+** it (each interpreter only loads the one built for it); the bootstrap
+** then takes them out of sys.path again, so that the program's imports
+** search what they would without the tracer.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "Cli/Cli.h"
+
+static const char zTracePythonHelp[] =
+"usage: tracestore trace-python [-o SESSION] [--include MODULE]...\n"
+"                               [--exclude MODULE]... [--max-depth N]\n"
+"                               [--c-calls] [--python EXE]\n"
+"                               -- SCRIPT ARGS... | -- -m MODULE ARGS...\n"
+"\n"
+"Runs a Python program with every call and return of every thread\n"
+"recorded into SESSION's `span` store (default: python.trace), committed\n"
+"every few ms, so `tracestore sql` and sqlite3 (.load tracestore) see the\n"
+"calls while it runs.  The program's output and exit status are its own.\n"
+"\n"
+"  -o SESSION         the session directory (created, or appended to)\n"
+"  --include MODULE   record only functions of MODULE and its submodules\n"
+"                     (repeatable; default: every module)\n"
+"  --exclude MODULE   do not record functions of MODULE and submodules\n"
+"                     (repeatable; their callees are still recorded)\n"
+"  --max-depth N      record calls at most N deep (per thread)\n"
+"  --c-calls          record calls of C functions too (cat 'c')\n"
+"  --python EXE       the interpreter (default: python3); 3.11 or later,\n"
+"                     with the tracestore module built for it\n"
+"\n"
+"Rows: ts, dur (ns, CLOCK_MONOTONIC), name (module.qualname), depth,\n"
+"parent_id, tid, pid, cat 'python', args 'FILE:FIRSTLINE'; flags 2 on a\n"
+"call still running (or running when the program was killed).\n"
+"In a program: import tracestore; tracestore.start(PATH); ...; stop().\n";
+
+/* The program the interpreter runs (-c): see the header. */
+static const char zBootstrap[] =
+"def _tracestore_main():\n"
+"    import sys, os, io, threading, builtins\n"
+"    def fail(what):\n"
+"        sys.stderr.write('tracestore trace-python: %s\\n' % what)\n"
+"        sys.exit(1)\n"
+"    try:\n"
+"        import tracestore\n"
+"    except ImportError as x:\n"
+"        fail('%s (Python %d.%d): no tracestore module for it: %s'\n"
+"             % (sys.executable, sys.version_info[0], sys.version_info[1], x))\n"
+"    e = os.environ\n"
+"    out = e.pop('TRACESTORE_OUT')\n"
+"    inc = [p for p in e.pop('TRACESTORE_INCLUDE', '').split(',') if p]\n"
+"    exc = [p for p in e.pop('TRACESTORE_EXCLUDE', '').split(',') if p]\n"
+"    depth = int(e.pop('TRACESTORE_MAX_DEPTH', '0'))\n"
+"    ccalls = e.pop('TRACESTORE_C_CALLS', '') == '1'\n"
+"    if 'TRACESTORE_PYTHONPATH' in e:\n"
+"        old = e.pop('TRACESTORE_PYTHONPATH')\n"
+"        if old: e['PYTHONPATH'] = old\n"
+"        else: e.pop('PYTHONPATH', None)\n"
+"        ours = e.pop('TRACESTORE_MODULE_DIRS', '').split(':')\n"
+"        sys.path[:] = [p for p in sys.path if p not in ours]\n"
+"        for p in ours: sys.path_importer_cache.pop(p, None)\n"
+"    a = sys.argv[1:]\n"
+"    main = sys.modules['__main__']\n"
+"    d = main.__dict__\n"
+"    d.clear()\n"
+"    d.update(__name__='__main__', __doc__=None, __builtins__=builtins,\n"
+"             __cached__=None, __loader__=None, __package__=None, __spec__=None)\n"
+"    if a[0] == '-m':\n"
+"        import runpy\n"
+"        sys.path[0] = os.getcwd()\n"
+"        name, spec, code = runpy._get_module_details(a[1])\n"
+"        sys.argv = [spec.origin] + a[2:]\n"
+"        d.update(__file__=spec.origin, __cached__=spec.cached,\n"
+"                 __loader__=spec.loader, __package__=spec.parent, __spec__=spec)\n"
+"    else:\n"
+"        path = a[0]\n"
+"        sys.argv = a\n"
+"        sys.path[0] = os.path.dirname(os.path.realpath(path))\n"
+"        try:\n"
+"            with io.open_code(path) as f:\n"
+"                code = compile(f.read(), path, 'exec', dont_inherit=True)\n"
+"        except OSError as x:\n"
+"            fail('%s: %s' % (path, x.strerror or x))\n"
+"        d['__file__'] = path\n"
+"    try:\n"
+"        tracestore.start(out, include=inc, exclude=exc, max_depth=depth,\n"
+"                         c_calls=ccalls)\n"
+"    except OSError as x:\n"
+"        fail(x)\n"
+"    try:\n"
+"        exec(code, d)\n"
+"    except SystemExit:\n"
+"        raise\n"
+"    except BaseException as x:\n"
+"        x.__traceback__ = x.__traceback__.tb_next\n"
+"        sys.excepthook(type(x), x, x.__traceback__)\n"
+"        sys.exit(1)\n"
+"_tracestore_main()\n";
+
+/* Appends to zList (a ',' list in the environment variable zVar). */
+static int tpAppendEnv(const char *zVar, const char *zValue){
+  const char *zOld = getenv(zVar);
+  char *z;
+  int rc;
+  if( strchr(zValue, ',') || zValue[0]==0 ){
+    hostFail("trace-python: bad module name '%s'", zValue);
+    return 1;
+  }
+  if( zOld==0 || zOld[0]==0 ) return setenv(zVar, zValue, 1);
+  z = malloc(strlen(zOld) + strlen(zValue) + 2);
+  if( z==0 ) return 1;
+  sprintf(z, "%s,%s", zOld, zValue);
+  rc = setenv(zVar, z, 1);
+  free(z);
+  return rc;
+}
+
+/*
+** PYTHONPATH with the build tree's python/X.Y/ directories first, when
+** this command runs from a build tree (they lie next to it); the previous
+** value is kept in TRACESTORE_PYTHONPATH for the bootstrap to restore.
+*/
+static void tpBuildTreePath(void){
+  char zExe[PATH_MAX];
+  char zDir[PATH_MAX + 16];
+  char *zPath = 0;
+  size_t nPath = 0;
+  ssize_t n = readlink("/proc/self/exe", zExe, sizeof(zExe)-1);
+  DIR *pDir;
+  struct dirent *pEnt;
+  const char *zOld = getenv("PYTHONPATH");
+
+  if( n<=0 ) return;
+  zExe[n] = 0;
+  if( strrchr(zExe, '/') ) *strrchr(zExe, '/') = 0;
+  snprintf(zDir, sizeof(zDir), "%s/python", zExe);
+  pDir = opendir(zDir);
+  if( pDir==0 ) return;
+  while( (pEnt = readdir(pDir))!=0 ){
+    size_t k;
+    char *zNew;
+    if( pEnt->d_name[0]=='.' ) continue;
+    k = strlen(zDir) + strlen(pEnt->d_name) + 2;
+    zNew = realloc(zPath, nPath + k + 1);
+    if( zNew==0 ) break;
+    zPath = zNew;
+    nPath += (size_t)sprintf(zPath + nPath, "%s%s/%s", nPath ? ":" : "",
+                             zDir, pEnt->d_name);
+  }
+  closedir(pDir);
+  if( zPath==0 ) return;
+  setenv("TRACESTORE_PYTHONPATH", zOld ? zOld : "", 1);
+  setenv("TRACESTORE_MODULE_DIRS", zPath, 1);
+  if( zOld && zOld[0] ){
+    char *z = malloc(nPath + strlen(zOld) + 2);
+    if( z ){
+      sprintf(z, "%s:%s", zPath, zOld);
+      setenv("PYTHONPATH", z, 1);
+      free(z);
+    }
+  }else{
+    setenv("PYTHONPATH", zPath, 1);
+  }
+  free(zPath);
+}
+
+int cmdTracePython(int argc, char **argv){
+  const char *zOut = "python.trace";
+  const char *zPython = "python3";
+  char zDepth[32];
+  char **azArgv;
+  int i, k, nProg;
+
+  unsetenv("TRACESTORE_INCLUDE");
+  unsetenv("TRACESTORE_EXCLUDE");
+  for(i=0; i<argc; i++){
+    const char *z = argv[i];
+    if( strcmp(z, "--")==0 ){ i++; break; }
+    if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
+      fputs(zTracePythonHelp, stdout);
+      return 0;
+    }
+    if( strcmp(z, "--c-calls")==0 ){ setenv("TRACESTORE_C_CALLS", "1", 1); continue; }
+    if( i+1>=argc ){
+      hostFail("trace-python: %s: unknown option or missing value", z);
+      fputs(zTracePythonHelp, stderr);
+      return 2;
+    }
+    if( strcmp(z, "-o")==0 ){
+      zOut = argv[++i];
+    }else if( strcmp(z, "--python")==0 ){
+      zPython = argv[++i];
+    }else if( strcmp(z, "--include")==0 || strcmp(z, "--exclude")==0 ){
+      if( tpAppendEnv(z[2]=='i' ? "TRACESTORE_INCLUDE" : "TRACESTORE_EXCLUDE",
+                      argv[++i]) ) return 2;
+    }else if( strcmp(z, "--max-depth")==0 ){
+      char *zEnd;
+      long n = strtol(argv[++i], &zEnd, 10);
+      if( *zEnd || n<1 || n>1000000 ){
+        hostFail("trace-python: --max-depth: a number from 1, not '%s'", argv[i]);
+        return 2;
+      }
+      snprintf(zDepth, sizeof(zDepth), "%ld", n);
+      setenv("TRACESTORE_MAX_DEPTH", zDepth, 1);
+    }else{
+      hostFail("trace-python: unknown option '%s'", z);
+      fputs(zTracePythonHelp, stderr);
+      return 2;
+    }
+  }
+  nProg = argc - i;
+  if( nProg<1 || (strcmp(argv[i], "-m")==0 && nProg<2) ){
+    hostFail("trace-python: no program: -- SCRIPT ARGS or -- -m MODULE ARGS");
+    fputs(zTracePythonHelp, stderr);
+    return 2;
+  }
+  setenv("TRACESTORE_OUT", zOut, 1);
+  tpBuildTreePath();
+
+  azArgv = calloc((size_t)nProg + 4, sizeof(char*));
+  if( azArgv==0 ){ hostFail("out of memory"); return 1; }
+  k = 0;
+  azArgv[k++] = (char*)zPython;
+  azArgv[k++] = "-c";
+  azArgv[k++] = (char*)zBootstrap;
+  for(; i<argc; i++) azArgv[k++] = argv[i];
+  azArgv[k] = 0;
+  fflush(0);
+  execvp(zPython, azArgv);
+  hostFail("trace-python: %s: %s", zPython, strerror(errno));
+  free(azArgv);
+  return 127;
+}

@@ -1,0 +1,33 @@
+/*
+** TraceZstd.c: the zstd decompressor for TRACE_IMPORT.Zstd (see
+** TraceZstd.h).
+**
+** Zone: hosted (Host/, the process's services): libzstd.  Owns the zstd
+** decompression contexts (one for the reader's thread, one for a worker's
+** job); calls libzstd only.
+*/
+#include <zstd.h>
+
+#include "Host/TraceZstd.h"
+
+static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
+                                 PBYTE pOut, SIZE_T nOut, PSIZE_T pnOut){
+  size_t n = ZSTD_decompressDCtx((ZSTD_DCtx*)pCtx, pOut, nOut, pIn, nIn);
+  *pnOut = 0;
+  if( ZSTD_isError(n) ) return RTL_STATUS_BAD_FORMAT;
+  *pnOut = n;
+  return RTL_STATUS_OK;
+}
+
+static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress, 0 };
+
+PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
+  if( zstdTable.Context==0 ){
+    zstdTable.Context = ZSTD_createDCtx();
+    if( zstdTable.Context==0 ) return 0;
+    /* A context for a job on a worker thread; without it (no memory) the
+    ** reader decompresses on its own thread only. */
+    zstdTable.WorkerContext = ZSTD_createDCtx();
+  }
+  return &zstdTable;
+}
