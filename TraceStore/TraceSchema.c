@@ -80,7 +80,7 @@ static const TRACE_COLUMN_DESCRIPTOR PageFaultColumns[] = {
     COLUMN("hard", U32, PAGE_FAULT_RECORD, Hard, NUL,
            "1 major fault (the page was read in), 0 minor; NULL: not said"),
     COLUMN("fault_kind", U32, PAGE_FAULT_RECORD, FaultKindId, NSTR,
-           "file, swap, page_cache, demand_zero, copy_on_write (NOTES.md); "
+           "file, swap, page_cache, demand_zero, copy_on_write (docs/sql.md); "
            "or NULL"),
     COLUMN("module_offset", U64, PAGE_FAULT_RECORD, ModuleOffset, ADDR | NUL,
            "address - mapping start + its file offset; NULL: no mapping"),
