@@ -3,10 +3,10 @@
 **
 ** Zone: hosted (the command-line front end): libc.  Owns the import
 ** command line, progress output and the summary.  Calls the core through
-** Readers/Import/TraceImport.h (TraceFormatFromName, TraceImportRun) and
-** TraceStore/TraceStore.h (the session), TraceZstd.c for trace.dat v7,
-** HostUtil.c, Workers.c (helpers, worker threads), and LiveRollups.c (the
-** thread that folds the rollups).
+** Readers/TraceFormats.h (the decoders, TraceFormatFromName),
+** Readers/Import/TraceImport.h (TraceImportRun) and TraceStore/TraceStore.h
+** (the session); Host/ (TraceZstd.c for trace.dat v7, HostUtil.c,
+** Workers.c) and Live/LiveRollups.c (the thread that folds the rollups).
 */
 #include <errno.h>
 #include <stdio.h>

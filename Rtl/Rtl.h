@@ -168,22 +168,15 @@ typedef struct _RTL RTL, *PRTL;
 // File and directory services.
 //
 
-typedef RTL_STATUS (RTL_OPEN_FILE)(
-    PRTL Rtl,
-    PCSZ Path,
-    RTL_OPEN_MODE Mode,
-    PHANDLE Handle
-    );
+typedef RTL_STATUS (RTL_OPEN_FILE)(PRTL Rtl, PCSZ Path, RTL_OPEN_MODE Mode,
+                                   PHANDLE Handle);
 typedef RTL_OPEN_FILE *PRTL_OPEN_FILE;
 
 typedef RTL_STATUS (RTL_CLOSE_FILE)(PRTL Rtl, HANDLE Handle);
 typedef RTL_CLOSE_FILE *PRTL_CLOSE_FILE;
 
-typedef RTL_STATUS (RTL_GET_FILE_SIZE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    PULONGLONG Size
-    );
+typedef RTL_STATUS (RTL_GET_FILE_SIZE)(PRTL Rtl, HANDLE Handle,
+                                       PULONGLONG Size);
 typedef RTL_GET_FILE_SIZE *PRTL_GET_FILE_SIZE;
 
 //
@@ -191,37 +184,20 @@ typedef RTL_GET_FILE_SIZE *PRTL_GET_FILE_SIZE;
 // can never fault for lack of space (fallocate on Linux).
 //
 
-typedef RTL_STATUS (RTL_GROW_FILE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    ULONGLONG NewSize
-    );
+typedef RTL_STATUS (RTL_GROW_FILE)(PRTL Rtl, HANDLE Handle, ULONGLONG NewSize);
 typedef RTL_GROW_FILE *PRTL_GROW_FILE;
 
-typedef RTL_STATUS (RTL_TRUNCATE_FILE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    ULONGLONG NewSize
-    );
+typedef RTL_STATUS (RTL_TRUNCATE_FILE)(PRTL Rtl, HANDLE Handle,
+                                       ULONGLONG NewSize);
 typedef RTL_TRUNCATE_FILE *PRTL_TRUNCATE_FILE;
 
-typedef RTL_STATUS (RTL_WRITE_FILE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    ULONGLONG Offset,
-    PCVOID Buffer,
-    SIZE_T Length
-    );
+typedef RTL_STATUS (RTL_WRITE_FILE)(PRTL Rtl, HANDLE Handle, ULONGLONG Offset,
+                                    PCVOID Buffer, SIZE_T Length);
 typedef RTL_WRITE_FILE *PRTL_WRITE_FILE;
 
-typedef RTL_STATUS (RTL_READ_FILE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    ULONGLONG Offset,
-    PVOID Buffer,
-    SIZE_T Length,
-    PSIZE_T BytesRead
-    );
+typedef RTL_STATUS (RTL_READ_FILE)(PRTL Rtl, HANDLE Handle, ULONGLONG Offset,
+                                   PVOID Buffer, SIZE_T Length,
+                                   PSIZE_T BytesRead);
 typedef RTL_READ_FILE *PRTL_READ_FILE;
 
 //
@@ -260,12 +236,9 @@ typedef RTL_DELETE_FILE *PRTL_DELETE_FILE;
 typedef BOOL (RTL_DIRECTORY_CALLBACK)(PVOID Context, PCSZ Name);
 typedef RTL_DIRECTORY_CALLBACK *PRTL_DIRECTORY_CALLBACK;
 
-typedef RTL_STATUS (RTL_ENUMERATE_DIRECTORY)(
-    PRTL Rtl,
-    PCSZ Path,
-    PRTL_DIRECTORY_CALLBACK Callback,
-    PVOID Context
-    );
+typedef RTL_STATUS (RTL_ENUMERATE_DIRECTORY)(PRTL Rtl, PCSZ Path,
+                                             PRTL_DIRECTORY_CALLBACK Callback,
+                                             PVOID Context);
 typedef RTL_ENUMERATE_DIRECTORY *PRTL_ENUMERATE_DIRECTORY;
 
 //
@@ -274,15 +247,9 @@ typedef RTL_ENUMERATE_DIRECTORY *PRTL_ENUMERATE_DIRECTORY;
 // (which must be inside a region from ReserveAddressSpace).
 //
 
-typedef RTL_STATUS (RTL_MAP_FILE)(
-    PRTL Rtl,
-    HANDLE Handle,
-    ULONGLONG Offset,
-    SIZE_T Size,
-    BOOL Writable,
-    PVOID FixedAddress,
-    PPVOID Address
-    );
+typedef RTL_STATUS (RTL_MAP_FILE)(PRTL Rtl, HANDLE Handle, ULONGLONG Offset,
+                                  SIZE_T Size, BOOL Writable,
+                                  PVOID FixedAddress, PPVOID Address);
 typedef RTL_MAP_FILE *PRTL_MAP_FILE;
 
 typedef RTL_STATUS (RTL_UNMAP)(PRTL Rtl, PVOID Address, SIZE_T Size);
@@ -293,22 +260,15 @@ typedef RTL_UNMAP *PRTL_UNMAP;
 // FixedAddress.  Released with Unmap.
 //
 
-typedef RTL_STATUS (RTL_RESERVE_ADDRESS_SPACE)(
-    PRTL Rtl,
-    SIZE_T Size,
-    PPVOID Address
-    );
+typedef RTL_STATUS (RTL_RESERVE_ADDRESS_SPACE)(PRTL Rtl, SIZE_T Size,
+                                               PPVOID Address);
 typedef RTL_RESERVE_ADDRESS_SPACE *PRTL_RESERVE_ADDRESS_SPACE;
 
 //
 // Anonymous, zero-filled, read-write pages (the core's only heap).
 //
 
-typedef RTL_STATUS (RTL_ALLOCATE_PAGES)(
-    PRTL Rtl,
-    SIZE_T Size,
-    PPVOID Address
-    );
+typedef RTL_STATUS (RTL_ALLOCATE_PAGES)(PRTL Rtl, SIZE_T Size, PPVOID Address);
 typedef RTL_ALLOCATE_PAGES *PRTL_ALLOCATE_PAGES;
 
 //
@@ -509,6 +469,13 @@ RTL_COPY_MEMORY RtlCopyMemory;
 RTL_FILL_MEMORY RtlFillMemory;
 RTL_COMPARE_MEMORY RtlCompareMemory;
 RTL_HASH64 RtlHash64;
+
+//
+// What every back end's InitializeRtl does first: Rtl zeroed, its size and
+// page size, and the portable members (memory routines and hash).
+//
+
+VOID RtlInitializeCommon(PRTL Rtl);
 
 #ifdef __cplusplus
 }

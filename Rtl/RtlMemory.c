@@ -197,3 +197,19 @@ RtlHash64(
 {
     return XXH3_64bits(Buffer, Size);
 }
+
+VOID
+RtlInitializeCommon(
+    PRTL Rtl
+    )
+{
+    RtlFillMemory(Rtl, sizeof(*Rtl), 0);
+
+    Rtl->SizeOfStruct = RTL_SIZE_OF_STRUCT;
+    Rtl->PageSize = RTL_PAGE_SIZE;
+
+    Rtl->CopyMemory = RtlCopyMemory;
+    Rtl->FillMemory = RtlFillMemory;
+    Rtl->CompareMemory = RtlCompareMemory;
+    Rtl->Hash64 = RtlHash64;
+}

@@ -442,11 +442,11 @@ typedef struct _TRACE_STORE {
     // least 2 MB and its mapping asks for large page-cache pages
     // (Rtl->PreferLargePages), and what it unmaps behind the writer ends
     // on a 2 MB boundary.  Faulting pages in then costs a third
-    // (docs/benchmarks-history.md, "Appending 32-byte records").  For a writer that
-    // keeps its pages until close or unmaps them (the Python tracer), not
-    // for one that writes them back behind itself at a finer grain than
-    // 2 MB (an importer): a large page under write-back stalls the writer
-    // that is still filling it.  Off by default.
+    // (docs/benchmarks-history.md, "Appending 32-byte records").  For a
+    // writer that keeps its pages until close or unmaps them (the Python
+    // tracer), not for one that writes them back behind itself at a finer
+    // grain than 2 MB (an importer): a large page under write-back stalls
+    // the writer that is still filling it.  Off by default.
     //
 
     BOOL LargePages;
@@ -487,13 +487,10 @@ typedef struct _TRACE_STORE {
 // committed count survives.
 //
 
-typedef RTL_STATUS (TRACE_STORE_OPEN_WRITER)(
-    PRTL Rtl,
-    PCSZ Path,
-    PCTRACE_STORE_SCHEMA Schema,
-    PTRACE_STORE Store,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_STORE_OPEN_WRITER)(PRTL Rtl, PCSZ Path,
+                                             PCTRACE_STORE_SCHEMA Schema,
+                                             PTRACE_STORE Store,
+                                             PRTL_ERROR Error);
 typedef TRACE_STORE_OPEN_WRITER *PTRACE_STORE_OPEN_WRITER;
 TRACE_STORE_OPEN_WRITER TraceStoreOpenWriter;
 
@@ -502,12 +499,9 @@ TRACE_STORE_OPEN_WRITER TraceStoreOpenWriter;
 // Never takes a lock; works while a writer appends.
 //
 
-typedef RTL_STATUS (TRACE_STORE_OPEN_READER)(
-    PRTL Rtl,
-    PCSZ Path,
-    PTRACE_STORE Store,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_STORE_OPEN_READER)(PRTL Rtl, PCSZ Path,
+                                             PTRACE_STORE Store,
+                                             PRTL_ERROR Error);
 typedef TRACE_STORE_OPEN_READER *PTRACE_STORE_OPEN_READER;
 TRACE_STORE_OPEN_READER TraceStoreOpenReader;
 
@@ -519,11 +513,8 @@ TRACE_STORE_OPEN_READER TraceStoreOpenReader;
 // next Reserve).
 //
 
-typedef RTL_STATUS (TRACE_STORE_RESERVE)(
-    PTRACE_STORE Store,
-    ULONG Count,
-    PULONGLONG Index
-    );
+typedef RTL_STATUS (TRACE_STORE_RESERVE)(PTRACE_STORE Store, ULONG Count,
+                                         PULONGLONG Index);
 typedef TRACE_STORE_RESERVE *PTRACE_STORE_RESERVE;
 TRACE_STORE_RESERVE TraceStoreReserve;
 
@@ -532,10 +523,8 @@ TRACE_STORE_RESERVE TraceStoreReserve;
 // so that appending them takes no page faults (see TraceStoreWriter.c).
 //
 
-typedef RTL_STATUS (TRACE_STORE_PREALLOCATE)(
-    PTRACE_STORE Store,
-    ULONGLONG Records
-    );
+typedef RTL_STATUS (TRACE_STORE_PREALLOCATE)(PTRACE_STORE Store,
+                                             ULONGLONG Records);
 typedef TRACE_STORE_PREALLOCATE *PTRACE_STORE_PREALLOCATE;
 TRACE_STORE_PREALLOCATE TraceStorePreallocate;
 
@@ -543,11 +532,8 @@ TRACE_STORE_PREALLOCATE TraceStorePreallocate;
 // Convenience: reserve one record and copy Record into it.
 //
 
-typedef RTL_STATUS (TRACE_STORE_APPEND)(
-    PTRACE_STORE Store,
-    PCVOID Record,
-    PULONGLONG Index
-    );
+typedef RTL_STATUS (TRACE_STORE_APPEND)(PTRACE_STORE Store, PCVOID Record,
+                                        PULONGLONG Index);
 typedef TRACE_STORE_APPEND *PTRACE_STORE_APPEND;
 TRACE_STORE_APPEND TraceStoreAppend;
 
@@ -665,10 +651,8 @@ TraceStoreTrackTs(
 // TRACE_COMMIT_ALL).
 //
 
-typedef RTL_STATUS (TRACE_STORE_COMMIT_TRACKED)(
-    PTRACE_STORE Store,
-    PTRACE_TS_TRACKER Tracker
-    );
+typedef RTL_STATUS (TRACE_STORE_COMMIT_TRACKED)(PTRACE_STORE Store,
+                                                PTRACE_TS_TRACKER Tracker);
 typedef TRACE_STORE_COMMIT_TRACKED *PTRACE_STORE_COMMIT_TRACKED;
 TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
 
@@ -681,11 +665,9 @@ TRACE_STORE_COMMIT_TRACKED TraceStoreCommitTracked;
 // raise SIGBUS) is refused until the next call rather than read.
 //
 
-typedef RTL_STATUS (TRACE_STORE_TAKE_SNAPSHOT)(
-    PTRACE_STORE Store,
-    PTRACE_STORE_SNAPSHOT Snapshot,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_STORE_TAKE_SNAPSHOT)(PTRACE_STORE Store,
+                                               PTRACE_STORE_SNAPSHOT Snapshot,
+                                               PRTL_ERROR Error);
 typedef TRACE_STORE_TAKE_SNAPSHOT *PTRACE_STORE_TAKE_SNAPSHOT;
 TRACE_STORE_TAKE_SNAPSHOT TraceStoreTakeSnapshot;
 
@@ -694,10 +676,7 @@ TRACE_STORE_TAKE_SNAPSHOT TraceStoreTakeSnapshot;
 // hosted edge whose mapping was damaged (see Sqlite3Ext/tracestore_guard.c).
 //
 
-typedef RTL_STATUS (TRACE_STORE_REMAP)(
-    PTRACE_STORE Store,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_STORE_REMAP)(PTRACE_STORE Store, PRTL_ERROR Error);
 typedef TRACE_STORE_REMAP *PTRACE_STORE_REMAP;
 TRACE_STORE_REMAP TraceStoreRemap;
 
@@ -1125,12 +1104,9 @@ typedef struct _TRACE_SESSION {
 // The session structure is large; allocate it with Rtl->AllocatePages.
 //
 
-typedef RTL_STATUS (TRACE_SESSION_OPEN_WRITER)(
-    PRTL Rtl,
-    PCSZ Path,
-    PTRACE_SESSION Session,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_SESSION_OPEN_WRITER)(PRTL Rtl, PCSZ Path,
+                                               PTRACE_SESSION Session,
+                                               PRTL_ERROR Error);
 typedef TRACE_SESSION_OPEN_WRITER *PTRACE_SESSION_OPEN_WRITER;
 TRACE_SESSION_OPEN_WRITER TraceSessionOpenWriter;
 
@@ -1139,12 +1115,9 @@ TRACE_SESSION_OPEN_WRITER TraceSessionOpenWriter;
 // NAME.store in the directory (string stores included).
 //
 
-typedef RTL_STATUS (TRACE_SESSION_OPEN_READER)(
-    PRTL Rtl,
-    PCSZ Path,
-    PTRACE_SESSION Session,
-    PRTL_ERROR Error
-    );
+typedef RTL_STATUS (TRACE_SESSION_OPEN_READER)(PRTL Rtl, PCSZ Path,
+                                               PTRACE_SESSION Session,
+                                               PRTL_ERROR Error);
 typedef TRACE_SESSION_OPEN_READER *PTRACE_SESSION_OPEN_READER;
 TRACE_SESSION_OPEN_READER TraceSessionOpenReader;
 
@@ -1200,7 +1173,8 @@ RTL_STATUS TraceSessionSetClock(PTRACE_SESSION Session, PCSZ ClockName);
 // notion of a host name); returns RTL_STATUS_OK also when it kept the old.
 //
 
-RTL_STATUS TraceSessionSetHost(PTRACE_SESSION Session, PCTRACE_SESSION_HOST Host);
+RTL_STATUS TraceSessionSetHost(PTRACE_SESSION Session,
+                               PCTRACE_SESSION_HOST Host);
 
 //
 // Flushes (writer), closes every store and releases the lock.

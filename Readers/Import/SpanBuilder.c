@@ -410,6 +410,54 @@ Routine Description:
 
 static
 RTL_STATUS
+SpanAppendAt(
+    PTRACE_IMPORT Import,
+    PTRACE_SPAN_THREAD Thread,
+    PTRACE_EVENT_CONTEXT Event,
+    PSPAN_RECORD Record,
+    ULONG Depth
+    )
+/*++
+
+Routine Description:
+
+    SpanAppend as if the thread's stack were Depth deep (0: a row of its
+    own, outside every open span); the stack itself does not change.
+
+--*/
+{
+    ULONG Saved = Thread->Depth;
+    RTL_STATUS Status;
+
+    Thread->Depth = Depth;
+    Status = SpanAppend(Import, Thread, Event, Record, NULL);
+    Thread->Depth = Saved;
+
+    return Status;
+}
+
+static inline
+VOID
+SpanFill(
+    PSPAN_RECORD Record,
+    LONGLONG Timestamp,
+    LONGLONG Duration,
+    ULONG NameId,
+    ULONG CategoryId,
+    ULONG ArgsId,
+    ULONG Flags
+    )
+{
+    Record->Timestamp = Timestamp;
+    Record->Duration = Duration;
+    Record->NameId = NameId;
+    Record->CategoryId = CategoryId;
+    Record->ArgsId = ArgsId;
+    Record->Flags = Flags;
+}
+
+static
+RTL_STATUS
 SpanStart(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
@@ -441,12 +489,8 @@ Routine Description:
         return Status;
     }
 
-    Record.Timestamp = Event->Timestamp;
-    Record.Duration = Duration;
-    Record.NameId = NameId;
-    Record.CategoryId = CategoryId;
-    Record.ArgsId = ArgsId;
-    Record.Flags = 0;
+    SpanFill(&Record, Event->Timestamp, Duration, NameId, CategoryId, ArgsId,
+             0);
 
     Status = SpanAppend(Import, Thread, Event, &Record, &Index);
     if (!RTL_SUCCESS(Status)) {
@@ -482,6 +526,7 @@ TraceImportSpanEnd(
     PTRACE_SPAN_THREAD Thread;
     SPAN_RECORD Record;
     ULONG Depth;
+    LONGLONG Begin;
 
     Status = SpanEnter(Import, Event, Event->Timestamp, TRUE, &Thread);
     if (!RTL_SUCCESS(Status)) {
@@ -523,18 +568,11 @@ TraceImportSpanEnd(
     // it still gets its row.
     //
 
-    Record.Timestamp = Import->FirstTs < Event->Timestamp ? Import->FirstTs :
-                                                            Event->Timestamp;
-    Record.Duration = Event->Timestamp - Record.Timestamp;
-    Record.NameId = NameId;
-    Record.CategoryId = CategoryId;
-    Record.ArgsId = ArgsId;
-    Record.Flags = SPAN_FLAG_BEGIN_MISSING;
-
-    Depth = Thread->Depth;
-    Thread->Depth = 0;
-    Status = SpanAppend(Import, Thread, Event, &Record, NULL);
-    Thread->Depth = Depth;
+    Begin = Import->FirstTs < Event->Timestamp ? Import->FirstTs :
+                                                 Event->Timestamp;
+    SpanFill(&Record, Begin, Event->Timestamp - Begin, NameId, CategoryId,
+             ArgsId, SPAN_FLAG_BEGIN_MISSING);
+    Status = SpanAppendAt(Import, Thread, Event, &Record, 0);
     if (RTL_SUCCESS(Status)) {
         Import->Spans.Repaired++;
         TraceStoreAddRepaired(Import->Stores[TraceRecordSpan], 1);
@@ -570,28 +608,17 @@ TraceImportInstant(
     RTL_STATUS Status;
     PTRACE_SPAN_THREAD Thread;
     SPAN_RECORD Record;
-    ULONG Depth;
 
     Status = SpanEnter(Import, Event, Event->Timestamp, TRUE, &Thread);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    Record.Timestamp = Event->Timestamp;
-    Record.Duration = 0;
-    Record.NameId = NameId;
-    Record.CategoryId = CategoryId;
-    Record.ArgsId = ArgsId;
-    Record.Flags = SPAN_FLAG_INSTANT;
+    SpanFill(&Record, Event->Timestamp, 0, NameId, CategoryId, ArgsId,
+             SPAN_FLAG_INSTANT);
 
-    Depth = Thread->Depth;
-    if (!Nested) {
-        Thread->Depth = 0;
-    }
-    Status = SpanAppend(Import, Thread, Event, &Record, NULL);
-    Thread->Depth = Depth;
-
-    return Status;
+    return SpanAppendAt(Import, Thread, Event, &Record,
+                        Nested ? Thread->Depth : 0);
 }
 
 RTL_STATUS
@@ -619,7 +646,6 @@ Routine Description:
     ULONGLONG Index;
     LONGLONG End = Event->Timestamp + Span->Duration;
     ULONG Depth;
-    ULONG Saved;
 
     if (Span->Kind == TraceSpanEnd) {
         return TraceImportSpanEnd(Import, Event, Span->NameId,
@@ -631,12 +657,8 @@ Routine Description:
         return Status;
     }
 
-    Record.Timestamp = Event->Timestamp;
-    Record.Duration = Span->Duration;
-    Record.NameId = Span->NameId;
-    Record.CategoryId = Span->CategoryId;
-    Record.ArgsId = Span->ArgsId;
-    Record.Flags = SPAN_FLAG_LATE;
+    SpanFill(&Record, Event->Timestamp, Span->Duration, Span->NameId,
+             Span->CategoryId, Span->ArgsId, SPAN_FLAG_LATE);
 
     if (Span->Kind == TraceSpanBegin) {
         Record.Duration = TRACE_NULL_LONGLONG;
@@ -667,12 +689,7 @@ Routine Description:
         }
     }
 
-    Saved = Thread->Depth;
-    Thread->Depth = Depth;
-    Status = SpanAppend(Import, Thread, Event, &Record, NULL);
-    Thread->Depth = Saved;
-
-    return Status;
+    return SpanAppendAt(Import, Thread, Event, &Record, Depth);
 }
 
 PULONG
@@ -933,12 +950,10 @@ Routine Description:
             SPAN_RECORD Record;
             ULONGLONG Index;
 
-            Record.Timestamp = Builder->ScanFirstTs;
-            Record.Duration = Missing->Timestamp - Builder->ScanFirstTs;
-            Record.NameId = Missing->NameId;
-            Record.CategoryId = Missing->CategoryId;
-            Record.ArgsId = Missing->ArgsId;
-            Record.Flags = SPAN_FLAG_BEGIN_MISSING;
+            SpanFill(&Record, Builder->ScanFirstTs,
+                     Missing->Timestamp - Builder->ScanFirstTs,
+                     Missing->NameId, Missing->CategoryId, Missing->ArgsId,
+                     SPAN_FLAG_BEGIN_MISSING);
 
             Status = SpanAppend(Import, Thread, &Event, &Record, &Index);
             if (RTL_SUCCESS(Status)) {

@@ -60,23 +60,14 @@ typedef struct _TIME_MERGE {
 #define TIME_MERGE_SIZE(Sources) \
     ((SIZE_T)(Sources) * sizeof(TIME_MERGE_ENTRY))
 
-VOID
-TimeMergeInitialize(
-    PTIME_MERGE Merge,
-    PVOID Memory
-    );
+VOID TimeMergeInitialize(PTIME_MERGE Merge, PVOID Memory);
 
 //
 // Adds a source whose current record is at Time: each source once, at
 // most as many as the memory was sized for.
 //
 
-VOID
-TimeMergeInsert(
-    PTIME_MERGE Merge,
-    ULONG Source,
-    ULONGLONG Time
-    );
+VOID TimeMergeInsert(PTIME_MERGE Merge, ULONG Source, ULONGLONG Time);
 
 //
 // The source whose record comes next: FALSE when every source is done.
@@ -101,19 +92,12 @@ TimeMergeFirst(
 // earlier than the one it replaces is still the first).
 //
 
-VOID
-TimeMergeUpdateFirst(
-    PTIME_MERGE Merge,
-    ULONGLONG Time
-    );
+VOID TimeMergeUpdateFirst(PTIME_MERGE Merge, ULONGLONG Time);
 
 //
 // The first source has no record left.
 //
 
-VOID
-TimeMergeRemoveFirst(
-    PTIME_MERGE Merge
-    );
+VOID TimeMergeRemoveFirst(PTIME_MERGE Merge);
 
 #endif // _TRACER_TIME_MERGE_H_

@@ -46,14 +46,9 @@ Environment:
 // OutputLength bytes; *Produced receives the bytes written.
 //
 
-typedef RTL_STATUS (TRACE_DECOMPRESS)(
-    PVOID Context,
-    const BYTE *Input,
-    SIZE_T InputLength,
-    PBYTE Output,
-    SIZE_T OutputLength,
-    PSIZE_T Produced
-    );
+typedef RTL_STATUS (TRACE_DECOMPRESS)(PVOID Context, const BYTE *Input,
+                                      SIZE_T InputLength, PBYTE Output,
+                                      SIZE_T OutputLength, PSIZE_T Produced);
 typedef TRACE_DECOMPRESS *PTRACE_DECOMPRESS;
 
 typedef struct _TRACE_DECOMPRESSOR {
@@ -89,12 +84,8 @@ typedef const TRACE_WORKER *PCTRACE_WORKER;
 // Called every few thousand events so a hosted edge can show progress.
 //
 
-typedef VOID (TRACE_IMPORT_PROGRESS)(
-    PVOID Context,
-    ULONGLONG BytesDone,
-    ULONGLONG BytesTotal,
-    ULONGLONG Events
-    );
+typedef VOID (TRACE_IMPORT_PROGRESS)(PVOID Context, ULONGLONG BytesDone,
+                                     ULONGLONG BytesTotal, ULONGLONG Events);
 typedef TRACE_IMPORT_PROGRESS *PTRACE_IMPORT_PROGRESS;
 
 //

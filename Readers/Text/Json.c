@@ -635,6 +635,37 @@ ScanScalar(
     }
 }
 
+static
+PCSZ
+ScanKey(
+    PCSZ Cursor,
+    PCSZ End,
+    PJSON_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Skips an object's key and the ':' after it; returns what follows, or
+    NULL with Error set.
+
+--*/
+{
+    JSON_STRING Key;
+
+    Cursor = JsonScanString(Cursor, End, &Key, Error);
+    if (Cursor == NULL) {
+        return NULL;
+    }
+    Cursor = JsonSkipSpace(Cursor, End);
+    if (Cursor >= End || *Cursor != ':') {
+        JsonFail(Error, Cursor, "expected ':' after a key");
+        return NULL;
+    }
+
+    return Cursor + 1;
+}
+
 PCSZ
 JsonSkipValue(
     PCSZ Cursor,
@@ -683,18 +714,10 @@ Routine Description:
                     Depth--;
                     ExpectValue = FALSE;
                 } else if (Object) {
-                    JSON_STRING Key;
-
-                    Cursor = JsonScanString(Cursor, End, &Key, Error);
+                    Cursor = ScanKey(Cursor, End, Error);
                     if (Cursor == NULL) {
                         return NULL;
                     }
-                    Cursor = JsonSkipSpace(Cursor, End);
-                    if (Cursor >= End || *Cursor != ':') {
-                        JsonFail(Error, Cursor, "expected ':' after a key");
-                        return NULL;
-                    }
-                    Cursor++;
                     continue;
                 } else {
                     continue;
@@ -717,18 +740,10 @@ Routine Description:
             if (*Cursor == ',') {
                 Cursor = JsonSkipSpace(Cursor + 1, End);
                 if (Object) {
-                    JSON_STRING Key;
-
-                    Cursor = JsonScanString(Cursor, End, &Key, Error);
+                    Cursor = ScanKey(Cursor, End, Error);
                     if (Cursor == NULL) {
                         return NULL;
                     }
-                    Cursor = JsonSkipSpace(Cursor, End);
-                    if (Cursor >= End || *Cursor != ':') {
-                        JsonFail(Error, Cursor, "expected ':' after a key");
-                        return NULL;
-                    }
-                    Cursor++;
                 }
                 ExpectValue = TRUE;
             } else if (*Cursor == (Object ? '}' : ']')) {

@@ -804,10 +804,7 @@ Return Value:
 
 --*/
 {
-    RtlFillMemory(Rtl, sizeof(*Rtl), 0);
-
-    Rtl->SizeOfStruct = RTL_SIZE_OF_STRUCT;
-    Rtl->PageSize = RTL_PAGE_SIZE;
+    RtlInitializeCommon(Rtl);
 
     Rtl->OpenFile = LinuxOpenFile;
     Rtl->CloseFile = LinuxCloseFile;
@@ -839,11 +836,6 @@ Return Value:
     Rtl->QueryTime = LinuxQueryTime;
     Rtl->GetProcessId = LinuxGetProcessId;
     Rtl->GetThreadId = LinuxGetThreadId;
-
-    Rtl->CopyMemory = RtlCopyMemory;
-    Rtl->FillMemory = RtlFillMemory;
-    Rtl->CompareMemory = RtlCompareMemory;
-    Rtl->Hash64 = RtlHash64;
 
     return RTL_STATUS_OK;
 }

@@ -1180,11 +1180,8 @@ Return Value:
 
 --*/
 {
-    RtlFillMemory(Rtl, sizeof(*Rtl), 0);
+    RtlInitializeCommon(Rtl);
     QueryPerformanceFrequency(&PerformanceFrequency);
-
-    Rtl->SizeOfStruct = RTL_SIZE_OF_STRUCT;
-    Rtl->PageSize = RTL_PAGE_SIZE;
 
     Rtl->OpenFile = WindowsOpenFile;
     Rtl->CloseFile = WindowsCloseFile;
@@ -1216,11 +1213,6 @@ Return Value:
     Rtl->QueryTime = WindowsQueryTime;
     Rtl->GetProcessId = WindowsGetProcessId;
     Rtl->GetThreadId = WindowsGetThreadId;
-
-    Rtl->CopyMemory = RtlCopyMemory;
-    Rtl->FillMemory = RtlFillMemory;
-    Rtl->CompareMemory = RtlCompareMemory;
-    Rtl->Hash64 = RtlHash64;
 
     return RTL_STATUS_OK;
 }

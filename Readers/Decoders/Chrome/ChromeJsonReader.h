@@ -21,7 +21,7 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL.  Included by the
     ChromeJson*.c files only; the reader's entry points (ChromeJsonDetect,
-    ChromeJsonImport) are declared in TraceImport.h.
+    ChromeJsonImport) are declared in Readers/Decoders/Decoders.h.
 
 --*/
 
@@ -107,18 +107,10 @@ typedef struct _CHROME_READER {
 // ChromeJsonError does so for the tokenizer's error (Reader->Json).
 //
 
-RTL_STATUS
-ChromeError(
-    PCHROME_READER Reader,
-    RTL_STATUS Status,
-    PCSZ At,
-    PCSZ Reason
-    );
+RTL_STATUS ChromeError(PCHROME_READER Reader, RTL_STATUS Status, PCSZ At,
+                       PCSZ Reason);
 
-RTL_STATUS
-ChromeJsonError(
-    PCHROME_READER Reader
-    );
+RTL_STATUS ChromeJsonError(PCHROME_READER Reader);
 
 //
 // The top level: ChromeStart finds the object or the array;
@@ -126,23 +118,12 @@ ChromeJsonError(
 // last); ChromeParseEvent reads its members.
 //
 
-RTL_STATUS
-ChromeStart(
-    PCHROME_READER Reader
-    );
+RTL_STATUS ChromeStart(PCHROME_READER Reader);
 
-RTL_STATUS
-ChromeNextEvent(
-    PCHROME_READER Reader,
-    PCSZ *Event
-    );
+RTL_STATUS ChromeNextEvent(PCHROME_READER Reader, PCSZ *Event);
 
-RTL_STATUS
-ChromeParseEvent(
-    PCHROME_READER Reader,
-    PCSZ At,
-    PCHROME_EVENT Event
-    );
+RTL_STATUS ChromeParseEvent(PCHROME_READER Reader, PCSZ At,
+                            PCHROME_EVENT Event);
 
 //
 // ---------------------------------------------------------------------------
@@ -150,11 +131,7 @@ ChromeParseEvent(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-ChromeImportCounters(
-    PCHROME_READER Reader,
-    PCHROME_EVENT Event,
-    PTRACE_EVENT_CONTEXT Context
-    );
+RTL_STATUS ChromeImportCounters(PCHROME_READER Reader, PCHROME_EVENT Event,
+                                PTRACE_EVENT_CONTEXT Context);
 
 #endif // _TRACER_CHROME_JSON_READER_H_

@@ -317,15 +317,9 @@ EtwLoadPointer(
 // longer or shorter than OutputLength).
 //
 
-RTL_STATUS
-EtwXpressDecompress(
-    const BYTE *Input,
-    SIZE_T InputLength,
-    PBYTE Output,
-    SIZE_T OutputLength,
-    PSIZE_T ErrorOffset,
-    PCSZ *Reason
-    );
+RTL_STATUS EtwXpressDecompress(const BYTE *Input, SIZE_T InputLength,
+                               PBYTE Output, SIZE_T OutputLength,
+                               PSIZE_T ErrorOffset, PCSZ *Reason);
 
 //
 // Frames the event at Payload + Offset (Length bytes in all).  Returns
@@ -333,15 +327,8 @@ EtwXpressDecompress(
 // (8-byte aligned, at most Length), or RTL_STATUS_BAD_FORMAT with *Reason.
 //
 
-RTL_STATUS
-EtwFrameEvent(
-    const BYTE *Payload,
-    ULONG Length,
-    ULONG Offset,
-    PETW_EVENT Event,
-    PULONG Next,
-    PCSZ *Reason
-    );
+RTL_STATUS EtwFrameEvent(const BYTE *Payload, ULONG Length, ULONG Offset,
+                         PETW_EVENT Event, PULONG Next, PCSZ *Reason);
 
 //
 // Whether Buffer (Length bytes) starts like an .etl file: a buffer header

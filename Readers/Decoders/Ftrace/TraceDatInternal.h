@@ -233,182 +233,77 @@ typedef struct _DAT_READER {
 // TraceDatSection.c
 //
 
-RTL_STATUS
-DatErrorV(
-    PTRACE_DAT Dat,
-    RTL_STATUS Status,
-    ULONGLONG Offset,
-    PCSZ Format,
-    va_list Arguments
-    );
+RTL_STATUS DatErrorV(PTRACE_DAT Dat, RTL_STATUS Status, ULONGLONG Offset,
+                     PCSZ Format, va_list Arguments);
 
-RTL_STATUS
-DatError(
-    PTRACE_DAT Dat,
-    RTL_STATUS Status,
-    ULONGLONG Offset,
-    PCSZ Format,
-    ...
-    );
+RTL_STATUS DatError(PTRACE_DAT Dat, RTL_STATUS Status, ULONGLONG Offset,
+                    PCSZ Format, ...);
 
-RTL_STATUS
-DatReaderError(
-    PDAT_READER Reader,
-    RTL_STATUS Status,
-    PCSZ Format,
-    ...
-    );
+RTL_STATUS DatReaderError(PDAT_READER Reader, RTL_STATUS Status, PCSZ Format,
+                          ...);
 
-RTL_STATUS
-DatReadBytes(
-    PDAT_READER Reader,
-    ULONGLONG Count,
-    const BYTE **Bytes,
-    PCSZ What
-    );
+RTL_STATUS DatReadBytes(PDAT_READER Reader, ULONGLONG Count,
+                        const BYTE **Bytes, PCSZ What);
 
-RTL_STATUS
-DatReadNumber(
-    PDAT_READER Reader,
-    ULONG Size,
-    PULONGLONG Value,
-    PCSZ What
-    );
+RTL_STATUS DatReadNumber(PDAT_READER Reader, ULONG Size, PULONGLONG Value,
+                         PCSZ What);
 
-RTL_STATUS
-DatReadString(
-    PDAT_READER Reader,
-    ULONG Limit,
-    PCSZ *String,
-    PULONG Length,
-    PCSZ What
-    );
+RTL_STATUS DatReadString(PDAT_READER Reader, ULONG Limit, PCSZ *String,
+                         PULONG Length, PCSZ What);
 
-RTL_STATUS
-DatExpectString(
-    PDAT_READER Reader,
-    PCSZ Expected,
-    PCSZ What
-    );
+RTL_STATUS DatExpectString(PDAT_READER Reader, PCSZ Expected, PCSZ What);
 
-VOID
-DatReleaseReader(
-    PDAT_READER Reader
-    );
+VOID DatReleaseReader(PDAT_READER Reader);
 
-VOID
-DatFileReader(
-    PTRACE_DAT Dat,
-    ULONGLONG Offset,
-    ULONGLONG Length,
-    PDAT_READER Reader
-    );
+VOID DatFileReader(PTRACE_DAT Dat, ULONGLONG Offset, ULONGLONG Length,
+                   PDAT_READER Reader);
 
-RTL_STATUS
-DatNeedDecompressor(
-    PTRACE_DAT Dat,
-    ULONGLONG Offset
-    );
+RTL_STATUS DatNeedDecompressor(PTRACE_DAT Dat, ULONGLONG Offset);
 
-RTL_STATUS
-DatDecompress(
-    PTRACE_DAT Dat,
-    ULONGLONG Offset,
-    const BYTE *Input,
-    SIZE_T InputLength,
-    PBYTE Output,
-    SIZE_T OutputLength
-    );
+RTL_STATUS DatDecompress(PTRACE_DAT Dat, ULONGLONG Offset, const BYTE *Input,
+                         SIZE_T InputLength, PBYTE Output,
+                         SIZE_T OutputLength);
 
-RTL_STATUS
-DatOpenSection(
-    PTRACE_DAT Dat,
-    ULONGLONG Offset,
-    ULONG ExpectedId,
-    PCSZ What,
-    PDAT_READER Reader
-    );
+RTL_STATUS DatOpenSection(PTRACE_DAT Dat, ULONGLONG Offset, ULONG ExpectedId,
+                          PCSZ What, PDAT_READER Reader);
 
 
 //
 // TraceDatSymbols.c
 //
 
-VOID
-DatWaitSymbolJob(
-    PTRACE_DAT Dat
-    );
+VOID DatWaitSymbolJob(PTRACE_DAT Dat);
 
-VOID
-DatReleaseSymbolJob(
-    PTRACE_DAT Dat
-    );
+VOID DatReleaseSymbolJob(PTRACE_DAT Dat);
 
-VOID
-DatStartSymbolJobV6(
-    PTRACE_DAT Dat,
-    SIZE_T Position
-    );
+VOID DatStartSymbolJobV6(PTRACE_DAT Dat, SIZE_T Position);
 
-VOID
-DatStartSymbolJobV7(
-    PTRACE_DAT Dat
-    );
+VOID DatStartSymbolJobV7(PTRACE_DAT Dat);
 
-VOID
-DatPrefetchChunks(
-    PTRACE_DAT Dat
-    );
+VOID DatPrefetchChunks(PTRACE_DAT Dat);
 
 
 //
 // TraceDatHeader.c
 //
 
-RTL_STATUS
-DatParseInitialFormat(
-    PTRACE_DAT Dat,
-    PDAT_READER Reader
-    );
+RTL_STATUS DatParseInitialFormat(PTRACE_DAT Dat, PDAT_READER Reader);
 
-RTL_STATUS
-DatParseVersion6(
-    PTRACE_DAT Dat,
-    PDAT_READER Reader
-    );
+RTL_STATUS DatParseVersion6(PTRACE_DAT Dat, PDAT_READER Reader);
 
-RTL_STATUS
-DatParseVersion7(
-    PTRACE_DAT Dat,
-    PDAT_READER Reader
-    );
+RTL_STATUS DatParseVersion7(PTRACE_DAT Dat, PDAT_READER Reader);
 
 
 //
 // TraceDatCpu.c
 //
 
-VOID
-DatUpdateLowestPosition(
-    PTRACE_DAT Dat
-    );
+VOID DatUpdateLowestPosition(PTRACE_DAT Dat);
 
-RTL_STATUS
-DatAdvance(
-    PTRACE_DAT Dat,
-    PTRACE_DAT_CPU Cpu
-    );
+RTL_STATUS DatAdvance(PTRACE_DAT Dat, PTRACE_DAT_CPU Cpu);
 
-RTL_STATUS
-DatOpenCpu(
-    PTRACE_DAT Dat,
-    PTRACE_DAT_CPU Cpu
-    );
+RTL_STATUS DatOpenCpu(PTRACE_DAT Dat, PTRACE_DAT_CPU Cpu);
 
-VOID
-DatCloseCpu(
-    PTRACE_DAT Dat,
-    PTRACE_DAT_CPU Cpu
-    );
+VOID DatCloseCpu(PTRACE_DAT Dat, PTRACE_DAT_CPU Cpu);
 
 #endif // _TRACER_TRACE_DAT_INTERNAL_H_

@@ -238,170 +238,75 @@ PrintLiteralChar(
 // TraceEventPrintText.c
 //
 
-VOID
-PrintAppendString(
-    PTRACE_TEXT Text,
-    PCSZ String
-    );
+VOID PrintAppendString(PTRACE_TEXT Text, PCSZ String);
 
-VOID
-PrintAppendHex(
-    PTRACE_TEXT Text,
-    ULONGLONG Value,
-    BOOL Prefix
-    );
+VOID PrintAppendHex(PTRACE_TEXT Text, ULONGLONG Value, BOOL Prefix);
 
-VOID
-PrintAppendDecimal(
-    PTRACE_TEXT Text,
-    ULONGLONG Value
-    );
+VOID PrintAppendDecimal(PTRACE_TEXT Text, ULONGLONG Value);
 
-VOID
-PrintParseSpec(
-    PCSZ Spec,
-    ULONG Length,
-    LONG Star,
-    PPRINT_SPEC Out
-    );
+VOID PrintParseSpec(PCSZ Spec, ULONG Length, LONG Star, PPRINT_SPEC Out);
 
-VOID
-PrintFormatStringWithSpec(
-    PTRACE_TEXT Text,
-    PPRINT_SPEC Spec,
-    PCSZ String,
-    ULONG Length
-    );
+VOID PrintFormatStringWithSpec(PTRACE_TEXT Text, PPRINT_SPEC Spec, PCSZ String,
+                               ULONG Length);
 
-VOID
-PrintFormatNumberWithSpec(
-    PTRACE_TEXT Text,
-    PPRINT_SPEC Parsed,
-    ULONGLONG Value
-    );
+VOID PrintFormatNumberWithSpec(PTRACE_TEXT Text, PPRINT_SPEC Parsed,
+                               ULONGLONG Value);
 
 
 //
 // TraceEventPrintLex.c
 //
 
-VOID
-PrintNextToken(
-    PPARSER Parser
-    );
+VOID PrintNextToken(PPARSER Parser);
 
-BOOL
-PrintTokenIs(
-    PPARSER Parser,
-    PCSZ Literal
-    );
+BOOL PrintTokenIs(PPARSER Parser, PCSZ Literal);
 
-BOOL
-PrintExpect(
-    PPARSER Parser,
-    PCSZ Literal
-    );
+BOOL PrintExpect(PPARSER Parser, PCSZ Literal);
 
-PPRINT_ARG
-PrintNewArg(
-    PPARSER Parser,
-    PRINT_ARG_TYPE Type
-    );
+PPRINT_ARG PrintNewArg(PPARSER Parser, PRINT_ARG_TYPE Type);
 
-BOOL
-PrintUnescape(
-    PPARSER Parser,
-    PCSZ Start,
-    PCSZ End,
-    PCSZ *Text,
-    PULONG Length
-    );
+BOOL PrintUnescape(PPARSER Parser, PCSZ Start, PCSZ End, PCSZ *Text,
+                   PULONG Length);
 
-LONG
-PrintOpPriority(
-    PRINT_OP Op
-    );
+LONG PrintOpPriority(PRINT_OP Op);
 
-PRINT_OP
-PrintTokenOp(
-    PPARSER Parser
-    );
+PRINT_OP PrintTokenOp(PPARSER Parser);
 
-BOOL
-PrintIsOperatorToken(
-    PPARSER Parser
-    );
+BOOL PrintIsOperatorToken(PPARSER Parser);
 
-LONG
-PrintTokenPriority(
-    PPARSER Parser
-    );
+LONG PrintTokenPriority(PPARSER Parser);
 
-BOOL
-PrintIsOpNode(
-    PPRINT_ARG Arg
-    );
+BOOL PrintIsOpNode(PPRINT_ARG Arg);
 
-LONG
-PrintNodePriority(
-    PPRINT_ARG Arg
-    );
+LONG PrintNodePriority(PPRINT_ARG Arg);
 
-LONGLONG
-PrintLenientNumber(
-    PCSZ Text,
-    ULONG Length
-    );
+LONGLONG PrintLenientNumber(PCSZ Text, ULONG Length);
 
-PPRINT_ARG
-PrintCopyArg(
-    PPARSER Parser,
-    PPRINT_ARG Arg
-    );
+PPRINT_ARG PrintCopyArg(PPARSER Parser, PPRINT_ARG Arg);
 
 
 //
 // TraceEventPrintParse.c
 //
 
-ULONGLONG
-PrintCastMask(
-    PCSZ Type,
-    ULONG Length
-    );
+ULONGLONG PrintCastMask(PCSZ Type, ULONG Length);
 
-BOOL
-PrintParseArgToken(
-    PPARSER Parser,
-    PPRINT_ARG Arg
-    );
+BOOL PrintParseArgToken(PPARSER Parser, PPRINT_ARG Arg);
 
-BOOL
-PrintParseOp(
-    PPARSER Parser,
-    PPRINT_ARG Arg
-    );
+BOOL PrintParseOp(PPARSER Parser, PPRINT_ARG Arg);
 
 
 //
 // TraceEventPrintCompile.c
 //
 
-BOOL
-PrintCompile(
-    PTRACE_EVENT_TABLE Table,
-    PTRACE_EVENT_FORMAT Format
-    );
+BOOL PrintCompile(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format);
 
 
 //
 // TraceEventPrintRender.c
 //
 
-ULONG
-PrintBoundedLength(
-    PCSZ String,
-    ULONG Limit
-    );
+ULONG PrintBoundedLength(PCSZ String, ULONG Limit);
 
 #endif // _TRACER_TRACE_EVENT_PRINT_INTERNAL_H_

@@ -32,14 +32,7 @@ Environment:
 // the value (below 2^65 here), Precision digits and a few bytes more.
 //
 
-ULONG
-KvmtraceFormatFloat(
-    DOUBLE Value,
-    CHAR Type,
-    LONG Precision,
-    BOOL Alternate,
-    BOOL AddDotZero,
-    PCHAR Output
-    );
+ULONG KvmtraceFormatFloat(DOUBLE Value, CHAR Type, LONG Precision,
+                          BOOL Alternate, BOOL AddDotZero, PCHAR Output);
 
 #endif // _TRACER_KVMTRACE_FLOAT_H_

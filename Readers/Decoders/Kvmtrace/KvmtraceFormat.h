@@ -282,16 +282,9 @@ typedef struct _KVMTRACE_RULES {
 // int(ID, 0) rejects) Error names the file and line.
 //
 
-RTL_STATUS
-KvmtraceRulesParse(
-    PRTL Rtl,
-    PCSZ Path,
-    PCSZ Text,
-    SIZE_T TextLength,
-    LONGLONG Mhz,
-    PKVMTRACE_RULES Rules,
-    PRTL_ERROR Error
-    );
+RTL_STATUS KvmtraceRulesParse(PRTL Rtl, PCSZ Path, PCSZ Text,
+                              SIZE_T TextLength, LONGLONG Mhz,
+                              PKVMTRACE_RULES Rules, PRTL_ERROR Error);
 
 VOID KvmtraceRulesFree(PKVMTRACE_RULES Rules);
 
@@ -327,13 +320,8 @@ typedef struct _KVMTRACE_TSC_STATE {
     ULONGLONG LastTsc;
 } KVMTRACE_TSC_STATE, *PKVMTRACE_TSC_STATE;
 
-VOID
-KvmtraceSetValues(
-    PKVMTRACE_RULES Rules,
-    PKVMTRACE_TSC_STATE State,
-    PKVMTRACE_RECORD Record,
-    PKVMTRACE_VALUES Values
-    );
+VOID KvmtraceSetValues(PKVMTRACE_RULES Rules, PKVMTRACE_TSC_STATE State,
+                       PKVMTRACE_RECORD Record, PKVMTRACE_VALUES Values);
 
 //
 // Renders rule RuleIndex (without a newline) into Output, which must hold
@@ -345,25 +333,13 @@ KvmtraceSetValues(
 // emulation, which the tests hold the fast path to.
 //
 
-RTL_STATUS
-KvmtraceRender(
-    PKVMTRACE_RULES Rules,
-    ULONG RuleIndex,
-    PKVMTRACE_VALUES Values,
-    PCHAR Output,
-    PULONG Length,
-    PRTL_ERROR Error
-    );
+RTL_STATUS KvmtraceRender(PKVMTRACE_RULES Rules, ULONG RuleIndex,
+                          PKVMTRACE_VALUES Values, PCHAR Output, PULONG Length,
+                          PRTL_ERROR Error);
 
-RTL_STATUS
-KvmtraceRenderGeneric(
-    PKVMTRACE_RULES Rules,
-    ULONG RuleIndex,
-    PKVMTRACE_VALUES Values,
-    PCHAR Output,
-    PULONG Length,
-    PRTL_ERROR Error
-    );
+RTL_STATUS KvmtraceRenderGeneric(PKVMTRACE_RULES Rules, ULONG RuleIndex,
+                                 PKVMTRACE_VALUES Values, PCHAR Output,
+                                 PULONG Length, PRTL_ERROR Error);
 
 //
 // ---------------------------------------------------------------------------
@@ -414,14 +390,9 @@ RTL_STATUS KvmtraceFormatterInitialize(PKVMTRACE_FORMATTER Formatter);
 // Write in large pieces; KvmtraceFormatterFinish writes the rest.
 //
 
-RTL_STATUS
-KvmtraceFormatFeed(
-    PKVMTRACE_FORMATTER Formatter,
-    const BYTE *Input,
-    SIZE_T Length,
-    BOOL EndOfInput,
-    PSIZE_T Consumed
-    );
+RTL_STATUS KvmtraceFormatFeed(PKVMTRACE_FORMATTER Formatter, const BYTE *Input,
+                              SIZE_T Length, BOOL EndOfInput,
+                              PSIZE_T Consumed);
 
 //
 // Writes what is buffered and frees the buffer.  Returns the first error

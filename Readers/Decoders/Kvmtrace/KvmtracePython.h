@@ -28,33 +28,19 @@ Environment:
 // forms, no surrogates, nothing above U+10FFFF).
 //
 
-ULONG
-KvmtraceUtf8Length(
-    const BYTE *Bytes,
-    SIZE_T Available
-    );
+ULONG KvmtraceUtf8Length(const BYTE *Bytes, SIZE_T Available);
 
 //
 // Decodes one character of validated UTF-8 text; returns its length.
 //
 
-ULONG
-KvmtraceUtf8Decode(
-    PCSZ Text,
-    PCSZ End,
-    PULONG CodePoint
-    );
+ULONG KvmtraceUtf8Decode(PCSZ Text, PCSZ End, PULONG CodePoint);
 
 //
 // Skips characters that are whitespace (Space TRUE) or that are not.
 //
 
-PCSZ
-KvmtraceSkipSpace(
-    PCSZ Text,
-    PCSZ End,
-    BOOL Space
-    );
+PCSZ KvmtraceSkipSpace(PCSZ Text, PCSZ End, BOOL Space);
 
 //
 // Parses an int(ID, 0) literal as Python 3.11 does; FALSE where int()
@@ -62,12 +48,6 @@ KvmtraceSkipSpace(
 // equals (negative, or too large).
 //
 
-BOOL
-KvmtraceParseEventId(
-    PCSZ Start,
-    PCSZ End,
-    PULONG Event,
-    PBOOL Matchable
-    );
+BOOL KvmtraceParseEventId(PCSZ Start, PCSZ End, PULONG Event, PBOOL Matchable);
 
 #endif // _TRACER_KVMTRACE_PYTHON_H_

@@ -128,13 +128,8 @@ typedef struct _UFTRACE_SPEC_ENTRY {
 // Splits a spec string at ';': returns FALSE when no entry is left.
 //
 
-BOOL
-UftraceNextSpecEntry(
-    PCSZ *Cursor,
-    PCSZ End,
-    PCSZ *EntryStart,
-    PCSZ *EntryEnd
-    );
+BOOL UftraceNextSpecEntry(PCSZ *Cursor, PCSZ End, PCSZ *EntryStart,
+                          PCSZ *EntryEnd);
 
 //
 // Parses one entry for a source with SourceFlags (UFTRACE_TRIGGER_*), as
@@ -144,45 +139,26 @@ UftraceNextSpecEntry(
 // DefaultPattern is the recording's pattern_type.
 //
 
-BOOL
-UftraceParseSpecEntry(
-    PCSZ Start,
-    PCSZ End,
-    ULONG SourceFlags,
-    ULONG DefaultPattern,
-    PUFTRACE_SPEC_ENTRY Entry
-    );
+BOOL UftraceParseSpecEntry(PCSZ Start, PCSZ End, ULONG SourceFlags,
+                           ULONG DefaultPattern, PUFTRACE_SPEC_ENTRY Entry);
 
 //
 // Parses the actions of Start..End (the text after '@' of a debug-info
 // or auto-args spec) into Args.
 //
 
-VOID
-UftraceParseActions(
-    PCSZ Start,
-    PCSZ End,
-    ULONG SourceFlags,
-    PUFTRACE_ARG_LIST Args
-    );
+VOID UftraceParseActions(PCSZ Start, PCSZ End, ULONG SourceFlags,
+                         PUFTRACE_ARG_LIST Args);
 
 //
 // Whether Name matches the entry's pattern.  Workspace is memory of
 // UftracePatternWorkspaceSize() bytes for the regex machine.
 //
 
-ULONG
-UftracePatternWorkspaceSize(
-    VOID
-    );
+ULONG UftracePatternWorkspaceSize(VOID);
 
-BOOL
-UftracePatternMatch(
-    PUFTRACE_SPEC_ENTRY Entry,
-    PVOID Workspace,
-    PCSZ Name,
-    PCSZ NameEnd
-    );
+BOOL UftracePatternMatch(PUFTRACE_SPEC_ENTRY Entry, PVOID Workspace, PCSZ Name,
+                         PCSZ NameEnd);
 
 //
 // Adds Arg to List as uftrace's add_arg_spec does: a spec for the same
@@ -190,23 +166,14 @@ UftracePatternMatch(
 // match and the new one does not; a new one goes last.
 //
 
-VOID
-UftraceAddArg(
-    PUFTRACE_ARG_LIST List,
-    PCUFTRACE_ARG Arg,
-    BOOL Exact
-    );
+VOID UftraceAddArg(PUFTRACE_ARG_LIST List, PCUFTRACE_ARG Arg, BOOL Exact);
 
 //
 // Adds every spec of Source to List (uftrace's add_trigger).
 //
 
-VOID
-UftraceMergeArgs(
-    PUFTRACE_ARG_LIST List,
-    const UFTRACE_ARG_LIST *Source,
-    BOOL Exact
-    );
+VOID UftraceMergeArgs(PUFTRACE_ARG_LIST List, const UFTRACE_ARG_LIST *Source,
+                      BOOL Exact);
 
 //
 // The bytes that the arguments (Retval FALSE) or return values (TRUE) of
@@ -215,15 +182,8 @@ UftraceMergeArgs(
 // record, Length what the file has from there).
 //
 
-BOOL
-UftraceArgDataSize(
-    PCUFTRACE_ARG Args,
-    ULONG Count,
-    BOOL Retval,
-    const BYTE *Data,
-    SIZE_T Length,
-    PSIZE_T Size
-    );
+BOOL UftraceArgDataSize(PCUFTRACE_ARG Args, ULONG Count, BOOL Retval,
+                        const BYTE *Data, SIZE_T Length, PSIZE_T Size);
 
 //
 // Text being built (a fixed buffer that truncates).
@@ -245,21 +205,12 @@ VOID UftraceTextAppend(PUFTRACE_TEXT Text, PCSZ String, SIZE_T Length);
 // auto-args table.
 //
 
-typedef BOOL (UFTRACE_SYMBOL_AT)(
-    PVOID Context,
-    ULONGLONG Address,
-    PCSZ *Name,
-    PCSZ *NameEnd
-    );
+typedef BOOL (UFTRACE_SYMBOL_AT)(PVOID Context, ULONGLONG Address, PCSZ *Name,
+                                 PCSZ *NameEnd);
 typedef UFTRACE_SYMBOL_AT *PUFTRACE_SYMBOL_AT;
 
-typedef BOOL (UFTRACE_FIND_ENUM)(
-    PVOID Context,
-    PCSZ Name,
-    ULONG NameLength,
-    PCSZ *Definition,
-    PCSZ *DefinitionEnd
-    );
+typedef BOOL (UFTRACE_FIND_ENUM)(PVOID Context, PCSZ Name, ULONG NameLength,
+                                 PCSZ *Definition, PCSZ *DefinitionEnd);
 typedef UFTRACE_FIND_ENUM *PUFTRACE_FIND_ENUM;
 
 typedef struct _UFTRACE_FORMAT {
@@ -275,16 +226,9 @@ typedef struct _UFTRACE_FORMAT {
 // checked with UftraceArgDataSize).
 //
 
-VOID
-UftraceFormatArgs(
-    PUFTRACE_FORMAT Format,
-    PCUFTRACE_ARG Args,
-    ULONG Count,
-    BOOL Retval,
-    const BYTE *Data,
-    SIZE_T Length,
-    PUFTRACE_TEXT Text
-    );
+VOID UftraceFormatArgs(PUFTRACE_FORMAT Format, PCUFTRACE_ARG Args, ULONG Count,
+                       BOOL Retval, const BYTE *Data, SIZE_T Length,
+                       PUFTRACE_TEXT Text);
 
 //
 // Finds "enum NAME {...}" in a ';'-separated list of definitions (the
@@ -293,15 +237,8 @@ UftraceFormatArgs(
 // *DefinitionEnd is what follows the '{'.
 //
 
-BOOL
-UftraceFindEnumInList(
-    PCSZ Start,
-    PCSZ End,
-    PCSZ Name,
-    ULONG NameLength,
-    PCSZ *Definition,
-    PCSZ *DefinitionEnd
-    );
+BOOL UftraceFindEnumInList(PCSZ Start, PCSZ End, PCSZ Name, ULONG NameLength,
+                           PCSZ *Definition, PCSZ *DefinitionEnd);
 
 //
 // Appends String as the body of a JSON string (without the quotes):
@@ -309,11 +246,6 @@ UftraceFindEnumInList(
 // are.
 //
 
-VOID
-UftraceJsonEscape(
-    PUFTRACE_TEXT Text,
-    PCSZ String,
-    SIZE_T Length
-    );
+VOID UftraceJsonEscape(PUFTRACE_TEXT Text, PCSZ String, SIZE_T Length);
 
 #endif // _TRACER_UFTRACE_ARGS_H_

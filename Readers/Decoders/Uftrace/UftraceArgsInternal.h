@@ -61,12 +61,6 @@ ToLower(
 // octal, else decimal).  Returns where it stopped (Start if no digits).
 //
 
-PCSZ
-UftraceParseLong(
-    PCSZ Start,
-    PCSZ End,
-    ULONG Base,
-    PLONGLONG Value
-    );
+PCSZ UftraceParseLong(PCSZ Start, PCSZ End, ULONG Base, PLONGLONG Value);
 
 #endif // _TRACER_UFTRACE_ARGS_INTERNAL_H_

@@ -36,7 +36,7 @@ Environment:
 
     Core: no C runtime; the OS only through PRTL.  Included by the
     Uftrace*.c files only; the reader's entry points (UftraceDetect,
-    UftraceImport) are declared in TraceImport.h.
+    UftraceImport) are declared in Readers/Decoders/Decoders.h.
 
 --*/
 
@@ -356,74 +356,36 @@ BaseName(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-UftraceReadModules(
-    PUFTRACE_READER Reader
-    );
+RTL_STATUS UftraceReadModules(PUFTRACE_READER Reader);
 
 //
 // Maps BASENAME.Extension of a module (a missing file maps to no data),
 // refusing a cut one; Name (UFTRACE_PATH_SIZE bytes) receives its name.
 //
 
-RTL_STATUS
-UftraceMapModuleFile(
-    PUFTRACE_READER Reader,
-    PUFTRACE_MODULE Module,
-    PCSZ Extension,
-    PUFTRACE_FILE File,
-    PCHAR Name,
-    PULONG NameLength
-    );
+RTL_STATUS UftraceMapModuleFile(PUFTRACE_READER Reader, PUFTRACE_MODULE Module,
+                                PCSZ Extension, PUFTRACE_FILE File, PCHAR Name,
+                                PULONG NameLength);
 
-RTL_STATUS
-UftraceImportModules(
-    PUFTRACE_READER Reader,
-    PUFTRACE_SESSION Session
-    );
+RTL_STATUS UftraceImportModules(PUFTRACE_READER Reader,
+                                PUFTRACE_SESSION Session);
 
-PUFTRACE_MODULE
-UftraceFindModule(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    ULONG SessionNumber,
-    ULONGLONG Address,
-    PULONG ModuleNumber
-    );
+PUFTRACE_MODULE UftraceFindModule(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                                  ULONG SessionNumber, ULONGLONG Address,
+                                  PULONG ModuleNumber);
 
-ULONGLONG
-UftraceModuleRelative(
-    PUFTRACE_READER Reader,
-    PUFTRACE_MODULE Module,
-    ULONGLONG Address
-    );
+ULONGLONG UftraceModuleRelative(PUFTRACE_READER Reader, PUFTRACE_MODULE Module,
+                                ULONGLONG Address);
 
-BOOL
-UftraceFindSymbol(
-    PUFTRACE_MODULE Module,
-    ULONGLONG Address,
-    PCSZ *Name,
-    PCSZ *NameEnd,
-    PULONGLONG SymbolAddress,
-    PCHAR SymbolType
-    );
+BOOL UftraceFindSymbol(PUFTRACE_MODULE Module, ULONGLONG Address, PCSZ *Name,
+                       PCSZ *NameEnd, PULONGLONG SymbolAddress,
+                       PCHAR SymbolType);
 
-BOOL
-UftraceFindSymbolCovering(
-    PUFTRACE_MODULE Module,
-    ULONGLONG Address,
-    PCSZ *Name,
-    PCSZ *NameEnd
-    );
+BOOL UftraceFindSymbolCovering(PUFTRACE_MODULE Module, ULONGLONG Address,
+                               PCSZ *Name, PCSZ *NameEnd);
 
-RTL_STATUS
-UftraceSymbolName(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    LONGLONG Time,
-    ULONGLONG Address,
-    PULONG NameId
-    );
+RTL_STATUS UftraceSymbolName(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                             LONGLONG Time, ULONGLONG Address, PULONG NameId);
 
 //
 // ---------------------------------------------------------------------------
@@ -431,18 +393,11 @@ UftraceSymbolName(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-UftraceLoadDebugInfo(
-    PUFTRACE_READER Reader,
-    PUFTRACE_MODULE Module
-    );
+RTL_STATUS UftraceLoadDebugInfo(PUFTRACE_READER Reader,
+                                PUFTRACE_MODULE Module);
 
-RTL_STATUS
-UftraceGetSpec(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    PUFTRACE_SPEC *Result
-    );
+RTL_STATUS UftraceGetSpec(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                          PUFTRACE_SPEC *Result);
 
 //
 // ---------------------------------------------------------------------------
@@ -450,45 +405,20 @@ UftraceGetSpec(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-UftraceNextRecord(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task
-    );
+RTL_STATUS UftraceNextRecord(PUFTRACE_READER Reader, PUFTRACE_TASK Task);
 
-VOID
-UftraceFillContext(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    LONGLONG Time,
-    PTRACE_EVENT_CONTEXT Context
-    );
+VOID UftraceFillContext(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                        LONGLONG Time, PTRACE_EVENT_CONTEXT Context);
 
-RTL_STATUS
-UftraceFormatRecordArgs(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    PUFTRACE_TEXT Text
-    );
+RTL_STATUS UftraceFormatRecordArgs(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                                   PUFTRACE_TEXT Text);
 
-RTL_STATUS
-UftraceInternArgs(
-    PUFTRACE_READER Reader,
-    PCSZ Existing,
-    ULONG ExistingLength,
-    PCSZ Key,
-    PUFTRACE_TEXT Value,
-    PULONG Id
-    );
+RTL_STATUS UftraceInternArgs(PUFTRACE_READER Reader, PCSZ Existing,
+                             ULONG ExistingLength, PCSZ Key,
+                             PUFTRACE_TEXT Value, PULONG Id);
 
-RTL_STATUS
-UftraceInternRecord(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    PCSZ Key,
-    PULONG NameId,
-    PULONG ArgsId
-    );
+RTL_STATUS UftraceInternRecord(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                               PCSZ Key, PULONG NameId, PULONG ArgsId);
 
 //
 // ---------------------------------------------------------------------------
@@ -496,15 +426,9 @@ UftraceInternRecord(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-UftraceSetupForks(
-    PUFTRACE_READER Reader
-    );
+RTL_STATUS UftraceSetupForks(PUFTRACE_READER Reader);
 
-VOID
-UftraceScanTasks(
-    PUFTRACE_READER Reader
-    );
+VOID UftraceScanTasks(PUFTRACE_READER Reader);
 
 //
 // ---------------------------------------------------------------------------
@@ -512,26 +436,12 @@ UftraceScanTasks(
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS
-UftraceMapPerfFiles(
-    PUFTRACE_READER Reader
-    );
+RTL_STATUS UftraceMapPerfFiles(PUFTRACE_READER Reader);
 
-RTL_STATUS
-UftraceNextPerfRecord(
-    PUFTRACE_READER Reader,
-    PUFTRACE_PERF Perf
-    );
+RTL_STATUS UftraceNextPerfRecord(PUFTRACE_READER Reader, PUFTRACE_PERF Perf);
 
-VOID
-UftraceScanPerfEnd(
-    PUFTRACE_READER Reader
-    );
+VOID UftraceScanPerfEnd(PUFTRACE_READER Reader);
 
-RTL_STATUS
-UftraceImportSwitch(
-    PUFTRACE_READER Reader,
-    PUFTRACE_PERF Perf
-    );
+RTL_STATUS UftraceImportSwitch(PUFTRACE_READER Reader, PUFTRACE_PERF Perf);
 
 #endif // _TRACER_UFTRACE_READER_H_

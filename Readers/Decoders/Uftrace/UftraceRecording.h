@@ -29,47 +29,26 @@ Environment:
 // decides whether a missing file is one.
 //
 
-RTL_STATUS
-UftraceMapFile(
-    PUFTRACE_READER Reader,
-    PCSZ Name,
-    ULONG NameLength,
-    PUFTRACE_FILE File
-    );
+RTL_STATUS UftraceMapFile(PUFTRACE_READER Reader, PCSZ Name, ULONG NameLength,
+                          PUFTRACE_FILE File);
 
-VOID
-UftraceUnmapFile(
-    PUFTRACE_READER Reader,
-    PUFTRACE_FILE File
-    );
+VOID UftraceUnmapFile(PUFTRACE_READER Reader, PUFTRACE_FILE File);
 
 //
 // Records "DIRECTORY/NAME: offset N: Reason" (a file of the directory
 // that is not what uftrace writes).
 //
 
-RTL_STATUS
-UftraceFileError(
-    PUFTRACE_READER Reader,
-    PCSZ Name,
-    ULONG NameLength,
-    SIZE_T Offset,
-    PCSZ Reason
-    );
+RTL_STATUS UftraceFileError(PUFTRACE_READER Reader, PCSZ Name,
+                            ULONG NameLength, SIZE_T Offset, PCSZ Reason);
 
 //
 // info (the header and the specs of the recording), then task.txt.
 //
 
-RTL_STATUS
-UftraceReadInfo(
-    PUFTRACE_READER Reader
-    );
+RTL_STATUS UftraceReadInfo(PUFTRACE_READER Reader);
 
-RTL_STATUS
-UftraceReadTasks(
-    PUFTRACE_READER Reader
-    );
+RTL_STATUS UftraceReadTasks(PUFTRACE_READER Reader);
 
 //
 // The session (process image) a task runs at Time: the one found last
@@ -77,12 +56,8 @@ UftraceReadTasks(
 // every file asks for each record), else UftraceFindSessionSlow.
 //
 
-ULONG
-UftraceFindSessionSlow(
-    PUFTRACE_READER Reader,
-    PUFTRACE_TASK Task,
-    LONGLONG Time
-    );
+ULONG UftraceFindSessionSlow(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
+                             LONGLONG Time);
 
 static inline
 ULONG
