@@ -247,6 +247,41 @@ Routine Description:
 }
 
 static
+PVOID
+SpanGrow(
+    PTRACE_IMPORT Import,
+    PTRACE_SPAN_THREAD Thread,
+    PVOID Old,
+    ULONG Count,
+    ULONG Capacity,
+    SIZE_T Size
+    )
+/*++
+
+Routine Description:
+
+    A thread's array (Count elements of Size bytes at Old) moved to a new
+    one of Capacity elements from the pool; the old one stays in the pool
+    (the waste is less than what is in use, since the arrays double).
+    NULL, with the error set, when the pool has no room.
+
+--*/
+{
+    PVOID New = SpanAllocate(Import, Capacity * Size);
+
+    if (New == NULL) {
+        SpanError(Import, RTL_STATUS_NO_MEMORY, "out of memory for spans",
+                  Thread->Tid);
+        return NULL;
+    }
+    if (Count != 0) {
+        Import->Rtl->CopyMemory(New, Old, Count * Size);
+    }
+
+    return New;
+}
+
+static
 RTL_STATUS
 SpanPush(
     PTRACE_IMPORT Import,
@@ -263,23 +298,13 @@ SpanPush(
             return SpanError(Import, RTL_STATUS_TOO_LARGE,
                              "spans nested deeper than 65536", Thread->Tid);
         }
-
-        //
-        // The old frames stay in the pool: the waste is less than what is
-        // in use, since the stack doubles.
-        //
-
         Capacity = Thread->Capacity ? Thread->Capacity * 2 :
                                       TRACE_SPAN_FIRST_FRAMES;
-        Frames = (PTRACE_SPAN_FRAME)SpanAllocate(
-            Import, Capacity * sizeof(TRACE_SPAN_FRAME));
+        Frames = (PTRACE_SPAN_FRAME)SpanGrow(Import, Thread, Thread->Frames,
+                                             Thread->Depth, Capacity,
+                                             sizeof(TRACE_SPAN_FRAME));
         if (Frames == NULL) {
-            return SpanError(Import, RTL_STATUS_NO_MEMORY,
-                             "out of memory for spans", Thread->Tid);
-        }
-        if (Thread->Depth != 0) {
-            Import->Rtl->CopyMemory(Frames, Thread->Frames,
-                                    Thread->Depth * sizeof(TRACE_SPAN_FRAME));
+            return RTL_STATUS_NO_MEMORY;
         }
         Thread->Frames = Frames;
         Thread->Capacity = Capacity;
@@ -842,16 +867,13 @@ Routine Description:
                              Thread->Tid);
         }
         Capacity = Thread->MissingCapacity ? Thread->MissingCapacity * 2 : 4;
-        Missing = (PTRACE_SPAN_MISSING)SpanAllocate(
-            Import, Capacity * sizeof(TRACE_SPAN_MISSING));
+        Missing = (PTRACE_SPAN_MISSING)SpanGrow(Import, Thread,
+                                                Thread->Missing,
+                                                Thread->MissingCount,
+                                                Capacity,
+                                                sizeof(TRACE_SPAN_MISSING));
         if (Missing == NULL) {
-            return SpanError(Import, RTL_STATUS_NO_MEMORY,
-                             "out of memory for spans", Thread->Tid);
-        }
-        if (Thread->MissingCount != 0) {
-            Import->Rtl->CopyMemory(Missing, Thread->Missing,
-                                    Thread->MissingCount *
-                                        sizeof(TRACE_SPAN_MISSING));
+            return RTL_STATUS_NO_MEMORY;
         }
         Thread->Missing = Missing;
         Thread->MissingCapacity = Capacity;

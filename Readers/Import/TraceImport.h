@@ -284,6 +284,14 @@ VOID TraceImportUnmapInput(PTRACE_IMPORT Import);
 // decoder in detection order; the engine knows only what it is given.
 //
 
+//
+// The contract of every Import routine, written once here: it is called
+// between TraceImportBegin and TraceImportEnd (TraceImportRun does both),
+// reads Import->Buffer (or the directory Import->Path), and returns
+// RTL_STATUS_OK or an error in Import->Error naming the file and the line
+// or byte offset; every event before the error has been imported.
+//
+
 typedef BOOL (TRACE_FORMAT_DETECT)(PTRACE_IMPORT Import);
 typedef TRACE_FORMAT_DETECT *PTRACE_FORMAT_DETECT;
 typedef RTL_STATUS (TRACE_FORMAT_IMPORT)(PTRACE_IMPORT Import);

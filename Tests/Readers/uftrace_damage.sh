@@ -15,6 +15,20 @@ cases=0
 
 fresh() { rm -rf "$copy" "$work/session"; cp -r "$dir" "$copy"; chmod -R u+w "$copy"; }
 
+# cut_in_line SRC DST: the first half of text file SRC, ending inside a
+# line (one byte further when half ends just after a newline: the content,
+# paths of the build included, moves where half falls).
+cut_in_line() {
+  python3 - "$1" "$2" <<'EOF3'
+import sys
+data = open(sys.argv[1], "rb").read()
+n = len(data) // 2
+while n < len(data) and n > 0 and data[n - 1:n] == b"\n":
+    n += 1
+open(sys.argv[2], "wb").write(data[:n])
+EOF3
+}
+
 # run WANT FILE: import the damaged copy; WANT is "error" (exit 1 required)
 # or "any" (exit 0, or 1 with a proper message).
 run() {
@@ -84,16 +98,16 @@ fresh; head -c $(( $(wc -c < "$dir/task.txt") - 2 )) "$dir/task.txt" > "$copy/ta
 # A symbol file out of order, and one cut in the middle of a line.
 sym=$(cd "$dir" && ls *.sym | head -1)
 fresh; sort -r "$dir/$sym" | grep -v '^#' > "$copy/$sym"; what="$sym unsorted"; run error "$sym"
-fresh; head -c $(( $(wc -c < "$dir/$sym") / 2 )) "$dir/$sym" > "$copy/$sym"; what="$sym cut"; run error "$sym"
+fresh; cut_in_line "$dir/$sym" "$copy/$sym"; what="$sym cut"; run error "$sym"
 
 # A map file cut in the middle of a line, like a symbol file.
 map=$(cd "$dir" && ls sid-*.map | head -1)
-fresh; head -c $(( $(wc -c < "$dir/$map") / 2 )) "$dir/$map" > "$copy/$map"; what="$map cut"; run error "$map"
+fresh; cut_in_line "$dir/$map" "$copy/$map"; what="$map cut"; run error "$map"
 
 # Debug info with argument specs (a recording with -a), cut in a line.
 dbg=$(cd "$dir" && grep -l '^A: ' *.dbg 2>/dev/null | head -1 || true)
 if [ -n "$dbg" ]; then
-  fresh; head -c $(( $(wc -c < "$dir/$dbg") / 2 )) "$dir/$dbg" > "$copy/$dbg"; what="$dbg cut"; run error "$dbg"
+  fresh; cut_in_line "$dir/$dbg" "$copy/$dbg"; what="$dbg cut"; run error "$dbg"
 fi
 
 # Context switches: a perf file cut inside a record.

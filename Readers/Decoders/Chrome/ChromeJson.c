@@ -736,14 +736,9 @@ ChromeJsonImport(
 
 Routine Description:
 
-    Imports Chrome trace-event JSON from Import->Buffer: a scan for ends
-    without begins, then the import.  Call between TraceImportBegin and
-    TraceImportEnd.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error in Import->Error naming the byte offset;
-    the events before it have been imported.
+    Imports Chrome trace-event JSON: a scan for ends without begins, then
+    the import (a TRACE_FORMAT_IMPORT: TraceImport.h says what every one
+    does).
 
 --*/
 {

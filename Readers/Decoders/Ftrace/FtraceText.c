@@ -502,17 +502,8 @@ FtraceTextImport(
 
 Routine Description:
 
-    Imports ftrace text from Import->Buffer (tracefs or trace-cmd report
-    layout).  Call between TraceImportBegin and TraceImportEnd.
-
-Arguments:
-
-    Import - Supplies the import context.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error described in Import->Error (file, line and
-    byte offset); the lines before the error have been imported.
+    Imports ftrace text, in the tracefs or the trace-cmd report layout
+    (a TRACE_FORMAT_IMPORT: TraceImport.h says what every one does).
 
 --*/
 {

@@ -160,13 +160,8 @@ TraceDatImport(
 
 Routine Description:
 
-    Imports a trace.dat from Import->Buffer.  Call between
-    TraceImportBegin and TraceImportEnd.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error described in Import->Error (file and byte
-    offset); the events before the error have been imported.
+    Imports a trace.dat (a TRACE_FORMAT_IMPORT: TraceImport.h says what
+    every one does).
 
 --*/
 {

@@ -789,17 +789,8 @@ PerfScriptImport(
 
 Routine Description:
 
-    Imports perf script text from Import->Buffer.  Call between
-    TraceImportBegin and TraceImportEnd.
-
-Arguments:
-
-    Import - Supplies the import context.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error described in Import->Error (file, line and
-    byte offset); the lines before the error have been imported.
+    Imports perf script text (a TRACE_FORMAT_IMPORT: TraceImport.h says
+    what every one does).
 
 --*/
 {

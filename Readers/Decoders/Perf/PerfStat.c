@@ -526,17 +526,8 @@ PerfStatImport(
 
 Routine Description:
 
-    Imports perf stat interval output from Import->Buffer into the counter
-    store.  Call between TraceImportBegin and TraceImportEnd.
-
-Arguments:
-
-    Import - Supplies the import context.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error described in Import->Error (file, line and
-    byte offset); the lines before the error have been imported.
+    Imports perf stat interval output into the counter store (a
+    TRACE_FORMAT_IMPORT: TraceImport.h says what every one does).
 
 --*/
 {

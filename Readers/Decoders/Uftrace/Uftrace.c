@@ -547,13 +547,8 @@ UftraceImport(
 
 Routine Description:
 
-    Imports the uftrace record directory Import->Path.  Call between
-    TraceImportBegin and TraceImportEnd.
-
-Return Value:
-
-    RTL_STATUS_OK, or an error in Import->Error naming the file and the
-    line or byte offset; records before it have been imported.
+    Imports the uftrace record directory Import->Path (a
+    TRACE_FORMAT_IMPORT: TraceImport.h says what every one does).
 
 --*/
 {
