@@ -199,12 +199,31 @@ JsonDecodeString(
 }
 
 static
-BOOL
-IsDigit(
-    CHAR Char
+PCSZ
+ScanDigits(
+    PCSZ Cursor,
+    PCSZ End,
+    PCSZ Start,
+    PJSON_ERROR Error
     )
+/*++
+
+Routine Description:
+
+    Skips the digits of a number's fraction or exponent, of which there
+    must be one at least (else "malformed number" at Start, and NULL).
+
+--*/
 {
-    return Char >= '0' && Char <= '9';
+    if (Cursor >= End || !TextIsDigit(*Cursor)) {
+        JsonFail(Error, Start, "malformed number");
+        return NULL;
+    }
+    while (Cursor < End && TextIsDigit(*Cursor)) {
+        Cursor++;
+    }
+
+    return Cursor;
 }
 
 PCSZ
@@ -221,7 +240,7 @@ JsonScanNumber(
         Cursor++;
     }
 
-    if (Cursor >= End || !IsDigit(*Cursor)) {
+    if (Cursor >= End || !TextIsDigit(*Cursor)) {
         JsonFail(Error, Start, "expected a number");
         return NULL;
     }
@@ -229,19 +248,15 @@ JsonScanNumber(
     if (*Cursor == '0') {
         Cursor++;
     } else {
-        while (Cursor < End && IsDigit(*Cursor)) {
+        while (Cursor < End && TextIsDigit(*Cursor)) {
             Cursor++;
         }
     }
 
     if (Cursor < End && *Cursor == '.') {
-        Cursor++;
-        if (Cursor >= End || !IsDigit(*Cursor)) {
-            JsonFail(Error, Start, "malformed number");
+        Cursor = ScanDigits(Cursor + 1, End, Start, Error);
+        if (Cursor == NULL) {
             return NULL;
-        }
-        while (Cursor < End && IsDigit(*Cursor)) {
-            Cursor++;
         }
     }
 
@@ -250,12 +265,9 @@ JsonScanNumber(
         if (Cursor < End && (*Cursor == '+' || *Cursor == '-')) {
             Cursor++;
         }
-        if (Cursor >= End || !IsDigit(*Cursor)) {
-            JsonFail(Error, Start, "malformed number");
+        Cursor = ScanDigits(Cursor, End, Start, Error);
+        if (Cursor == NULL) {
             return NULL;
-        }
-        while (Cursor < End && IsDigit(*Cursor)) {
-            Cursor++;
         }
     }
 
@@ -307,7 +319,7 @@ Routine Description:
             Fraction = TRUE;
             continue;
         }
-        if (!IsDigit(*Cursor)) {
+        if (!TextIsDigit(*Cursor)) {
             break;
         }
         if (Kept < 19) {
@@ -497,7 +509,7 @@ JsonScanScaled(
             break;
         }
     }
-    while (Cursor < End && IsDigit(*Cursor)) {
+    while (Cursor < End && TextIsDigit(*Cursor)) {
         if (Cursor - Digits >= 18) {
             goto Slow;
         }
@@ -536,7 +548,7 @@ JsonScanScaled(
             }
         }
 
-        while (Cursor < End && IsDigit(*Cursor)) {
+        while (Cursor < End && TextIsDigit(*Cursor)) {
             if (Kept < Scale) {
                 Fraction = Fraction * 10 + (ULONGLONG)(*Cursor - '0');
                 Kept++;
@@ -627,7 +639,7 @@ ScanScalar(
     case 'n':
         return ScanLiteral(Cursor, End, "null", 4, Error);
     default:
-        if (*Cursor == '-' || IsDigit(*Cursor)) {
+        if (*Cursor == '-' || TextIsDigit(*Cursor)) {
             return JsonScanNumber(Cursor, End, &Number, Error);
         }
         JsonFail(Error, Cursor, "unexpected character");

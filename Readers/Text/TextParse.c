@@ -162,14 +162,6 @@ TextTrimEnd(
 }
 
 BOOL
-TextIsDigit(
-    CHAR Char
-    )
-{
-    return Char >= '0' && Char <= '9';
-}
-
-BOOL
 TextIsDecimal(
     PCSZ Start,
     PCSZ End

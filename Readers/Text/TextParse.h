@@ -86,7 +86,14 @@ PCSZ TextSkipSpaces(PCSZ Start, PCSZ End);
 
 PCSZ TextTrimEnd(PCSZ Start, PCSZ End);
 
-BOOL TextIsDigit(CHAR Char);
+static inline
+BOOL
+TextIsDigit(
+    CHAR Char
+    )
+{
+    return Char >= '0' && Char <= '9';
+}
 
 //
 // TRUE if [Start, End) is one or more decimal digits and nothing else
