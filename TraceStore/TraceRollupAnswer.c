@@ -26,9 +26,6 @@ Environment:
 
 #include "TraceStore/TraceRollupInternal.h"
 
-#define INT64_MAXIMUM ((LONGLONG)0x7fffffffffffffffLL)
-#define INT64_MINIMUM ((LONGLONG)(-0x7fffffffffffffffLL - 1))
-
 static const ULONG RowSizes[TraceRollupTableMaximum] = {
     [TraceRollupNames] = sizeof(TRACE_ROLLUP_NAME_ROW),
     [TraceRollupRates] = sizeof(TRACE_ROLLUP_RATE_ROW),
@@ -269,19 +266,6 @@ MergeFaults(
     }
 
     return RTL_STATUS_OK;
-}
-
-static inline
-VOID
-AddChecked(
-    PLONGLONG Sum,
-    LONGLONG Value,
-    PULONGLONG Flags
-    )
-{
-    if (__builtin_add_overflow(*Sum, Value, Sum)) {
-        *Flags |= ROLLUP_ENTRY_OVERFLOW;
-    }
 }
 
 static

@@ -365,6 +365,140 @@ BOOL RollupSortPairs(PRTL Rtl, PULONGLONG Keys, PULONGLONG Values,
                      ULONGLONG Count);
 
 //
+// The fold's inline helpers, shared by its files (TraceRollupFold.c,
+// TraceRollupSpans.c) and the answer (TraceRollupAnswer.c).
+//
+
+#define INT64_MAXIMUM ((LONGLONG)0x7fffffffffffffffLL)
+#define INT64_MINIMUM ((LONGLONG)(-0x7fffffffffffffffLL - 1))
+
+//
+// ts + dur, which SQLite computes as a REAL when it leaves the int64
+// range; as an end to compare a ts with, the nearest int64 does the same.
+//
+
+static inline
+LONGLONG
+SaturatingAdd(
+    LONGLONG Left,
+    LONGLONG Right
+    )
+{
+    LONGLONG Sum;
+
+    if (__builtin_add_overflow(Left, Right, &Sum)) {
+        return (Right > 0) ? INT64_MAXIMUM : INT64_MINIMUM;
+    }
+    return Sum;
+}
+
+//
+// Adds Value to a sum, flagging the entry when the sum overflows.
+//
+
+static inline
+VOID
+AddChecked(
+    PLONGLONG Sum,
+    LONGLONG Value,
+    PULONGLONG Flags
+    )
+{
+    if (__builtin_add_overflow(*Sum, Value, Sum)) {
+        *Flags |= ROLLUP_ENTRY_OVERFLOW;
+    }
+}
+
+static inline
+PBYTE
+RecordAt(
+    PTRACE_ROLLUP Rollup,
+    ULONGLONG Row
+    )
+{
+    return Rollup->Source->Base + Row * Rollup->RecordSize;
+}
+
+static inline
+PROLLUP_RECENT_NAME
+RecentName(
+    PTRACE_ROLLUP Rollup,
+    ULONG NameId
+    )
+/*++
+
+Routine Description:
+
+    The memo slot of a name id, taken over for it if another held it.
+
+--*/
+{
+    PROLLUP_RECENT_NAME Recent;
+
+    Recent = &Rollup->RecentNames[(NameId * 0x9E3779B1u) >>
+                                  (32 - ROLLUP_RECENT_BITS)];
+    if (Recent->NameId != NameId) {
+        Recent->NameId = NameId;
+        Recent->Name = ROLLUP_NO_ENTRY;
+        Recent->Rate = ROLLUP_NO_ENTRY;
+        Recent->Span = ROLLUP_NO_ENTRY;
+        Recent->Canonical = ROLLUP_NO_ENTRY;
+        Recent->Class = 0;
+    }
+    return Recent;
+}
+
+static inline
+ULONGLONG
+EntryIndex(
+    PROLLUP_TABLE Table,
+    PVOID Entry
+    )
+{
+    return (ULONGLONG)((PBYTE)Entry - Table->Entries) / Table->EntrySize;
+}
+
+static inline
+PVOID
+RecentGroup(
+    PTRACE_ROLLUP Rollup,
+    PROLLUP_TABLE Table,
+    ULONGLONG Key0,
+    ULONGLONG Key1,
+    PBOOL Added
+    )
+/*++
+
+Routine Description:
+
+    The entry of group (Key0, Key1) of Table, added zero-filled if new
+    (*Added), through the memo; NULL without memory.
+
+--*/
+{
+    PROLLUP_RECENT_GROUP Recent;
+    PROLLUP_KEY Entry;
+
+    Recent = &Rollup->RecentGroups[((Key0 ^ (Key1 * 0x9E3779B97F4A7C15ULL))
+                                    * 0xC2B2AE3D27D4EB4FULL) >>
+                                   (64 - ROLLUP_RECENT_BITS)];
+    if (Recent->Entry != ROLLUP_NO_ENTRY && Recent->Key0 == Key0 &&
+        Recent->Key1 == Key1) {
+        *Added = FALSE;
+        return RollupTableEntry(Table, Recent->Entry);
+    }
+
+    Entry = RollupTableInsert(Rollup->Rtl, Table, Key0, Key1, Added);
+    if (Entry == NULL) {
+        return NULL;
+    }
+    Recent->Key0 = Key0;
+    Recent->Key1 = Key1;
+    Recent->Entry = EntryIndex(Table, Entry);
+    return Entry;
+}
+
+//
 // TraceRollupFold.c.
 //
 
@@ -396,6 +530,16 @@ VOID RollupFreeTables(PTRACE_ROLLUP Rollup);
 //
 
 RTL_STATUS RollupFold(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+
+//
+// TraceRollupSpans.c: the span tables.  RollupRecheckOpenSpans looks again
+// at the open rows before a fold; RollupFoldSpans folds span records
+// [From, To) of a fold that goes up to UpTo.
+//
+
+RTL_STATUS RollupRecheckOpenSpans(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+RTL_STATUS RollupFoldSpans(PTRACE_ROLLUP Rollup, ULONGLONG From,
+                           ULONGLONG To, ULONGLONG UpTo);
 
 //
 // Rebuilds the fold's text index of span names from a loaded
