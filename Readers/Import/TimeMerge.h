@@ -28,8 +28,9 @@ Abstract:
 Environment:
 
     Core: no C runtime, no OS service (the caller provides the memory).
-    Called by the uftrace reader (per-thread .dat files) and the trace.dat
-    reader (per-CPU buffers); calls nothing.
+    Called by the uftrace reader (per-thread .dat files), the trace.dat
+    reader (per-CPU buffers) and the ETW reader (per-CPU buffers); calls
+    nothing.
 
 --*/
 

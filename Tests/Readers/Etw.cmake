@@ -27,6 +27,8 @@ etw_test(zero_tail zero_tail)
 # TypeGroup1 (no public sample has them): a generated log vs the oracle.
 etw_test(typegroup1 typegroup1)
 etw_test(typegroup1_32bit typegroup1 32)
+# Thread and image starts in a buffer after the faults they explain.
+etw_test(late_start late_start)
 
 # The XPRESS decompressor on MS-XCA's examples and on damaged streams.
 add_executable(TestEtwXpress ${CMAKE_CURRENT_SOURCE_DIR}/Readers/TestEtwXpress.c)

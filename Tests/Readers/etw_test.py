@@ -14,7 +14,10 @@ Usage: etw_test.py TRACESTORE SHARED_DIR WORK CASE [ARGS]
                      (as many as the oracle frames in those buffers).
   damaged SAMPLE     an event header of an uncompressed buffer (or, for a
                      compressed sample, a buffer's compressed bytes) damaged:
-                     exit 1, the offset, everything before kept.
+                     exit 1, the offset, every event before it kept (a plain
+                     buffer: the events of the buffers before it; a
+                     compressed one: the time-ordered replay up to the last
+                     event of its CPU's buffers before it).
   zero_tail          the uncompressed sample with a zero-filled tail (a
                      preallocated log): imported whole, exit 0, the oracle's
                      event count.
@@ -22,6 +25,12 @@ Usage: etw_test.py TRACESTORE SHARED_DIR WORK CASE [ARGS]
                      buffer of TypeGroup1 faults, images and threads, built
                      with struct from Microsoft's PageFault_TypeGroup1
                      layout): rows and counts per kind vs the oracle's PF lines.
+  late_start         a log generated here whose thread start and image load
+                     (CPU 1's buffer) come after the hard faults they explain
+                     (CPU 0's buffer) in the file, but before them in time:
+                     every fault's pid and module equal the time-ordered
+                     replay's (all attributed; a file-order replay attributes
+                     none), and every store is in time order.
   records SAMPLE plot  also: tracestore plot draws it (PNG and SVG), and
                      --summary counts the oracle's hard faults, and those
                      outside every image as attribute() finds them.
@@ -61,6 +70,11 @@ def run_oracle(path, out):
     r = {}
     for name in ('oracle', 'images', 'threads', 'sequence', 'processes'):
         r[name] = open(os.path.join(out, name + '.txt')).read().splitlines()
+    r['framed'] = [tuple(int(x) for x in l.split()) for l in open(os.path.join(out, 'events.txt'))]
+    r['index'] = {}
+    for line in open(os.path.join(out, 'index.txt')):
+        name, i = line.split()
+        r['index'].setdefault(name, []).append(int(i))
     for f in ('counts', 'clock'):
         for line in open(os.path.join(out, f + '.txt')):
             k, v = line.split()
@@ -108,13 +122,27 @@ def same(got, want, what):
     print('ok: %d %s rows equal the oracle\'s' % (len(got), what))
 
 
-def attribute(o):
-    """Each hard fault's image, in file order: the thread's process from the
-    last thread event, the latest image loaded (and not unloaded) there that
+def in_time_order(o, name):
+    """The lines of o[name] as a replay of the log in time order meets them:
+    by raw timestamp; equal timestamps by the rank of the event's CPU (CPUs
+    numbered by their first buffer in the file), then in file order.  Each
+    CPU's events are in time order in the file: this is the merge of the
+    CPUs' streams."""
+    idx, ev = o['index'].get(name, []), o['framed']
+    if len(idx) != len(o[name]):
+        fail('the oracle indexed %d of %d %s lines' % (len(idx), len(o[name]), name))
+    order = sorted(range(len(idx)), key=lambda i: (ev[idx[i]][0], ev[idx[i]][1], idx[i]))
+    return [o[name][i] for i in order]
+
+
+def attribute(o, order=in_time_order):
+    """Each hard fault's pid and image, in time order (order=in_time_order;
+    or lambda o, n: o[n], file order): the thread's process from the last
+    thread event, the latest image loaded (and not unloaded) there that
     holds the address; kernel addresses in the kernel's images."""
     proc, live, out = {}, [], []
     kernel = lambda a: a >= 0xFFFF800000000000
-    for line in o['sequence']:
+    for line in order(o, 'sequence'):
         f = line.split(' ', 4)
         if f[0] == 'T':
             proc[int(f[2])] = int(f[1])
@@ -131,23 +159,26 @@ def attribute(o):
             va = int(f[2], 16)
             owner = -1 if kernel(va) else proc.get(int(f[1]))
             hit = [x for x in live if x[0] == owner and x[1] <= va < x[1] + x[2]]
-            out.append([hit[-1][3], str(va - hit[-1][1])] if hit else ['', ''])
+            pid = proc.get(int(f[1]))
+            out.append(['' if pid is None else str(pid)] +
+                       ([hit[-1][3], str(va - hit[-1][1])] if hit else ['', '']))
     return out
 
 
 def check_records(path, o, s):
     # HardFault: ts, va, ttid (and the oracle's own order).
     want = []
-    for line in o['oracle']:
+    for line in in_time_order(o, 'oracle'):
         if line.startswith('HF '):
             f = dict(kv.split('=') for kv in line.split()[1:])
             want.append([str(to_ns(o, int(f['ts']))), f['va'], f['ttid']])
     got = sql(s, "SELECT ts, printf('%x', address), tid FROM page_fault "
                  "WHERE name = 'HardFault' ORDER BY id")
     same(got, want, 'HardFault')
-    got = [[ascii_only(r[0]), r[1]] for r in
-           sql(s, "SELECT module, module_offset FROM page_fault WHERE name = 'HardFault' ORDER BY id")]
-    same(got, attribute(o), 'HardFault module and module_offset')
+    got = [[r[0], ascii_only(r[1]), r[2]] for r in
+           sql(s, "SELECT pid, module, module_offset FROM page_fault WHERE name = 'HardFault' "
+                  "ORDER BY id")]
+    same(got, attribute(o), 'HardFault pid, module and module_offset (time-ordered replay)')
 
     # The images the oracle prints are the system-header ones of images.txt.
     mine = []
@@ -162,7 +193,7 @@ def check_records(path, o, s):
         fail('the extended oracle disagrees with etw_pagefaults.py on images')
 
     want, unload = [], []
-    for line in o['images']:
+    for line in in_time_order(o, 'images'):
         kind, raw, pid, base, size, name = line.split(' ', 5)
         row = [str(to_ns(o, int(raw))), pid, base, size, name]
         if kind == 'IMG2':
@@ -192,7 +223,7 @@ def check_records(path, o, s):
     # own Process MOF.
     got = ['%s\t%s\t%s' % (r[0], ascii_only(r[1]), ascii_only(r[2])) for r in
            sql(s, 'SELECT pid, name, filename FROM process WHERE filename IS NOT NULL ORDER BY id')]
-    same(got, o['processes'], 'process (name, command line)')
+    same(got, in_time_order(o, 'processes'), 'process (name, command line)')
 
     # Threads: every (tid, pid) of a thread event has a thread row.
     have = {(r[0], r[1]) for r in sql(s, 'SELECT tid, pid FROM thread')}
@@ -207,7 +238,7 @@ def plot(o, s):
     oracle's hard faults, none soft, and as many without a module offset as
     attribute() finds outside every image."""
     hf = sum(1 for l in o['oracle'] if l.startswith('HF '))
-    outside = sum(1 for m in attribute(o) if m[0] == '')
+    outside = sum(1 for m in attribute(o) if m[1] == '')
     for ext in ('png', 'svg'):
         out = os.path.join(work, 'faults.' + ext)
         p = subprocess.run([ts_bin, 'plot', '--summary', '-o', out, s],
@@ -263,6 +294,8 @@ elif case in ('truncated', 'damaged'):
     head = os.path.join(work, 'head.etl')
     open(head, 'wb').write(d[:off])
     o = run_oracle(head, os.path.join(work, 'o'))
+    kept = o['events']
+    hf = sum(1 for l in o['oracle'] if l.startswith('HF '))
     bad = os.path.join(work, case + '.etl')
     if case == 'truncated':
         open(bad, 'wb').write(d[:off + bs // 2])
@@ -272,6 +305,18 @@ elif case in ('truncated', 'damaged'):
         b[off + 72 + 100:off + 72 + 400] = b'\xff' * 300    # matches before the start
         open(bad, 'wb').write(bytes(b))
         needle = 'byte offset %d: compressed buffer' % off
+        # A compressed buffer is decompressed when the time-ordered replay
+        # needs it: after the last event of its CPU's buffers before it
+        # (docs/reader-etw.md).  What is kept is the replay up to there.
+        full = run_oracle(path, os.path.join(work, 'full'))
+        ev = full['framed']
+        order = sorted(range(len(ev)), key=lambda i: (ev[i][0], ev[i][1], i))
+        cpu = ev[next(i for i in range(len(ev)) if ev[i][2] == k)][1]
+        before = [n for n, i in enumerate(order) if ev[i][1] == cpu and ev[i][2] < k]
+        kept = before[-1] + 1 if before else 0
+        taken = {order[n] for n in range(kept)}
+        hf = sum(1 for line, i in zip(full['oracle'], full['index']['oracle'])
+                 if line.startswith('HF ') and i in taken)
     else:
         b = bytearray(d)
         b[off + 72 + 3] = 0x00            # the first event's marker flags
@@ -280,13 +325,12 @@ elif case in ('truncated', 'damaged'):
     s = os.path.join(work, 's')
     expect_error(bad, s, needle)
     events = int(sql(s, 'SELECT events FROM source')[0][0])
-    if events != o['events']:
-        fail('kept %d events, the oracle frames %d before buffer %d' % (events, o['events'], k))
-    hf = sum(1 for l in o['oracle'] if l.startswith('HF '))
+    if events != kept:
+        fail('kept %d events, the oracle\'s replay has %d before buffer %d' % (events, kept, k))
     got = int(sql(s, 'SELECT count(*) FROM page_fault')[0][0])
     if got != hf:
         fail('kept %d faults, the oracle has %d before the damage' % (got, hf))
-    print('ok: the %d events (%d hard faults) of the %d buffers before it kept' % (events, hf, k))
+    print('ok: the %d events (%d hard faults) before buffer %d kept' % (events, hf, k))
 
 elif case == 'zero_tail':
     path = sample('ShutdownPerfDiagLogger.etl')
@@ -389,6 +433,51 @@ elif case == 'typegroup1':
         if r != exp:
             fail('type %s at %s: got %s, expected %s' % (w[0], w[2], r, exp))
     print('ok: hard, fault_kind, module, module_offset and pid of every fault')
+
+elif case == 'late_start':
+    d, bufs = buffers(os.path.join(data, 'ShutdownPerfDiagLogger.etl'))
+    first = d[:bufs[0][1]]
+    sync = struct.unpack_from('<q', d, 72 + 16)[0]
+
+    def sysev(group, typ, ver, t, payload, tid=0, pid=0):
+        e = struct.pack('<HBBHBBIIqII', ver, 2, 0xC0, 32 + len(payload), typ, group,
+                        tid, pid, t, 0, 0) + payload
+        return e + b'\0' * (-len(e) % 8)
+
+    def buffer(cpu, events):
+        body = b''.join(events)
+        hdr = bytearray(first[:72])
+        struct.pack_into('<II', hdr, 0, 72 + len(body), 72 + len(body))
+        struct.pack_into('<H', hdr, 40, cpu)
+        struct.pack_into('<H', hdr, 52, 0)
+        return bytes(hdr) + body
+
+    t0, base = sync + 1000, 0x140000000
+    name = 'C:\\app\\app.exe'.encode('utf-16le') + b'\0\0'
+    start = [sysev(5, 1, 3, t0, struct.pack('<II', 1234, 77) + b'\0' * 64, 77, 1234),
+             sysev(3, 10, 3, t0 + 1, struct.pack('<QQIIIIQ16x', base, 0x30000, 1234, 0, 0, 0, 0)
+                   + name, 77, 1234)]
+    faults = [sysev(2, 32, 2, t0 + 10 + i,
+                    struct.pack('<QQQQII', t0, 4096 * i, base + 0x1000 + 64 * i, 0xfeed, 77, 4096),
+                    77, 1234) for i in range(13)]
+    gen = os.path.join(work, 'late_start.etl')
+    open(gen, 'wb').write(first + buffer(0, faults) + buffer(1, start))
+    o = run_oracle(gen, os.path.join(work, 'o'))
+    want = attribute(o)
+    if [w[0] for w in want] != ['1234'] * 13 or any(w[1] != 'C:\\app\\app.exe' for w in want):
+        fail('the time-ordered replay does not attribute the generated faults: %s' % want[:3])
+    if any(w[0] or w[1] for w in attribute(o, lambda o, n: o[n])):
+        fail('a file-order replay attributes them: the log does not test the order')
+    s = os.path.join(work, 's')
+    imp(gen, s)
+    got = sql(s, "SELECT pid, module, module_offset FROM page_fault ORDER BY id")
+    same(got, want, 'HardFault pid, module and module_offset (time-ordered replay)')
+    for table in ('page_fault', 'module', 'ftrace_event'):
+        bad = sql(s, 'SELECT count(*) FROM %s a JOIN %s b ON b.id = a.id + 1 WHERE b.ts < a.ts'
+                  % (table, table))[0][0]
+        if bad != '0':
+            fail('%s: %s rows earlier than the row before them' % (table, bad))
+    print('ok: 13 faults attributed as the time-ordered replay does; stores in time order')
 
 else:
     fail('unknown case ' + case)

@@ -70,6 +70,28 @@ typedef struct _ETW_TEXT {
     CHAR Bytes[3 * 32768 + 256];
 } ETW_TEXT, *PETW_TEXT;
 
+//
+// One CPU's buffers, read in file order (their events are in time order),
+// with its current event; the import merges the streams by time.
+//
+
+#define ETW_MAX_STREAMS     65536           // ProcessorIndex is 16-bit
+
+typedef struct _ETW_STREAM {
+    SIZE_T Offset;                      // the current buffer's
+    USHORT Cpu;
+    BOOLEAN Compressed;
+    BOOLEAN Padding;
+    const BYTE *Payload;                // its events
+    ULONG PayloadLength;
+    ULONG At;                           // the current event's offset
+    ULONG Next;                         // the next event's
+    ULONG Padding2;
+    PBYTE Scratch;                      // the stream's decompressed buffer
+    SIZE_T ScratchSize;
+    ETW_EVENT Event;                    // the current event, framed
+} ETW_STREAM, *PETW_STREAM;
+
 typedef struct _ETW_READER {
     PTRACE_IMPORT Import;
 
@@ -91,14 +113,23 @@ typedef struct _ETW_READER {
     ULONG Padding;
 
     //
-    // One decompressed buffer at a time.
+    // The first pass's decompressed buffer, one at a time.
     //
 
     PBYTE Scratch;
     SIZE_T ScratchSize;
-    ULONGLONG Buffers;
-    ULONGLONG CompressedBuffers;
-    ULONGLONG DecompressedBytes;
+
+    //
+    // The log as the first pass found it: its buffers end at Limit (the
+    // end, a zero tail, or the first buffer that cannot be read), and
+    // each CPU's buffers form a stream, the streams numbered in the
+    // order of their first buffer in the file.
+    //
+
+    SIZE_T Limit;
+    PETW_STREAM Streams;                // ETW_MAX_STREAMS, touched as used
+    ULONG StreamCount;
+    ULONG StreamOfCpu[ETW_MAX_STREAMS]; // stream + 1, 0 for none
 
     //
     // Tasks and images.

@@ -67,6 +67,8 @@ Return Value:
     SIZE_T Distance;
     SIZE_T Item;
     ULONG Word;
+    ULONG Rest;
+    ULONG Run;
 
     for (;;) {
         if (FlagCount == 0) {
@@ -80,16 +82,31 @@ Return Value:
         FlagCount--;
 
         if (((Flags >> FlagCount) & 1) == 0) {
-            if (In >= InputLength) {
+
+            //
+            // A run of literals: this one and the zero flags after it, as
+            // far as the input goes.
+            //
+
+            Rest = Flags & ((1u << FlagCount) - 1);
+            Run = 1 + ((Rest == 0) ? FlagCount :
+                       FlagCount - 1 - (31 - (ULONG)__builtin_clz(Rest)));
+            if (Run > InputLength - In) {
+                Run = (ULONG)(InputLength - In);
+            }
+            if (Run == 0) {
                 break;
             }
-            if (Out >= OutputLength) {
-                *ErrorOffset = In;
+            if (Run > OutputLength - Out) {
+                *ErrorOffset = In + (OutputLength - Out);
                 *Reason = "decompresses to more bytes than the buffer "
                           "header's SavedOffset";
                 return RTL_STATUS_BAD_FORMAT;
             }
-            Output[Out++] = Input[In++];
+            __builtin_memcpy(Output + Out, Input + In, Run);
+            Out += Run;
+            In += Run;
+            FlagCount -= Run - 1;
             continue;
         }
 
