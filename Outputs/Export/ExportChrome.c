@@ -29,7 +29,8 @@
 **                 and "hard"/"fault" when the store has a `hard` column).
 **   sched_switch  per-CPU slices of the running task: B at the switch to
 **                 it, E at the next switch on that CPU (or the window's
-**                 end), on thread "CPU n" of the process "CPUs"; the idle
+**                 end), both named by its comm (or "tid N"), on thread
+**                 "CPU n" of the process "CPUs"; the idle
 **                 task (pid 0) has no slice, nor the task running before
 **                 a CPU's first switch (its start is unknown).
 **   counter       C, one track per name ("NAME cpuN" for a per-CPU
@@ -39,8 +40,12 @@
 ** thread stores, then each one an event meets that is not named yet.
 ** Columns are read by name, so a column a store lacks is skipped and one
 ** it gains (page_fault's `hard`) appears in args by itself.  ts and dur
-** are microseconds with three decimals, the ns exactly; 64-bit values a
-** double cannot hold (addresses) are hex strings.
+** are microseconds with three decimals, the ns exactly; ts count from
+** the first event of the exported stores (otherData.origin_ns, in the
+** session's clock), so that a reader parsing numbers as doubles keeps
+** every ns (an absolute ETW or realtime ts is ~1.6e15 us, past 2^53 ns
+** precision); 64-bit values a double cannot hold (addresses) are hex
+** strings.
 */
 #include <math.h>
 #include <stdarg.h>
@@ -291,12 +296,21 @@ typedef struct Stream {
   int nArg;
 } Stream;
 
+/* A CPU's sched slice, open from a switch to the next: the task's comm
+** (or TRACE_STRING_NULL) and tid name its B and its E alike. */
+typedef struct CpuSlice {
+  unsigned char bOpen;
+  unsigned comm;
+  long long tid;
+} CpuSlice;
+
 typedef struct Export {
   PTRACE_SESSION pSession;
   Out out;
   Stream aStream[N_KIND];
   int nStream;
   long long iFrom, iTo;           /* the window, inclusive */
+  long long iOrigin;              /* ts 0 of the file: the first event's */
   long long iEnd;                 /* where open things are closed */
   TRACE_HASH_TABLE named;         /* KEY_PROCESS of named processes */
   TRACE_HASH_TABLE namedThreads;  /* KEY_THREAD of named threads */
@@ -309,7 +323,7 @@ typedef struct Export {
   unsigned whereP, whereT;
   unsigned namedP, namedT;        /* the last thread nameRow saw named */
   int bNamed;
-  unsigned char *aCpuOpen;        /* sched: 1 if the CPU has a slice open */
+  CpuSlice *aCpu;                 /* sched: each CPU's open slice */
   unsigned nCpu;
   int rc;
 } Export;
@@ -646,7 +660,7 @@ static void outWhere(Export *p, unsigned pid, unsigned tid, long long ts){
     p->bWhere = 1;
   }
   outMem(&p->out, p->zWhere, p->nWhere);
-  outMicros(&p->out, ts);
+  outMicros(&p->out, ts - p->iOrigin);
 }
 
 /*
@@ -786,15 +800,29 @@ static void writeCounter(Export *p, Stream *s, const unsigned char *pRec){
   outLit(&p->out, ",\"pid\":");
   outU64(&p->out, pid);
   outLit(&p->out, ",\"ts\":");
-  outMicros(&p->out, ts);
+  outMicros(&p->out, ts - p->iOrigin);
   outLit(&p->out, ",\"args\":{\"value\":");
   outDouble(&p->out, r);
   outLit(&p->out, "}}");
 }
 
+/* "name": the task's comm, else "tid N" (every B and E has a name:
+** DevTools' trace engine matches E to B by it). */
+static void outSliceName(Export *p, const CpuSlice *pSlice){
+  outLit(&p->out, ",\"name\":");
+  if( pSlice->comm!=TRACE_STRING_NULL ){
+    outId(p, pSlice->comm);
+  }else{
+    char zName[32];
+    snprintf(zName, sizeof(zName), "tid %lld", pSlice->tid);
+    outJson(&p->out, zName, strlen(zName));
+  }
+}
+
 static void cpuEnd(Export *p, unsigned cpu, long long ts, long long state){
   eventStart(p);
   outLit(&p->out, "{\"ph\":\"E\"");
+  outSliceName(p, &p->aCpu[cpu]);
   outWhere(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), ts);
   if( state!=TRACE_STRING_NULL ){
     outLit(&p->out, ",\"args\":{\"prev_state\":");
@@ -802,36 +830,38 @@ static void cpuEnd(Export *p, unsigned cpu, long long ts, long long state){
     outLit(&p->out, "}");
   }
   outLit(&p->out, "}");
-  p->aCpuOpen[cpu] = 0;
+  p->aCpu[cpu].bOpen = 0;
 }
 
 static void writeSched(Export *p, Stream *s, const unsigned char *pRec){
-  long long ts = 0, cpu, next = 0, comm, prio, state = TRACE_STRING_NULL;
+  long long ts = 0, cpu, next = 0, comm = TRACE_STRING_NULL, prio;
+  long long state = TRACE_STRING_NULL;
   char zName[32];
+  CpuSlice *pSlice;
   if( !colInt(pRec, s->cpu.p, &cpu) || cpu<0 || cpu>=65536 ) return;
   colInt(pRec, s->ts.p, &ts);
   colInt(pRec, s->nextPid.p, &next);
   colInt(pRec, s->prevState.p, &state);
   if( (unsigned)cpu>=p->nCpu ){
     unsigned nNew = (unsigned)cpu + 64;
-    unsigned char *aNew = realloc(p->aCpuOpen, nNew);
+    CpuSlice *aNew = realloc(p->aCpu, nNew*sizeof(CpuSlice));
     if( aNew==0 ){ hostFail("out of memory"); exit(1); }
-    memset(aNew + p->nCpu, 0, nNew - p->nCpu);
-    p->aCpuOpen = aNew;
+    memset(aNew + p->nCpu, 0, (nNew - p->nCpu)*sizeof(CpuSlice));
+    p->aCpu = aNew;
     p->nCpu = nNew;
   }
-  if( p->aCpuOpen[cpu] ) cpuEnd(p, (unsigned)cpu, ts, state);
+  if( p->aCpu[cpu].bOpen ) cpuEnd(p, (unsigned)cpu, ts, state);
   if( next==0 ) return;
   nameProcess(p, EXPORT_CPU_PID, 0, "CPUs (sched_switch)");
   snprintf(zName, sizeof(zName), "CPU %lld", cpu);
   nameThread(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), 0, zName);
+  pSlice = &p->aCpu[cpu];
+  colInt(pRec, s->nextComm.p, &comm);
+  pSlice->comm = (unsigned)comm;
+  pSlice->tid = next;
   eventStart(p);
-  outLit(&p->out, "{\"ph\":\"B\",\"name\":");
-  if( colInt(pRec, s->nextComm.p, &comm) ){
-    outId(p, (unsigned)comm);
-  }else{
-    outLit(&p->out, "\"\"");
-  }
+  outLit(&p->out, "{\"ph\":\"B\"");
+  outSliceName(p, pSlice);
   outLit(&p->out, ",\"cat\":\"sched\"");
   outWhere(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), ts);
   outLit(&p->out, ",\"args\":{\"tid\":");
@@ -841,7 +871,7 @@ static void writeSched(Export *p, Stream *s, const unsigned char *pRec){
     outI64(&p->out, prio);
   }
   outLit(&p->out, "}}");
-  p->aCpuOpen[cpu] = 1;
+  pSlice->bOpen = 1;
 }
 
 /*
@@ -1147,18 +1177,39 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
     }
   }
 
-  /* Where open slices are closed: the window's end, or the last ts. */
+  /* Where open slices are closed: the window's end, or the last ts; ts
+  ** 0: the first event of the exported stores, window or not. */
   x.iEnd = -0x7fffffffffffffffLL;
+  x.iOrigin = 0x7fffffffffffffffLL;
   for(i=0; i<N_KIND; i++){
     PTRACE_STORE pStore = TraceSessionFindStore(pSession, azStore[i]);
-    if( pStore && (pOpt->mStores & (1u<<i)) && pStore->Snapshot.RecordCount
-     && pStore->Snapshot.LastTs > x.iEnd ){
-      x.iEnd = pStore->Snapshot.LastTs;
+    if( pStore==0 || !(pOpt->mStores & (1u<<i))
+     || pStore->Snapshot.RecordCount==0 ) continue;
+    if( pStore->Snapshot.LastTs > x.iEnd ) x.iEnd = pStore->Snapshot.LastTs;
+    if( pStore->Snapshot.FirstTs < x.iOrigin ){
+      x.iOrigin = pStore->Snapshot.FirstTs;
     }
   }
+  if( x.iOrigin==0x7fffffffffffffffLL ) x.iOrigin = 0;
   if( x.iEnd>x.iTo ) x.iEnd = x.iTo;
 
-  outLit(&x.out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  outLit(&x.out, "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+         "{\"exporter\":\"tracestore export\",\"session\":");
+  outJson(&x.out, pSession->Path, strlen(pSession->Path));
+  outLit(&x.out, ",\"clock\":");
+  outJson(&x.out, pSession->Header.ClockName,
+          strlen(pSession->Header.ClockName));
+  outLit(&x.out, ",\"origin_ns\":");
+  outI64(&x.out, x.iOrigin);
+  if( x.iFrom<=x.iTo && x.iFrom!=(long long)0x8000000000000000ull ){
+    outLit(&x.out, ",\"from_ns\":");
+    outI64(&x.out, x.iFrom);
+  }
+  if( x.iFrom<=x.iTo && x.iTo!=0x7fffffffffffffffLL ){
+    outLit(&x.out, ",\"to_ns\":");
+    outI64(&x.out, x.iTo);
+  }
+  outLit(&x.out, "},\"traceEvents\":[\n");
   if( x.rc==0 && x.iFrom<=x.iTo ) nameFromStores(&x);
 
   for(i=0; i<N_KIND && x.rc==0 && x.iFrom<=x.iTo; i++){
@@ -1191,24 +1242,10 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
     }
   }
   for(src=0; src<x.nCpu && x.rc==0; src++){
-    if( x.aCpuOpen[src] ) cpuEnd(&x, src, x.iEnd, TRACE_STRING_NULL);
+    if( x.aCpu[src].bOpen ) cpuEnd(&x, src, x.iEnd, TRACE_STRING_NULL);
   }
 
-  outLit(&x.out, "\n],\"otherData\":{\"exporter\":\"tracestore export\","
-         "\"session\":");
-  outJson(&x.out, pSession->Path, strlen(pSession->Path));
-  outLit(&x.out, ",\"clock\":");
-  outJson(&x.out, pSession->Header.ClockName,
-          strlen(pSession->Header.ClockName));
-  if( x.iFrom<=x.iTo && x.iFrom!=(long long)0x8000000000000000ull ){
-    outLit(&x.out, ",\"from_ns\":");
-    outI64(&x.out, x.iFrom);
-  }
-  if( x.iFrom<=x.iTo && x.iTo!=0x7fffffffffffffffLL ){
-    outLit(&x.out, ",\"to_ns\":");
-    outI64(&x.out, x.iTo);
-  }
-  outLit(&x.out, "}}\n");
+  outLit(&x.out, "\n]}\n");
   outFlush(&x.out);
   if( x.out.bErr && x.rc==0 ){
     x.rc = 1;
@@ -1221,7 +1258,7 @@ int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   pCounts->iTo = x.iTo;
   for(i=0; i<x.nStream; i++) free(x.aStream[i].aOrder);
   free(pMergeMemory);
-  free(x.aCpuOpen);
+  free(x.aCpu);
   free(x.zCache);
   free(x.aCacheOff);
   free(x.out.z);

@@ -35,6 +35,7 @@ Deliberate differences from merge.py, each checked as a correspondence:
     Counter args are {"value": V} rather than {NAME: V}.
 """
 import collections
+import decimal
 import json
 import os
 import re
@@ -71,11 +72,39 @@ def fresh(name):
     return d
 
 
+def floats(v):
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, dict):
+        return {k: floats(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [floats(x) for x in v]
+    return v
+
+
 def load(path):
+    """The export with ts made absolute again (exactly: ts + origin_ns in
+    decimal, then the nearest double, as the absolute text would parse).
+    Checks on the way what every viewer needs: ts count from the first
+    event (0), and every B and E event has a name."""
     with open(path, "rb") as f:
         data = f.read()
     text = data.decode("utf-8")          # strict: the file must be UTF-8
-    return json.loads(text)
+    doc = json.loads(text, parse_float=decimal.Decimal)
+    other = doc.get("otherData", {}) if isinstance(doc, dict) else {}
+    origin = decimal.Decimal(other.get("origin_ns", 0)) / 1000
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    stamped = [e["ts"] for e in events if "ts" in e and e.get("ph") != "M"]
+    if "origin_ns" in other and stamped and (
+            min(stamped) < 0 or ("from_ns" not in other and min(stamped) != 0)):
+        fail("%s: the first event's ts is %s, not 0" % (path, min(stamped)))
+    unnamed = [e for e in events if e.get("ph") in ("B", "E") and "name" not in e]
+    if unnamed:
+        fail("%s: %d B/E events without a name, e.g. %s" % (path, len(unnamed), unnamed[0]))
+    for e in events:
+        if "ts" in e:
+            e["ts"] = e["ts"] + origin
+    return floats(doc)
 
 
 def perf_stat_filtered():

@@ -9,8 +9,12 @@
     PYTHON SCRIPT gives it (the script prints them).
   - errors, exit status 1 and a message naming the culprit, nothing else
     written: a directory that is not a session, a missing script; status 2
-    for a bad --max-depth; 127 and the name for a missing interpreter; an
-    interpreter without the module (pyenv's 3.10, when present) named.
+    for a bad --max-depth; 127 and the name for a missing interpreter;
+    Python 3.10 (pyenv's, when present) told it needs 3.11; a binary where
+    the script goes named as not a script.
+  - `-- PYTHON SCRIPT` and `-- PYTHON -m MODULE` (the interpreter first, as
+    perf record -- users type it): the same as --python PYTHON; an
+    interpreter option after it refused (status 2).
 """
 import os
 import shutil
@@ -85,8 +89,38 @@ def main():
         got = subprocess.run([tracestore, 'trace-python', '--python', olds[0],
                               '-o', 'old.trace', '--', script],
                              capture_output=True, text=True, cwd=work)
-        if got.returncode != 1 or 'no tracestore module' not in got.stderr:
+        if got.returncode != 1 or 'needs Python 3.11 or newer' not in got.stderr:
             fails.append('3.10: %r' % got)
+        got = subprocess.run([tracestore, 'trace-python', '-o', 'old2.trace', '--',
+                              olds[0], script], capture_output=True, text=True, cwd=work)
+        if got.returncode != 1 or 'needs Python 3.11 or newer' not in got.stderr:
+            fails.append('-- python3.10 SCRIPT: %r' % got)
+
+    # The interpreter first after --, as `perf record --` users type it:
+    # the same view and the same rows as --python; -m too.
+    got = subprocess.run([tracestore, 'trace-python', '-o', 'first.trace', '--',
+                          python, script, 'a b', '-c'],
+                         capture_output=True, text=True, cwd=work, timeout=60)
+    if got.stdout != want.stdout or got.returncode != 0:
+        fails.append('-- PYTHON SCRIPT: %r, alone %r' % (got, want.stdout))
+    got = subprocess.run([tracestore, 'trace-python', '-o', 'first-m.trace', '--',
+                          python, '-m', 'json.tool', '--sort-keys'], input=doc,
+                         capture_output=True, text=True, cwd=work, timeout=60)
+    rows = subprocess.run([tracestore, 'sql', '--csv', os.path.join(work, 'first-m.trace'),
+                           "SELECT count(*) FROM span WHERE name = '__main__.main'"],
+                          capture_output=True, text=True).stdout.split()
+    if got.returncode != 0 or rows[1:] != ['1']:
+        fails.append('-- PYTHON -m json.tool: %r, rows %r' % (got, rows))
+    got = subprocess.run([tracestore, 'trace-python', '-o', 'opt.trace', '--',
+                          python, '-u', script], capture_output=True, text=True, cwd=work)
+    if got.returncode != 2 or '-u' not in got.stderr:
+        fails.append('-- PYTHON -u: %r' % got)
+    # A binary where the script goes (the interpreter given as --python
+    # and again after --, or any program): named, not a SyntaxError.
+    got = run(['-o', 'bin.trace', '--', '/bin/ls'])
+    if got.returncode != 1 or 'not a Python script' not in got.stderr \
+            or 'SyntaxError' in got.stderr:
+        fails.append('a binary as the script: %r' % got)
     for f in fails:
         print('FAIL:', f)
     if not fails:

@@ -90,6 +90,57 @@ ChromeStart(
     return RTL_STATUS_OK;
 }
 
+static
+RTL_STATUS
+ScanOtherData(
+    PCHROME_READER Reader
+    )
+/*++
+
+Routine Description:
+
+    Reads the top-level "otherData" object at Reader->Cursor, for the one
+    key that changes the events: "origin_ns", the ns that ts 0 stands for
+    (tracestore export writes it, before "traceEvents", so that its ts
+    count from the first event and a double keeps every ns).  Every event
+    after it gets it added to its ts; other keys are skipped.
+
+--*/
+{
+    PCSZ End = Reader->End;
+    JSON_STRING Key;
+    JSON_STEP Step;
+    BOOL First = TRUE;
+    LONGLONG Value;
+
+    Reader->Cursor++;
+    for (;;) {
+        Step = JsonObjectNext(&Reader->Cursor, End, &First, &Key,
+                              &Reader->Json);
+        if (Step == JsonStepDone) {
+            return RTL_STATUS_OK;
+        }
+        if (Step != JsonStepItem) {
+            return ChromeJsonError(Reader);
+        }
+        if (JsonStringIs(&Key, "origin_ns", 9) &&
+            (*Reader->Cursor == '-' ||
+             (*Reader->Cursor >= '0' && *Reader->Cursor <= '9'))) {
+            Reader->Cursor = JsonScanScaled(Reader->Cursor, End, 0, &Value,
+                                            &Reader->Json);
+            if (Reader->Cursor == NULL) {
+                return ChromeJsonError(Reader);
+            }
+            Reader->OriginNs = Value;
+            continue;
+        }
+        Reader->Cursor = JsonSkipValue(Reader->Cursor, End, &Reader->Json);
+        if (Reader->Cursor == NULL) {
+            return ChromeJsonError(Reader);
+        }
+    }
+}
+
 RTL_STATUS
 ChromeNextEvent(
     PCHROME_READER Reader,
@@ -111,6 +162,7 @@ Return Value:
     JSON_STRING Key;
     JSON_STEP Step;
     PCSZ Cursor;
+    RTL_STATUS Status;
 
     for (;;) {
         switch (Reader->State) {
@@ -157,6 +209,14 @@ Return Value:
                     Reader->Cursor++;
                     Reader->FirstEvent = TRUE;
                     Reader->State = ChromeStateEvents;
+                    continue;
+                }
+                if (JsonStringIs(&Key, "otherData", 9) &&
+                    *Reader->Cursor == '{') {
+                    Status = ScanOtherData(Reader);
+                    if (!RTL_SUCCESS(Status)) {
+                        return Status;
+                    }
                     continue;
                 }
 
@@ -519,6 +579,12 @@ Routine Description:
     case ChromeKeyTs:
         Status = ParseNumberField(Reader, &At, 3, &Event->Ts,
                                   "\"ts\" is not a number");
+        if (RTL_SUCCESS(Status) &&
+            __builtin_add_overflow(Event->Ts, Reader->OriginNs, &Event->Ts)) {
+            Status = ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
+                                 "\"ts\" + otherData.origin_ns is out of "
+                                 "range");
+        }
         Event->Fields |= FIELD_TS;
         break;
 

@@ -89,6 +89,7 @@ typedef struct _CHROME_READER {
     BOOL Scanning;
     ULONG Padding;
     SIZE_T ScanDiscarded;           // input dropped behind the scan
+    LONGLONG OriginNs;              // otherData.origin_ns, added to ts
     CHROME_ID_CACHE PidCache;
     CHROME_ID_CACHE TidCache;
     PCHAR Buffer;                   // CHROME_BUFFER_SIZE bytes
