@@ -37,7 +37,8 @@ static const char zTracePythonHelp[] =
 "usage: tracestore trace-python [-o SESSION] [--include MODULE]...\n"
 "                               [--exclude MODULE]... [--max-depth N]\n"
 "                               [--c-calls] [--python EXE]\n"
-"                               -- SCRIPT ARGS... | -- -m MODULE ARGS...\n"
+"                               -- [PYTHON] SCRIPT ARGS...\n"
+"                             | -- [PYTHON] -m MODULE ARGS...\n"
 "\n"
 "Runs a Python program with every call and return of every thread\n"
 "recorded into SESSION's `span` store (default: python.trace), committed\n"
@@ -52,7 +53,8 @@ static const char zTracePythonHelp[] =
 "  --max-depth N      record calls at most N deep (per thread)\n"
 "  --c-calls          record calls of C functions too (cat 'c')\n"
 "  --python EXE       the interpreter (default: python3); 3.11 or later,\n"
-"                     with the tracestore module built for it\n"
+"                     with the tracestore module built for it; or name\n"
+"                     it first after --: -- python3.12 SCRIPT ARGS\n"
 "\n"
 "Rows: ts, dur (ns, CLOCK_MONOTONIC), name (module.qualname), depth,\n"
 "parent_id, tid, pid, cat 'python', args 'FILE:FIRSTLINE'; flags 2 on a\n"
@@ -66,6 +68,10 @@ static const char zBootstrap[] =
 "    def fail(what):\n"
 "        sys.stderr.write('tracestore trace-python: %s\\n' % what)\n"
 "        sys.exit(1)\n"
+"    if sys.version_info < (3, 11):\n"
+"        fail('%s is Python %d.%d: the tracer needs Python 3.11 or newer'\n"
+"             ' (--python EXE)' % (sys.executable, sys.version_info[0],\n"
+"                                  sys.version_info[1]))\n"
 "    try:\n"
 "        import tracestore\n"
 "    except ImportError as x:\n"
@@ -103,9 +109,13 @@ static const char zBootstrap[] =
 "        sys.path[0] = os.path.dirname(os.path.realpath(path))\n"
 "        try:\n"
 "            with io.open_code(path) as f:\n"
-"                code = compile(f.read(), path, 'exec', dont_inherit=True)\n"
+"                src = f.read()\n"
 "        except OSError as x:\n"
 "            fail('%s: %s' % (path, x.strerror or x))\n"
+"        if b'\\0' in src[:4096]:\n"
+"            fail('%s: not a Python script (a binary file); to run another'\n"
+"                 ' interpreter, put it first: -- python3.12 SCRIPT' % path)\n"
+"        code = compile(src, path, 'exec', dont_inherit=True)\n"
 "        d['__file__'] = path\n"
 "    try:\n"
 "        tracestore.start(out, include=inc, exclude=exc, max_depth=depth,\n"
@@ -189,6 +199,17 @@ static void tpBuildTreePath(void){
   free(zPath);
 }
 
+/* python, python3, python3.12 (a path's last part): an interpreter. */
+static int tpIsInterpreter(const char *zArg){
+  const char *z = strrchr(zArg, '/');
+  z = z ? z+1 : zArg;
+  if( strncmp(z, "python", 6)!=0 ) return 0;
+  for(z+=6; *z; z++){
+    if( !((*z>='0' && *z<='9') || *z=='.') ) return 0;
+  }
+  return 1;
+}
+
 int cmdTracePython(int argc, char **argv){
   const char *zOut = "python.trace";
   const char *zPython = "python3";
@@ -230,6 +251,18 @@ int cmdTracePython(int argc, char **argv){
     }else{
       hostFail("trace-python: unknown option '%s'", z);
       fputs(zTracePythonHelp, stderr);
+      return 2;
+    }
+  }
+  /* `-- python3 SCRIPT`, `-- /usr/bin/python3.12 -m MOD`: an interpreter
+  ** first names the interpreter, as `perf record --` and `py-spy record --`
+  ** users type it. */
+  if( i<argc && tpIsInterpreter(argv[i]) ){
+    zPython = argv[i++];
+    if( i<argc && argv[i][0]=='-' && strcmp(argv[i], "-m")!=0 ){
+      hostFail("trace-python: %s %s: interpreter options are not passed "
+               "on; give the script or -m MODULE after the interpreter",
+               zPython, argv[i]);
       return 2;
     }
   }
