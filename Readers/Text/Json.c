@@ -216,7 +216,8 @@ Routine Description:
 --*/
 {
     if (Cursor >= End || !TextIsDigit(*Cursor)) {
-        JsonFail(Error, Start, "malformed number");
+        JsonFail(Error, Start, (Cursor >= End) ? JSON_END_OF_INPUT :
+                                                 "malformed number");
         return NULL;
     }
     while (Cursor < End && TextIsDigit(*Cursor)) {
@@ -241,7 +242,8 @@ JsonScanNumber(
     }
 
     if (Cursor >= End || !TextIsDigit(*Cursor)) {
-        JsonFail(Error, Start, "expected a number");
+        JsonFail(Error, Start, (Cursor >= End) ? JSON_END_OF_INPUT :
+                                                 "expected a number");
         return NULL;
     }
 
@@ -601,7 +603,7 @@ ScanLiteral(
     ULONG Index;
 
     if ((SIZE_T)(End - Cursor) < Length) {
-        JsonFail(Error, Cursor, "unexpected end of input");
+        JsonFail(Error, Cursor, JSON_END_OF_INPUT);
         return NULL;
     }
     for (Index = 0; Index < Length; Index++) {
@@ -625,7 +627,7 @@ ScanScalar(
     JSON_NUMBER Number;
 
     if (Cursor >= End) {
-        JsonFail(Error, Cursor, "unexpected end of input");
+        JsonFail(Error, Cursor, JSON_END_OF_INPUT);
         return NULL;
     }
 
@@ -702,7 +704,7 @@ Routine Description:
     for (;;) {
         Cursor = JsonSkipSpace(Cursor, End);
         if (Cursor >= End) {
-            JsonFail(Error, Cursor, "unexpected end of input");
+            JsonFail(Error, Cursor, JSON_END_OF_INPUT);
             return NULL;
         }
 

@@ -175,6 +175,13 @@ JsonStringIs(
 BOOL JsonFail(PJSON_ERROR Error, PCSZ At, PCSZ Reason);
 
 //
+// The Reason of every error where the input ends before the value does,
+// so that a caller can tell a cut file (RtlStringEqual) from a bad one.
+//
+
+#define JSON_END_OF_INPUT "unexpected end of input"
+
+//
 // The rest of a string from the first backslash or control character:
 // escapes validated, Escaped set.  Returns the position after the closing
 // quote, or NULL.
@@ -252,7 +259,7 @@ JsonScanString(
     PCSZ Open = Cursor;
 
     if (Cursor >= End || *Cursor != '"') {
-        JsonFail(Error, Cursor, Cursor >= End ? "unexpected end of input" :
+        JsonFail(Error, Cursor, Cursor >= End ? JSON_END_OF_INPUT :
                                                 "expected a string");
         return NULL;
     }
@@ -283,7 +290,7 @@ JsonObjectNext(
     PCSZ Position = JsonSkipSpace(*Cursor, End);
 
     if (Position >= End) {
-        JsonFail(Error, Position, "unexpected end of input");
+        JsonFail(Error, Position, JSON_END_OF_INPUT);
         return JsonStepEndOfInput;
     }
 
@@ -312,7 +319,7 @@ JsonObjectNext(
         Position = JsonSkipSpace(Position, End);
         if (Position >= End || *Position != ':') {
             JsonFail(Error, Position, Position >= End ?
-                                          "unexpected end of input" :
+                                          JSON_END_OF_INPUT :
                                           "expected ':' after a key");
             return JsonStepError;
         }
@@ -321,7 +328,7 @@ JsonObjectNext(
 
     Position = JsonSkipSpace(Position, End);
     if (Position >= End) {
-        JsonFail(Error, Position, "unexpected end of input");
+        JsonFail(Error, Position, JSON_END_OF_INPUT);
         return JsonStepError;
     }
 
@@ -341,7 +348,7 @@ JsonArrayNext(
     PCSZ Position = JsonSkipSpace(*Cursor, End);
 
     if (Position >= End) {
-        JsonFail(Error, Position, "unexpected end of input");
+        JsonFail(Error, Position, JSON_END_OF_INPUT);
         return JsonStepEndOfInput;
     }
 
@@ -357,7 +364,7 @@ JsonArrayNext(
         }
         Position = JsonSkipSpace(Position + 1, End);
         if (Position >= End) {
-            JsonFail(Error, Position, "unexpected end of input");
+            JsonFail(Error, Position, JSON_END_OF_INPUT);
             return JsonStepEndOfInput;
         }
         if (*Position == ']') {

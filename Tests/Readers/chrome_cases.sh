@@ -11,6 +11,10 @@
 #   cut-event   a bare array cut inside an event: exit 1, the offset, and
 #               the span before it kept (closed at the last ts)
 #   cut-object  the object form without its closing "]}": exit 1
+#   cut-anywhere events.json cut at every byte of its last 200: each exit 1
+#               (or 0 where the cut leaves a complete bare-array prefix,
+#               which cannot happen in the object form) with a message
+#               that says the input ended, never that a field is wrong
 #   order       X events written when they end (after what they contain),
 #               same-interval X events, B/E with X and instants, metadata
 #               written after the events it names, nested counters and
@@ -87,6 +91,23 @@ cut-object)
   import cut-object.json 1 "offset 78: unexpected end of input"
   sql "$span" > "$work/actual"
   expect "0,1000,1000,,a,0,1,1,0"
+  ;;
+cut-anywhere)
+  size=$(($(wc -c < "$data/events.json") - 1))     # without its last newline
+  n=$((size - 200)); [ "$n" -gt 0 ] || n=1
+  while [ "$n" -lt "$size" ]; do
+    head -c "$n" "$data/events.json" > "$work/cut.json"
+    set +e
+    "$ts" import -o "$work/cut-session" "$work/cut.json" > "$work/out" 2>&1
+    rc=$?
+    set -e
+    rm -rf "$work/cut-session"
+    [ "$rc" = 1 ] || { cat "$work/out"; echo "FAIL: cut at $n: exit $rc"; exit 1; }
+    grep -q "end of input\|unterminated" "$work/out" ||
+      { cat "$work/out"; echo "FAIL: cut at $n: the message does not say the input ended"; exit 1; }
+    n=$((n + 1))
+  done
+  echo "ok: every cut in the last 200 bytes says the input ended"
   ;;
 order)
   import order.json 0

@@ -50,6 +50,17 @@ ChromeJsonError(
     PCHROME_READER Reader
     )
 {
+    //
+    // What the tokenizer expected where the input ends: the file is cut.
+    //
+
+    if (Reader->Json.At >= Reader->End ||
+        RtlStringEqual(Reader->Json.Reason, JSON_END_OF_INPUT)) {
+        return ChromeError(Reader, RTL_STATUS_BAD_FORMAT,
+                           (Reader->Json.At >= Reader->End) ? Reader->End :
+                                                              Reader->Json.At,
+                           JSON_END_OF_INPUT " (the file is cut)");
+    }
     return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Reader->Json.At,
                        Reader->Json.Reason);
 }
@@ -318,6 +329,10 @@ Routine Description:
         }
     } else {
         After = JsonScanScaled(At, Reader->End, Scale, Value, &Reader->Json);
+        if (After == NULL &&
+            RtlStringEqual(Reader->Json.Reason, JSON_END_OF_INPUT)) {
+            return ChromeJsonError(Reader);
+        }
         if (After == NULL) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, At,
                                RtlStringEqual(Reader->Json.Reason,
@@ -704,7 +719,7 @@ Routine Description:
     for (;;) {
         if (Cursor >= End) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
-                               "unexpected end of input");
+                               JSON_END_OF_INPUT);
         }
         if (*Cursor != '"') {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
@@ -720,7 +735,7 @@ Routine Description:
             After = JsonSkipSpace(After, End);
             if (After >= End || *After != ':') {
                 return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, After,
-                                   After >= End ? "unexpected end of input" :
+                                   After >= End ? JSON_END_OF_INPUT :
                                                   "expected ':' after a key");
             }
             After++;
@@ -730,7 +745,7 @@ Routine Description:
         Cursor = JsonSkipSpace(After, End);
         if (Cursor >= End) {
             return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
-                               "unexpected end of input");
+                               JSON_END_OF_INPUT);
         }
         Event->Members++;
 
@@ -749,7 +764,7 @@ Routine Description:
             return RTL_STATUS_OK;
         }
         return ChromeError(Reader, RTL_STATUS_BAD_FORMAT, Cursor,
-                           Cursor >= End ? "unexpected end of input" :
+                           Cursor >= End ? JSON_END_OF_INPUT :
                                            "expected ',' or '}'");
     }
 }

@@ -352,5 +352,5 @@ const result = {trace: traceName, input: inputSummary(), trace_engine: await run
 // Let late async errors (if any) land before printing.
 await new Promise(r => setImmediate(r));
 if (strayErrors.length) result.stray_errors = strayErrors;
-process.stdout.write(JSON.stringify(result, null, 1) + '\n');
-process.exit(0);
+// Exit once the output is flushed, even if a viewer left a timer running.
+process.stdout.write(JSON.stringify(result, null, 1) + '\n', () => process.exit(0));
