@@ -18,19 +18,20 @@
 **
 **   span          X with "dur", "cat" and "args" (the stored JSON object
 **                 as it is when it is one, else {"args": TEXT}); instants
-**                 (flag 4) as i.  Nesting is Chrome's: by ts and dur on a
-**                 thread, as stored.  A span crossing the window is cut
-**                 to it.
+**                 (flag 4) as I (the phase Chrome writes: DevTools' trace
+**                 engine drops "i").  Nesting is Chrome's: by ts and dur
+**                 on a thread, as stored.  A span crossing the window is
+**                 cut to it.
 **   kvm_exit      X "kvm exited" on the vcpu thread, the exit's columns
 **                 as args; without an entry it runs to the window's end.
-**   ftrace_event  i (thread scope) named by the event, its columns as
+**   ftrace_event  I (thread scope) named by the event, its columns as
 **                 args (the printed field text under "args").
-**   page_fault    i, every column as args (address, ip, module, ...,
+**   page_fault    I, every column as args (address, ip, module, ...,
 **                 and "hard"/"fault" when the store has a `hard` column).
-**   sched_switch  per-CPU slices of the running task: B at the switch to
-**                 it, E at the next switch on that CPU (or the window's
-**                 end), both named by its comm (or "tid N"), on thread
-**                 "CPU n" of the process "CPUs"; the idle
+**   sched_switch  per-CPU slices of the running task: X from the switch
+**                 to it to the next switch on that CPU (or the window's
+**                 end), named by its comm (or "tid N"), written when it
+**                 ends, on thread "CPU n" of the process "CPUs"; the idle
 **                 task (pid 0) has no slice, nor the task running before
 **                 a CPU's first switch (its start is unknown).
 **   counter       C, one track per name ("NAME cpuN" for a per-CPU
@@ -296,12 +297,15 @@ typedef struct Stream {
   int nArg;
 } Stream;
 
-/* A CPU's sched slice, open from a switch to the next: the task's comm
-** (or TRACE_STRING_NULL) and tid name its B and its E alike. */
+/* A CPU's sched slice, open from a switch to the next: written as one X
+** event when it ends (its name the task's comm, or "tid N"). */
 typedef struct CpuSlice {
   unsigned char bOpen;
+  unsigned char bPrio;
   unsigned comm;
   long long tid;
+  long long prio;
+  long long start;
 } CpuSlice;
 
 typedef struct Export {
@@ -701,7 +705,7 @@ static void writeSpan(Export *p, Stream *s, const unsigned char *pRec){
   nameRow(p, s, pRec, pid, (unsigned)tid);
   eventStart(p);
   if( flags & SPAN_FLAG_INSTANT ){
-    outLit(&p->out, "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+    outLit(&p->out, "{\"ph\":\"I\",\"s\":\"t\",\"name\":");
   }else{
     outLit(&p->out, "{\"ph\":\"X\",\"name\":");
   }
@@ -751,7 +755,7 @@ static void writeInstant(Export *p, Stream *s, const unsigned char *pRec){
   pid = rowPid(p, s, pRec, (unsigned)tid);
   nameRow(p, s, pRec, pid, (unsigned)tid);
   eventStart(p);
-  outLit(&p->out, "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+  outLit(&p->out, "{\"ph\":\"I\",\"s\":\"t\",\"name\":");
   if( colInt(pRec, s->name.p, &name) ){
     outId(p, (unsigned)name);
   }else{
@@ -806,8 +810,7 @@ static void writeCounter(Export *p, Stream *s, const unsigned char *pRec){
   outLit(&p->out, "}}");
 }
 
-/* "name": the task's comm, else "tid N" (every B and E has a name:
-** DevTools' trace engine matches E to B by it). */
+/* "name": the task's comm, else "tid N". */
 static void outSliceName(Export *p, const CpuSlice *pSlice){
   outLit(&p->out, ",\"name\":");
   if( pSlice->comm!=TRACE_STRING_NULL ){
@@ -819,22 +822,35 @@ static void outSliceName(Export *p, const CpuSlice *pSlice){
   }
 }
 
+/* The slice of the task that ran on cpu until ts, as an X event: written
+** when it ends, at its start ts (viewers order events by ts; B/E pairs on
+** the CPU tracks lose their pairing in DevTools' trace engine, which
+** matches an E to the latest B of any thread). */
 static void cpuEnd(Export *p, unsigned cpu, long long ts, long long state){
+  CpuSlice *pSlice = &p->aCpu[cpu];
   eventStart(p);
-  outLit(&p->out, "{\"ph\":\"E\"");
-  outSliceName(p, &p->aCpu[cpu]);
-  outWhere(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), ts);
-  if( state!=TRACE_STRING_NULL ){
-    outLit(&p->out, ",\"args\":{\"prev_state\":");
-    outId(p, (unsigned)state);
-    outLit(&p->out, "}");
+  outLit(&p->out, "{\"ph\":\"X\"");
+  outSliceName(p, pSlice);
+  outLit(&p->out, ",\"cat\":\"sched\"");
+  outWhere(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), pSlice->start);
+  outLit(&p->out, ",\"dur\":");
+  outMicros(&p->out, ts - pSlice->start);
+  outLit(&p->out, ",\"args\":{\"tid\":");
+  outI64(&p->out, pSlice->tid);
+  if( pSlice->bPrio ){
+    outLit(&p->out, ",\"prio\":");
+    outI64(&p->out, pSlice->prio);
   }
-  outLit(&p->out, "}");
-  p->aCpu[cpu].bOpen = 0;
+  if( state!=TRACE_STRING_NULL ){
+    outLit(&p->out, ",\"end_state\":");
+    outId(p, (unsigned)state);
+  }
+  outLit(&p->out, "}}");
+  pSlice->bOpen = 0;
 }
 
 static void writeSched(Export *p, Stream *s, const unsigned char *pRec){
-  long long ts = 0, cpu, next = 0, comm = TRACE_STRING_NULL, prio;
+  long long ts = 0, cpu, next = 0, comm = TRACE_STRING_NULL;
   long long state = TRACE_STRING_NULL;
   char zName[32];
   CpuSlice *pSlice;
@@ -859,18 +875,8 @@ static void writeSched(Export *p, Stream *s, const unsigned char *pRec){
   colInt(pRec, s->nextComm.p, &comm);
   pSlice->comm = (unsigned)comm;
   pSlice->tid = next;
-  eventStart(p);
-  outLit(&p->out, "{\"ph\":\"B\"");
-  outSliceName(p, pSlice);
-  outLit(&p->out, ",\"cat\":\"sched\"");
-  outWhere(p, EXPORT_CPU_PID, EXPORT_CPU_TID(cpu), ts);
-  outLit(&p->out, ",\"args\":{\"tid\":");
-  outI64(&p->out, next);
-  if( colInt(pRec, s->nextPrio.p, &prio) ){
-    outLit(&p->out, ",\"prio\":");
-    outI64(&p->out, prio);
-  }
-  outLit(&p->out, "}}");
+  pSlice->bPrio = (unsigned char)colInt(pRec, s->nextPrio.p, &pSlice->prio);
+  pSlice->start = ts;
   pSlice->bOpen = 1;
 }
 
