@@ -1,0 +1,28 @@
+#
+# Outputs in real third-party viewers (Outputs/viewers/): every sample,
+# exported with `tracestore export`, loaded into Chrome DevTools' trace
+# engine (@paulirish/trace_engine) and speedscope's importer under Node
+# (load_trace.mjs), and what each viewer shows (threads, events, calls,
+# nesting, warnings) compared with what the file holds, read in Python
+# (viewers_test.py).
+#
+# outputs.viewers.npm installs the two packages, pinned, into
+# ${CMAKE_BINARY_DIR}/npm-viewers once (network to the npm registry);
+# it is skipped when npm is not installed, and so then is outputs.viewers
+# (which also skips by itself when node or the packages are missing).
+#
+add_test(NAME outputs.viewers.npm
+  COMMAND sh -c "test -f \"$0/node_modules/speedscope/package.json\" && exit 0; command -v npm >/dev/null 2>&1 || { echo 'npm is not installed'; exit 77; }; mkdir -p \"$0\" && exec npm install --prefix \"$0\" @paulirish/trace_engine@0.0.65 speedscope@1.25.0 --no-audit --no-fund"
+          ${CMAKE_BINARY_DIR}/npm-viewers)
+set_tests_properties(outputs.viewers.npm PROPERTIES LABELS integration TIMEOUT 300
+  FIXTURES_SETUP viewers_npm SKIP_RETURN_CODE 77)
+
+if(TRACER_PYTHON3)
+  add_test(NAME outputs.viewers
+    COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Outputs/viewers/viewers_test.py
+            $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/viewers
+            ${CMAKE_BINARY_DIR}/npm-viewers)
+  set_tests_properties(outputs.viewers PROPERTIES LABELS integration TIMEOUT 300
+    FIXTURES_REQUIRED viewers_npm SKIP_RETURN_CODE 77)
+endif()
