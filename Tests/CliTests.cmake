@@ -61,6 +61,18 @@ if(TRACER_PYTHON3)
     set_tests_properties(cli.plot.${case} PROPERTIES LABELS integration TIMEOUT 60)
   endforeach()
 endif()
+# What a reader sees (Cli/plot_view.py): labels inside the figure, the
+# legend by fault count, a filter that matches nothing, --data-start by a
+# Windows module's base name.
+if(TRACER_PYTHON3)
+  foreach(case labels volume no_match data_start)
+    add_test(NAME cli.plot.view_${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_view.py
+              $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR}
+              ${CMAKE_CURRENT_BINARY_DIR}/cli-work/plot-view-${case} ${case})
+    set_tests_properties(cli.plot.view_${case} PROPERTIES LABELS integration TIMEOUT 120)
+  endforeach()
+endif()
 add_executable(FaultPair ${CMAKE_CURRENT_SOURCE_DIR}/Workloads/FaultPair.c)
 foreach(case process thread module filter_p filter_m filter_pm window colors data_start)
   add_test(NAME cli.plot.perf_${case}

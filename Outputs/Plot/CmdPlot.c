@@ -83,7 +83,7 @@ static void plotSummary(const PlotModel *m){
     printf("%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n",
            p->aCount[PLOT_HARD_CODE], p->aCount[PLOT_HARD_DATA],
            p->aCount[PLOT_SOFT_CODE], p->aCount[PLOT_SOFT_DATA],
-           p->nUnclassified, p->nNoOffset, p->zLabel);
+           p->nUnclassified, p->nNoOffset, p->zPath ? p->zPath : p->zLabel);
     for(c=0; c<PLOT_CLASSES; c++) aTotal[c] += p->aCount[c];
     aTotal[PLOT_CLASSES] += p->nUnclassified;
     aTotal[PLOT_CLASSES+1] += p->nNoOffset;
@@ -97,7 +97,8 @@ static void plotSummary(const PlotModel *m){
 /*
 ** Reads the session and draws it into a temporary file beside OUT, then
 ** renames it over OUT, so a viewer never sees half a picture.  Returns 0,
-** 1 (error printed) or 2 (nothing to draw yet: *pModel->zEmpty says why).
+** 1 (error printed), 2 (nothing to draw yet: *pModel->zEmpty says why) or
+** 3 (no fault passes the filters: nothing written).
 */
 static int plotOnce(const PlotOptions *pOpt, const char *zFormat,
                     PlotModel *pModel){
@@ -105,6 +106,7 @@ static int plotOnce(const PlotOptions *pOpt, const char *zFormat,
   FILE *pFile;
   int rc = plotScan(pOpt, pModel);
   if( rc ) return rc;
+  if( pModel->nCounted==0 ) return 3;
   if( asprintf(&zTmp, "%s.%d.tmp", pOpt->zOut, (int)getpid())<0 ){
     hostFail("plot: out of memory");
     return 1;
@@ -274,8 +276,9 @@ static int plotWatch(const PlotOptions *o, const char *zFormat,
     int bRuns = hostWriterRuns(o->zSession);
     rc = plotOnce(o, zFormat, pModel);
     if( !bRuns || rc==1 ) break;
-    if( rc==2 && !bShown ){
-      fprintf(stderr, "tracestore plot: %s; waiting\n", pModel->zEmpty);
+    if( rc>=2 && !bShown ){
+      fprintf(stderr, "tracestore plot: %s; waiting\n",
+              rc==2 ? pModel->zEmpty : "no fault passes the filters yet");
       bShown = 1;
     }
     plotModelFree(pModel);
@@ -332,12 +335,21 @@ int cmdPlot(int argc, char **argv){
     hostFail("plot: %s", m.zEmpty);
     rc = 1;
   }
-  if( rc==0 ){
-    if( m.nCounted==0 ){
-      fprintf(stderr, "tracestore plot: none of the %llu faults passes -p, "
-              "-m, --from and --to; %s is empty\n", m.nFaults, o.zOut);
+  if( rc==0 || rc==3 ){
+    int k;
+    for(k=0; k<o.nDataStart && m.abDataStartUsed; k++){
+      if( !m.abDataStartUsed[k] ){
+        fprintf(stderr, "tracestore plot: warning: --data-start %s matches "
+                "no module that faulted (by path or file name)\n",
+                o.aDataStart[k].zModule);
+      }
     }
     if( bSummary ) plotSummary(&m);
+  }
+  if( rc==3 ){
+    hostFail("plot: none of the %llu faults passes -p, -m, --from and --to;"
+             " %s is not written", m.nFaults, o.zOut);
+    rc = 1;
   }
   plotModelFree(&m);
   plotDrawShutdown();

@@ -85,8 +85,9 @@ typedef struct PlotGrid {
 
 typedef struct PlotCategory {
   unsigned long long iKey;          /* pid, tid or module string id, + 1 */
-  char *zLabel;                     /* "PID NAME", "TID COMM", module path,
-                                       "COMM (no pid)" */
+  char *zLabel;                     /* "PID NAME", "TID COMM", module file
+                                       name, "COMM (no pid)" */
+  char *zPath;                      /* the module's path (-c module), or 0 */
   long long iFirstTs;               /* ns: first fault counted */
   unsigned long long aCount[PLOT_CLASSES];
   unsigned long long nUnclassified; /* hard NULL: counted as soft */
@@ -97,18 +98,19 @@ typedef struct PlotCategory {
 } PlotCategory;
 
 /*
-** Categories drawn in their own color, each with its own grids: the first
-** PLOT_MAX_DRAWN in color order; the rest (a trace of thousands of
-** threads) are drawn together in gray as one more layer, so that memory
-** stays bounded.  Each is still counted on its own.
+** Categories drawn in their own color, each with its own grids and named
+** in the legend: the PLOT_MAX_DRAWN with the most faults; the rest (a
+** trace of thousands of threads) are drawn together in gray as one more
+** layer, "other", so that memory stays bounded and every color stays
+** apart from the others.  Each is still counted on its own (--summary).
 */
-#define PLOT_MAX_DRAWN 64
+#define PLOT_MAX_DRAWN 8
 
 /* The picture's content: what PlotScan.c found, what PlotDraw.c draws. */
 typedef struct PlotModel {
   PlotLayout lay;
   int nTileX, nTileY;
-  PlotCategory *aCat;               /* in color order (first fault) */
+  PlotCategory *aCat;               /* most faults first (color order) */
   int nCat, nCatAlloc;
   PlotCategory other;               /* grids of categories past the drawn */
   unsigned long long nFaults;       /* faults in the session's store */
@@ -120,6 +122,7 @@ typedef struct PlotModel {
   double *aProcessStart;            /* s, nProcessStart of them */
   int nProcessStart;
   const PlotOptions *pOpt;
+  unsigned char *abDataStartUsed;   /* per --data-start: it named a module */
   char zEmpty[256];                 /* why plotScan returned 2 */
 } PlotModel;
 
@@ -132,6 +135,9 @@ typedef struct PlotModel {
 */
 int plotScan(const PlotOptions *pOpt, PlotModel *pModel);
 void plotModelFree(PlotModel *pModel);
+
+/* The file name of a path, after its last '/' or '\\'. */
+const char *plotBaseName(const char *zPath);
 
 /* The layers drawn: PLOT_MAX_DRAWN categories at most, then `other`. */
 int plotLayers(const PlotModel *pModel);

@@ -33,6 +33,7 @@
 #define PLOT_SOFT_WHITEN 0.7
 #define PLOT_EDGE_WIDTH  0.5        /* points */
 #define PLOT_FONT_SIZE   10.0       /* points */
+#define PLOT_BAR_PARTS   2          /* parts of a stacked bar at most */
 
 /* What a drawing routine needs: cairo, the model, a point in pixels. */
 typedef struct PlotCanvas {
@@ -131,6 +132,7 @@ static void plotYTicks(PlotCanvas *c, double x, double y, double h,
     step = (double)s;
   }else{
     step = plotTickStep(lo, hi, nMax);
+    if( step<1 ) step = 1;            /* counts: whole numbers only */
   }
   for(t=ceil(lo/step - 1e-9)*step; t<=hi + step*1e-9; t+=step){
     double py = y + h - (t - lo)/(hi - lo)*h;
@@ -378,9 +380,12 @@ static void plotMainPanel(PlotCanvas *c){
     char z[128];
     snprintf(z, sizeof(z), "%llu of %llu faults have no module offset: "
              "counted, not drawn here", m->nNoOffset, m->nCounted);
+    cairo_text_extents_t ext;
+    double x = l->rMainX + l->rMainW;
+    cairo_text_extents(c->cr, z, &ext);
+    if( x - ext.x_advance < 2*c->rPt ) x = ext.x_advance + 2*c->rPt;
     cairo_set_source_rgb(c->cr, 0.4, 0.4, 0.4);
-    plotText(c, l->rMainX + l->rMainW - 6*c->rPt, l->rMainY + 6*c->rPt,
-             1, 0, 0, z);
+    plotText(c, x, l->rMainY - 4*c->rPt, 1, 1, 0, z);
   }
   plotFrame(c, l->rMainX, l->rMainY, l->rMainW, l->rMainH);
   plotYTicks(c, l->rMainX, l->rMainY, l->rMainH, 0, (double)m->iMaxAddr,
@@ -466,29 +471,49 @@ static void plotStackedBar(PlotCanvas *c, double xMid,
                            const char **azLabel, int n){
   const PlotLayout *l = &c->m->lay;
   double rSum = 0, rLo = 0, rWidth = 0.6;
+  double aY[PLOT_BAR_PARTS], aLen[PLOT_BAR_PARTS];
+  double rTop = l->rBarY, rBottom = l->rBarY + l->rBarH;
   int k;
-  char z[128];
+  char z[PLOT_BAR_PARTS][128];
   for(k=0; k<n; k++) rSum += (double)aCount[k];
+
+  /* The parts, bottom up; then the labels over them (a label may lie
+  ** over the next part). */
   for(k=0; k<n; k++){
     double rH = rSum>0 ? aCount[k]/rSum*100.0 : 100.0/n;
     double gray[3] = { 0.5, 0.5, 0.5 }, rgb[3];
     double px = l->rBarX + (xMid - rWidth/2)/2.0*l->rBarW;
-    double py = l->rBarY + l->rBarH - (rLo + rH)/100.0*l->rBarH;
+    double py = rBottom - (rLo + rH)/100.0*l->rBarH;
+    cairo_text_extents_t ext;
     if( rSum>0 ){
       plotWhiten(gray, (double)k/n, rgb);
       plotSetRgb(c->cr, rgb);
       cairo_rectangle(c->cr, px, py, rWidth/2.0*l->rBarW, rH/100.0*l->rBarH);
       cairo_fill(c->cr);
     }
-    /* A part of height 0 beside a taller one has no room for a label. */
-    if( rH>0 ){
-      cairo_set_source_rgb(c->cr, 0, 0, 0);
-      snprintf(z, sizeof(z), "%s (%llu)", azLabel[k], aCount[k]);
-      plotText(c, l->rBarX + xMid/2.0*l->rBarW,
-               l->rBarY + l->rBarH - (rLo + rH/2)/100.0*l->rBarH,
-               0.5, 0.5, 1, z);
-    }
+    snprintf(z[k], sizeof(z[k]), "%s (%llu)", azLabel[k], aCount[k]);
+    cairo_text_extents(c->cr, z[k], &ext);
+    aLen[k] = aCount[k] || rSum==0 ? ext.x_advance + 4*c->rPt : 0;
+    aY[k] = rBottom - (rLo + rH/2)/100.0*l->rBarH;
     rLo += rH;
+  }
+
+  /* Each label (vertical, aLen long) within the bar and above the one
+  ** below it: a short part's label moves along the bar instead of
+  ** running off the figure or over its neighbour. */
+  for(k=0; k<n; k++){
+    double rMax = k ? aY[k-1] - aLen[k-1]/2 - aLen[k]/2 : rBottom - aLen[k]/2;
+    if( aY[k]>rMax ) aY[k] = rMax;
+  }
+  for(k=n-1; k>=0; k--){
+    double rMin = k<n-1 ? aY[k+1] + aLen[k+1]/2 + aLen[k]/2
+                        : rTop + aLen[k]/2;
+    if( aY[k]<rMin ) aY[k] = rMin;
+  }
+  cairo_set_source_rgb(c->cr, 0, 0, 0);
+  for(k=0; k<n; k++){
+    /* A part of 0 faults has no label. */
+    if( aLen[k]>0 ) plotText(c, l->rBarX + xMid/2.0*l->rBarW, aY[k], 0.5, 0.5, 1, z[k]);
   }
 }
 
@@ -524,26 +549,23 @@ static void plotBarPanel(PlotCanvas *c){
 }
 
 /*
-** A legend in the top margin: a hard code marker of each category's color
-** and its label, in color order, as many as fit; then "+N more".
+** A legend in the top margin: a hard code marker of each drawn category's
+** color and its label, most faults first, as many as fit; then "other"
+** for the rest (gray), with how many categories and faults it holds.
 */
 static void plotLegend(PlotCanvas *c){
   const PlotModel *m = c->m;
   const PlotLayout *l = &m->lay;
-  double x = l->rMainX, y = l->rMainY/2, r = PLOT_SIZE_CODE*c->rPt;
+  double x = l->rMainX, y = l->rMainY/3, r = PLOT_SIZE_CODE*c->rPt;
   double xEnd = l->rBarX + l->rBarW;
-  int k;
-  char z[64];
+  unsigned long long nOther = 0;
+  int k, j;
+  char z[96];
   cairo_set_line_width(c->cr, 1.0*c->rPt);
-  for(k=0; k<m->nCat; k++){
+  for(k=0; k<m->nCat && k<PLOT_MAX_DRAWN; k++){
     cairo_text_extents_t ext;
     cairo_text_extents(c->cr, m->aCat[k].zLabel, &ext);
-    if( x + 2*r + ext.x_advance>xEnd - 60*c->rPt && k<m->nCat-1 ){
-      cairo_set_source_rgb(c->cr, 0, 0, 0);
-      snprintf(z, sizeof(z), "+%d more", m->nCat - k);
-      plotText(c, x, y, 0, 0.5, 0, z);
-      return;
-    }
+    if( x + 1.6*r + ext.x_advance>xEnd - 160*c->rPt ) break;
     plotSetRgb(c->cr, m->aCat[k].aRgb);
     cairo_rectangle(c->cr, x, y - r/2, r, r);
     cairo_stroke(c->cr);
@@ -551,6 +573,17 @@ static void plotLegend(PlotCanvas *c){
     plotText(c, x + 1.6*r, y, 0, 0.5, 0, m->aCat[k].zLabel);
     x += 1.6*r + ext.x_advance + 12*c->rPt;
   }
+  if( k==m->nCat ) return;
+  for(j=k; j<m->nCat; j++){
+    const unsigned long long *a = m->aCat[j].aCount;
+    nOther += a[0] + a[1] + a[2] + a[3];
+  }
+  plotSetRgb(c->cr, m->other.aRgb);
+  cairo_rectangle(c->cr, x, y - r/2, r, r);
+  cairo_stroke(c->cr);
+  cairo_set_source_rgb(c->cr, 0, 0, 0);
+  snprintf(z, sizeof(z), "other (%d more, %llu faults)", m->nCat - k, nOther);
+  plotText(c, x + 1.6*r, y, 0, 0.5, 0, z);
 }
 
 static cairo_status_t plotWrite(void *pFile, const unsigned char *a,

@@ -267,6 +267,15 @@ static int plotProcessAt(PlotScan *p, unsigned iPid, long long ts){
   return best;
 }
 
+/* The file name of a path, Linux's or Windows' (\\Device\\...\\clr.dll). */
+const char *plotBaseName(const char *zPath){
+  const char *z, *zBase = zPath;
+  for(z=zPath; *z; z++){
+    if( *z=='/' || *z=='\\' ) zBase = z+1;
+  }
+  return *zBase ? zBase : zPath;
+}
+
 /* The PLOT_MODULE_* bits of module string id (looked up once per id). */
 static int plotModuleFlags(PlotScan *p, unsigned long long id,
                            unsigned long long *pFlags){
@@ -279,13 +288,13 @@ static int plotModuleFlags(PlotScan *p, unsigned long long id,
     return 0;
   }
   zPath = plotString(p, (long long)id);
-  zBase = strrchr(zPath, '/');
-  zBase = zBase ? zBase+1 : zPath;
+  zBase = plotBaseName(zPath);
   if( plotRegexMatches(p->pOpt->pModule, zPath) ) f |= PLOT_MODULE_MATCH;
   for(k=p->pOpt->nDataStart-1; k>=0; k--){
     const char *z = p->pOpt->aDataStart[k].zModule;
     if( strcmp(z, zPath)==0 || strcmp(z, zBase)==0 ){
       f |= PLOT_MODULE_DATA | ((unsigned long long)k<<PLOT_MODULE_SHIFT);
+      if( p->pModel->abDataStartUsed ) p->pModel->abDataStartUsed[k] = 1;
       break;
     }
   }
@@ -381,7 +390,7 @@ static char *plotLabel(PlotScan *p, const PlotFault *f){
   }
   switch( p->pOpt->eCategorize ){
     case PLOT_BY_MODULE:
-      return strdup(plotString(p, (long long)f->iKey - 1));
+      return strdup(plotBaseName(plotString(p, (long long)f->iKey - 1)));
     case PLOT_BY_PROCESS:
       zName = plotString(p, f->iCommId);
       if( f->iProcess>=0 ){
@@ -420,6 +429,13 @@ static int plotCategory(PlotScan *p, const PlotFault *f){
   c->iFirstTs = f->iTs;
   c->zLabel = plotLabel(p, f);
   if( c->zLabel==0 ) return -1;
+  if( p->pOpt->eCategorize==PLOT_BY_MODULE && f->iKey!=PLOT_NULL_KEY ){
+    c->zPath = strdup(plotString(p, (long long)f->iKey - 1));
+    if( c->zPath==0 ){
+      free(c->zLabel);
+      return -1;
+    }
+  }
   if( !RTL_SUCCESS(TraceHashSet(&p->cats, f->iKey,
                                 (ULONGLONG)m->nCat + 1)) ){
     free(c->zLabel);
@@ -525,43 +541,42 @@ static long long plotOrigin(PlotScan *p){
   return iOrigin;
 }
 
+static unsigned long long plotCategoryFaults(const PlotCategory *c){
+  return c->aCount[0] + c->aCount[1] + c->aCount[2] + c->aCount[3];
+}
+
+/* Most faults first; then the first to fault; then the key. */
 static int plotCategoryCompare(const void *a, const void *b){
   const PlotCategory *x = a, *y = b;
+  unsigned long long nx = plotCategoryFaults(x), ny = plotCategoryFaults(y);
+  if( nx!=ny ) return nx>ny ? -1 : 1;
   if( x->iFirstTs!=y->iFirstTs ) return x->iFirstTs<y->iFirstTs ? -1 : 1;
   return x->iKey<y->iKey ? -1 : x->iKey>y->iKey;
 }
 
 /*
-** The seed's colors: its preferred ones in order of first fault, then
-** (where the seed drew random ones) hues spaced by the golden angle, so
-** that a picture is the same every time.
+** The colors of the PLOT_MAX_DRAWN categories with the most faults: Okabe
+** and Ito's palette, whose colors stay apart for readers with any common
+** color vision deficiency, most faults first (its yellow, the faintest on
+** white, last).  The rest are one gray layer, "other".
 */
 static void plotColors(PlotModel *m){
-  static const double aPref[][3] = {
-    {1, 0, 0},                      /* red */
-    {0, 0, 1},                      /* blue */
-    {0, 0.5, 0},                    /* green (#008000) */
-    {1, 0.647, 0},                  /* orange (#FFA500) */
-    {1, 0, 1},                      /* magenta */
-    {0.647, 0.165, 0.165},          /* brown (#A52A2A) */
+  static const double aPalette[PLOT_MAX_DRAWN][3] = {
+    {0.000, 0.447, 0.698},          /* blue #0072B2 */
+    {0.835, 0.369, 0.000},          /* vermillion #D55E00 */
+    {0.000, 0.620, 0.451},          /* bluish green #009E73 */
+    {0.800, 0.475, 0.655},          /* reddish purple #CC79A7 */
+    {0.337, 0.706, 0.914},          /* sky blue #56B4E9 */
+    {0.902, 0.624, 0.000},          /* orange #E69F00 */
+    {0.000, 0.000, 0.000},          /* black */
+    {0.941, 0.894, 0.259},          /* yellow #F0E442 */
   };
-  int k, n = (int)(sizeof(aPref)/sizeof(aPref[0]));
+  int k;
   for(k=0; k<m->nCat; k++){
-    double *rgb = m->aCat[k].aRgb;
-    if( k<n ){
-      memcpy(rgb, aPref[k], sizeof(aPref[k]));
+    if( k<PLOT_MAX_DRAWN ){
+      memcpy(m->aCat[k].aRgb, aPalette[k], sizeof(aPalette[k]));
     }else{
-      double h = (k-n)*0.618033988749895, s = 0.75, v = 0.8, f;
-      int j;
-      h = (h - (long long)h)*6.0;
-      j = (int)h;
-      f = h - j;
-      {
-        double pv = v*(1-s), qv = v*(1-s*f), tv = v*(1-s*(1-f));
-        double a[6][3] = { {v,tv,pv}, {qv,v,pv}, {pv,v,tv},
-                           {pv,qv,v}, {tv,pv,v}, {v,pv,qv} };
-        memcpy(rgb, a[j%6], sizeof(a[0]));
-      }
+      m->aCat[k].aRgb[0] = m->aCat[k].aRgb[1] = m->aCat[k].aRgb[2] = 0.6;
     }
   }
 }
@@ -638,7 +653,7 @@ static int plotArrange(PlotScan *p){
     }
   }
   plotColors(m);
-  m->other.aRgb[0] = m->other.aRgb[1] = m->other.aRgb[2] = 0.5;
+  m->other.aRgb[0] = m->other.aRgb[1] = m->other.aRgb[2] = 0.6;
   return plotProcessStarts(p);
 }
 
@@ -665,6 +680,10 @@ int plotScan(const PlotOptions *pOpt, PlotModel *pModel){
   }
   if( (rc = plotOpen(&s))!=0 ) goto end;
   rc = 1;
+  if( pOpt->nDataStart ){
+    pModel->abDataStartUsed = calloc((size_t)pOpt->nDataStart, 1);
+    if( pModel->abDataStartUsed==0 ) goto oom;
+  }
   if( plotLoadProcesses(&s) ) goto oom;
 
   s.bWindow = pOpt->bFrom || pOpt->bTo;
@@ -721,8 +740,10 @@ void plotModelFree(PlotModel *pModel){
     }
     free(pCat->aHardCode);
     free(pCat->zLabel);
+    free(pCat->zPath);
   }
   free(pModel->aCat);
   free(pModel->aProcessStart);
+  free(pModel->abDataStartUsed);
   memset(pModel, 0, sizeof(*pModel));
 }

@@ -101,7 +101,10 @@ def hues(path, want):
         for x in range(int(0.1 * w) * bpp + 2 * bpp, int(0.85 * w) * bpp - 2 * bpp, bpp):
             r, g, b = row[x], row[x + 1], row[x + 2]
             hh, ss, vv = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
-            if ss > 0.5 and vv > 0.3:
+            # Saturation from 0.3: data faults are drawn half whitened
+            # (the seed's alpha 0.5), which leaves the palette's colors
+            # (Okabe-Ito, saturation 1) at 0.4-0.5.
+            if ss > 0.3 and vv > 0.3:
                 seen.add(int(hh * 12 + 0.5) % 12)
     # The yellow of the process-start lines is one hue of the picture's own.
     seen.discard(2)
@@ -207,4 +210,5 @@ def main():
     print("ok:", case)
 
 
-main()
+if __name__ == "__main__":
+    main()
