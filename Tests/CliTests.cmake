@@ -65,7 +65,7 @@ endif()
 # legend by fault count, a filter that matches nothing, --data-start by a
 # Windows module's base name.
 if(TRACER_PYTHON3)
-  foreach(case labels volume no_match data_start)
+  foreach(case labels volume no_match data_start mmap)
     add_test(NAME cli.plot.view_${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Cli/plot_view.py
               $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR}

@@ -18,7 +18,8 @@ sqlite3 :memory: -cmd ".load build/tracestore" -cmd ".mode box" \
 # The README's picture: seeds/000's page-fault traffic.  Recorded live when
 # tracestore record can (root, tracefs): FaultPair, two processes that read
 # a file dropped from the page cache (hard faults) and write anonymous
-# memory; else the sample above (no mappings: counted, not placed).
+# memory; else the bundled perf recording of the same workload, whose
+# MMAP lines place every fault in its module (Tests/Data/perf-faults-mmap.txt).
 rm -rf demo-faults.trace
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/exceptions ] &&
    dd if=/dev/urandom of=build/demo-faults.bin bs=1M count=4 status=none &&
@@ -27,7 +28,8 @@ if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/exceptions ] &&
      build/Tests/FaultPair build/demo-faults.bin build/Tests/fault-child; then
   build/tracestore plot --summary -o Tests/demo-faults.png demo-faults.trace
 else
-  build/tracestore plot --summary -o Tests/demo-faults.png demo.trace
+  build/tracestore import -o demo-faults.trace Tests/Data/perf-faults-mmap.txt
+  build/tracestore plot --summary -o Tests/demo-faults.png demo-faults.trace
 fi
 build/tracestore sql --json demo.trace "SELECT comm, count(*) AS faults FROM page_fault GROUP BY comm ORDER BY faults DESC LIMIT 2"
 # The README's timeline (seeds/001): host KVM trace, uftrace, perf stat.

@@ -270,6 +270,7 @@ static int plotProcessAt(PlotScan *p, unsigned iPid, long long ts){
 /* The file name of a path, Linux's or Windows' (\\Device\\...\\clr.dll). */
 const char *plotBaseName(const char *zPath){
   const char *z, *zBase = zPath;
+  if( zPath[0]=='/' && zPath[1]=='/' ) return zPath;    /* perf's //anon */
   for(z=zPath; *z; z++){
     if( *z=='/' || *z=='\\' ) zBase = z+1;
   }

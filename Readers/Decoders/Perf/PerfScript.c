@@ -48,6 +48,7 @@ Environment:
 
 #include "Readers/Import/TraceImport.h"
 #include "Readers/Decoders/Decoders.h"
+#include "PerfMaps.h"
 #include "Readers/Decoders/Ftrace/FtraceRecord.h"
 
 typedef struct _PERF_LINE {
@@ -70,6 +71,7 @@ typedef struct _PERF_LOCATION {
 typedef struct _PERF_SCRIPT_STATE {
     BOOL InCallchain;       // the previous line was a sample or a frame
     ULONG Padding;
+    PERF_MAPS Maps;         // from --show-mmap-events, -task-events lines
 } PERF_SCRIPT_STATE, *PPERF_SCRIPT_STATE;
 
 #define WIDTH_ADDRESS 16
@@ -581,9 +583,48 @@ Routine Description:
 }
 
 static
+VOID
+PlaceAddress(
+    PPERF_SCRIPT_STATE State,
+    ULONG Pid,
+    ULONGLONG Address,
+    PULONG ModuleId,
+    PULONGLONG ModuleOffset,
+    PULONG Code
+    )
+/*++
+
+Routine Description:
+
+    The offset of Address in its mapped file, when the text's MMAP lines
+    map it in the process (ModuleId the mapping's file if perf printed
+    none), and whether the mapping is executable (Code).
+
+--*/
+{
+    const PERF_MAPPING *Mapping;
+
+    if (Address == TRACE_NULL_ULONGLONG || Pid == TRACE_NULL_ULONG) {
+        return;
+    }
+    Mapping = PerfMapsFind(&State->Maps, Pid, Address);
+    if (Mapping == NULL) {
+        return;
+    }
+    if (*ModuleId == TRACE_STRING_NULL) {
+        *ModuleId = Mapping->PathId;
+    }
+    *ModuleOffset = Address - Mapping->Start + Mapping->Offset;
+    if (Code != NULL) {
+        *Code = Mapping->Exec ? 1 : 0;
+    }
+}
+
+static
 RTL_STATUS
 ImportPageFaultSample(
     PTRACE_IMPORT Import,
+    PPERF_SCRIPT_STATE State,
     PPERF_LINE Line,
     PCSZ LineStart,
     PCSZ LineEnd,
@@ -653,8 +694,189 @@ ImportPageFaultSample(
     Record.ErrorCode = TRACE_NULL_ULONG;
     TraceImportPageFaultUnclassified(&Record);
     Record.Hard = PageFaultHardness(Line->Name);
+    PlaceAddress(State, Line->Event.Pid, Record.Address, &Record.ModuleId,
+                 &Record.ModuleOffset, &Record.Code);
+    PlaceAddress(State, Line->Event.Pid, Record.Ip, &Record.IpModuleId,
+                 &Record.IpModuleOffset, NULL);
 
     return TraceImportPageFault(Import, &Line->Event, &Record);
+}
+
+static
+PCSZ
+ParsePid(
+    PCSZ Cursor,
+    PCSZ End,
+    PULONG Pid
+    )
+/*++
+
+Routine Description:
+
+    A pid as perf prints it: decimal, or -1 (the kernel: PERF_MAPS_KERNEL).
+
+--*/
+{
+    ULONGLONG Value;
+
+    if (Cursor < End && *Cursor == '-') {
+        Cursor = TextParseUnsigned(Cursor + 1, End, FALSE, &Value);
+        *Pid = PERF_MAPS_KERNEL;
+        return (Cursor != NULL && Value == 1) ? Cursor : NULL;
+    }
+    Cursor = TextParseUnsigned(Cursor, End, FALSE, &Value);
+    if (Cursor == NULL || Value >= PERF_MAPS_KERNEL) {
+        return NULL;
+    }
+    *Pid = (ULONG)Value;
+    return Cursor;
+}
+
+static
+RTL_STATUS
+ImportMmap(
+    PTRACE_IMPORT Import,
+    PPERF_SCRIPT_STATE State,
+    PPERF_LINE Line,
+    PBOOL Parsed
+    )
+/*++
+
+Routine Description:
+
+    "PID/TID: [START(LENGTH) @ PGOFF[ MAJ:MIN INODE GEN]]: PROT PATH", the
+    rest of a PERF_RECORD_MMAP or MMAP2 line: a mapping of the process
+    (and a `module` row, as /proc/PID/maps gives the live recorder).  The
+    file offset of anonymous memory ("//anon", "[stack]", ...) is 0, as
+    /proc/PID/maps shows it (perf prints the page offset the kernel keeps
+    for it, the address).
+
+--*/
+{
+    PCSZ Cursor = Line->Rest.Start;
+    PCSZ End = Line->Rest.End;
+    PCSZ Prot;
+    PCSZ ProtEnd;
+    ULONGLONG Length;
+    PERF_MAPPING Mapping;
+    MODULE_RECORD Module;
+    RTL_STATUS Status;
+
+    *Parsed = FALSE;
+    Cursor = ParsePid(Cursor, End, &Mapping.Pid);
+    if (Cursor == NULL || (Cursor = TextFindChar(Cursor, End, '[')) == End) {
+        return RTL_STATUS_OK;
+    }
+    Cursor = TextParseUnsigned(Cursor + 1, End, FALSE, &Mapping.Start);
+    if (Cursor == NULL || Cursor == End || *Cursor != '(') {
+        return RTL_STATUS_OK;
+    }
+    Cursor = TextParseUnsigned(Cursor + 1, End, FALSE, &Length);
+    if (Cursor == NULL || !TextStartsWith(Cursor, End, ") @ ")) {
+        return RTL_STATUS_OK;
+    }
+    Cursor = TextParseUnsigned(Cursor + 4, End, FALSE, &Mapping.Offset);
+    if (Cursor == NULL || (Cursor = TextFindChar(Cursor, End, ']')) == End ||
+        !TextStartsWith(Cursor, End, "]: ") ||
+        __builtin_add_overflow(Mapping.Start, Length, &Mapping.End)) {
+        return RTL_STATUS_OK;
+    }
+    Prot = TextSkipSpaces(Cursor + 3, End);
+    ProtEnd = Prot;
+    while (ProtEnd < End && *ProtEnd != ' ') {
+        ProtEnd++;
+    }
+    Cursor = TextSkipSpaces(ProtEnd, End);
+    *Parsed = TRUE;
+
+    Mapping.Exec = TextFindChar(Prot, ProtEnd, 'x') != ProtEnd;
+    Mapping.Padding = 0;
+    Mapping.PathId = TRACE_STRING_NULL;
+    if (Cursor < End && !TextStartsWith(Cursor, End, "//anon")) {
+        Status = TraceImportIntern(Import, Cursor, (ULONG)(End - Cursor),
+                                   &Mapping.PathId);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+    if (Cursor >= End || *Cursor != '/' || Mapping.PathId == TRACE_STRING_NULL) {
+        Mapping.Offset = 0;
+    }
+
+    Status = PerfMapsAdd(&State->Maps, &Mapping);
+    if (!RTL_SUCCESS(Status)) {
+        return TraceImportLineError(Import, Status, Line->Rest.Start, End,
+                                    "no memory for the processes' maps");
+    }
+
+    Module.Timestamp = Line->Event.Timestamp;
+    Module.Start = Mapping.Start;
+    Module.End = Mapping.End;
+    Module.Offset = Mapping.Offset;
+    Module.Pid = (Mapping.Pid == PERF_MAPS_KERNEL) ? TRACE_NULL_ULONG :
+                                                     Mapping.Pid;
+    Module.PathId = Mapping.PathId;
+    Module.BuildIdId = TRACE_STRING_NULL;
+    Status = TraceImportIntern(Import, Prot, (ULONG)(ProtEnd - Prot),
+                               &Module.PermsId);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    return TraceImportModule(Import, &Module);
+}
+
+static
+RTL_STATUS
+ImportSideBand(
+    PTRACE_IMPORT Import,
+    PPERF_SCRIPT_STATE State,
+    PPERF_LINE Line
+    )
+/*++
+
+Routine Description:
+
+    What a side-band line changes in the processes' maps: MMAP and MMAP2
+    add a mapping; "PERF_RECORD_COMM exec: COMM:PID/TID" drops the
+    process's; "PERF_RECORD_FORK(PID:TID):(PPID:PTID)" copies its
+    parent's.  Each line is an ftrace_event row besides (as before).
+
+--*/
+{
+    PCSZ Cursor = Line->Rest.Start;
+    PCSZ End = Line->Rest.End;
+    ULONG Pid;
+    ULONG Parent;
+    BOOL Parsed;
+
+    if (TextSpanEquals(Line->Name, "PERF_RECORD_MMAP") ||
+        TextSpanEquals(Line->Name, "PERF_RECORD_MMAP2")) {
+        return ImportMmap(Import, State, Line, &Parsed);
+    }
+
+    if (TextSpanEquals(Line->Name, "PERF_RECORD_COMM") &&
+        TextStartsWith(Cursor, End, "exec:")) {
+        Cursor = TextFindChar(Cursor, End, '/');
+        while (Cursor > Line->Rest.Start && TextIsDigit(Cursor[-1])) {
+            Cursor--;
+        }
+        if (ParsePid(Cursor, End, &Pid) != NULL) {
+            PerfMapsDropPid(&State->Maps, Pid);
+        }
+        return RTL_STATUS_OK;
+    }
+
+    if (TextSpanEquals(Line->Name, "PERF_RECORD_FORK") &&
+        Cursor < End && *Cursor == '(' &&
+        (Cursor = ParsePid(Cursor + 1, End, &Pid)) != NULL &&
+        (Cursor = TextFindChar(Cursor, End, '(')) != End &&
+        ParsePid(Cursor + 1, End, &Parent) != NULL &&
+        PerfMapsCopyPid(&State->Maps, Parent, Pid) != RTL_STATUS_OK) {
+        return TraceImportLineError(Import, RTL_STATUS_NO_MEMORY,
+                                    Line->Rest.Start, End,
+                                    "no memory for the processes' maps");
+    }
+    return RTL_STATUS_OK;
 }
 
 static
@@ -716,7 +938,10 @@ ImportLine(
     if (Colon != Name.End && !IsModifier(Colon + 1, Name.End)) {
         Name.Start = Colon + 1;
     } else if (IsPageFaultEvent(Line.Name)) {
-        Status = ImportPageFaultSample(Import, &Line, Start, End, &Handled);
+        Status = ImportPageFaultSample(Import, State, &Line, Start, End,
+                                       &Handled);
+    } else if (TextStartsWith(Name.Start, Name.End, "PERF_RECORD_")) {
+        Status = ImportSideBand(Import, State, &Line);
     }
 
     if (RTL_SUCCESS(Status) && !Handled) {
@@ -795,11 +1020,15 @@ Routine Description:
 --*/
 {
     PERF_SCRIPT_STATE State;
+    RTL_STATUS Status;
 
     State.InCallchain = FALSE;
     State.Padding = 0;
+    PerfMapsInitialize(&State.Maps, Import->Rtl);
 
-    return TraceImportForEachLine(Import, ImportLine, &State);
+    Status = TraceImportForEachLine(Import, ImportLine, &State);
+    PerfMapsFree(&State.Maps);
+    return Status;
 }
 
 //
