@@ -105,6 +105,7 @@ fuzz_target(trace_dat FORMAT trace-dat SEEDS ${CAP}/trace.dat)
 fuzz_target(perf_script FORMAT perf-script SEEDS
   ${FUZZ_DATA}/perf-callchain.txt ${FUZZ_DATA}/perf-kvm-exits.txt
   ${FUZZ_DATA}/perf-raw-syscalls.txt ${FUZZ_DATA}/perf-sched-faults.txt
+  ${FUZZ_DATA}/perf-faults-mmap.txt
   ${CAP}/perf-pagefaults.txt ${CAP}/perf-kvm-time-event.txt)
 fuzz_target(perf_stat FORMAT perf-stat SEEDS
   ${FUZZ_DATA}/perf-stat-percore.txt ${FUZZ_DATA}/perf-stat-percpu.txt

@@ -148,6 +148,9 @@ RemoveRange(
     ULONGLONG Count
     )
 {
+    if (Count == 0) {
+        return;
+    }
     __builtin_memmove(&Maps->Entries[First], &Maps->Entries[First + Count],
                       (SIZE_T)((Maps->Count - First - Count) *
                                sizeof(PERF_MAPPING)));
