@@ -25,4 +25,10 @@ if(TRACER_PYTHON3)
             ${CMAKE_BINARY_DIR}/npm-viewers)
   set_tests_properties(outputs.viewers PROPERTIES LABELS integration TIMEOUT 300
     FIXTURES_REQUIRED viewers_npm SKIP_RETURN_CODE 77)
+  if(TRACER_SANITIZE)
+    # trace-python's module is instrumented, the interpreter is not: the
+    # test preloads the runtime for that one command (not for node).
+    set_tests_properties(outputs.viewers PROPERTIES
+      ENVIRONMENT "VIEWERS_PY_PRELOAD=${TRACER_LIBASAN}")
+  endif()
 endif()

@@ -646,7 +646,9 @@ static int plotArrange(PlotScan *p){
          : m->nCounted ? (p->iLastTs - m->iOrigin)/1e9 : 0.0;
   if( m->rX1<=m->rX0 ) m->rX1 = m->rX0 + 1e-3;
   if( m->iMaxAddr==0 ) m->iMaxAddr = PLOT_PAGE;
-  qsort(m->aCat, (size_t)m->nCat, sizeof(PlotCategory), plotCategoryCompare);
+  if( m->nCat>0 ){
+    qsort(m->aCat, (size_t)m->nCat, sizeof(PlotCategory), plotCategoryCompare);
+  }
   for(k=0; k<m->nCat; k++){
     if( !RTL_SUCCESS(TraceHashSet(&p->cats, m->aCat[k].iKey,
                                   (ULONGLONG)k + 1)) ){

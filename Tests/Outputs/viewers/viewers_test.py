@@ -612,7 +612,11 @@ def main():
     with open(prog, "w") as f:
         f.write(PYPROG)
     s = os.path.join(work, "python.trace")
-    p = run([ts, "trace-python", "-o", s, "--", "python3", prog])
+    env = None
+    if os.environ.get("VIEWERS_PY_PRELOAD"):       # an ASan build's module
+        env = dict(os.environ, LD_PRELOAD=os.environ["VIEWERS_PY_PRELOAD"],
+                   ASAN_OPTIONS="detect_leaks=0")
+    p = run([ts, "trace-python", "-o", s, "--", "python3", prog], env=env)
     if p.returncode != 0 or not os.path.exists(os.path.join(s, "session.tracer")):
         fail("trace-python threads.py", "trace-python exited %d: %s" % (
             p.returncode, p.stderr.decode(errors="replace").strip()[-400:]))
