@@ -858,11 +858,20 @@ WindowsMapFile(
         return LAST_STATUS();
     }
 
+    //
+    // Under TableLock, as every allocation of address space: a remap in a
+    // reservation (MapInReservation) releases the old view and the tail
+    // before mapping the new one at the same base, and a view or pages
+    // placed by another thread in between would take its place.
+    //
+
+    AcquireSRWLockExclusive(&TableLock);
     View = MapViewOfFileEx(Section,
                            Writable ? WIN_FILE_MAP_WRITE : WIN_FILE_MAP_READ,
                            (DWORD)(Aligned >> 32), (DWORD)Aligned,
                            (SIZE_T)(Offset - Aligned) + Size, NULL);
     Status = (View == NULL) ? LAST_STATUS() : RTL_STATUS_OK;
+    ReleaseSRWLockExclusive(&TableLock);
     CloseHandle(Section);
 
     if (RTL_SUCCESS(Status)) {
@@ -951,12 +960,13 @@ WindowsReserveAddressSpace(
 
     *Address = NULL;
 
+    AcquireSRWLockExclusive(&TableLock);       // see WindowsMapFile
     Base = VirtualAlloc(NULL, Size, WIN_MEM_RESERVE, WIN_PAGE_NOACCESS);
     if (Base == NULL) {
+        ReleaseSRWLockExclusive(&TableLock);
         return LAST_STATUS();
     }
 
-    AcquireSRWLockExclusive(&TableLock);
     for (Index = 0; Index < MAX_RESERVATIONS; Index++) {
         if (Reservations[Index].Base == NULL) {
             Entry = &Reservations[Index];
@@ -987,13 +997,21 @@ WindowsAllocatePages(
     PPVOID Address
     )
 {
+    RTL_STATUS Status = RTL_STATUS_OK;
+
+    //
+    // Under TableLock: see WindowsMapFile.
+    //
+
+    AcquireSRWLockExclusive(&TableLock);
     *Address = VirtualAlloc(NULL, Size, WIN_MEM_RESERVE | WIN_MEM_COMMIT,
                             WIN_PAGE_READWRITE);
     if (*Address == NULL) {
-        return LAST_STATUS();
+        Status = LAST_STATUS();
     }
+    ReleaseSRWLockExclusive(&TableLock);
 
-    return RTL_STATUS_OK;
+    return Status;
 }
 
 static
