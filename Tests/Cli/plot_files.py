@@ -96,16 +96,18 @@ def hues(path, want):
     nor the cumulative panel below)."""
     import colorsys
     w, h, bpp, rows = png_rows(path)
-    seen = set()
+    count = {}
     for row in rows[int(0.1 * h) + 2:int(0.8 * h) - 2]:
         for x in range(int(0.1 * w) * bpp + 2 * bpp, int(0.85 * w) * bpp - 2 * bpp, bpp):
             r, g, b = row[x], row[x + 1], row[x + 2]
             hh, ss, vv = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
-            # Saturation from 0.3: data faults are drawn half whitened
-            # (the seed's alpha 0.5), which leaves the palette's colors
-            # (Okabe-Ito, saturation 1) at 0.4-0.5.
-            if ss > 0.3 and vv > 0.3:
-                seen.add(int(hh * 12 + 0.5) % 12)
+            # Saturation from 0.2: data faults are drawn whitened
+            # (the seed's alpha: 0.5, soft data 0.65), which leaves the
+            # palette's colors (Okabe-Ito, saturation 1) at 0.27-0.5.
+            if ss > 0.2 and vv > 0.3:
+                k = int(hh * 12 + 0.5) % 12
+                count[k] = count.get(k, 0) + 1
+    seen = set(count)
     # The yellow of the process-start lines is one hue of the picture's own.
     seen.discard(2)
     if len(seen) < want:
