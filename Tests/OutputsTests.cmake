@@ -32,3 +32,21 @@ if(TRACER_PYTHON3)
       ENVIRONMENT "VIEWERS_PY_PRELOAD=${TRACER_LIBASAN}")
   endif()
 endif()
+
+#
+# `tracestore export --format perfetto` decoded by protoc against Perfetto's
+# own schema (../shared/reference/perfetto) and replayed as trace_processor
+# reads a packet sequence; the slices, instants, counters and names compared
+# with the session read through SQL (Outputs/perfetto/perfetto_test.py).
+# Skipped where protoc (Debian protobuf-compiler) is not installed.
+#
+if(TRACER_PYTHON3)
+  foreach(case capture etw kvmtrace nesting window formats)
+    add_test(NAME outputs.perfetto.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Outputs/perfetto/perfetto_test.py
+              $<TARGET_FILE:tracestore> ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
+              ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/perfetto-${case} ${case})
+    set_tests_properties(outputs.perfetto.${case} PROPERTIES LABELS integration
+      TIMEOUT 180 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()

@@ -4,8 +4,8 @@
 ** Zone: hosted (Outputs/Export/, an output): libc.  Owns the export
 ** command line (options, the window, the output file written under a
 ** temporary name and renamed, so that no partial file ever has the final
-** name).  Calls the store API (TraceSessionOpenReader), ExportChrome.c for
-** the JSON, and HostUtil.c for errors.
+** name).  Calls the store API (TraceSessionOpenReader), ExportWalk.c with
+** the format's sink (ExportSink.h), and HostUtil.c for errors.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -15,20 +15,26 @@
 
 #include "Host/HostPort.h"
 #include "Outputs/Export/Export.h"
+#include "Outputs/Export/ExportSink.h"
 #include "Outputs/Outputs.h"
 
 static const char zExportHelp[] =
-"usage: tracestore export [--format chrome] [-o FILE|-] [--from T] [--to T]\n"
-"                         [--window kvm] [--store NAME]... SESSION\n"
+"usage: tracestore export [--format chrome|perfetto] [-o FILE|-] [--from T]\n"
+"                         [--to T] [--window kvm] [--store NAME]... SESSION\n"
 "\n"
-"Writes SESSION as one Chrome trace-event JSON file (chrome://tracing and\n"
-"Perfetto UI open it), in ts order: spans as slices, kvm_exit rows as\n"
-"\"kvm exited\" slices on the vcpu thread, other kvm and ftrace events and\n"
-"page faults as instants with their columns as args, sched_switch as\n"
-"per-CPU slices of the running task, counters as counter tracks, and\n"
-"process and thread names.  ts is in microseconds with the nanoseconds\n"
-"exact (\"displayTimeUnit\": \"ns\").\n"
+"Writes SESSION as one timeline file, in ts order: spans as slices,\n"
+"kvm_exit rows as \"kvm exited\" slices on the vcpu thread, other kvm and\n"
+"ftrace events and page faults as instants with their columns as args,\n"
+"sched_switch as per-CPU slices of the running task, counters as counter\n"
+"tracks, and process and thread names.\n"
 "\n"
+"  --format chrome    Chrome trace-event JSON (the default): chrome://tracing,\n"
+"                     DevTools, speedscope and Perfetto UI open it; ts in\n"
+"                     microseconds from the first event, the ns exact\n"
+"  --format perfetto  Perfetto's protobuf trace (TrackEvent): Perfetto UI and\n"
+"                     trace_processor open it, with no size limit; smaller\n"
+"                     and faster than JSON.  The default for -o *.pftrace\n"
+"                     and *.perfetto-trace\n"
 "  -o FILE        output file (default, or -: standard output); written\n"
 "                 under a temporary name and renamed when complete\n"
 "  --from T       keep what lies at or after T (ns, or a number followed\n"
@@ -38,7 +44,19 @@ static const char zExportHelp[] =
 "  --store NAME   only these stores (repeatable): span, kvm_exit,\n"
 "                 ftrace_event, page_fault, sched_switch, counter\n"
 "\n"
-"A session being written is exported as it was when export opened it.\n";
+"A session being written is exported as it was when export opened it.\n"
+"docs/export.md says how each store maps to each format.\n";
+
+/* The format a file name asks for: perfetto for *.pftrace and
+** *.perfetto-trace, else chrome. */
+static const EXPORT_FORMAT *formatOfName(const char *zOut){
+  size_t n = strlen(zOut);
+  if( (n>8 && strcmp(zOut+n-8, ".pftrace")==0)
+   || (n>15 && strcmp(zOut+n-15, ".perfetto-trace")==0) ){
+    return &ExportPerfettoFormat;
+  }
+  return &ExportChromeFormat;
+}
 
 /*
 ** Parses a time: an integer of ns, or a decimal number with a unit (s, ms,
@@ -116,8 +134,12 @@ int cmdExport(int argc, char **argv){
       fputs(zExportHelp, stdout);
       return 0;
     }else if( strcmp(z, "--format")==0 && i+1<argc ){
-      if( strcmp(argv[++i], "chrome")!=0 ){
-        hostFail("export: unknown format '%s' (chrome is the one there is)",
+      if( strcmp(argv[++i], "chrome")==0 ){
+        opt.pFormat = &ExportChromeFormat;
+      }else if( strcmp(argv[i], "perfetto")==0 ){
+        opt.pFormat = &ExportPerfettoFormat;
+      }else{
+        hostFail("export: unknown format '%s' (chrome or perfetto)",
                 argv[i]);
         return 2;
       }
@@ -162,6 +184,7 @@ int cmdExport(int argc, char **argv){
     return 2;
   }
   if( opt.mStores==0 ) opt.mStores = EXPORT_STORE_ALL;
+  if( opt.pFormat==0 ) opt.pFormat = formatOfName(zOut);
 
   pSession = hostOpenSession(zSession, 0);
   if( pSession==0 ) return 1;
@@ -183,7 +206,7 @@ int cmdExport(int argc, char **argv){
     }
   }
 
-  rc = exportChrome(pSession, &opt, out, &counts);
+  rc = exportSession(pSession, &opt, out, &counts);
   if( zTemp ){
     if( hostSyncFile(out)!=0 ){
       if( rc==0 ) hostFail("export: writing %s: %s", zOut, strerror(errno));
@@ -205,8 +228,9 @@ int cmdExport(int argc, char **argv){
     rc = 1;
   }
   if( rc==0 ){
-    fprintf(stderr, "%s: %llu events, %llu bytes of JSON\n",
-            bFile ? zOut : "export", counts.nEvents, counts.nBytes);
+    fprintf(stderr, "%s: %llu events, %llu bytes of %s\n",
+            bFile ? zOut : "export", counts.nEvents, counts.nBytes,
+            opt.pFormat==&ExportChromeFormat ? "JSON" : "protobuf");
   }
   TraceSessionClose(pSession);
   free(pSession);

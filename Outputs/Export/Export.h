@@ -1,11 +1,12 @@
 /*
-** Export.h: what `tracestore export` (CmdExport.c) hands the Chrome
-** trace-event writer (ExportChrome.c).
+** Export.h: what `tracestore export` (CmdExport.c) hands the walk of a
+** session (ExportWalk.c), which writes it in a format (ExportSink.h).
 **
 ** Zone: hosted (Outputs/Export/, an output): libc.  Reads a session only
 ** through the store API (TraceStore/TraceStore.h, TraceSchema.h), never
-** SQL.  Arrows: CmdExport.c -> ExportChrome.c -> HostUtil.c, the store API,
-** Readers/Import/TimeMerge.h.
+** SQL.  Arrows: CmdExport.c -> ExportWalk.c -> ExportChrome.c and
+** ExportPerfetto.c (through ExportSink.h) -> HostUtil.c; ExportWalk.c ->
+** the store API, Readers/Import/TimeMerge.h.
 */
 #ifndef TRACER_EXPORT_H
 #define TRACER_EXPORT_H
@@ -39,25 +40,28 @@ extern const char zExportStoreNames[];
 #define EXPORT_CPU_TID(c)     (2147483000u - 1u - (unsigned)(c))
 #define EXPORT_COUNTER_PID    2147483001u
 
+struct EXPORT_FORMAT;
+
 typedef struct ExportOptions {
+  const struct EXPORT_FORMAT *pFormat;  /* ExportSink.h: chrome, perfetto */
   unsigned mStores;           /* EXPORT_STORE_* bits to write */
   long long iFrom, iTo;       /* the window, ns, inclusive */
   int bWindowKvm;             /* --window kvm: cut to the KVM trace */
 } ExportOptions;
 
-/* What ExportChrome wrote, for the summary line. */
+/* What the export wrote, for the summary line. */
 typedef struct ExportCounts {
   unsigned long long nEvents; /* trace events written (M included) */
-  unsigned long long nBytes;  /* bytes of JSON */
+  unsigned long long nBytes;  /* bytes of the file */
   long long iFrom, iTo;       /* the window used (after --window kvm) */
 } ExportCounts;
 
 /*
 ** Writes pSession (opened as a reader; each store's snapshot taken at open
-** is what is exported) to out as one Chrome trace-event JSON object.
-** Returns 0, or 1 after printing the reason (hostFail).
+** is what is exported) to out in pOpt->pFormat (ExportWalk.c).  Returns
+** 0, or 1 after printing the reason (hostFail).
 */
-int exportChrome(PTRACE_SESSION pSession, const ExportOptions *pOpt,
-                 FILE *out, ExportCounts *pCounts);
+int exportSession(PTRACE_SESSION pSession, const ExportOptions *pOpt,
+                  FILE *out, ExportCounts *pCounts);
 
 #endif /* TRACER_EXPORT_H */

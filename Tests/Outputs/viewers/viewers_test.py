@@ -565,7 +565,8 @@ KNOWN = {
     "capture-1/trace-v7-none.dat": "as capture-1/trace.dat",
     "capture-1/uftrace.data+trace.dat+perf-stat": "as capture-1/trace.dat",
     "kvmtrace/sample.bin": "the exits of 4 vcpus share one tid and overlap "
-        "on its track; exits without an entry run to the window's end",
+        "on its track (the JSON format has no lanes under a thread; the "
+        "Perfetto export puts each vcpu on one)",
 }
 
 
