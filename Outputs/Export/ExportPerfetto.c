@@ -65,14 +65,18 @@ typedef struct Pb {
   size_t n, nAlloc;
 } Pb;
 
-static unsigned char *pbRoom(Pb *b, size_t nNeed){
-  if( b->n + nNeed > b->nAlloc ){
-    size_t nNew = (b->nAlloc ? b->nAlloc*2 : 4096) + nNeed;
-    unsigned char *aNew = realloc(b->a, nNew);
-    if( aNew==0 ){ hostFail("out of memory"); exit(1); }
-    b->a = aNew;
-    b->nAlloc = nNew;
-  }
+static unsigned char *pbGrow(Pb *b, size_t nNeed){
+  size_t nNew = (b->nAlloc ? b->nAlloc*2 : 4096) + nNeed;
+  unsigned char *aNew = realloc(b->a, nNew);
+  if( aNew==0 ){ hostFail("out of memory"); exit(1); }
+  b->a = aNew;
+  b->nAlloc = nNew;
+  return b->a + b->n;
+}
+
+/* Room for nNeed more bytes at b->a + b->n (inline: the hot path). */
+static inline unsigned char *pbRoom(Pb *b, size_t nNeed){
+  if( b->n + nNeed > b->nAlloc ) return pbGrow(b, nNeed);
   return b->a + b->n;
 }
 
@@ -319,29 +323,29 @@ static void packetBegin(Perfetto *p){
 /* The packet: body z[0..n) after its timestamp (bTs), into the file. */
 static void packetWrite(Perfetto *p, int bTs, long long ts,
                         const unsigned char *z, size_t n){
-  unsigned char aHead[40];
-  int k = 0, nTs = 0;
   unsigned char aTs[24];
+  unsigned char *zOut;
+  int k = 0, nTs = 0;
   if( bTs ){
     ts += p->iShift;
+    aTs[nTs++] = PKT_TIMESTAMP<<3;
     if( ts>=p->lastTs ){
-      aTs[nTs++] = PKT_TIMESTAMP<<3;
       nTs += putVarint(aTs+nTs, (unsigned long long)(ts - p->lastTs));
       p->lastTs = ts;
     }else{
       /* (Never: the walk and the heap are in ts order.  Absolute, on
       ** BOOTTIME, if it were not.) */
-      aTs[nTs++] = PKT_TIMESTAMP<<3;
       nTs += putVarint(aTs+nTs, (unsigned long long)ts);
       nTs += putVarint(aTs+nTs, (PKT_TIMESTAMP_CLOCK_ID<<3) | WT_VARINT);
       nTs += putVarint(aTs+nTs, CLOCK_BOOTTIME);
     }
   }
-  aHead[k++] = (TRACE_PACKET<<3) | WT_LEN;
-  k += putVarint(aHead+k, n + (size_t)nTs);
-  outMem(&p->out, aHead, (size_t)k);
-  if( nTs ) outMem(&p->out, aTs, (size_t)nTs);
-  outMem(&p->out, z, n);
+  zOut = (unsigned char*)outRoom(&p->out, 11 + (size_t)nTs + n);
+  zOut[k++] = (TRACE_PACKET<<3) | WT_LEN;
+  k += putVarint(zOut+k, n + (size_t)nTs);
+  memcpy(zOut+k, aTs, (size_t)nTs);
+  memcpy(zOut+k+nTs, z, n);
+  p->out.n += (size_t)k + (size_t)nTs + n;
 }
 
 /* The interned data gathered while building an event, as a packet of its
@@ -691,18 +695,23 @@ static void trackEvent(Perfetto *p, int eType, unsigned long long uuid,
   p->nEvents++;
 }
 
-/* SLICE_END on uuid at ts. */
+/* SLICE_END on uuid at ts: a packet of fixed shape, made here (half of
+** a slice file is these). */
 static void sliceEnd(Perfetto *p, long long ts, unsigned long long uuid){
-  p->pkt.n = 0;
-  pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
-  pbUint(&p->pkt, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-  {
-    size_t iTe = pbOpen(&p->pkt, PKT_TRACK_EVENT);
-    pbUint(&p->pkt, TE_TYPE, TE_SLICE_END);
-    pbUint(&p->pkt, TE_TRACK_UUID, uuid);
-    pbClose(&p->pkt, iTe);
-  }
-  packetWrite(p, 1, ts, p->pkt.a, p->pkt.n);
+  unsigned char a[32];
+  int n = 0, nTe;
+  a[n++] = (PKT_SEQUENCE_ID<<3) | WT_VARINT;
+  a[n++] = 1;
+  a[n++] = (PKT_SEQUENCE_FLAGS<<3) | WT_VARINT;
+  a[n++] = SEQ_NEEDS_INCREMENTAL_STATE;
+  a[n++] = (PKT_TRACK_EVENT<<3) | WT_LEN;
+  nTe = n++;
+  a[n++] = (TE_TYPE<<3) | WT_VARINT;
+  a[n++] = TE_SLICE_END;
+  a[n++] = (TE_TRACK_UUID<<3) | WT_VARINT;
+  n += putVarint(a+n, uuid);
+  a[nTe] = (unsigned char)(n - nTe - 1);
+  packetWrite(p, 1, ts, a, (size_t)n);
   p->nEvents++;
 }
 
@@ -758,7 +767,9 @@ static int batchCompare(const void *a, const void *b){
 static void batchFlush(Perfetto *p){
   unsigned i;
   if( p->nBatch==0 ) return;
-  qsort(p->aBatch, p->nBatch, sizeof(BatchEntry), batchCompare);
+  if( p->nBatch>1 ){
+    qsort(p->aBatch, p->nBatch, sizeof(BatchEntry), batchCompare);
+  }
   for(i=0; i<p->nBatch; i++){
     BatchEntry *b = &p->aBatch[i];
     packetWrite(p, 1, p->batchTs, p->batch.a + b->off, b->len);
