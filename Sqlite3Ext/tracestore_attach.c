@@ -30,17 +30,27 @@
 **     their text appears in the columns that refer to it.  Returns the
 **     number of tables that show the session, store_info included (tables
 **     an earlier call made for the same session are kept, not made again).
-**     Tracestore tables of the same names that show another session are
-**     replaced, so attaching another session switches to it; a table or
-**     view of the same name that is not a tracestore table is an error.  A
-**     call that fails leaves SCHEMA as it was.  In temp, it also makes
-**     the views of tracestore_views.c (event, args, kvm_exit_reasons, ...),
-**     with the same rules for names, and replaces what an earlier
-**     tracestore_attach_sessions() made there (tracestore_fleet.c).  To look at two sessions
-**     side by side, attach the second one into another schema:
+**     Attaching the same session again keeps what is there and adds the
+**     tables of stores created since.  A schema that shows another
+**     session (or, in temp, the sessions of tracestore_attach_sessions())
+**     is an error naming it: SELECT tracestore_detach() first to switch.
+**     A table or view of the same name that is not a tracestore table is
+**     an error.  A call that fails leaves SCHEMA as it was.  In temp, it
+**     also makes the views of tracestore_views.c (event, args,
+**     kvm_exit_reasons, ...), with the same rules for names.  To look at
+**     two sessions side by side, tracestore_attach_sessions() them
+**     (tracestore_fleet.c), or attach the second one into another schema:
 **
 **         ATTACH ':memory:' AS b;
 **         SELECT tracestore_attach('other.trace', 'b');
+**
+**   tracestore_detach([SCHEMA])
+**
+**     Drops what tracestore_attach() made in SCHEMA ("temp" if omitted):
+**     its tables and, in temp, its views and those of
+**     tracestore_attach_sessions().  Returns the number of tables dropped
+**     (0 when there were none).  A table that a running statement reads
+**     cannot be dropped: an error, and nothing is dropped.
 **
 ** How it works:
 **
@@ -59,6 +69,7 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "TraceStore/TraceStore.h"
@@ -382,9 +393,9 @@ static int tsAttachApply(
     if( rc!=SQLITE_OK ){
       if( rc==SQLITE_LOCKED ){
         sqlite3_free(*pzErr);
-        *pzErr = sqlite3_mprintf("cannot replace %s.%s while a statement "
+        *pzErr = sqlite3_mprintf("cannot drop %s.%s while a statement "
                                  "that reads it is still running: finish "
-                                 "that statement, then attach again",
+                                 "that statement, then call again",
                                  zSchema, pTarget->zName);
       }
       return rc;
@@ -444,6 +455,126 @@ static void tsAttachUndo(
   }
 }
 
+/*
+** The session SCHEMA shows, from its store_info table's CREATE text
+** (tracestore_info('PATH')), into *pzShown (sqlite3_malloc'd; 0 if SCHEMA
+** shows none).
+*/
+static int tsShownSession(sqlite3 *db, const char *zSchema, char **pzShown){
+  sqlite3_stmt *pStmt = 0;
+  char *zSql;
+  int rc;
+  *pzShown = 0;
+  zSql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_master WHERE "
+                         "type = 'table' AND name = 'store_info'", zSchema);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ) return SQLITE_OK;   /* no such schema: said later */
+  if( sqlite3_step(pStmt)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(pStmt, 0);
+    const char *zOpen = z ? strstr(z, "tracestore_info('") : 0;
+    if( zOpen && tsIsTracestoreTable(z) ){
+      sqlite3_str *pStr = sqlite3_str_new(db);
+      for(z=zOpen+17; *z && !(z[0]=='\'' && z[1]!='\''); z++){
+        if( z[0]=='\'' ) z++;            /* '' is one quote */
+        sqlite3_str_appendchar(pStr, 1, *z);
+      }
+      *pzShown = sqlite3_str_finish(pStr);
+      if( *pzShown==0 ) rc = SQLITE_NOMEM;
+    }
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/*
+** True if paths zA and zB name the same session directory: the same
+** absolute path once resolved (realpath; _fullpath on Windows), or, where
+** one cannot be resolved, the same text but for trailing separators.
+*/
+static int tsSameSession(const char *zA, const char *zB){
+  size_t nA = strlen(zA), nB = strlen(zB);
+  char *zRealA, *zRealB;
+  int bSame;
+#ifdef _WIN32
+  zRealA = _fullpath(0, zA, 0);
+  zRealB = _fullpath(0, zB, 0);
+#else
+  zRealA = realpath(zA, 0);
+  zRealB = realpath(zB, 0);
+#endif
+  if( zRealA && zRealB ){
+    zA = zRealA; nA = strlen(zA);
+    zB = zRealB; nB = strlen(zB);
+  }
+  while( nA>1 && (zA[nA-1]=='/' || zA[nA-1]=='\\') ) nA--;
+  while( nB>1 && (zB[nB-1]=='/' || zB[nB-1]=='\\') ) nB--;
+  bSame = nA==nB && memcmp(zA, zB, nA)==0;
+  free(zRealA);
+  free(zRealB);
+  return bSame;
+}
+
+/*
+** Drops what tracestore_attach() made in zSchema: its tables, and in temp
+** its views and what tracestore_attach_sessions() made there.  Sets
+** *pnDropped to the number of tables dropped.
+*/
+static int tsDetach(sqlite3 *db, const char *zSchema, int *pnDropped,
+                    char **pzErr){
+  tracestore_target *aTarget = 0;
+  int nTarget = 0, rc, i;
+  *pnDropped = 0;
+  rc = tsFindStale(db, zSchema, &aTarget, &nTarget, pzErr);
+  if( rc==SQLITE_OK ){
+    rc = tsAttachApply(db, zSchema, "", aTarget, nTarget, pzErr);
+    /* (A table in use: the ones dropped come back, nothing changed.) */
+    if( rc!=SQLITE_OK ) tsAttachUndo(db, zSchema, aTarget, nTarget);
+  }
+  for(i=0; i<nTarget; i++){
+    *pnDropped += aTarget[i].bDropped;
+    sqlite3_free(aTarget[i].zOldSql);
+  }
+  sqlite3_free(aTarget);
+  if( rc==SQLITE_OK && sqlite3_stricmp(zSchema, "temp")==0 ){
+    rc = tracestoreFleetClear(db, pzErr);
+  }
+  return rc;
+}
+
+/* tracestore_detach([SCHEMA]): see the comment at the top. */
+static void tracestoreDetachFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  const char *zSchema = "temp";
+  char *zErr = 0, *zMsg;
+  int rc, nDropped;
+  if( argc>0 ){
+    zSchema = (const char*)sqlite3_value_text(argv[0]);
+    if( zSchema==0 || zSchema[0]==0 ){
+      sqlite3_result_error(ctx, "tracestore_detach(SCHEMA): SCHEMA must "
+                           "name a database, such as 'temp'", -1);
+      return;
+    }
+  }
+  rc = tsDetach(db, zSchema, &nDropped, &zErr);
+  if( rc==SQLITE_OK ){
+    sqlite3_result_int(ctx, nDropped);
+  }else if( rc==SQLITE_NOMEM ){
+    sqlite3_result_error_nomem(ctx);
+  }else{
+    zMsg = sqlite3_mprintf("tracestore_detach: %s",
+                           zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, zMsg ? zMsg : "tracestore_detach failed", -1);
+    sqlite3_free(zMsg);
+  }
+  sqlite3_free(zErr);
+}
+
 static void tracestoreAttachFunc(
   sqlite3_context *ctx,
   int argc,
@@ -487,11 +618,29 @@ static void tracestoreAttachFunc(
   rc = tsAttachTargets(zPath, zSchema, bScan, &aTarget, &nTarget, &zErr);
   if( rc!=SQLITE_OK ) goto attach_error;
 
-  /* Many sessions attached with tracestore_attach_sessions() made views of
-  ** the store names in temp: one session attached there replaces them
-  ** (tracestore_fleet.c), as it replaces the tables of another session. */
-  if( sqlite3_stricmp(zSchema, "temp")==0 && tsFleetInTemp(db) ){
-    rc = tracestoreFleetClear(db, &zErr);
+  /* A schema shows one session: another one is refused, not switched to
+  ** behind the user's back (the tables of the first would change under
+  ** their queries), and so is one where tracestore_attach_sessions()
+  ** shows several. */
+  {
+    char *zShown = 0;
+    rc = tsShownSession(db, zSchema, &zShown);
+    if( rc!=SQLITE_OK ) goto attach_error;
+    if( zShown && !tsSameSession(zShown, zPath) ){
+      zErr = sqlite3_mprintf("%s already shows the session '%s'; to show "
+          "'%s' instead, SELECT tracestore_detach(%Q) first; to see both, "
+          "SELECT tracestore_attach_sessions('%q', '%q'), or attach it into "
+          "another schema (ATTACH ':memory:' AS b; SELECT "
+          "tracestore_attach('%q', 'b'))", zSchema, zShown, zPath, zSchema,
+          zShown, zPath, zPath);
+      rc = SQLITE_ERROR;
+    }else if( sqlite3_stricmp(zSchema, "temp")==0 && tsFleetInTemp(db) ){
+      zErr = sqlite3_mprintf("temp shows the sessions of "
+          "tracestore_attach_sessions(); SELECT tracestore_detach() first, "
+          "or name '%q' among them", zPath);
+      rc = SQLITE_ERROR;
+    }
+    sqlite3_free(zShown);
     if( rc!=SQLITE_OK ) goto attach_error;
   }
 
@@ -538,7 +687,8 @@ attach_done:
 }
 
 /*
-** Registers tracestore_attach(PATH [, SCHEMA [, MODE]]) on db.
+** Registers tracestore_attach(PATH [, SCHEMA [, MODE]]) and
+** tracestore_detach([SCHEMA]) on db.
 ** SQLITE_DIRECTONLY: a database file's views and triggers may not make
 ** the extension open files.
 */
@@ -548,6 +698,11 @@ int tracestoreAttachInit(sqlite3 *db){
     rc = sqlite3_create_function_v2(db, "tracestore_attach", nArg,
                                     SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
                                     tracestoreAttachFunc, 0, 0, 0);
+  }
+  for(nArg=0; rc==SQLITE_OK && nArg<=1; nArg++){
+    rc = sqlite3_create_function_v2(db, "tracestore_detach", nArg,
+                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, 0,
+                                    tracestoreDetachFunc, 0, 0, 0);
   }
   return rc;
 }

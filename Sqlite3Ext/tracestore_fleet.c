@@ -394,8 +394,12 @@ static int tsFleetAttachOne(sqlite3 *db, ts_fleet_session *pSes,
   if( pSes->bAttach ){
     rc = tsExec(db, sqlite3_mprintf("ATTACH ':memory:' AS \"%w\"",
                                     pSes->zSchema), pzErr);
-    if( rc!=SQLITE_OK ) return rc;
+  }else{
+    /* (A schema of an earlier call may show another session.) */
+    rc = tsExec(db, sqlite3_mprintf("SELECT tracestore_detach(%Q)",
+                                    pSes->zSchema), pzErr);
   }
+  if( rc!=SQLITE_OK ) return rc;
   rc = sqlite3_prepare_v2(db, "SELECT tracestore_attach(?1, ?2)", -1,
                           &pStmt, 0);
   if( rc==SQLITE_OK ){

@@ -1249,8 +1249,19 @@ static const tracestore_doc_object aDocObject[] = {
     "temp, the default SCHEMA) the views above; returns the number of "
     "store tables and store_info.  MODE 'scan' makes no rollup tables: "
     "the views then compute every answer from the rows (slow on large "
-    "sessions; the percentiles exact).",
+    "sessions; the percentiles exact).  Attaching the same session again "
+    "adds the tables of stores created since; a schema that shows another "
+    "session (or temp, the sessions of tracestore_attach_sessions) is an "
+    "error: tracestore_detach first.",
     "SELECT tracestore_attach('run.trace');", 0 },
+  { "tracestore_detach", "function", "always",
+    "tracestore_detach([SCHEMA]): drops what tracestore_attach (and, in "
+    "temp, tracestore_attach_sessions) made in SCHEMA (temp if omitted): "
+    "its tables and views; returns the number of tables dropped.  A table "
+    "a running statement reads cannot be dropped: an error, and nothing "
+    "is dropped.",
+    "SELECT tracestore_detach(); SELECT tracestore_attach('other.trace');",
+    0 },
   { "tracestore_attach_sessions", "function", "always",
     "tracestore_attach_sessions(PATH, ...): many sessions as one (each "
     "PATH a session or a directory of sessions).  Each session is attached "

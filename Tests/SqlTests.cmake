@@ -122,7 +122,8 @@ set(TRACER_SQL_ERROR_CASES
   error_no_such_schema
   error_name_conflict
   error_read_only
-  error_attach_in_use)
+  error_attach_in_use
+  error_attach_other_session)
 
 foreach(Case IN LISTS TRACER_SQL_CASES TRACER_SQL_ERROR_CASES)
   add_test(NAME sql_${Case} COMMAND ${TRACER_SQL_DRIVER} run ${Case})

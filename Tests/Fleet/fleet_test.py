@@ -352,7 +352,15 @@ def case_sessions_union():
                 "SELECT host FROM %s WHERE session = ?" % view, (k,))}
             if want and hosts != {"host-" + k}:
                 fail("%s: host of %s is %s" % (view, k, hosts))
-    # A single tracestore_attach() into temp replaces the union views.
+    # A single tracestore_attach() into temp is refused while the union
+    # views are there; after tracestore_detach() it shows that session.
+    try:
+        db.execute("SELECT tracestore_attach(?)", (os.path.join(d, "a"),))
+        fail("tracestore_attach over the sessions' views: not refused")
+    except sqlite3.OperationalError as e:
+        if "tracestore_detach()" not in str(e):
+            fail("tracestore_attach over the sessions' views: %s" % e)
+    db.execute("SELECT tracestore_detach()")
     db.execute("SELECT tracestore_attach(?)", (os.path.join(d, "a"),))
     if db.execute("SELECT count(*) FROM page_fault").fetchone()[0] \
             != grep_c(ins["a"], r"\d: page_fault_(user|kernel):"):

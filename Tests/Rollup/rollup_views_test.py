@@ -27,6 +27,7 @@ def views_of(db):
 
 
 def answers(db, session, mode):
+    db.execute("SELECT tracestore_detach()")   # (the session before)
     db.execute("SELECT tracestore_attach(?, 'temp', ?)", (session, mode))
     made = set(views_of(db))
     out = {}
@@ -72,6 +73,7 @@ def compare(session, view, got, want):
 def event_oracles(db, session):
     """event_counts and event_rate computed here from every row of the
     event view (attached in 'scan' mode), in the views' order."""
+    db.execute("SELECT tracestore_detach()")
     db.execute("SELECT tracestore_attach(?, 'temp', 'scan')", (session,))
     counts = {}
     events = []

@@ -7,6 +7,7 @@ SELECT tracestore_attach('@WORK@/s.trace');
 SELECT name, calls, total_dur, self_dur, max_dur, max_depth
 FROM span_self_time ORDER BY name;
 .output /dev/null
+SELECT tracestore_detach();
 SELECT tracestore_attach('@WORK@/mt.trace');
 .output
 SELECT name, calls, total_dur, self_dur, max_dur, max_depth
