@@ -108,6 +108,8 @@ struct PytGlobal {
   unsigned int iGen;      /* session generation, bumped by each start() */
   TRACE_SESSION *pSession;
   TRACE_STORE *pSpan;
+  TRACE_STORE *pThreadStore;  /* a row per thread: its threading name */
+  TRACE_STORE *pProcessStore; /* the process: "python3 prog.py" */
   TRACE_TS_TRACKER tracker;   /* ts of the rows since the last commit */
   unsigned int pid;
   unsigned int catPython; /* "python" */

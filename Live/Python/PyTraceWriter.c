@@ -99,6 +99,111 @@ static void pytClockAnchor(void){
   g.iMonoBase = m;
 }
 
+static unsigned int pytIntern(const char *z, size_t n);
+
+/* The base name of path z (after its last '/'). */
+static const char *pytBaseName(const char *z){
+  const char *zSlash = strrchr(z, '/');
+  return zSlash ? zSlash+1 : z;
+}
+
+/*
+** The process's row: its pid and a name as people read it, the
+** interpreter and the script ("python3.12 prog.py", as py-spy and ps
+** show it; the kernel's comm says only "python3").  Under the GIL.
+*/
+static void pytProcessRow(void){
+  PROCESS_RECORD r;
+  PyObject *pArgv = PySys_GetObject("argv");           /* borrowed */
+  PyObject *pExe = PySys_GetObject("executable");      /* borrowed */
+  const char *zExe = 0, *zArg = 0;
+  char zName[256];
+  if( pExe && PyUnicode_Check(pExe) ) zExe = PyUnicode_AsUTF8(pExe);
+  if( pArgv && PyList_Check(pArgv) && PyList_Size(pArgv)>0
+   && PyUnicode_Check(PyList_GetItem(pArgv, 0)) ){
+    zArg = PyUnicode_AsUTF8(PyList_GetItem(pArgv, 0));
+  }
+  if( PyErr_Occurred() ) PyErr_Clear();   /* (called by start(): none) */
+  snprintf(zName, sizeof(zName), "%s%s%s",
+           zExe && zExe[0] ? pytBaseName(zExe) : "python",
+           zArg && zArg[0] ? " " : "", zArg && zArg[0] ? pytBaseName(zArg) : "");
+  memset(&r, 0, sizeof(r));
+  r.StartTs = g.iLastTs;
+  r.Pid = g.pid;
+  r.NameId = pytIntern(zName, strlen(zName));
+  r.FileNameId = zExe && zExe[0] ? pytIntern(zExe, strlen(zExe))
+                                 : TRACE_STRING_NULL;
+  TraceStoreAppend(g.pProcessStore, &r, 0);
+}
+
+/*
+** The calling thread's name as threading knows it, as a new reference (or
+** NULL): the Thread whose _bootstrap frame is at the bottom of the stack
+** (threading.py starts every Thread there, with self in its locals), or
+** "MainThread" for the process's first thread (tid == pid).  Reads the
+** frame's locals and the Thread's _name, a plain attribute: no Python
+** code runs.  An exception being raised is kept as it was.
+*/
+static PyObject *pytThreadName(void){
+  PyFrameObject *f = PyThreadState_GetFrame(PyThreadState_Get());
+  PyFrameObject *pBack;
+  PyObject *pName = 0;
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject *pExc = PyErr_GetRaisedException();
+#else
+  PyObject *pType, *pValue, *pTb;
+  PyErr_Fetch(&pType, &pValue, &pTb);
+#endif
+  while( f && (pBack = PyFrame_GetBack(f))!=0 ){
+    Py_DECREF(f);
+    f = pBack;
+  }
+  if( f ){
+    PyCodeObject *pCode = PyFrame_GetCode(f);
+    const char *zName = PyUnicode_AsUTF8(pCode->co_name);
+    const char *zFile = PyUnicode_AsUTF8(pCode->co_filename);
+    size_t n = zFile ? strlen(zFile) : 0;
+    if( zName && strcmp(zName, "_bootstrap")==0
+     && n>=12 && strcmp(zFile+n-12, "threading.py")==0 ){
+      PyObject *pLocals = PyFrame_GetLocals(f);
+      PyObject *pSelf = pLocals ? PyMapping_GetItemString(pLocals, "self") : 0;
+      if( pSelf ) pName = PyObject_GetAttrString(pSelf, "_name");
+      if( pName && !PyUnicode_Check(pName) ) Py_CLEAR(pName);
+      Py_XDECREF(pSelf);
+      Py_XDECREF(pLocals);
+    }
+    Py_DECREF(pCode);
+    Py_DECREF(f);
+  }
+  PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(pExc);
+#else
+  PyErr_Restore(pType, pValue, pTb);
+#endif
+  if( pName==0 && (unsigned int)syscall(SYS_gettid)==g.pid ){
+    pName = PyUnicode_FromString("MainThread");
+    if( pName==0 ) PyErr_Clear();
+  }
+  return pName;
+}
+
+/* The calling thread's row (tid, pid, its name), at its first event of
+** the session.  Under the GIL. */
+static void pytThreadRow(PytThread *t){
+  THREAD_RECORD r;
+  PyObject *pName = pytThreadName();
+  const char *z = pName ? PyUnicode_AsUTF8(pName) : 0;
+  if( z==0 && pName ) PyErr_Clear();
+  memset(&r, 0, sizeof(r));
+  r.StartTs = pytNow();
+  r.Tid = t->tid;
+  r.Pid = g.pid;
+  r.CommId = z ? pytIntern(z, strlen(z)) : TRACE_STRING_NULL;
+  TraceStoreAppend(g.pThreadStore, &r, 0);
+  Py_XDECREF(pName);
+}
+
 /*
 ** Opens (or creates) the session at zPath for writing, with its span
 ** store and the "mono" clock (CLOCK_MONOTONIC, as `tracestore record`).
@@ -120,6 +225,10 @@ int pytWriterOpen(const char *zPath){
     return 1;
   }
   if( !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceSpanSchema, &g.pSpan, &err))
+   || !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceThreadSchema,
+                                         &g.pThreadStore, &err))
+   || !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceProcessSchema,
+                                         &g.pProcessStore, &err))
    || !RTL_SUCCESS(TraceSessionSetClock(p, "mono"))
    || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "python", 6, &g.catPython))
    || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "c", 1, &g.catC)) ){
@@ -154,6 +263,7 @@ int pytWriterOpen(const char *zPath){
   pytClockStart();
   g.iLastCommit = pytNow();
   g.iLastTs = g.iLastCommit;
+  pytProcessRow();
   return 0;
 }
 
@@ -206,6 +316,8 @@ void pytCommit(int64_t now){
   ** commit need not read them back. */
   if( RTL_SUCCESS(TraceStringCommit(&g.pSession->Strings)) ){
     TraceStoreCommitTracked(g.pSpan, &g.tracker);
+    TraceStoreCommit(g.pThreadStore, TRACE_COMMIT_ALL);
+    TraceStoreCommit(g.pProcessStore, TRACE_COMMIT_ALL);
   }
   pytReapThreads();
   pytClockAnchor();
@@ -232,6 +344,8 @@ void pytWriterClose(void){
   free(g.pSession);
   g.pSession = 0;
   g.pSpan = 0;
+  g.pThreadStore = 0;
+  g.pProcessStore = 0;
 }
 
 static void pytThreadEnded(void *pArg){
@@ -266,6 +380,7 @@ PytThread *pytThreadSlow(void){
   t->nDepth = 0;
   t->nRecorded = 0;
   t->iTop = PYT_NO_ROW;
+  if( g.pSession ) pytThreadRow(t);
   return t;
 }
 

@@ -15,7 +15,12 @@
   - `-- PYTHON SCRIPT` and `-- PYTHON -m MODULE` (the interpreter first, as
     perf record -- users type it): the same as --python PYTHON; an
     interpreter option after it refused (status 2).
+  - names: the thread store names each thread as threading does (the
+    program prints its threads' native_id and name), the process store the
+    process "python3.X SCRIPT" (the program prints sys.executable), and
+    `tracestore export` uses them (no "pid N"/"tid N").
 """
+import json
 import os
 import shutil
 import sqlite3
@@ -121,10 +126,51 @@ def main():
     if got.returncode != 1 or 'not a Python script' not in got.stderr \
             or 'SyntaxError' in got.stderr:
         fails.append('a binary as the script: %r' % got)
+    # Names: the program's own view of its threads is the oracle.
+    names = os.path.join(work, 'names.py')
+    with open(names, 'w') as f:
+        f.write('import os, sys, threading\n'
+                'seen = {}\n'
+                'def work():\n'
+                '    t = threading.current_thread()\n'
+                '    seen[t.native_id] = t.name\n'
+                'ts = [threading.Thread(target=work, name="worker-%d" % i)\n'
+                '      for i in range(3)] + [threading.Thread(target=work)]\n'
+                'for t in ts: t.start()\n'
+                'for t in ts: t.join()\n'
+                'work()\n'
+                'print(os.path.basename(sys.executable), os.getpid())\n'
+                'for k in sorted(seen): print(k, seen[k])\n')
+    got = run(['-o', 'names.trace', '--', names])
+    lines = got.stdout.split('\n')
+    exe, pid = lines[0].split()
+    want_threads = sorted(tuple(l.split(' ', 1)) for l in lines[1:] if l)
+    db = os.path.join(work, 'names.trace')
+    rows = subprocess.run([tracestore, 'sql', '--json', db,
+                           'SELECT tid, comm FROM thread ORDER BY tid'],
+                          capture_output=True, text=True).stdout
+    got_threads = sorted((str(r['tid']), r['comm']) for r in json.loads(rows))
+    if got.returncode != 0 or got_threads != want_threads:
+        fails.append('thread names: %r, the program says %r (%r)'
+                     % (got_threads, want_threads, got.stderr))
+    rows = subprocess.run([tracestore, 'sql', '--json', db,
+                           'SELECT pid, name FROM process'],
+                          capture_output=True, text=True).stdout
+    if json.loads(rows) != [{'pid': int(pid), 'name': exe + ' names.py'}]:
+        fails.append('process name: %r, want %s names.py' % (rows, exe))
+    out = subprocess.run([tracestore, 'export', '-o', '-', db],
+                         capture_output=True, text=True).stdout
+    meta = {(e['name'], e['tid']): e['args']['name']
+            for e in json.loads(out)['traceEvents'] if e['ph'] == 'M'}
+    want = {('thread_name', int(k)): v for k, v in want_threads}
+    want[('process_name', int(pid))] = exe + ' names.py'
+    if meta != want:
+        fails.append('export names: %r, want %r' % (meta, want))
+
     for f in fails:
         print('FAIL:', f)
     if not fails:
-        print('ok: -m, the script\'s view, errors')
+        print('ok: -m, the script\'s view, errors, names')
     return 1 if fails else 0
 
 
