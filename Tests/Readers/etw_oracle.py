@@ -24,6 +24,8 @@ xpress_lz77), and from the same callbacks writes:
                       of oracle.txt, images.txt, sequence.txt and
                       processes.txt: "oracle 12", "images 40", ...
   OUTDIR/counts.txt   "events N" (every framed event), "procstart N"
+                      (Process Start and DCStart), "procstart_rundown N"
+                      (DCStart: running when the log began),
                       (Process Start/DCStart), "perfinfo_images N"
   OUTDIR/clock.txt    "freq F", "start S" (FILETIME), "flags R", "sync T"
                       (the header event's raw ts), read with struct from
@@ -38,7 +40,7 @@ import etw_pagefaults as oracle  # noqa: E402
 
 G = {'EVENT_TRACE_GROUP_MEMORY': 2, 'EVENT_TRACE_GROUP_PROCESS': 3,
      'EVENT_TRACE_GROUP_THREAD': 5, 'EVENT_TRACE_GROUP_IMAGE': 0x14}
-counts = {'events': 0, 'procstart': 0, 'perfinfo_images': 0}
+counts = {'events': 0, 'procstart': 0, 'procstart_rundown': 0, 'perfinfo_images': 0}
 images, threads, sequence, processes = [], [], [], []
 index = []          # (list name, event index) of every line written
 seen_ts = {}        # event index -> the ts etl-parser gives it
@@ -105,6 +107,7 @@ def other(group, typ, ver, ts, d, perfinfo):
             counts['perfinfo_images'] += 1
     if g == 3 and typ in (1, 3) and ver >= 2:
         counts['procstart'] += 1
+        counts['procstart_rundown'] += typ == 3
     if g == 5 and 1 <= typ <= 4 and ver >= 1 and len(d) >= 8:
         pid, tid = struct.unpack_from('<II', d)
         threads.append('%d %d %d' % (ts, pid, tid))

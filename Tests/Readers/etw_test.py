@@ -224,6 +224,18 @@ def check_records(path, o, s):
     got = ['%s\t%s\t%s' % (r[0], ascii_only(r[1]), ascii_only(r[2])) for r in
            sql(s, 'SELECT pid, name, filename FROM process WHERE filename IS NOT NULL ORDER BY id')]
     same(got, in_time_order(o, 'processes'), 'process (name, command line)')
+    # A process the rundown names (DCStart) was running when the log began:
+    # its start_ts is the log's start (the ts of its header, the first
+    # event), so no plot draws it starting; a Process/Start's is its own.
+    first = int(sql(s, 'SELECT min(ts) FROM (SELECT ts FROM page_fault UNION ALL '
+                       'SELECT ts FROM ftrace_event)')[0][0])
+    early = int(sql(s, 'SELECT count(*) FROM process WHERE filename IS NOT NULL '
+                       'AND start_ts <= %d' % first)[0][0])
+    if early != o['procstart_rundown']:
+        fail('%d processes start with the first event, the rundown names %d'
+             % (early, o['procstart_rundown']))
+    print('ok: the %d processes of the rundown start with the log, %d start in it'
+          % (early, o['procstart'] - early))
 
     # Threads: every (tid, pid) of a thread event has a thread row.
     have = {(r[0], r[1]) for r in sql(s, 'SELECT tid, pid FROM thread')}

@@ -20,7 +20,8 @@ Abstract:
       (group 20 type 2) forgets the image and is an ftrace_event row
       "Image/Unload" whose args give pid, base, size and name.
     - Process Start and DCStart (group 3, types 1, 3) become `process` rows
-      (ImageFileName, CommandLine); Thread events (group 5) give each
+      (ImageFileName, CommandLine; a DCStart's start_ts is the log's start:
+      the process was running); Thread events (group 5) give each
       thread its process (and so its `thread` row, named after the
       process).
     - Every other event, and the ones above that are not rows of their own
@@ -803,9 +804,19 @@ Routine Description:
         }
     }
 
+    //
+    // A Start is the process starting; a DCStart (the rundown) names one
+    // that was running when the log began: its start_ts is the log's start
+    // (before every event), not the time of the rundown, so that nothing
+    // shows it starting inside the trace.
+    //
+
     if (Event->Type == ETW_TYPE_START || Event->Type == ETW_TYPE_DC_START) {
-        return TraceImportProcessExec(Import, Context->Timestamp, Pid, NameId,
-                                      CommandId);
+        return TraceImportProcessExec(Import,
+                                      Event->Type == ETW_TYPE_START
+                                          ? Context->Timestamp
+                                          : Reader->SyncNs,
+                                      Pid, NameId, CommandId);
     }
 
 Generic:
