@@ -40,6 +40,13 @@ extern const char zExportStoreNames[];
 #define EXPORT_CPU_TID(c)     (2147483000u - 1u - (unsigned)(c))
 #define EXPORT_COUNTER_PID    2147483001u
 
+/*
+** A thread whose kvm exits come from several vcpus (kvmtrace records the
+** VM's pid for all of them) gets a thread per vcpu, "vcpu N (tid T)", of
+** the same process: tid EXPORT_VCPU_TID(k) for its k-th lane.
+*/
+#define EXPORT_VCPU_TID(k)    (2147000000u - (unsigned)(k))
+
 struct EXPORT_FORMAT;
 
 typedef struct ExportOptions {

@@ -20,8 +20,10 @@
 **   counters      C, args {"value": V}.
 **   names         M process_name and thread_name.
 **
-** ts and dur are microseconds with three decimals, the ns exactly; ts
-** count from the first event of the exported stores (otherData.origin_ns,
+** ts and dur are microseconds on a binary grid of 2^-14 us, the nearest
+** to each ns, as exact decimals (outTime: so that viewers' double
+** arithmetic is exact; import rounds them back to the same ns); ts count
+** from the first event of the exported stores (otherData.origin_ns,
 ** in the session's clock), so that a reader parsing numbers as doubles
 ** keeps every ns (an absolute ETW or realtime ts is ~1.6e15 us, past 2^53
 ** ns precision); 64-bit values a double cannot hold (addresses) are hex
@@ -113,6 +115,72 @@ static void outHex(Out *p, unsigned long long u){
   outLit(p, "\"");
   outMem(p, a+i, (size_t)(20-i));
   outLit(p, "\"");
+}
+
+/*
+** Times on a binary grid: ts and dur are written as multiples of 2^-14 us
+** (0.061 ns), the nearest to the exact ns, as exact decimals.  A reader
+** that parses them as doubles and adds or subtracts them (ts + dur for an
+** end, ts - the first ts, as DevTools' trace engine and speedscope do)
+** then computes exactly: slices that abut in the session abut in the
+** viewer, and a child that ends with its parent ends with it.  With three
+** decimals (a ns is 0.001 us, not a binary fraction) each sum rounded,
+** and abutting slices overlapped by an ulp.  `tracestore import` rounds
+** each back to the nearest ns, the same ns (the grid is within 0.031 ns
+** of it, a dur within 0.061).  Exact up to 2^53 grid steps (6.4 days from
+** the origin); past 2^52 ns (52 days) the three decimals again.
+*/
+#define GRID_LIMIT_NS  (1LL<<52)
+
+/* ns from the origin as grid steps, rounded to the nearest. */
+static inline long long gridOf(long long ns){
+  long long x = ns*2048;                    /* 2^14/1000 = 2048/125 */
+  return (x>=0 ? x + 62 : x - 62)/125;
+}
+
+/* k grid steps as an exact decimal of microseconds. */
+static void outGrid(Out *p, long long k){
+  unsigned long long u, frac;
+  char a[24], *z;
+  int i, n;
+  if( k<0 ){
+    outLit(p, "-");
+    u = 0ull - (unsigned long long)k;
+  }else{
+    u = (unsigned long long)k;
+  }
+  i = fmtU64(a, u>>14);
+  outMem(p, a+i, (size_t)(24-i));
+  frac = (u & 16383)*6103515625ull;         /* 5^14: 14 decimals */
+  if( frac==0 ) return;
+  z = outRoom(p, 15);
+  z[0] = '.';
+  for(n=14; n>=1; n--){
+    z[n] = (char)('0' + frac%10);
+    frac /= 10;
+  }
+  for(n=14; z[n]=='0'; n--){}
+  p->n += (size_t)n + 1;
+}
+
+/* A time (ns from the origin): on the grid, or three decimals past it. */
+static void outTime(Out *p, long long ns){
+  if( ns>-GRID_LIMIT_NS && ns<GRID_LIMIT_NS ){
+    outGrid(p, gridOf(ns));
+  }else{
+    outMicros(p, ns);
+  }
+}
+
+/* A slice's dur from its start and end (ns from the origin): the
+** difference of their grid steps, so that ts + dur is the end's. */
+static void outDur(Out *p, long long start, long long end){
+  if( start>-GRID_LIMIT_NS && start<GRID_LIMIT_NS
+   && end>-GRID_LIMIT_NS && end<GRID_LIMIT_NS ){
+    outGrid(p, gridOf(end) - gridOf(start));
+  }else{
+    outMicros(p, end - start);
+  }
 }
 
 /* A double as the shortest text that reads back as the same value. */
@@ -228,7 +296,7 @@ static void outWhere(Chrome *p, unsigned pid, unsigned tid, long long ts){
     p->bWhere = 1;
   }
   outMem(&p->out, p->zWhere, p->nWhere);
-  outMicros(&p->out, ts - p->iOrigin);
+  outTime(&p->out, ts - p->iOrigin);
 }
 
 static void outArgValue(Chrome *p, const EXPORT_ARG *a){
@@ -355,7 +423,7 @@ static void chromeEvent(Chrome *p, const EXPORT_EVENT *e, int bSlice){
   outWhere(p, e->Pid, e->Tid, e->Ts);
   if( bSlice ){
     outLit(&p->out, ",\"dur\":");
-    outMicros(&p->out, e->Dur);
+    outDur(&p->out, e->Ts - p->iOrigin, e->Ts + e->Dur - p->iOrigin);
   }
   outArgs(p, e);
   outLit(&p->out, "}");
@@ -377,7 +445,7 @@ static void chromeCounter(void *pCtx, const EXPORT_EVENT *e){
   outLit(&p->out, ",\"pid\":");
   outU64(&p->out, e->Pid);
   outLit(&p->out, ",\"ts\":");
-  outMicros(&p->out, e->Ts - p->iOrigin);
+  outTime(&p->out, e->Ts - p->iOrigin);
   outLit(&p->out, ",\"args\":{\"value\":");
   outDouble(&p->out, e->Value);
   outLit(&p->out, "}}");

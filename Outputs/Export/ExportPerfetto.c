@@ -21,10 +21,9 @@
 **                      ts unchanged, whatever its clock.
 **   tracks             a TrackDescriptor per process (ProcessDescriptor:
 **                      pid, name), thread (ThreadDescriptor: pid, tid,
-**                      name), lane ("vcpu N", child of its thread) and
-**                      counter track (CounterDescriptor, child of its
-**                      process), before their first event; uuids are
-**                      numbered from 1.
+**                      name) and counter track (CounterDescriptor, child
+**                      of its process), before their first event; uuids
+**                      are numbered from 1.
 **   slices             TYPE_SLICE_BEGIN at the start, TYPE_SLICE_END at the
 **                      end.  Slices known whole (spans, kvm exits) wait for
 **                      their end in a heap ordered by end ts; slices that
@@ -266,10 +265,10 @@ typedef struct Perfetto {
   unsigned long long nextUuid;
   unsigned char *aBits[N_NS];     /* per string id: defined */
   size_t anBits[N_NS];            /* bytes of each */
-  unsigned char abKeyDefined[EXPORT_N_KEYS];
+  unsigned char aKeyIid[EXPORT_N_KEYS];  /* arg keys' iids, 0: not yet */
+  unsigned nKeyIid;
   TRACE_HASH_TABLE processes;     /* pid + 1 -> uuid */
   TRACE_HASH_TABLE threads;       /* (pid<<32 | tid) + 1 -> uuid */
-  TRACE_HASH_TABLE lanes;         /* (thread uuid<<32 | lane) + 1 -> uuid */
   unsigned long long lastThreadKey, lastThreadUuid;
   TextName *aText;                /* open addressing, nTextSlots */
   unsigned nText, nTextSlots;
@@ -539,34 +538,6 @@ static unsigned long long threadUuid(Perfetto *p, unsigned pid, unsigned tid){
   return e->Value;
 }
 
-/* The uuid of an event's track: its thread's, or its lane's under the
-** thread ("vcpu N"), described when new. */
-static unsigned long long eventUuid(Perfetto *p, const EXPORT_EVENT *e){
-  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid), key, lane;
-  PTRACE_HASH_ENTRY h;
-  char zName[40];
-  size_t iTd;
-  if( e->Lane<0 ) return uuid;
-  key = ((uuid<<32) | (unsigned)e->Lane) + 1;
-  h = TraceHashLookup(&p->lanes, key);
-  if( h ) return h->Value;
-  lane = p->nextUuid++;
-  if( !RTL_SUCCESS(TraceHashSet(&p->lanes, key, lane)) ){
-    hostFail("out of memory");
-    exit(1);
-  }
-  snprintf(zName, sizeof(zName), "vcpu %d", e->Lane);
-  p->pkt.n = 0;
-  pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
-  iTd = pbOpen(&p->pkt, PKT_TRACK_DESCRIPTOR);
-  pbUint(&p->pkt, TD_UUID, lane);
-  pbUint(&p->pkt, TD_PARENT_UUID, uuid);
-  pbBytes(&p->pkt, TD_NAME, zName, strlen(zName));
-  pbClose(&p->pkt, iTd);
-  descriptorWrite(p);
-  return lane;
-}
-
 /* The uuid of a counter track (pid, name, cpu), described when new. */
 static unsigned long long counterUuid(Perfetto *p, const EXPORT_EVENT *e){
   unsigned h, i, k;
@@ -622,13 +593,15 @@ static unsigned long long counterUuid(Perfetto *p, const EXPORT_EVENT *e){
 ** Events.
 ** ---------------------------------------------------------------------------
 */
+/* An arg's key, by its iid: numbered as keys are first used, so that
+** the few an export has take one byte. */
 static void annotationKey(Perfetto *p, Pb *b, unsigned key, const char *z,
                           unsigned n){
-  if( !p->abKeyDefined[key] ){
-    p->abKeyDefined[key] = 1;
-    internDefine(p, ID_ANNOTATION_NAMES, (unsigned long long)key + 1, z, n);
+  if( p->aKeyIid[key]==0 ){
+    p->aKeyIid[key] = (unsigned char)++p->nKeyIid;
+    internDefine(p, ID_ANNOTATION_NAMES, p->aKeyIid[key], z, n);
   }
-  pbUint(b, DA_NAME_IID, (unsigned long long)key + 1);
+  pbUint(b, DA_NAME_IID, p->aKeyIid[key]);
 }
 
 static void annotations(Perfetto *p, Pb *b, const EXPORT_EVENT *e,
@@ -787,7 +760,7 @@ static void eventAt(Perfetto *p, long long ts){
 
 static void perfettoSlice(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = eventUuid(p, e);
+  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
   BatchEntry *b;
   if( p->nBatch && (e->Ts!=p->batchTs || p->nBatch==BATCH_MAX) ){
     batchFlush(p);
@@ -828,7 +801,7 @@ static void perfettoCounter(void *pCtx, const EXPORT_EVENT *e){
 ** end (end_state, ended_by), which Perfetto merges into the slice's. */
 static void perfettoOpenBegin(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = eventUuid(p, e);
+  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
   eventAt(p, e->Ts);
   trackEvent(p, TE_SLICE_BEGIN, uuid, e, 1);
   packetWrite(p, 1, e->Ts, p->pkt.a, p->pkt.n);
@@ -836,7 +809,7 @@ static void perfettoOpenBegin(void *pCtx, const EXPORT_EVENT *e){
 
 static void perfettoOpenEnd(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = eventUuid(p, e);
+  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
   long long ts = e->Ts + e->Dur;
   eventAt(p, ts);
   trackEvent(p, TE_SLICE_END, uuid, e, 1);
@@ -900,7 +873,6 @@ static int perfettoEnd(void *pCtx, unsigned long long *pEvents,
   free(p->aEnd);
   TraceHashDestroy(&p->processes);
   TraceHashDestroy(&p->threads);
-  TraceHashDestroy(&p->lanes);
   if( p->out.bErr ){
     hostFail("export: writing the output failed");
     return 1;
@@ -915,8 +887,7 @@ static int perfettoOpen(void *pCtx, FILE *f, void *pWalk){
   p->aBatch = malloc(BATCH_MAX*sizeof(BatchEntry));
   if( p->aBatch==0 || outOpen(&p->out, f)
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &p->processes))
-   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &p->threads))
-   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &p->lanes)) ){
+   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &p->threads)) ){
     return 1;
   }
   return 0;

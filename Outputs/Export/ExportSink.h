@@ -67,17 +67,11 @@ typedef struct EXPORT_NAME {
   const char *Text;
 } EXPORT_NAME;
 
-/*
-** One event.  Pid and Tid say its thread; a counter's Tid is unused.  Lane
-** (>= 0) puts a slice on a track of its own under the thread (a kvm exit:
-** its vcpu, as the vcpus of a kvmtrace VM share a tid); a format without
-** nested tracks leaves it on the thread.
-*/
+/* One event.  Pid and Tid say its thread; a counter's Tid is unused. */
 typedef struct EXPORT_EVENT {
   long long Ts;
   long long Dur;                /* slices: >= 0 */
   unsigned Pid, Tid;
-  int Lane;                     /* -1: the thread's own track */
   EXPORT_NAME Name;
   EXPORT_NAME Category;         /* Id TRACE_STRING_NULL, Text 0: none */
   int Cpu;                      /* counters: the CPU, or -1 */

@@ -20,8 +20,10 @@
 **   span          a slice of its dur (Slice), with its name, category and
 **                 args text; an instant (flag 4) as Instant.  A span
 **                 crossing the window is cut to it.
-**   kvm_exit      a "kvm exited" slice on the vcpu thread (the lane of its
-**                 vcpu), the exit's columns as args; without an entry it
+**   kvm_exit      a "kvm exited" slice on the vcpu thread (where a thread
+**                 has exits of several vcpus, as kvmtrace's VM pid, a
+**                 thread per vcpu, "vcpu N (tid T)", EXPORT_VCPU_TID), the
+**                 exit's columns as args; without an entry it
 **                 is open (OpenBegin) until the vcpu's next exit, where it
 **                 must have entered, or the window's end (OpenEnd, with
 **                 "ended_by" saying which).
@@ -147,14 +149,16 @@ typedef struct CpuSlice {
   long long start;
 } CpuSlice;
 
-/* A vcpu's lane of kvm exits: its exit without an entry, open until the
-** vcpu's next exit (or the end). */
+/* A vcpu's lane of kvm exits: the thread they are shown on, and its exit
+** without an entry, open until the vcpu's next exit (or the end). */
 typedef struct KvmLane {
   unsigned char bOpen;
+  unsigned char bNamed;
   int vcpu;
   unsigned pid, tid;
+  unsigned trackTid;              /* tid, or EXPORT_VCPU_TID(its index) */
   long long start;
-  const unsigned char *pRec;      /* the exit's row */
+  const unsigned char *pRec;      /* the open exit's row */
 } KvmLane;
 
 typedef struct Walk {
@@ -172,7 +176,8 @@ typedef struct Walk {
   int bNamed;
   CpuSlice *aCpu;                 /* sched: each CPU's open slice */
   unsigned nCpu;
-  TRACE_HASH_TABLE kvmLanes;      /* (tid, vcpu) -> index + 1 in aKvm */
+  TRACE_HASH_TABLE kvmLanes;      /* (tid, vcpu) + 1 -> index in aKvm */
+  TRACE_HASH_TABLE kvmVcpus;      /* tid + 1 -> vcpu + 1, or ~0: several */
   KvmLane *aKvm;
   unsigned nKvm, nKvmAlloc;
   Stream *pKvmStream;
@@ -268,6 +273,24 @@ static unsigned rowPid(Walk *p, Stream *s, const unsigned char *pRec,
   return tid;
 }
 
+/* Names the process of a row if it has no name yet (the row's comm when
+** it is the main thread's); returns the row's comm. */
+static long long nameRowProcess(Walk *p, Stream *s, const unsigned char *pRec,
+                                unsigned pid, unsigned tid){
+  long long comm = TRACE_STRING_NULL;
+  char zBuf[32];
+  colInt(pRec, s->comm.p, &comm);
+  if( !TraceHashLookup(&p->named, KEY_PROCESS(pid)) ){
+    if( pid==tid && comm!=TRACE_STRING_NULL ){
+      nameProcess(p, pid, (unsigned)comm, 0);
+    }else{
+      snprintf(zBuf, sizeof(zBuf), "pid %u", pid);
+      nameProcess(p, pid, 0, zBuf);
+    }
+  }
+  return comm;
+}
+
 /* Names the process and thread of an event that has not been named. */
 static void nameRow(Walk *p, Stream *s, const unsigned char *pRec,
                     unsigned pid, unsigned tid){
@@ -281,15 +304,7 @@ static void nameRow(Walk *p, Stream *s, const unsigned char *pRec,
     p->namedT = tid;
     return;
   }
-  colInt(pRec, s->comm.p, &comm);
-  if( !TraceHashLookup(&p->named, KEY_PROCESS(pid)) ){
-    if( pid==tid && comm!=TRACE_STRING_NULL ){
-      nameProcess(p, pid, (unsigned)comm, 0);
-    }else{
-      snprintf(zBuf, sizeof(zBuf), "pid %u", pid);
-      nameProcess(p, pid, 0, zBuf);
-    }
-  }
+  comm = nameRowProcess(p, s, pRec, pid, tid);
   if( comm!=TRACE_STRING_NULL ){
     nameThread(p, pid, tid, (unsigned)comm, 0);
   }else{
@@ -462,7 +477,6 @@ static void eventInit(EXPORT_EVENT *e, long long ts, unsigned pid,
   e->Pid = pid;
   e->Tid = tid;
   e->Cpu = -1;
-  e->Lane = -1;
   e->Name.Id = TRACE_STRING_NULL;
   e->Category.Id = TRACE_STRING_NULL;
 }
@@ -510,38 +524,78 @@ static void walkSpan(Walk *p, Stream *s, const unsigned char *pRec){
   }
 }
 
-/* The lane of (tid, vcpu). */
-static KvmLane *kvmLane(Walk *p, unsigned tid, int vcpu){
+/*
+** Which threads have exits of several vcpus (kvmtrace records the VM's pid
+** for all of its vcpus): one pass over the kvm_exit rows before the walk.
+*/
+static void kvmFindShared(Walk *p, Stream *s){
+  unsigned long long i;
+  for(i=0; i<s->pStore->Snapshot.RecordCount; i++){
+    const unsigned char *pRec = s->pStore->Base + i*s->pStore->RecordSize;
+    long long tid = 0, vcpu = -1;
+    PTRACE_HASH_ENTRY h;
+    colInt(pRec, s->tid.p, &tid);
+    if( !colInt(pRec, s->vcpu.p, &vcpu) ) continue;
+    h = TraceHashLookup(&p->kvmVcpus, (unsigned long long)(unsigned)tid + 1);
+    if( h==0 ){
+      if( !RTL_SUCCESS(TraceHashSet(&p->kvmVcpus,
+                                    (unsigned long long)(unsigned)tid + 1,
+                                    (unsigned long long)vcpu + 1)) ){
+        hostFail("out of memory");
+        exit(1);
+      }
+    }else if( h->Value!=(unsigned long long)vcpu + 1 ){
+      h->Value = ~0ull;
+    }
+  }
+}
+
+/* The lane of (tid, vcpu): the thread itself, or a thread of the lane's
+** own ("vcpu N (tid T)") where the thread has several vcpus. */
+static KvmLane *kvmLane(Walk *p, Stream *s, const unsigned char *pRec,
+                        unsigned pid, unsigned tid, int vcpu){
   unsigned long long key = (((unsigned long long)tid<<32) | (unsigned)vcpu)
                          + 1;
   PTRACE_HASH_ENTRY h = TraceHashLookup(&p->kvmLanes, key);
   KvmLane *pLane;
-  if( h ) return &p->aKvm[h->Value];
-  if( p->nKvm==p->nKvmAlloc ){
-    unsigned nNew = p->nKvmAlloc ? p->nKvmAlloc*2 : 16;
-    KvmLane *aNew = realloc(p->aKvm, nNew*sizeof(KvmLane));
-    if( aNew==0 ){ hostFail("out of memory"); exit(1); }
-    p->aKvm = aNew;
-    p->nKvmAlloc = nNew;
+  if( h ){
+    pLane = &p->aKvm[h->Value];
+  }else{
+    if( p->nKvm==p->nKvmAlloc ){
+      unsigned nNew = p->nKvmAlloc ? p->nKvmAlloc*2 : 16;
+      KvmLane *aNew = realloc(p->aKvm, nNew*sizeof(KvmLane));
+      if( aNew==0 ){ hostFail("out of memory"); exit(1); }
+      p->aKvm = aNew;
+      p->nKvmAlloc = nNew;
+    }
+    if( !RTL_SUCCESS(TraceHashSet(&p->kvmLanes, key, p->nKvm)) ){
+      hostFail("out of memory");
+      exit(1);
+    }
+    pLane = &p->aKvm[p->nKvm];
+    memset(pLane, 0, sizeof(*pLane));
+    pLane->vcpu = vcpu;
+    pLane->tid = tid;
+    h = TraceHashLookup(&p->kvmVcpus, (unsigned long long)tid + 1);
+    pLane->trackTid = h && h->Value==~0ull ? EXPORT_VCPU_TID(p->nKvm) : tid;
+    p->nKvm++;
   }
-  if( !RTL_SUCCESS(TraceHashSet(&p->kvmLanes, key, p->nKvm)) ){
-    hostFail("out of memory");
-    exit(1);
+  if( !pLane->bNamed && pLane->trackTid!=tid ){
+    char zName[48];
+    nameRowProcess(p, s, pRec, pid, tid);
+    snprintf(zName, sizeof(zName), "vcpu %d (tid %u)", vcpu, tid);
+    nameThread(p, pid, pLane->trackTid, 0, zName);
+    pLane->bNamed = 1;
   }
-  pLane = &p->aKvm[p->nKvm++];
-  memset(pLane, 0, sizeof(*pLane));
-  pLane->vcpu = vcpu;
-  pLane->tid = tid;
   return pLane;
 }
 
-/* A kvm exit's event: "kvm exited" on its vcpu's lane, its columns as
+/* A kvm exit's event: "kvm exited" on its lane's thread, its columns as
 ** args. */
 static void kvmEvent(Walk *p, Stream *s, const unsigned char *pRec,
-                     long long ts, unsigned pid, unsigned tid, int vcpu,
+                     long long ts, unsigned pid, const KvmLane *pLane,
                      EXPORT_EVENT *e){
-  eventInit(e, ts, pid, tid);
-  e->Lane = vcpu;
+  eventInit(e, ts, pid, pLane->trackTid);
   nameText(&e->Name, "kvm exited");
   nameText(&e->Category, "kvm");
   rowArgs(p, s, pRec, e);
@@ -552,8 +606,8 @@ static void kvmEvent(Walk *p, Stream *s, const unsigned char *pRec,
 static void kvmEnd(Walk *p, KvmLane *pLane, long long ts, int bNextExit){
   EXPORT_EVENT e;
   EXPORT_ARG *a;
-  kvmEvent(p, p->pKvmStream, pLane->pRec, pLane->start, pLane->pid,
-           pLane->tid, pLane->vcpu, &e);
+  kvmEvent(p, p->pKvmStream, pLane->pRec, pLane->start, pLane->pid, pLane,
+           &e);
   e.Dur = ts - pLane->start;
   a = argNext(p, &e, EXPORT_KEY_ENDED_BY, "ended_by");
   a->Type = EXPORT_ARG_TEXT;
@@ -567,7 +621,8 @@ static void kvmEnd(Walk *p, KvmLane *pLane, long long ts, int bNextExit){
 /*
 ** A kvm exit: a slice of its dur (exit to entry).  Without an entry it is
 ** open until its vcpu exits again (it must have entered in between), or
-** until the end; on the lane of its vcpu.
+** until the end; on its thread, or its vcpu's own thread where the thread
+** has exits of several vcpus.
 */
 static void walkKvmExit(Walk *p, Stream *s, const unsigned char *pRec){
   long long ts = 0, dur, tid = 0, vcpu = -1;
@@ -580,11 +635,13 @@ static void walkKvmExit(Walk *p, Stream *s, const unsigned char *pRec){
     vcpu = -1;
   }
   pid = rowPid(p, s, pRec, (unsigned)tid);
-  nameRow(p, s, pRec, pid, (unsigned)tid);
   p->pKvmStream = s;
-  pLane = kvmLane(p, (unsigned)tid, (int)vcpu);
+  pLane = kvmLane(p, s, pRec, pid, (unsigned)tid, (int)vcpu);
+  if( pLane->trackTid==(unsigned)tid ){
+    nameRow(p, s, pRec, pid, (unsigned)tid);
+  }
   if( pLane->bOpen ) kvmEnd(p, pLane, ts, 1);
-  kvmEvent(p, s, pRec, ts, pid, (unsigned)tid, (int)vcpu, &e);
+  kvmEvent(p, s, pRec, ts, pid, pLane, &e);
   if( colInt(pRec, s->dur.p, &dur) ){
     long long end = ts + dur;
     if( end>p->iTo ) end = p->iTo;
@@ -1014,7 +1071,8 @@ int exportSession(PTRACE_SESSION pSession, const ExportOptions *pOpt,
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.named))
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.namedThreads))
    || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.tidPid))
-   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.kvmLanes)) ){
+   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.kvmLanes))
+   || !RTL_SUCCESS(TraceHashInitialize(&Rtl, &x.kvmVcpus)) ){
     hostFail("out of memory");
     exit(1);
   }
@@ -1063,7 +1121,10 @@ int exportSession(PTRACE_SESSION pSession, const ExportOptions *pOpt,
     PTRACE_STORE pStore = TraceSessionFindStore(pSession, azStore[i]);
     if( pStore==0 || !(pOpt->mStores & (1u<<i)) ) continue;
     if( pStore->Snapshot.RecordCount==0 ) continue;
-    if( streamOpen(&x, i, pStore, &x.aStream[x.nStream])==0 ) x.nStream++;
+    if( streamOpen(&x, i, pStore, &x.aStream[x.nStream])==0 ){
+      if( i==K_KVM ) kvmFindShared(&x, &x.aStream[x.nStream]);
+      x.nStream++;
+    }
   }
 
   pMergeMemory = malloc(TIME_MERGE_SIZE(x.nStream ? x.nStream : 1));
@@ -1111,5 +1172,6 @@ int exportSession(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   TraceHashDestroy(&x.namedThreads);
   TraceHashDestroy(&x.tidPid);
   TraceHashDestroy(&x.kvmLanes);
+  TraceHashDestroy(&x.kvmVcpus);
   return rc;
 }

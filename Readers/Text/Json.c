@@ -372,6 +372,7 @@ JsonNumberToScaled(
     DECIMAL Decimal;
     ULONGLONG Result;
     LONG Exponent;
+    ULONG Dropped = 0;
 
     ReadDecimal(Number, &Decimal);
     Result = Decimal.Digits;
@@ -382,14 +383,21 @@ JsonNumberToScaled(
         return TRUE;
     }
 
+    //
+    // Digits below the unit: the last one dropped is the first below it,
+    // which rounds (half away from zero).
+    //
+
     while (Exponent < 0) {
+        Dropped = (ULONG)(Result % 10);
         Result /= 10;
         Exponent++;
-        if (Result == 0) {
+        if (Result == 0 && Exponent < 0) {
             *Value = 0;
             return TRUE;
         }
     }
+    Result += Dropped >= 5;
 
     while (Exponent > 0) {
         if (Result > 0x7fffffffffffffffULL / 10) {
@@ -475,6 +483,7 @@ JsonScanScaled(
     ULONGLONG Integer = 0;
     ULONGLONG Fraction = 0;
     ULONG Kept = 0;
+    LONG Dropped = -1;          // the first digit below the unit, if any
     BOOL Negative = FALSE;
     JSON_NUMBER Number;
 
@@ -543,6 +552,7 @@ JsonScanScaled(
                 Fraction = DigitsValue8(Chunk, Count);
                 Kept = Count;
                 while (Kept > Scale) {
+                    Dropped = (LONG)(Fraction % 10);
                     Fraction /= 10;
                     Kept--;
                 }
@@ -554,6 +564,8 @@ JsonScanScaled(
             if (Kept < Scale) {
                 Fraction = Fraction * 10 + (ULONGLONG)(*Cursor - '0');
                 Kept++;
+            } else if (Dropped < 0) {
+                Dropped = *Cursor - '0';
             }
             Cursor++;
         }
@@ -574,7 +586,8 @@ JsonScanScaled(
         goto Slow;
     }
 
-    Integer = Integer * Powers10[Scale] + Fraction * Powers10[Scale - Kept];
+    Integer = Integer * Powers10[Scale] + Fraction * Powers10[Scale - Kept] +
+              (Dropped >= 5);
     *Value = Negative ? -(LONGLONG)Integer : (LONGLONG)Integer;
     return Cursor;
 

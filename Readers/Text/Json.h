@@ -107,7 +107,8 @@ PCSZ JsonScanNumber(PCSZ Cursor, PCSZ End, PJSON_NUMBER Number,
 //
 // Converts a number to an integer scaled by 10^Scale, exactly: the
 // decimal digits are shifted, never converted through a double, and
-// digits below the unit are dropped (truncation toward zero).  With
+// digits below the unit round it to the nearest (half away from zero: a
+// writer that prints doubles writes 1.2339999999999999 for 1.234).  With
 // Scale 3, microseconds become nanoseconds: 704184098.491 -> 704184098491.
 // FALSE if the result does not fit in 63 bits.
 //

@@ -13,7 +13,8 @@ Deliberate differences from merge.py, each checked as a correspondence:
   - real pids/tids: merge.py puts every trace-cmd event on pid 77 / tid 77
     and leaves uftrace events without tid; tracestore uses the event's own
     task (compared here by name and ts only).
-  - ns: ts are µs with three decimals, exact; merge.py's floats (raw/1000.0)
+  - ns: ts are µs on a 2^-14 µs grid, each the nearest to its ns (read
+    here as that ns, as `tracestore import` does); merge.py's floats (raw/1000.0)
     are compared within 1 ns.
   - uftrace calls are X slices (ts, dur) where merge.py copies uftrace's
     B/E pairs; a B/E pair is matched to an X by name and (begin, end).
@@ -83,11 +84,19 @@ def floats(v):
     return v
 
 
+def to_ns_us(v):
+    """A ts or dur of the file (us on a 2^-14 us grid, the nearest to its
+    ns) as the exact us of that ns, as `tracestore import` reads it back."""
+    v = decimal.Decimal(v)
+    return (v * 1000).to_integral_value(decimal.ROUND_HALF_UP) / 1000
+
+
 def load(path):
-    """The export with ts made absolute again (exactly: ts + origin_ns in
-    decimal, then the nearest double, as the absolute text would parse).
-    Checks on the way what every viewer needs: ts count from the first
-    event (0), and every B and E event has a name."""
+    """The export with ts made absolute again (exactly: ts, as the ns it
+    stands for, + origin_ns in decimal, then the nearest double, as the
+    absolute text would parse); dur as its ns.  Checks on the way what
+    every viewer needs: ts count from the first event (0), and every B and
+    E event has a name."""
     with open(path, "rb") as f:
         data = f.read()
     text = data.decode("utf-8")          # strict: the file must be UTF-8
@@ -104,7 +113,9 @@ def load(path):
         fail("%s: %d B/E events without a name, e.g. %s" % (path, len(unnamed), unnamed[0]))
     for e in events:
         if "ts" in e:
-            e["ts"] = e["ts"] + origin
+            e["ts"] = to_ns_us(e["ts"]) + origin
+        if isinstance(e.get("dur"), (int, decimal.Decimal)):
+            e["dur"] = to_ns_us(e["dur"])
     return floats(doc)
 
 

@@ -242,12 +242,9 @@ class Replay:
             fail("slices left open at the end: %s" % {u: len(s) for u, s in left.items()})
 
     def thread(self, uuid):
-        """(pid, tid) of a thread's track, or of the thread a lane is under."""
         td = self.tracks[uuid]
         th = one(td, "thread")
         if th is None:
-            if "parent_uuid" in td:
-                return self.thread(one(td, "parent_uuid"))
             fail("track %d is not a thread's" % uuid)
         return one(th, "pid"), one(th, "tid")
 
@@ -344,21 +341,34 @@ def check_session(session, r, lo=None, hi=None):
     if hi is not None and last is not None:
         last = min(last, hi)
     if have.get("kvm_exit"):
-        # Each on the lane of its vcpu ("vcpu N" under its thread); one
+        # On the vcpu's thread, or where a thread has exits of several
+        # vcpus (kvmtrace), on a thread per vcpu "vcpu N (tid T)"; one
         # without an entry lasts until its vcpu's next exit, or the end.
         rows = sql(session, "SELECT tid, vcpu, ts, dur, reason FROM kvm_exit "
                             "WHERE 1" + lo_sql + hi_sql + " ORDER BY ts, id")
+        vcpus = collections.defaultdict(set)
+        for x in sql(session, "SELECT tid, vcpu FROM kvm_exit"):
+            vcpus[x["tid"]].add(x["vcpu"])
         nxt, want = {}, []
         for x in reversed(rows):
             lane = (x["tid"], x["vcpu"])
             end = x["ts"] + x["dur"] if x["dur"] is not None else nxt.get(lane, last)
             if hi is not None:
                 end = min(end, hi)
-            want.append(("vcpu %d" % x["vcpu"], x["tid"], x["ts"], end - x["ts"], x["reason"]))
+            where = ("vcpu %d (tid %d)" % (x["vcpu"], x["tid"])
+                     if len(vcpus[x["tid"]]) > 1 else x["tid"])
+            want.append((where, x["ts"], end - x["ts"], x["reason"]))
             nxt[lane] = x["ts"]
-        got = [(one(r.tracks[u], "name"), r.thread(u)[1], t, d, a.get("reason"))
-               for (u, n, c, t, d, a) in r.slices if n == "kvm exited"]
-        compare("kvm exits (lane, tid, ts, dur, reason)", got, want)
+        names = r.thread_names()
+        got = []
+        for (u, n, c, t, d, a) in r.slices:
+            if n != "kvm exited":
+                continue
+            pid, tid = r.thread(u)
+            name = names.get((pid, tid)) or ""
+            where = name if re.fullmatch(r"vcpu \d+ \(tid \d+\)", name) else tid
+            got.append((where, t, d, a.get("reason")))
+        compare("kvm exits (thread or vcpu thread, ts, dur, reason)", got, want)
     if "counter" in have:
         names = {}
         for u, td in r.tracks.items():

@@ -75,6 +75,7 @@ import concurrent.futures
 import decimal
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -458,7 +459,11 @@ def check(sample, path, summary, sess_rows):
                 f_cpu[cpu] += sum(1 for e in events if e.get("ph") == "X"
                                   and (e["pid"], e["tid"]) == (pid, tid))
             else:
-                f_tid[tid] += t["events"]
+                # A vcpu's own thread (kvmtrace's vcpus share the VM's
+                # tid): its events are that tid's rows.
+                name = x["thread_m"].get((pid, tid)) or ""
+                m = re.fullmatch(r"vcpu \d+ \(tid (\d+)\)", name)
+                f_tid[int(m.group(1)) if m else tid] += t["events"]
         if f_tid != per_tid:
             diff = {t: (f_tid.get(t, 0), per_tid.get(t, 0))
                     for t in set(f_tid) | set(per_tid)
@@ -557,17 +562,7 @@ def check(sample, path, summary, sess_rows):
 # Exports the viewers do not load as the file says yet, each with why (the
 # open issue "what people see"); a listed export that passes is a failure,
 # so that the list is kept true.
-KNOWN = {
-    "capture-1/trace.dat": "sched X slices that abut in the file (ts + dur "
-        "== the next ts, in decimal) overlap once a viewer sums them in "
-        "doubles: speedscope warns, DevTools leaves 2 out of its tree",
-    "capture-1/trace-v6.dat": "as capture-1/trace.dat",
-    "capture-1/trace-v7-none.dat": "as capture-1/trace.dat",
-    "capture-1/uftrace.data+trace.dat+perf-stat": "as capture-1/trace.dat",
-    "kvmtrace/sample.bin": "the exits of 4 vcpus share one tid and overlap "
-        "on its track (the JSON format has no lanes under a thread; the "
-        "Perfetto export puts each vcpu on one)",
-}
+KNOWN = {}
 
 
 def main():
