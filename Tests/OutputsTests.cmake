@@ -50,3 +50,12 @@ if(TRACER_PYTHON3)
       TIMEOUT 180 SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# The Perfetto export against the JSON one on the same generated sessions
+# (docs/benchmarks-history.md, "Exporting to Perfetto's format"); label
+# bench, not in the default run.
+add_test(NAME bench.export_perfetto
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_export_perfetto.sh $<TARGET_FILE:tracestore>
+          $<TARGET_FILE:GenSession> "1000000 10000000"
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-export-perfetto)
+set_tests_properties(bench.export_perfetto PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)
