@@ -4,10 +4,11 @@
 #
 #   FuzzImport.c   one target per reader, the format a compile definition:
 #                  an input is a trace file, imported and read back;
-#   FuzzSession.c  session_store and session_sql: an input is a session
-#                  (a template imported from small samples, one of its
-#                  files replaced), opened through the store API, or
-#                  attached in SQLite through the extension and queried.
+#   FuzzSession.c  session_store, session_sql and session_export: an input
+#                  is a session (a template imported from small samples,
+#                  one of its files replaced), opened through the store
+#                  API, attached in SQLite through the extension and
+#                  queried, or exported in both formats.
 #
 #   fuzz build (-DTRACER_FUZZ=ON, CC=clang):  fuzz_NAME, and the ctest test
 #       fuzz_NAME (label fuzz) that runs it for FUZZ_SECONDS (default 15) on
@@ -32,7 +33,7 @@ endif()
 # fuzz_target(NAME [FORMAT format] [DIR TEMPLATE FILE file]
 #             [SESSION samples [ONLY suffix]] [SQL] [SEEDS seed...])
 function(fuzz_target name)
-  cmake_parse_arguments(F "SQL" "FORMAT;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
+  cmake_parse_arguments(F "SQL;EXPORT" "FORMAT;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
   set(source ${FUZZ_DIR}/FuzzImport.c)
   set(defs)
   set(libs TracerReaders)
@@ -55,6 +56,18 @@ function(fuzz_target name)
   endif()
   set(sources ${source} ${FUZZ_DIR}/FuzzCommon.c
               ${CMAKE_SOURCE_DIR}/Host/TraceZstd.c)
+  if(F_EXPORT)
+    # `tracestore export`'s walk and formats, and the host helpers they call.
+    list(APPEND defs FUZZ_SESSION_EXPORT)
+    set(libs TracerSqlite3ExtStatic TracerReaders)
+    list(APPEND sources ${CMAKE_SOURCE_DIR}/Outputs/Export/ExportWalk.c
+                ${CMAKE_SOURCE_DIR}/Outputs/Export/ExportChrome.c
+                ${CMAKE_SOURCE_DIR}/Outputs/Export/ExportPerfetto.c
+                ${CMAKE_SOURCE_DIR}/Host/HostUtil.c
+                ${CMAKE_SOURCE_DIR}/Host/HostPortPosix.c
+                ${CMAKE_SOURCE_DIR}/Host/HostText.c
+                ${CMAKE_SOURCE_DIR}/Host/HostIdentity.c)
+  endif()
   if(TRACER_FUZZ)
     # The fixed findings seed the corpus too, so the clang build (whose
     # UBSan checks more than gcc's) replays them before it mutates.
@@ -134,6 +147,8 @@ perf-script=${FUZZ_DATA}/perf-sched-faults.txt,perf-stat=${FUZZ_DATA}/perf-stat-
 uftrace=${UFT},chrome-json=${FUZZ_DATA}/chrome/events.json")
 fuzz_target(session_store SESSION "${FUZZ_SESSION_SAMPLES}")
 fuzz_target(session_sql SESSION "${FUZZ_SESSION_SAMPLES}" SQL)
+# The same session exported, as Chrome JSON and as Perfetto's protobuf.
+fuzz_target(session_export SESSION "${FUZZ_SESSION_SAMPLES}" EXPORT)
 # The same session, only its rollup files (NAME.rollup) replaced, read
 # through the rollups (TraceRollupRead): the decoder of published images.
 fuzz_target(rollup_file SESSION "${FUZZ_SESSION_SAMPLES}" ONLY .rollup)

@@ -271,6 +271,8 @@ typedef struct Perfetto {
   TRACE_HASH_TABLE threads;       /* (pid<<32 | tid) + 1 -> uuid */
   unsigned long long lastThreadKey, lastThreadUuid;
   TextName *aText;                /* open addressing, nTextSlots */
+  unsigned char abLastText[N_NS]; /* textIid's last hit of each kind */
+  unsigned aiLastText[N_NS];
   unsigned nText, nTextSlots;
   char *zText;                    /* the texts */
   size_t nTextBytes, nTextAlloc;
@@ -386,13 +388,20 @@ static unsigned long long textHash(const char *z, unsigned n){
 ** first time it is used there. */
 static unsigned long long textIid(Perfetto *p, int ns, unsigned field,
                                   const char *z, unsigned n){
-  unsigned long long h = textHash(z, n);
+  unsigned long long h;
   unsigned i;
   TextName *t;
+  /* (The same name as the last of this kind: most runs of events.) */
+  t = p->abLastText[ns] ? &p->aText[p->aiLastText[ns]] : 0;
+  if( t && t->len==n && memcmp(p->zText + t->off, z, n)==0 ){
+    return TEXT_IID(t->k);
+  }
+  h = textHash(z, n);
   if( p->nText*2 >= p->nTextSlots ){
     unsigned nOld = p->nTextSlots, k;
     TextName *aOld = p->aText;
     p->nTextSlots = nOld ? nOld*2 : 256;
+    memset(p->abLastText, 0, sizeof(p->abLastText));
     p->aText = calloc(p->nTextSlots, sizeof(TextName));
     if( p->aText==0 ){ hostFail("out of memory"); exit(1); }
     for(k=0; k<nOld; k++){
@@ -420,6 +429,8 @@ static unsigned long long textIid(Perfetto *p, int ns, unsigned field,
     p->nTextBytes += n;
     p->nText++;
   }
+  p->abLastText[ns] = 1;
+  p->aiLastText[ns] = (unsigned)(t - p->aText);
   if( !t->abDefined[ns] ){
     t->abDefined[ns] = 1;
     internDefine(p, field, TEXT_IID(t->k),
@@ -604,6 +615,41 @@ static void annotationKey(Perfetto *p, Pb *b, unsigned key, const char *z,
   pbUint(b, DA_NAME_IID, p->aKeyIid[key]);
 }
 
+/* An annotation whose key is interned and whose value needs no
+** definition, made in place (its length always fits a byte). */
+static void annotationFast(Pb *b, unsigned iid, const EXPORT_ARG *a){
+  unsigned char *z = pbRoom(b, 32);
+  int n = 2;
+  z[0] = (TE_DEBUG_ANNOTATIONS<<3) | WT_LEN;
+  n += putVarint(z+n, (DA_NAME_IID<<3) | WT_VARINT);
+  n += putVarint(z+n, iid);
+  switch( a->Type ){
+    case EXPORT_ARG_DOUBLE:
+      n += putVarint(z+n, (DA_DOUBLE<<3) | WT_I64);
+      memcpy(z+n, &a->u.r, 8);
+      n += 8;
+      break;
+    case EXPORT_ARG_STRING:
+      n += putVarint(z+n, (DA_STRING_IID<<3) | WT_VARINT);
+      n += putVarint(z+n, ID_IID(a->u.id));
+      break;
+    default:
+      n += putVarint(z+n, ((a->Type==EXPORT_ARG_INT ? DA_INT
+                            : a->Type==EXPORT_ARG_UINT ? DA_UINT
+                            : DA_POINTER)<<3) | WT_VARINT);
+      n += putVarint(z+n, a->u.u);
+      break;
+  }
+  z[1] = (unsigned char)(n - 2);
+  b->n += (size_t)n;
+}
+
+/* 1 if id is defined in namespace ns already (firstUse without marking). */
+static int isDefined(Perfetto *p, int ns, unsigned id){
+  size_t iByte = id>>3;
+  return iByte<p->anBits[ns] && (p->aBits[ns][iByte] & (1u<<(id&7)))!=0;
+}
+
 static void annotations(Perfetto *p, Pb *b, const EXPORT_EVENT *e,
                         int bEndOnly){
   int i;
@@ -619,6 +665,11 @@ static void annotations(Perfetto *p, Pb *b, const EXPORT_EVENT *e,
     size_t iDa;
     int bAtEnd = a->Key==EXPORT_KEY_END_STATE || a->Key==EXPORT_KEY_ENDED_BY;
     if( bEndOnly ? !bAtEnd : bAtEnd ) continue;
+    if( a->Type!=EXPORT_ARG_TEXT && p->aKeyIid[a->Key]
+     && (a->Type!=EXPORT_ARG_STRING || isDefined(p, NS_STRING, a->u.id)) ){
+      annotationFast(b, p->aKeyIid[a->Key], a);
+      continue;
+    }
     iDa = pbOpen(b, TE_DEBUG_ANNOTATIONS);
     annotationKey(p, b, a->Key, a->KeyText, a->KeyLength);
     switch( a->Type ){
@@ -780,20 +831,23 @@ static void perfettoSlice(void *pCtx, const EXPORT_EVENT *e){
   p->batch.n += p->pkt.n;
 }
 
+/* A track event of type eType at ts on uuid, written now (after the begins
+** and ends due before it). */
+static void eventNow(Perfetto *p, int eType, unsigned long long uuid,
+                     const EXPORT_EVENT *e, long long ts, int bArgs){
+  eventAt(p, ts);
+  trackEvent(p, eType, uuid, e, bArgs);
+  packetWrite(p, 1, ts, p->pkt.a, p->pkt.n);
+}
+
 static void perfettoInstant(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
-  eventAt(p, e->Ts);
-  trackEvent(p, TE_INSTANT, uuid, e, 1);
-  packetWrite(p, 1, e->Ts, p->pkt.a, p->pkt.n);
+  eventNow(p, TE_INSTANT, threadUuid(p, e->Pid, e->Tid), e, e->Ts, 1);
 }
 
 static void perfettoCounter(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = counterUuid(p, e);
-  eventAt(p, e->Ts);
-  trackEvent(p, TE_COUNTER, uuid, e, 0);
-  packetWrite(p, 1, e->Ts, p->pkt.a, p->pkt.n);
+  eventNow(p, TE_COUNTER, counterUuid(p, e), e, e->Ts, 0);
 }
 
 /* A slice whose end comes later (a CPU's task, a kvm exit without an
@@ -801,19 +855,13 @@ static void perfettoCounter(void *pCtx, const EXPORT_EVENT *e){
 ** end (end_state, ended_by), which Perfetto merges into the slice's. */
 static void perfettoOpenBegin(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
-  eventAt(p, e->Ts);
-  trackEvent(p, TE_SLICE_BEGIN, uuid, e, 1);
-  packetWrite(p, 1, e->Ts, p->pkt.a, p->pkt.n);
+  eventNow(p, TE_SLICE_BEGIN, threadUuid(p, e->Pid, e->Tid), e, e->Ts, 1);
 }
 
 static void perfettoOpenEnd(void *pCtx, const EXPORT_EVENT *e){
   Perfetto *p = pCtx;
-  unsigned long long uuid = threadUuid(p, e->Pid, e->Tid);
-  long long ts = e->Ts + e->Dur;
-  eventAt(p, ts);
-  trackEvent(p, TE_SLICE_END, uuid, e, 1);
-  packetWrite(p, 1, ts, p->pkt.a, p->pkt.n);
+  eventNow(p, TE_SLICE_END, threadUuid(p, e->Pid, e->Tid), e,
+           e->Ts + e->Dur, 1);
 }
 
 /*

@@ -136,6 +136,7 @@ typedef struct Stream {
   Col ts, dur, name, pid, tid, cpu, comm, args, cat, flags, value;
   Col nextPid, nextComm, nextPrio, prevState, hard, vcpu;
   int aArg[TRACE_STORE_MAX_COLUMNS];  /* columns handed as args */
+  EXPORT_ARG aArgOf[TRACE_STORE_MAX_COLUMNS];  /* their key and type */
   int nArg;
 } Stream;
 
@@ -422,24 +423,12 @@ static void rowArgs(Walk *p, Stream *s, const unsigned char *pRec,
     PCTRACE_COLUMN_DESCRIPTOR c = &s->pStore->Header->Columns[s->aArg[i]];
     EXPORT_ARG *a;
     if( !colInt(pRec, c, &v) ) continue;
-    a = argNext(p, e, EXPORT_KEY_FIRST_COLUMN
-                      + s->eKind*TRACE_STORE_MAX_COLUMNS + s->aArg[i],
-                c->Name);
-    if( c->Type==TraceColumnDouble ){
-      a->Type = EXPORT_ARG_DOUBLE;
-      memcpy(&a->u.r, &v, 8);
-    }else if( c->Flags & TRACE_COLUMN_STRING_ID ){
-      a->Type = EXPORT_ARG_STRING;
-      a->u.id = (unsigned)v;
-    }else if( c->Flags & TRACE_COLUMN_ADDRESS ){
-      a->Type = EXPORT_ARG_ADDRESS;
-      a->u.u = (unsigned long long)v;
-    }else if( c->Type==TraceColumnInt32 || c->Type==TraceColumnInt64 ){
-      a->Type = EXPORT_ARG_INT;
-      a->u.i = v;
-    }else{
-      a->Type = EXPORT_ARG_UINT;
-      a->u.u = (unsigned long long)v;
+    a = &p->aArg[e->NumberOfArgs++];
+    *a = s->aArgOf[i];
+    switch( a->Type ){
+      case EXPORT_ARG_DOUBLE: memcpy(&a->u.r, &v, 8); break;
+      case EXPORT_ARG_STRING: a->u.id = (unsigned)v; break;
+      default:                a->u.i = v; break;
     }
   }
   if( s->hard.p && colInt(pRec, s->hard.p, &v) ){
@@ -450,18 +439,38 @@ static void rowArgs(Walk *p, Stream *s, const unsigned char *pRec,
   }
 }
 
-/* The columns of s's store handed as args: all but those in azSkip. */
+/* The columns of s's store handed as args: all but those in azSkip, each
+** with its key and how its values read. */
 static void pickArgs(Stream *s, const char *const *azSkip){
   PTRACE_STORE_HEADER h = s->pStore->Header;
   unsigned i;
   int k, bSkip;
   s->nArg = 0;
   for(i=0; i<h->NumberOfColumns; i++){
+    PCTRACE_COLUMN_DESCRIPTOR c = &h->Columns[i];
+    EXPORT_ARG *a = &s->aArgOf[s->nArg];
     bSkip = 0;
     for(k=0; azSkip[k]; k++){
-      if( strcmp(h->Columns[i].Name, azSkip[k])==0 ) bSkip = 1;
+      if( strcmp(c->Name, azSkip[k])==0 ) bSkip = 1;
     }
-    if( !bSkip ) s->aArg[s->nArg++] = (int)i;
+    if( bSkip ) continue;
+    s->aArg[s->nArg++] = (int)i;
+    memset(a, 0, sizeof(*a));
+    a->Key = (unsigned short)(EXPORT_KEY_FIRST_COLUMN
+                              + s->eKind*TRACE_STORE_MAX_COLUMNS + (int)i);
+    a->KeyText = c->Name;
+    a->KeyLength = (unsigned char)strlen(c->Name);
+    if( c->Type==TraceColumnDouble ){
+      a->Type = EXPORT_ARG_DOUBLE;
+    }else if( c->Flags & TRACE_COLUMN_STRING_ID ){
+      a->Type = EXPORT_ARG_STRING;
+    }else if( c->Flags & TRACE_COLUMN_ADDRESS ){
+      a->Type = EXPORT_ARG_ADDRESS;
+    }else if( c->Type==TraceColumnInt32 || c->Type==TraceColumnInt64 ){
+      a->Type = EXPORT_ARG_INT;
+    }else{
+      a->Type = EXPORT_ARG_UINT;
+    }
   }
 }
 

@@ -9,7 +9,11 @@
 **   session_sql     (FUZZ_SESSION_SQL) the extension is registered in an
 **                   in-memory SQLite database, the session attached with
 **                   tracestore_attach(), and a fixed set of queries run
-**                   over every table and view it made (runQueries).
+**                   over every table and view it made (runQueries);
+**   session_export  (FUZZ_SESSION_EXPORT) the session, once it opens, is
+**                   exported as `tracestore export` does, as Chrome JSON
+**                   and as Perfetto's protobuf, to /dev/null
+**                   (Outputs/Export, linked in with Host/HostUtil.c).
 **
 ** The template session is imported once, at start, from small samples of
 ** every kind of store (FUZZ_SESSION_SAMPLES, "FORMAT=PATH,..."): events,
@@ -40,13 +44,21 @@
 # include "Sqlite3Ext/tracestore.h"
 #endif
 
+#ifdef FUZZ_SESSION_EXPORT
+# include "Host/Host.h"
+# include "Outputs/Export/Export.h"
+# include "Outputs/Export/ExportSink.h"
+#endif
+
 #ifndef FUZZ_SESSION_SAMPLES
 # error "define FUZZ_SESSION_SAMPLES"
 #endif
 
 #define MAX_FILES 32
 
-static RTL Rtl;
+#ifndef FUZZ_SESSION_EXPORT
+static RTL Rtl;                   /* (the export's is Host/HostUtil.c's) */
+#endif
 static char zSession[600];        /* the session under test */
 static int nFile;                 /* the template's files, by name */
 static int nPick;                 /* those an input may replace */
@@ -304,6 +316,39 @@ int fuzzOne(const uint8_t *aData, size_t nData){
   if( fuzzReadRollups(&Rtl, zSession) && fuzzReplayingSeeds ){
     fprintf(stderr, "seed: the template's rollups do not read\n");
     exit(1);
+  }
+#endif
+#ifdef FUZZ_SESSION_EXPORT
+  {
+    static const EXPORT_FORMAT *const apFormat[] = {
+      &ExportChromeFormat, &ExportPerfettoFormat
+    };
+    int i;
+    for(i=0; i<2; i++){
+      PTRACE_SESSION pSession = hostOpenSession(zSession, "fuzz");
+      FILE *out = fopen("/dev/null", "w");
+      ExportOptions opt;
+      ExportCounts counts;
+      if( pSession==0 || out==0 ){
+        if( out ) fclose(out);
+        free(pSession);
+        return 1;
+      }
+      memset(&opt, 0, sizeof(opt));
+      opt.pFormat = apFormat[i];
+      opt.mStores = EXPORT_STORE_ALL;
+      opt.iFrom = (long long)0x8000000000000000ull;
+      opt.iTo = 0x7fffffffffffffffLL;
+      if( exportSession(pSession, &opt, out, &counts)!=0
+       && fuzzReplayingSeeds ){
+        fprintf(stderr, "seed: the template does not export as %s\n",
+                apFormat[i]->Name);
+        exit(1);
+      }
+      fclose(out);
+      TraceSessionClose(pSession);
+      free(pSession);
+    }
   }
 #endif
   return 0;
