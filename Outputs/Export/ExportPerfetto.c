@@ -467,9 +467,31 @@ static void nameField(Perfetto *p, Pb *b, unsigned field,
   pbBytes(b, field, z, n);
 }
 
-/* A TrackDescriptor packet (no timestamp: a track is not an event). */
-static void descriptorWrite(Perfetto *p){
+/* A TrackDescriptor packet for uuid begun in p->pkt; descriptorEnd
+** closes it and writes it (no timestamp: a track is not an event). */
+static size_t descriptorBegin(Perfetto *p, unsigned long long uuid){
+  size_t iTd;
+  p->pkt.n = 0;
+  pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
+  iTd = pbOpen(&p->pkt, PKT_TRACK_DESCRIPTOR);
+  pbUint(&p->pkt, TD_UUID, uuid);
+  return iTd;
+}
+
+static void descriptorEnd(Perfetto *p, size_t iTd){
+  pbClose(&p->pkt, iTd);
   packetWrite(p, 0, 0, p->pkt.a, p->pkt.n);
+}
+
+/* A new track: the next uuid, kept in pTable under key. */
+static unsigned long long trackNew(Perfetto *p, TRACE_HASH_TABLE *pTable,
+                                   unsigned long long key){
+  unsigned long long uuid = p->nextUuid++;
+  if( !RTL_SUCCESS(TraceHashSet(pTable, key, uuid)) ){
+    hostFail("out of memory");
+    exit(1);
+  }
+  return uuid;
 }
 
 static unsigned long long processUuid(Perfetto *p, unsigned pid,
@@ -479,22 +501,13 @@ static unsigned long long processUuid(Perfetto *p, unsigned pid,
   unsigned long long uuid;
   size_t iTd, iPd;
   if( e ) return e->Value;
-  uuid = p->nextUuid++;
-  if( !RTL_SUCCESS(TraceHashSet(&p->processes, (unsigned long long)pid + 1,
-                                uuid)) ){
-    hostFail("out of memory");
-    exit(1);
-  }
-  p->pkt.n = 0;
-  pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
-  iTd = pbOpen(&p->pkt, PKT_TRACK_DESCRIPTOR);
-  pbUint(&p->pkt, TD_UUID, uuid);
+  uuid = trackNew(p, &p->processes, (unsigned long long)pid + 1);
+  iTd = descriptorBegin(p, uuid);
   iPd = pbOpen(&p->pkt, TD_PROCESS);
   pbUint(&p->pkt, PD_PID, pid);
   if( pName ) nameField(p, &p->pkt, PD_NAME, pName);
   pbClose(&p->pkt, iPd);
-  pbClose(&p->pkt, iTd);
-  descriptorWrite(p);
+  descriptorEnd(p, iTd);
   return uuid;
 }
 
@@ -507,25 +520,15 @@ static void perfettoNameThread(void *pCtx, unsigned pid, unsigned tid,
                                const EXPORT_NAME *pName){
   Perfetto *p = pCtx;
   unsigned long long key = (((unsigned long long)pid<<32) | tid) + 1;
-  unsigned long long uuid;
   size_t iTd, iThd;
   if( TraceHashLookup(&p->threads, key) ) return;
-  uuid = p->nextUuid++;
-  if( !RTL_SUCCESS(TraceHashSet(&p->threads, key, uuid)) ){
-    hostFail("out of memory");
-    exit(1);
-  }
-  p->pkt.n = 0;
-  pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
-  iTd = pbOpen(&p->pkt, PKT_TRACK_DESCRIPTOR);
-  pbUint(&p->pkt, TD_UUID, uuid);
+  iTd = descriptorBegin(p, trackNew(p, &p->threads, key));
   iThd = pbOpen(&p->pkt, TD_THREAD);
   pbUint(&p->pkt, THD_PID, pid);
   pbUint(&p->pkt, THD_TID, tid);
   nameField(p, &p->pkt, THD_NAME, pName);
   pbClose(&p->pkt, iThd);
-  pbClose(&p->pkt, iTd);
-  descriptorWrite(p);
+  descriptorEnd(p, iTd);
 }
 
 /* The uuid of an event's thread (the walk named it first). */
@@ -586,15 +589,11 @@ static unsigned long long counterUuid(Perfetto *p, const EXPORT_EVENT *e){
   p->nCounter++;
   {
     unsigned long long parent = processUuid(p, e->Pid, 0);
-    p->pkt.n = 0;
-    pbUint(&p->pkt, PKT_SEQUENCE_ID, 1);
-    iTd = pbOpen(&p->pkt, PKT_TRACK_DESCRIPTOR);
-    pbUint(&p->pkt, TD_UUID, c->uuid);
+    iTd = descriptorBegin(p, c->uuid);
     pbUint(&p->pkt, TD_PARENT_UUID, parent);
     nameField(p, &p->pkt, TD_NAME, &e->Name);
     pbBytes(&p->pkt, TD_COUNTER, "", 0);
-    pbClose(&p->pkt, iTd);
-    descriptorWrite(p);
+    descriptorEnd(p, iTd);
   }
   return c->uuid;
 }
