@@ -263,6 +263,8 @@ typedef struct Perfetto {
   long long lastTs;               /* clock 64's time */
   unsigned long long nEvents;
   unsigned long long nextUuid;
+  unsigned long long nStrings;    /* string ids are below it */
+  unsigned char abNullDefined[N_NS];  /* TRACE_STRING_NULL, as "" */
   unsigned char *aBits[N_NS];     /* per string id: defined */
   size_t anBits[N_NS];            /* bytes of each */
   unsigned char aKeyIid[EXPORT_N_KEYS];  /* arg keys' iids, 0: not yet */
@@ -294,9 +296,21 @@ static void *growArray(void *a, size_t *pnAlloc, size_t nNeed, size_t sz){
   return aNew;
 }
 
-/* 1 the first time id is seen in namespace ns, then 0. */
+/* 1 the first time id is seen in namespace ns, then 0.  An id past the
+** string store's (a damaged session) is said once, by the walk, and never
+** defined: the export fails. */
 static int firstUse(Perfetto *p, int ns, unsigned id){
   size_t iByte = id>>3;
+  if( id==TRACE_STRING_NULL ){            /* (a string column's NULL: "") */
+    if( p->abNullDefined[ns] ) return 0;
+    p->abNullDefined[ns] = 1;
+    return 1;
+  }
+  if( id>=p->nStrings ){
+    ULONG n;
+    exportIdText(p->pWalk, id, &n);
+    return 0;
+  }
   if( iByte>=p->anBits[ns] ){
     size_t nOld = p->anBits[ns];
     p->aBits[ns] = growArray(p->aBits[ns], &p->anBits[ns], iByte+1, 1);
@@ -646,6 +660,7 @@ static void annotationFast(Pb *b, unsigned iid, const EXPORT_ARG *a){
 /* 1 if id is defined in namespace ns already (firstUse without marking). */
 static int isDefined(Perfetto *p, int ns, unsigned id){
   size_t iByte = id>>3;
+  if( id==TRACE_STRING_NULL ) return p->abNullDefined[ns];
   return iByte<p->anBits[ns] && (p->aBits[ns][iByte] & (1u<<(id&7)))!=0;
 }
 
@@ -880,6 +895,7 @@ static void clockField(Pb *b, unsigned id, unsigned long long ts,
 static void perfettoBegin(void *pCtx, const EXPORT_HEADER *h){
   Perfetto *p = pCtx;
   size_t i;
+  p->nStrings = h->NumberOfStrings;
   p->iShift = h->Origin<0 ? -h->Origin : 0;
   p->lastTs = h->Origin + p->iShift;
   p->pkt.n = 0;

@@ -89,6 +89,7 @@ typedef struct EXPORT_HEADER {
   long long Origin;             /* the first exported event's ts */
   long long From, To;           /* the window, when HasFrom, HasTo */
   int HasFrom, HasTo;
+  unsigned long long NumberOfStrings;  /* string ids are below it */
 } EXPORT_HEADER;
 
 /*

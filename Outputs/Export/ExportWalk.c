@@ -1123,6 +1123,7 @@ int exportSession(PTRACE_SESSION pSession, const ExportOptions *pOpt,
   header.To = x.iTo;
   header.HasFrom = x.iFrom<=x.iTo && x.iFrom!=(long long)0x8000000000000000ull;
   header.HasTo = x.iFrom<=x.iTo && x.iTo!=0x7fffffffffffffffLL;
+  header.NumberOfStrings = pSession->Strings.Index.Snapshot.RecordCount;
   x.pSink->Begin(x.pCtx, &header);
   if( x.rc==0 && x.iFrom<=x.iTo ) nameFromStores(&x);
 
