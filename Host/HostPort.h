@@ -29,6 +29,11 @@ FILE *hostCreateTemp(char *zTemplate);
 ** success, -1 with errno set. */
 int hostReplaceFile(const char *zFrom, const char *zTo);
 
+/* 1 if zPath names something that is not a regular file (a device such as
+** /dev/null or NUL, a FIFO): an output goes there in place, never through
+** a temporary file renamed over it (which would replace the device). */
+int hostIsSpecialFile(const char *zPath);
+
 /* Flushes stream f and makes what it wrote durable (fflush + fsync): 0 on
 ** success, -1 with errno set. */
 int hostSyncFile(FILE *f);

@@ -66,6 +66,11 @@ int hostReplaceFile(const char *zFrom, const char *zTo){
   return rename(zFrom, zTo);
 }
 
+int hostIsSpecialFile(const char *zPath){
+  struct stat st;
+  return stat(zPath, &st)==0 && !S_ISREG(st.st_mode);
+}
+
 int hostSyncFile(FILE *f){
   if( fflush(f)!=0 ) return -1;
   return fsync(fileno(f));

@@ -45,6 +45,11 @@ int hostReplaceFile(const char *zFrom, const char *zTo){
   return -1;
 }
 
+int hostIsSpecialFile(const char *zPath){
+  struct _stat st;
+  return _stat(zPath, &st)==0 && (st.st_mode & _S_IFREG)==0;
+}
+
 int hostSyncFile(FILE *f){
   if( fflush(f)!=0 ) return -1;
   return _commit(_fileno(f));

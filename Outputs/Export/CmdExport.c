@@ -189,7 +189,17 @@ int cmdExport(int argc, char **argv){
   pSession = hostOpenSession(zSession, 0);
   if( pSession==0 ) return 1;
 
-  if( strcmp(zOut, "-")!=0 ){
+  if( strcmp(zOut, "-")!=0 && hostIsSpecialFile(zOut) ){
+    /* /dev/null, a FIFO: written in place (a rename would replace it). */
+    out = fopen(zOut, "wb");
+    if( out==0 ){
+      hostFail("export: cannot write %s: %s", zOut, strerror(errno));
+      TraceSessionClose(pSession);
+      free(pSession);
+      return 1;
+    }
+    bFile = 1;
+  }else if( strcmp(zOut, "-")!=0 ){
     size_t n = strlen(zOut);
     zTemp = malloc(n + 16);
     if( zTemp==0 ){ hostFail("out of memory"); exit(1); }
@@ -223,6 +233,11 @@ int cmdExport(int argc, char **argv){
     }
     if( rc!=0 ) unlink(zTemp);
     free(zTemp);
+  }else if( bFile ){
+    if( fclose(out)!=0 && rc==0 ){
+      hostFail("export: writing %s: %s", zOut, strerror(errno));
+      rc = 1;
+    }
   }else if( fflush(out)!=0 && rc==0 ){
     hostFail("export: writing standard output: %s", strerror(errno));
     rc = 1;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "Host/Host.h"
+#include "Host/HostPort.h"
 #include "Outputs/Plot/Plot.h"
 #include "Outputs/Outputs.h"
 
@@ -107,11 +108,13 @@ static int plotOnce(const PlotOptions *pOpt, const char *zFormat,
   int rc = plotScan(pOpt, pModel);
   if( rc ) return rc;
   if( pModel->nCounted==0 ) return 3;
-  if( asprintf(&zTmp, "%s.%d.tmp", pOpt->zOut, (int)getpid())<0 ){
+  /* /dev/null, a FIFO: drawn in place (a rename would replace it). */
+  if( !hostIsSpecialFile(pOpt->zOut)
+   && asprintf(&zTmp, "%s.%d.tmp", pOpt->zOut, (int)getpid())<0 ){
     hostFail("plot: out of memory");
     return 1;
   }
-  pFile = fopen(zTmp, "wb");
+  pFile = fopen(zTmp ? zTmp : pOpt->zOut, "wb");
   if( pFile==0 ){
     hostFail("plot: cannot write %s: %s", pOpt->zOut, strerror(errno));
     free(zTmp);
@@ -122,11 +125,11 @@ static int plotOnce(const PlotOptions *pOpt, const char *zFormat,
     hostFail("plot: cannot write %s: %s", pOpt->zOut, strerror(errno));
     rc = 1;
   }
-  if( rc==0 && rename(zTmp, pOpt->zOut)!=0 ){
+  if( zTmp && rc==0 && rename(zTmp, pOpt->zOut)!=0 ){
     hostFail("plot: cannot write %s: %s", pOpt->zOut, strerror(errno));
     rc = 1;
   }
-  if( rc ) unlink(zTmp);
+  if( zTmp && rc ) unlink(zTmp);
   free(zTmp);
   return rc;
 }

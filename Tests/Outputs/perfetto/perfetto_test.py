@@ -36,8 +36,10 @@ import os
 import re
 import resource
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 
 TS, SHARED, DATA, WORK, CASE = sys.argv[1:6]
 PROTO_DIR = os.path.join(SHARED, "reference", "perfetto")
@@ -527,7 +529,22 @@ def main():
                  os.path.join(WORK, "no", "such", "dir", "x.pftrace"), s], ok=False)
         if p.returncode == 0 or "cannot create" not in p.stderr.decode():
             fail("an output that cannot be created: exit %d, %s" % (p.returncode, p.stderr.decode()))
-        print("  -o *.pftrace and *.perfetto-trace write protobuf; errors named")
+        # A FIFO (as /dev/null, not a regular file) is written in place:
+        # a temporary file renamed over it would replace it.
+        fifo = os.path.join(WORK, "pipe.pftrace")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()),
+                                  daemon=True)
+        reader.start()
+        run([TS, "export", "-o", fifo, s], timeout=60)
+        reader.join(60)
+        if not stat.S_ISFIFO(os.stat(fifo).st_mode) or not got or not got[0]:
+            fail("-o FIFO: replaced, or nothing came through it")
+        with open(out, "wb") as f:
+            f.write(got[0])
+        decode(out)
+        print("  -o *.pftrace and *.perfetto-trace write protobuf; a FIFO stays one; errors named")
     else:
         fail("unknown case " + CASE)
     print("PASS", CASE)
