@@ -12,6 +12,8 @@
 #include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <windows.h>
 
 #include "Host/HostPort.h"
