@@ -22,6 +22,7 @@ Environment:
 
 #include "TraceDatInternal.h"
 #include "Readers/Decoders/Decoders.h"
+#include "TracingData.h"
 
 //
 // The metadata parts, the same in v6 and in v7's sections.
@@ -979,4 +980,166 @@ DatParseVersion7(
     }
 
     return RTL_STATUS_OK;
+}
+
+//
+// perf.data's TRACING_DATA (TracingData.h): the v6 metadata under perf's
+// version string.
+//
+
+RTL_STATUS
+TracingDataOpen(
+    PTRACE_IMPORT Import,
+    ULONGLONG Offset,
+    ULONGLONG Length,
+    PTRACING_DATA *Data
+    )
+{
+    static const BYTE Magic[TRACE_DAT_MAGIC_LENGTH] = {
+        0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+    };
+    PRTL Rtl = Import->Rtl;
+    SIZE_T Bytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_DAT), RTL_PAGE_SIZE);
+    PTRACE_DAT Dat = NULL;
+    DAT_READER Reader;
+    const BYTE *Bytes10;
+    PCSZ Version;
+    ULONG VersionLength;
+    ULONGLONG Endian, LongSize, PageSize;
+    BOOL HaveCmdlines;
+    RTL_STATUS Status;
+
+    *Data = NULL;
+    if (Offset > Import->Length || Length > Import->Length - Offset) {
+        return TraceImportByteError(Import, Offset, "the tracing data "
+                                    "(%llu bytes) runs past the end of the "
+                                    "file", Length);
+    }
+    Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Dat);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+    Dat->Import = Import;
+    Dat->Rtl = Rtl;
+    Dat->Buffer = Import->Buffer;
+    Dat->Length = Import->Length;
+    Dat->AllocationSize = Bytes;
+    DatFileReader(Dat, Offset, Length, &Reader);
+
+    Status = DatReadBytes(&Reader, TRACE_DAT_MAGIC_LENGTH, &Bytes10,
+                          "tracing data magic");
+    if (RTL_SUCCESS(Status) &&
+        Rtl->CompareMemory(Bytes10, Magic, TRACE_DAT_MAGIC_LENGTH) != 0) {
+        Reader.Position = 0;
+        Status = DatReaderError(&Reader, RTL_STATUS_BAD_FORMAT,
+                                "the tracing data does not start with its "
+                                "magic");
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = DatReadString(&Reader, 15, &Version, &VersionLength,
+                               "tracing data version");
+    }
+    if (!RTL_SUCCESS(Status)) {
+        goto Failed;
+    }
+    if (!RtlStringEqual(Version, "0.5") && !RtlStringEqual(Version, "0.6")) {
+        Reader.Position = TRACE_DAT_MAGIC_LENGTH;
+        Status = DatReaderError(&Reader, RTL_STATUS_BAD_VERSION,
+                                "tracing data version \"%s\" is not "
+                                "supported (0.5 and 0.6 are)", Version);
+        goto Failed;
+    }
+    HaveCmdlines = RtlStringEqual(Version, "0.6");
+
+    Status = DatReadNumber(&Reader, 1, &Endian, "endianness");
+    if (RTL_SUCCESS(Status)) {
+        Status = DatReadNumber(&Reader, 1, &LongSize, "long size");
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = DatReadNumber(&Reader, 4, &PageSize, "page size");
+    }
+    if (!RTL_SUCCESS(Status)) {
+        goto Failed;
+    }
+    if (Endian != 0) {
+        Reader.Position -= 6;
+        Status = DatReaderError(&Reader, RTL_STATUS_BAD_VERSION,
+                                "big-endian tracing data is not supported");
+        goto Failed;
+    }
+    if (LongSize != 4 && LongSize != 8) {
+        Reader.Position -= 5;
+        Status = DatReaderError(&Reader, RTL_STATUS_BAD_FORMAT,
+                                "long size %llu (expected 4 or 8)", LongSize);
+        goto Failed;
+    }
+    Dat->LongSize = (ULONG)LongSize;
+    Dat->PageSize = (ULONG)PageSize;
+
+    Status = TraceEventTableInitialize(Rtl, Dat->LongSize, &Dat->Table);
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
+                    RtlStatusText(Status));
+        Rtl->Unmap(Rtl, Dat, Bytes);
+        return Status;
+    }
+    Status = TraceEventSinkInitialize(&Dat->Sink, Import, &Dat->Table);
+    if (!RTL_SUCCESS(Status)) {
+        TraceEventTableRelease(&Dat->Table);
+        Rtl->Unmap(Rtl, Dat, Bytes);
+        return Status;
+    }
+
+    Status = ParseHeaderInfo(&Reader);
+    if (RTL_SUCCESS(Status)) {
+        DatStartSymbolJobV6(Dat, (SIZE_T)(Reader.BaseOffset +
+                                          Reader.Position));
+        Dat->DeferFormats = TRUE;
+        Status = ParseFormats(&Reader, "ftrace", 6);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = ParseEventSystems(&Reader);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = ParseKallsyms(&Reader);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = ParsePrintk(&Reader);
+    }
+    if (RTL_SUCCESS(Status) && HaveCmdlines) {
+        Status = ParseCmdlines(&Reader);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        TracingDataClose(Dat);
+        return Status;
+    }
+
+    *Data = Dat;
+    return RTL_STATUS_OK;
+
+Failed:
+    Rtl->Unmap(Rtl, Dat, Bytes);
+    return Status;
+}
+
+PTRACE_EVENT_SINK
+TracingDataSink(
+    PTRACING_DATA Data
+    )
+{
+    return &Data->Sink;
+}
+
+VOID
+TracingDataClose(
+    PTRACING_DATA Data
+    )
+{
+    PRTL Rtl = Data->Rtl;
+
+    DatReleaseSymbolJob(Data);
+    TraceEventSinkRelease(&Data->Sink);
+    TraceEventTableRelease(&Data->Table);
+    Rtl->Unmap(Rtl, Data, Data->AllocationSize);
 }
