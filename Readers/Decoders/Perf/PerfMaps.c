@@ -15,6 +15,7 @@ Environment:
 --*/
 
 #include "PerfMaps.h"
+#include "TraceStore/TraceSchema.h"
 
 VOID
 PerfMapsInitialize(
@@ -331,4 +332,32 @@ PerfMapsFind(
 
     return (Mapping != NULL) ? Mapping :
                                FindIn(Maps, PERF_MAPS_KERNEL, Address);
+}
+
+VOID
+PerfMapsPlace(
+    const PERF_MAPS *Maps,
+    ULONG Pid,
+    ULONGLONG Address,
+    PULONG ModuleId,
+    PULONGLONG ModuleOffset,
+    PULONG Code
+    )
+{
+    const PERF_MAPPING *Mapping;
+
+    if (Address == TRACE_NULL_ULONGLONG || Pid == TRACE_NULL_ULONG) {
+        return;
+    }
+    Mapping = PerfMapsFind(Maps, Pid, Address);
+    if (Mapping == NULL) {
+        return;
+    }
+    if (*ModuleId == TRACE_STRING_NULL) {
+        *ModuleId = Mapping->PathId;
+    }
+    *ModuleOffset = Address - Mapping->Start + Mapping->Offset;
+    if (Code != NULL) {
+        *Code = Mapping->Exec ? 1 : 0;
+    }
 }

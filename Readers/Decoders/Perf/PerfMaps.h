@@ -20,7 +20,8 @@ Abstract:
 
 Environment:
 
-    Core: no C runtime; memory through PRTL.  Used by PerfScript.c.
+    Core: no C runtime; memory through PRTL.  Used by PerfScript.c and the perf.data
+    reader (PerfData*.c).
 
 --*/
 
@@ -60,5 +61,16 @@ RTL_STATUS PerfMapsCopyPid(PPERF_MAPS Maps, ULONG Parent, ULONG Child);
 
 const PERF_MAPPING *PerfMapsFind(const PERF_MAPS *Maps, ULONG Pid,
                                  ULONGLONG Address);
+
+//
+// Places Address of process Pid (both may be NULL: nothing is done) in
+// its mapping: *ModuleId becomes the mapping's file if it is
+// TRACE_STRING_NULL, *ModuleOffset Address - start + file offset, and
+// *Code (optional) 1 if the mapping executes, else 0.  Nothing changes
+// when no mapping holds it.
+//
+
+VOID PerfMapsPlace(const PERF_MAPS *Maps, ULONG Pid, ULONGLONG Address,
+                   PULONG ModuleId, PULONGLONG ModuleOffset, PULONG Code);
 
 #endif // _TRACER_PERF_MAPS_H_

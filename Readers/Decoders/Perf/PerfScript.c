@@ -583,44 +583,6 @@ Routine Description:
 }
 
 static
-VOID
-PlaceAddress(
-    PPERF_SCRIPT_STATE State,
-    ULONG Pid,
-    ULONGLONG Address,
-    PULONG ModuleId,
-    PULONGLONG ModuleOffset,
-    PULONG Code
-    )
-/*++
-
-Routine Description:
-
-    The offset of Address in its mapped file, when the text's MMAP lines
-    map it in the process (ModuleId the mapping's file if perf printed
-    none), and whether the mapping is executable (Code).
-
---*/
-{
-    const PERF_MAPPING *Mapping;
-
-    if (Address == TRACE_NULL_ULONGLONG || Pid == TRACE_NULL_ULONG) {
-        return;
-    }
-    Mapping = PerfMapsFind(&State->Maps, Pid, Address);
-    if (Mapping == NULL) {
-        return;
-    }
-    if (*ModuleId == TRACE_STRING_NULL) {
-        *ModuleId = Mapping->PathId;
-    }
-    *ModuleOffset = Address - Mapping->Start + Mapping->Offset;
-    if (Code != NULL) {
-        *Code = Mapping->Exec ? 1 : 0;
-    }
-}
-
-static
 RTL_STATUS
 ImportPageFaultSample(
     PTRACE_IMPORT Import,
@@ -694,10 +656,10 @@ ImportPageFaultSample(
     Record.ErrorCode = TRACE_NULL_ULONG;
     TraceImportPageFaultUnclassified(&Record);
     Record.Hard = PageFaultHardness(Line->Name);
-    PlaceAddress(State, Line->Event.Pid, Record.Address, &Record.ModuleId,
-                 &Record.ModuleOffset, &Record.Code);
-    PlaceAddress(State, Line->Event.Pid, Record.Ip, &Record.IpModuleId,
-                 &Record.IpModuleOffset, NULL);
+    PerfMapsPlace(&State->Maps, Line->Event.Pid, Record.Address,
+                  &Record.ModuleId, &Record.ModuleOffset, &Record.Code);
+    PerfMapsPlace(&State->Maps, Line->Event.Pid, Record.Ip,
+                  &Record.IpModuleId, &Record.IpModuleOffset, NULL);
 
     return TraceImportPageFault(Import, &Line->Event, &Record);
 }
