@@ -181,7 +181,8 @@ char *tracestoreSchemaText(int bMarkdown){
                             "Table-valued functions", "Functions" };
   static const char *const azStoreOrder[] = {
     "page_fault", "kvm_exit", "sched_switch", "ftrace_event", "span",
-    "counter", "module", "thread", "process", "source"
+    "counter", "sample", "stack", "frame", "module", "thread", "process",
+    "source"
   };
   int nObj, i, k;
 

@@ -298,6 +298,61 @@ SCHEMA(TraceModuleSchema, "module", MODULE_RECORD, ModuleColumns,
        "memory mappings of processes (/proc/PID/maps, uftrace *.map, "
        "tracestore record's mmap records, ETW image events)");
 
+static const TRACE_COLUMN_DESCRIPTOR SampleColumns[] = {
+    COLUMN("ts", I64, SAMPLE_RECORD, Timestamp, TS,
+           "time of the sample, ns"),
+    COLUMN("name", U32, SAMPLE_RECORD, NameId, STR,
+           "sampling event (cpu-clock, task-clock, cycles, ...)"),
+    COLUMN("tid", U32, SAMPLE_RECORD, Tid, NUL,
+           "thread id, NULL when the source does not say"),
+    COLUMN("pid", U32, SAMPLE_RECORD, Pid, NUL,
+           "process id, NULL when the source does not say"),
+    COLUMN("comm", U32, SAMPLE_RECORD, CommId, NSTR,
+           "thread command name at the time of the sample"),
+    COLUMN("cpu", U32, SAMPLE_RECORD, Cpu, NUL,
+           "CPU the sample was taken on, when recorded"),
+    COLUMN("ip", U64, SAMPLE_RECORD, Ip, ADDR | NUL,
+           "instruction pointer sampled"),
+    COLUMN("period", U64, SAMPLE_RECORD, Period, NUL,
+           "events the sample stands for (ns of cpu-clock, cycles, ...)"),
+    COLUMN("stack_id", I64, SAMPLE_RECORD, StackId, NUL,
+           "the leaf callsite of the sample's call stack (stack.id)"),
+};
+
+SCHEMA(TraceSampleSchema, "sample", SAMPLE_RECORD, SampleColumns,
+       "samples of sampling events with their call stacks (perf record; "
+       "Perfetto's perf_sample)");
+
+static const TRACE_COLUMN_DESCRIPTOR StackColumns[] = {
+    COLUMN("parent_id", I64, STACK_RECORD, ParentId, NUL,
+           "the calling callsite (stack.id), NULL at the root"),
+    COLUMN("frame_id", U64, STACK_RECORD, FrameId, 0,
+           "the frame called (frame.id)"),
+    COLUMN("depth", U32, STACK_RECORD, Depth, 0,
+           "callsites above this one, 0 at the root"),
+};
+
+SCHEMA(TraceStackSchema, "stack", STACK_RECORD, StackColumns,
+       "callsites of the samples' call stacks, each stored once "
+       "(Perfetto's stack_profile_callsite)");
+
+static const TRACE_COLUMN_DESCRIPTOR FrameColumns[] = {
+    COLUMN("ip", U64, FRAME_RECORD, Ip, ADDR,
+           "code address (as first sampled)"),
+    COLUMN("module", U32, FRAME_RECORD, ModuleId, NSTR,
+           "mapped file holding the address, when its mapping is known"),
+    COLUMN("module_offset", U64, FRAME_RECORD, ModuleOffset, NUL,
+           "address - mapping start + file offset, when known"),
+    COLUMN("symbol", U32, FRAME_RECORD, SymbolId, NSTR,
+           "function holding the address, when a symbol table says"),
+    COLUMN("kernel", U32, FRAME_RECORD, Kernel, 0,
+           "1 a kernel address, 0 a user one"),
+};
+
+SCHEMA(TraceFrameSchema, "frame", FRAME_RECORD, FrameColumns,
+       "code addresses of the samples' call stacks, placed and symbolized "
+       "(Perfetto's stack_profile_frame)");
+
 static const TRACE_COLUMN_DESCRIPTOR StringColumns[] = {
     COLUMN("offset", U64, TRACE_STRING_RECORD, Offset, 0,
            "offset of the bytes in string_data"),
@@ -451,6 +506,12 @@ const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
            "name", "pid", NULL, "cpu", NULL),
     RECORD(TraceRecordModule, TraceModuleSchema, 0,
            NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordFrame, TraceFrameSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordStack, TraceStackSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordSample, TraceSampleSchema, EVENT,
+           "name", "pid", "tid", "cpu", NULL),
 };
 
 PCTRACE_COLUMN_DESCRIPTOR

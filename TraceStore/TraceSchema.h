@@ -276,6 +276,59 @@ C_ASSERT(FIELD_OFFSET(MODULE_RECORD, Pid) == 32);
 C_ASSERT(FIELD_OFFSET(MODULE_RECORD, BuildIdId) == 44);
 
 //
+// sample: one row per sample of a sampling event (cpu-clock, task-clock,
+// cycles: perf record), with its call stack (Perfetto's perf_sample).
+//
+
+typedef struct _SAMPLE_RECORD {
+    LONGLONG Timestamp;     // ts
+    ULONGLONG Ip;           // sampled instruction pointer, or NULL
+    ULONGLONG Period;       // events the sample stands for, or NULL
+    LONGLONG StackId;       // the leaf callsite (`stack` row), or NULL
+    ULONG NameId;           // event name
+    ULONG Tid;              // or NULL
+    ULONG Pid;              // or NULL
+    ULONG Cpu;              // or NULL
+    ULONG CommId;           // or NULL
+    ULONG Padding;
+} SAMPLE_RECORD, *PSAMPLE_RECORD;
+
+C_ASSERT(sizeof(SAMPLE_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(SAMPLE_RECORD, StackId) == 24);
+C_ASSERT(FIELD_OFFSET(SAMPLE_RECORD, NameId) == 32);
+
+//
+// stack: the callsites of the samples' stacks, each stored once
+// (Perfetto's stack_profile_callsite): a frame called from its parent
+// callsite.
+//
+
+typedef struct _STACK_RECORD {
+    LONGLONG ParentId;      // the caller's callsite, or NULL at the root
+    ULONGLONG FrameId;      // `frame` row
+    ULONG Depth;            // 0 at the root
+    ULONG Padding;
+} STACK_RECORD, *PSTACK_RECORD;
+
+C_ASSERT(sizeof(STACK_RECORD) == 24);
+
+//
+// frame: a code address of the stacks, placed in its mapped file and
+// named by the symbol holding it (Perfetto's stack_profile_frame).
+//
+
+typedef struct _FRAME_RECORD {
+    ULONGLONG Ip;           // the address (as first sampled)
+    ULONGLONG ModuleOffset; // address - mapping start + file offset, or NULL
+    ULONG ModuleId;         // mapped file, or NULL
+    ULONG SymbolId;         // function, or NULL
+    ULONG Kernel;           // 1 kernel, 0 user
+    ULONG Padding;
+} FRAME_RECORD, *PFRAME_RECORD;
+
+C_ASSERT(sizeof(FRAME_RECORD) == 32);
+
+//
 // Schemas.
 //
 
@@ -289,6 +342,9 @@ extern const TRACE_STORE_SCHEMA TraceSourceSchema;
 extern const TRACE_STORE_SCHEMA TraceSpanSchema;
 extern const TRACE_STORE_SCHEMA TraceCounterSchema;
 extern const TRACE_STORE_SCHEMA TraceModuleSchema;
+extern const TRACE_STORE_SCHEMA TraceSampleSchema;
+extern const TRACE_STORE_SCHEMA TraceStackSchema;
+extern const TRACE_STORE_SCHEMA TraceFrameSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
@@ -315,6 +371,9 @@ typedef enum _TRACE_RECORD_KIND {
     TraceRecordSpan,
     TraceRecordCounter,
     TraceRecordModule,
+    TraceRecordFrame,
+    TraceRecordStack,
+    TraceRecordSample,
     TraceRecordKindMaximum
 } TRACE_RECORD_KIND;
 

@@ -637,13 +637,25 @@ Routine Description:
 
 --*/
 {
+    return TraceImportAppendRecord(Import, TraceRecordModule, Record, NULL);
+}
+
+RTL_STATUS
+TraceImportAppendRecord(
+    PTRACE_IMPORT Import,
+    TRACE_RECORD_KIND Kind,
+    PCVOID Record,
+    PULONGLONG Index
+    )
+{
     RTL_STATUS Status;
     PTRACE_STORE Store;
 
-    Status = TraceImportOpenStore(Import, TraceRecordModule, &Store);
+    Status = TraceImportOpenStore(Import, Kind, &Store);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    return AppendRecord(Import, Store, Record, NULL);
+    return AppendSized(Import, Store, Record,
+                       TraceRecordTypes[Kind].Schema->RecordSize, Index);
 }

@@ -168,6 +168,10 @@ typedef struct _TRACE_IMPORT {
     PCTRACE_DECOMPRESSOR Zstd;      // NULL when the edge has none
     PCTRACE_WORKER Worker;          // NULL when the edge has none
     DOUBLE TscMhz;                  // TSC rate for TSC-clocked inputs, or 0
+    BOOL HostSymbols;               // readers may name code addresses from
+                                    // this machine's files (/proc/kallsyms,
+                                    // the mapped ELF files)
+    ULONG Padding5;
     ULONG ReorderWindow;            // span events held to restore time
                                     // order (0: TRACE_REORDER_WINDOW)
     ULONG Padding3;
@@ -487,6 +491,48 @@ RTL_STATUS TraceImportAppendEvent(PTRACE_IMPORT Import,
                                   PTRACE_EVENT_CONTEXT Event, PVOID Record);
 
 //
+// Call stacks (ImportStacks.c): frames and callsites stored once each, as
+// Perfetto's stack_profile_frame and stack_profile_callsite.  A reader
+// keeps a TRACE_STACK_TABLE for its import.
+//
+
+typedef RTL_STATUS (TRACE_SYMBOLIZE)(PVOID Context, PFRAME_RECORD Frame);
+typedef TRACE_SYMBOLIZE *PTRACE_SYMBOLIZE;
+
+typedef struct _TRACE_STACK_TABLE {
+    PTRACE_IMPORT Import;
+    TRACE_HASH_TABLE Frames;        // hash of a frame's key -> frame id
+    TRACE_HASH_TABLE Callsites;     // (parent + 1) << 32 | frame + 1 -> id
+    PFRAME_RECORD Known;            // the frames appended, by id
+    SIZE_T KnownBytes;
+    ULONGLONG FrameCount;
+    ULONGLONG CallsiteCount;
+} TRACE_STACK_TABLE, *PTRACE_STACK_TABLE;
+
+RTL_STATUS TraceStackTableInitialize(PTRACE_IMPORT Import,
+                                     PTRACE_STACK_TABLE Table);
+VOID TraceStackTableRelease(PTRACE_STACK_TABLE Table);
+
+//
+// The id of the frame of Frame's key: (ModuleId, ModuleOffset, Kernel)
+// when ModuleId is not NULL, else (Ip, Kernel).  A new frame is appended
+// after Symbolize (optional) has set its SymbolId (NULL otherwise).
+//
+
+RTL_STATUS TraceStackFrame(PTRACE_STACK_TABLE Table, PFRAME_RECORD Frame,
+                           PTRACE_SYMBOLIZE Symbolize, PVOID Context,
+                           PULONGLONG FrameId);
+
+//
+// The id of the callsite of FrameId called from ParentId (-1: a root),
+// Depth callsites from the root, appended the first time.
+//
+
+RTL_STATUS TraceStackCallsite(PTRACE_STACK_TABLE Table, LONGLONG ParentId,
+                              ULONGLONG FrameId, ULONG Depth,
+                              PLONGLONG CallsiteId);
+
+//
 // Names the clock the input's timestamps come from: the `source` row's
 // `clock`, and the session's clock if the session did not know it yet.
 //
@@ -535,6 +581,16 @@ RTL_STATUS TraceImportModuleLine(PTRACE_IMPORT Import, LONGLONG Timestamp,
 //
 
 RTL_STATUS TraceImportModule(PTRACE_IMPORT Import, PMODULE_RECORD Record);
+
+//
+// Appends a record of type Kind that is not an event (a module, frame or
+// stack row: no task, not counted), opening its store on first use;
+// *Index (optional) receives its row number.
+//
+
+RTL_STATUS TraceImportAppendRecord(PTRACE_IMPORT Import,
+                                   TRACE_RECORD_KIND Kind, PCVOID Record,
+                                   PULONGLONG Index);
 
 //
 // Commits when CommitEvery events have accumulated, and reports progress.
