@@ -57,6 +57,7 @@ ROOMS = [
     ("Kernel/", "Kernel", 1, True),
     ("Readers/Text/", "Readers/Text", 2, True),
     ("Readers/Import/", "Readers/Import", 3, True),
+    ("Readers/Symbols/", "Readers/Symbols", 3, True),
     ("Readers/Decoders/", "Readers/Decoders", 4, True),
     ("Readers/", "Readers", 5, True),
     ("Sqlite3Ext/", "Sqlite3Ext", 2, False),
