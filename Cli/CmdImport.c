@@ -201,6 +201,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.TscOffset = pOpt->iTscOffset;
   imp.ReorderWindow = pOpt->nReorderWindow;
   imp.Zstd = TraceZstdDecompressor();
+  imp.HostSymbols = 1;
   imp.Worker = &hostImportWorker;
 
   prog.zPath = zPath;

@@ -27,6 +27,7 @@ Environment:
 
 const PCTRACE_FORMAT TraceFormats[] = {
     &TraceDatDecoder,
+    &PerfDataDecoder,
     &EtwDecoder,
     &UftraceDecoder,
     &KvmtraceDecoder,

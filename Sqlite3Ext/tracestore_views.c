@@ -200,6 +200,9 @@ int tracestoreViewsInit(sqlite3 *db){
 #define TS_HAS_KVM_EXIT      TS_HAS(TraceRecordKvmExit)
 #define TS_HAS_FTRACE_EVENT  TS_HAS(TraceRecordFtraceEvent)
 #define TS_HAS_SPAN          TS_HAS(TraceRecordSpan)
+#define TS_HAS_STACKS        (TS_HAS(TraceRecordSample) | \
+                              TS_HAS(TraceRecordStack) | \
+                              TS_HAS(TraceRecordFrame))
 /* Not a store: page_fault has issue 15's columns (hard, code, ...), which
 ** stores written before it lack. */
 #define TS_HAS_FAULT_CLASSES (1 << 30)
@@ -445,11 +448,48 @@ static const char zTsEventRateRollup[] =
   "SELECT store, name, ts, dur, count, count * 1e9 / dur AS per_second "
   "FROM rollup_event_rate ORDER BY store, name, ts";
 
+/* A frame's name as perf report prints it: its symbol, else the address
+** in its mapped file (or the address), as 0x and 16 hex digits. */
+#define TS_FRAME_NAME(f) \
+  "coalesce(" f ".symbol, printf('0x%016x', coalesce(" f ".module_offset, " \
+  f ".ip)))"
+
+/* perf report --no-children: samples by the frame they were taken in. */
+static const char zTsSampleSelfView[] =
+  "SELECT s.comm AS comm, f.module AS module, " TS_FRAME_NAME("f")
+  " AS symbol, f.kernel AS kernel, count(*) AS samples, "
+  "sum(s.period) AS period, "
+  "100.0 * sum(s.period) / (SELECT sum(period) FROM sample) AS overhead "
+  "FROM sample AS s JOIN stack AS k ON k.id = s.stack_id "
+  "JOIN frame AS f ON f.id = k.frame_id "
+  "GROUP BY 1, 2, 3, 4 "
+  "ORDER BY period DESC, samples DESC, comm, module, symbol";
+
+/* The flame graph: every callsite with samples at or below it.  The
+** samples are counted per leaf callsite first, so the walk up the stacks
+** is O(distinct stacks x depth). */
+static const char zTsSampleFlameView[] =
+  "WITH RECURSIVE up(callsite, samples, period, self, self_period) AS ("
+    "SELECT stack_id, count(*), sum(period), count(*), sum(period) "
+    "FROM sample WHERE stack_id IS NOT NULL GROUP BY stack_id "
+    "UNION ALL "
+    "SELECT k.parent_id, up.samples, up.period, 0, 0 "
+    "FROM up JOIN stack AS k ON k.id = up.callsite "
+    "WHERE k.parent_id IS NOT NULL) "
+  "SELECT k.id AS id, k.parent_id AS parent_id, k.depth AS depth, "
+  "f.module AS module, " TS_FRAME_NAME("f") " AS name, "
+  "f.kernel AS kernel, sum(up.self) AS self, sum(up.samples) AS total, "
+  "sum(up.self_period) AS self_period, sum(up.period) AS total_period "
+  "FROM up JOIN stack AS k ON k.id = up.callsite "
+  "JOIN frame AS f ON f.id = k.frame_id "
+  "GROUP BY k.id ORDER BY total DESC, id";
+
 /* The names of the views below, for tracestoreIsViewName(). */
 static const char *const azTsViewName[] = {
   "event", "args", "syscall_counts", "kvm_exit_reasons",
   "page_fault_summary", "page_fault_traffic", "span_self_time",
-  "span_running", "event_counts", "event_rate",
+  "span_running", "event_counts", "event_rate", "sample_self",
+  "sample_flame",
 };
 
 int tracestoreIsViewName(const char *zName){
@@ -461,7 +501,7 @@ int tracestoreIsViewName(const char *zName){
 }
 
 /* Views one call handles at most: the seven it makes and stale ones. */
-#define TS_MAX_VIEWS 16
+#define TS_MAX_VIEWS 24
 
 /* A view tracestoreViewsAttach() may make. */
 typedef struct ts_view ts_view;
@@ -605,6 +645,15 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
       rc = tsAddView(aView, pnView, "span_running", TS_HAS_SPAN,
                      (mask & TS_HAS_RU_SPAN_OPEN) ? zTsSpanRunningRollup :
                      zTsSpanRunningView);
+    }
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( (mask & TS_HAS_STACKS)==TS_HAS_STACKS ){
+    rc = tsAddView(aView, pnView, "sample_self", TS_HAS_STACKS,
+                   zTsSampleSelfView);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "sample_flame", TS_HAS_STACKS,
+                     zTsSampleFlameView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
@@ -884,8 +933,9 @@ int tracestoreViewsFleet(sqlite3 *db, int nSes, const char *const *azSchema,
 static const tracestore_doc_column aEventDoc[] = {
   { "ts", "INTEGER", "time of the event, ns" },
   { "name", "TEXT", "event name: the store's name column (page_fault: "
-    "page_fault_user/kernel, ftrace_event: the event, span and counter: "
-    "their names); 'kvm_exit' and 'sched_switch' for those stores" },
+    "page_fault_user/kernel, ftrace_event: the event, span, counter and "
+    "sample: their names); 'kvm_exit' and 'sched_switch' for those "
+    "stores" },
   { "pid", "INTEGER", "process id when the source says (NULL for "
     "sched_switch)" },
   { "tid", "INTEGER", "thread id (sched_switch: prev_pid, the task that "
@@ -1043,6 +1093,35 @@ static const tracestore_doc_column aEventRateDoc[] = {
   { 0, 0, 0 }
 };
 
+static const tracestore_doc_column aSampleSelfDoc[] = {
+  { "comm", "TEXT", "command name of the sampled thread" },
+  { "module", "TEXT", "mapped file of the frame the sample was taken in "
+    "(the leaf of its stack), or NULL" },
+  { "symbol", "TEXT", "its function, else 0x and the 16 hex digits of its "
+    "offset in the module (or its address), as perf report prints it" },
+  { "kernel", "INTEGER", "1 a kernel frame, 0 a user one" },
+  { "samples", "INTEGER", "samples taken there" },
+  { "period", "INTEGER", "their periods' sum" },
+  { "overhead", "REAL", "period as a percentage of all samples' period "
+    "(perf report's Overhead)" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aSampleFlameDoc[] = {
+  { "id", "INTEGER", "the callsite (stack.id)" },
+  { "parent_id", "INTEGER", "its caller's callsite, NULL at a root" },
+  { "depth", "INTEGER", "0 at a root" },
+  { "module", "TEXT", "the frame's mapped file, or NULL" },
+  { "name", "TEXT", "the frame's function (else its offset or address, as "
+    "in sample_self)" },
+  { "kernel", "INTEGER", "1 a kernel frame, 0 a user one" },
+  { "self", "INTEGER", "samples whose stack ends at this callsite" },
+  { "total", "INTEGER", "samples whose stack passes through it" },
+  { "self_period", "INTEGER", "the periods of the self samples" },
+  { "total_period", "INTEGER", "the periods of the total samples" },
+  { 0, 0, 0 }
+};
+
 static const tracestore_doc_column aRollupSpanOpenDoc[] = {
   { "id", "INTEGER", "id of a span row whose flags had bit 2 (not ended) "
     "when the rollup was read" },
@@ -1129,7 +1208,7 @@ static const tracestore_doc_object aDocObject[] = {
     aStoreInfoDoc },
   { "event", "view", "always (no rows without event stores)",
     "Every event of every event store (ftrace_event, page_fault, kvm_exit, "
-    "sched_switch, span, counter: those the session had when it was "
+    "sched_switch, span, counter, sample: those the session had when it was "
     "attached), as one table: \"what happened, in order\".  A UNION ALL, "
     "so a ts range or ORDER BY ts reaches each store's table.",
     "SELECT * FROM event WHERE ts BETWEEN 697455000000 AND 697456000000 "
@@ -1186,6 +1265,20 @@ static const tracestore_doc_object aDocObject[] = {
     "the store.  Ordered by id, so each thread's stack reads outermost "
     "first.",
     "SELECT tid, depth, name, dur FROM span_running;", aSpanRunningDoc },
+  { "sample_self", "view", "sample, stack and frame stores",
+    "Where the samples were taken: per command, module and function of "
+    "the leaf frame, the samples, their period and its share of all, as "
+    "perf report --no-children --sort comm,dso,sym counts them.  Ordered "
+    "by period.",
+    "SELECT comm, module, symbol, overhead FROM sample_self LIMIT 20;",
+    aSampleSelfDoc },
+  { "sample_flame", "view", "sample, stack and frame stores",
+    "The flame graph of the samples: every callsite their stacks pass "
+    "through, with the samples that end there (self) and that pass "
+    "through it (total).  A callsite's children are the rows whose "
+    "parent_id is its id.  Ordered by total.",
+    "SELECT depth, name, self, total FROM sample_flame LIMIT 20;",
+    aSampleFlameDoc },
   { "event_counts", "view", "an event store",
     "Events per store and name: what SELECT store, name, count(*) FROM "
     "event GROUP BY store, name answers, from the rollups.  Ordered by "

@@ -120,6 +120,10 @@ fuzz_target(perf_script FORMAT perf-script SEEDS
   ${FUZZ_DATA}/perf-raw-syscalls.txt ${FUZZ_DATA}/perf-sched-faults.txt
   ${FUZZ_DATA}/perf-faults-mmap.txt
   ${CAP}/perf-pagefaults.txt ${CAP}/perf-kvm-time-event.txt)
+set(PD ${FUZZ_DATA}/perf-data)
+fuzz_target(perf_data FORMAT perf-data SEEDS
+  ${PD}/tracepoints.data ${PD}/tracepoints-pipe.data ${PD}/faults.data
+  ${PD}/callgraph.data ${PD}/samples-pipe.data)
 fuzz_target(perf_stat FORMAT perf-stat SEEDS
   ${FUZZ_DATA}/perf-stat-percore.txt ${FUZZ_DATA}/perf-stat-percpu.txt
   ${CAP}/perf-stat.txt)

@@ -78,6 +78,7 @@ set_tests_properties(bench.import_ftrace PROPERTIES LABELS bench TIMEOUT 600 RUN
 # One file per reader (issue 3).
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/TraceDat.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/PerfText.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/PerfData.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Uftrace.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Kvmtrace.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/Readers/Etw.cmake)

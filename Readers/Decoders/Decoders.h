@@ -37,8 +37,12 @@ extern const TRACE_FORMAT FtraceTextDecoder;
 extern const TRACE_FORMAT TraceCmdReportDecoder;
 extern const TRACE_FORMAT TraceDatDecoder;
 
-// Perf/: perf script text (PerfScript.c), perf stat intervals (PerfStat.c).
+// Perf/: perf.data (PerfData.c), perf script text (PerfScript.c), perf stat
+// intervals (PerfStat.c).
 
+TRACE_FORMAT_DETECT PerfDataDetect;
+TRACE_FORMAT_IMPORT PerfDataImport;
+extern const TRACE_FORMAT PerfDataDecoder;
 TRACE_FORMAT_DETECT PerfScriptDetect;
 TRACE_FORMAT_IMPORT PerfScriptImport;
 TRACE_FORMAT_DETECT PerfStatDetect;

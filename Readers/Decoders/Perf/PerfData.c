@@ -1,0 +1,806 @@
+/*++
+
+Module Name:
+
+    PerfData.c
+
+Abstract:
+
+    perf.data, as `perf record` writes it, read without perf: detection by
+    the PERFILE2 magic, the file header (attrs with their ids, the data
+    section, the feature bitmap and the feature sections after the data)
+    and pipe mode's header (`perf record -o -`: attrs, tracing data and
+    features come as records before the events).  The records themselves
+    are PerfDataRecords.c's.
+
+    Features read: TRACING_DATA (the event formats, kallsyms and printk
+    formats, parsed by the trace.dat reader's code: TracingData.h) and
+    EVENT_DESC (the events' names).  Attrs without a name are named as
+    perf names them: a tracepoint "system:event" from its format, a
+    software or hardware event by its config.
+
+Environment:
+
+    Core: no C runtime; the OS only through PRTL.  Calls the import
+    context (TraceImport.h), the tracing-data parser (Ftrace/TracingData.h)
+    and PerfDataRecords.c.
+
+--*/
+
+#include "PerfData.h"
+#include "Readers/Decoders/Decoders.h"
+
+static
+VOID
+CopyName(
+    PPERF_ATTR Attr,
+    PCSZ Name,
+    SIZE_T Length
+    )
+{
+    SIZE_T Index;
+
+    if (Length >= sizeof(Attr->Name)) {
+        Length = sizeof(Attr->Name) - 1;
+    }
+    for (Index = 0; Index < Length && Name[Index] != '\0'; Index++) {
+        Attr->Name[Index] = Name[Index];
+    }
+    Attr->Name[Index] = '\0';
+}
+
+static
+VOID
+DefaultName(
+    PPERF_ATTR Attr
+    )
+/*++
+
+Routine Description:
+
+    The name perf gives an event without EVENT_DESC (util/evsel.c): the
+    software and hardware events by config; a tracepoint's is found from
+    its format when the tracing data is read (PerfNameTracepoints).
+
+--*/
+{
+    static PCSZ const Software[] = {
+        "cpu-clock", "task-clock", "page-faults", "context-switches",
+        "cpu-migrations", "minor-faults", "major-faults",
+        "alignment-faults", "emulation-faults", "dummy", "bpf-output",
+        "cgroup-switches"
+    };
+    static PCSZ const Hardware[] = {
+        "cycles", "instructions", "cache-references", "cache-misses",
+        "branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+        "stalled-cycles-backend", "ref-cycles"
+    };
+    PCSZ Name = NULL;
+
+    if (Attr->Type == PERF_TYPE_SOFTWARE &&
+        Attr->Config < ARRAYSIZE(Software)) {
+        Name = Software[Attr->Config];
+    } else if (Attr->Type == PERF_TYPE_HARDWARE &&
+               Attr->Config < ARRAYSIZE(Hardware)) {
+        Name = Hardware[Attr->Config];
+    }
+    if (Name != NULL) {
+        CopyName(Attr, Name, RtlStringLength(Name));
+    } else {
+        RtlFormat(Attr->Name, sizeof(Attr->Name), "raw 0x%llx:0x%llx",
+                  (ULONGLONG)Attr->Type, Attr->Config);
+    }
+}
+
+static
+RTL_STATUS
+Grow(
+    PPERF_DATA Perf,
+    PVOID *Array,
+    SIZE_T *Bytes,
+    SIZE_T Needed
+    )
+/*++
+
+Routine Description:
+
+    Grows an array of pages to hold at least Needed bytes (doubling).
+
+--*/
+{
+    SIZE_T NewBytes = *Bytes != 0 ? *Bytes : RTL_PAGE_SIZE;
+    PVOID NewArray;
+    RTL_STATUS Status;
+
+    if (Needed <= *Bytes) {
+        return RTL_STATUS_OK;
+    }
+    while (NewBytes < Needed) {
+        NewBytes *= 2;
+    }
+    Status = Perf->Rtl->AllocatePages(Perf->Rtl, NewBytes, &NewArray);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    if (*Array != NULL) {
+        Perf->Rtl->CopyMemory(NewArray, *Array, *Bytes);
+        Perf->Rtl->Unmap(Perf->Rtl, *Array, *Bytes);
+    }
+    *Array = NewArray;
+    *Bytes = NewBytes;
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
+PerfAddAttr(
+    PPERF_DATA Perf,
+    ULONGLONG Offset,
+    const BYTE *Bytes,
+    ULONG Size,
+    const BYTE *Ids,
+    ULONGLONG IdCount
+    )
+/*++
+
+Routine Description:
+
+    Adds an event's perf_event_attr (Size bytes at file offset Offset) and
+    the ids its records carry.
+
+--*/
+{
+    PTRACE_IMPORT Import = Perf->Import;
+    PPERF_ATTR Attr;
+    ULONGLONG Index;
+    RTL_STATUS Status;
+
+    if (Size < PERF_ATTR_SIZE_VER0) {
+        return TraceImportByteError(Import, Offset, "an event attr of %u "
+                                    "bytes (at least %u expected)", Size,
+                                    PERF_ATTR_SIZE_VER0);
+    }
+    if (Perf->AttrCount >= PERF_MAX_ATTRS) {
+        return TraceImportByteError(Import, Offset, "more than %u event "
+                                    "attrs", PERF_MAX_ATTRS);
+    }
+    if (IdCount > PERF_MAX_IDS - Perf->IdCount) {
+        return TraceImportByteError(Import, Offset, "more than %u event "
+                                    "ids", PERF_MAX_IDS);
+    }
+    Status = Grow(Perf, (PVOID *)&Perf->Attrs, &Perf->AttrBytes,
+                  (Perf->AttrCount + 1) * sizeof(PERF_ATTR));
+    if (RTL_SUCCESS(Status)) {
+        Status = Grow(Perf, (PVOID *)&Perf->Ids, &Perf->IdBytes,
+                      (SIZE_T)(Perf->IdCount + IdCount) * sizeof(PERF_ID));
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return TraceImportByteError(Import, Offset, "no memory for the "
+                                    "event attrs");
+    }
+
+    Attr = &Perf->Attrs[Perf->AttrCount];
+    Perf->Rtl->FillMemory(Attr, sizeof(*Attr), 0);
+    Attr->Type = PerfRead32(Bytes);
+    Attr->Config = PerfRead64(Bytes + 8);
+    Attr->SamplePeriod = PerfRead64(Bytes + 16);
+    Attr->SampleType = PerfRead64(Bytes + 24);
+    Attr->ReadFormat = PerfRead64(Bytes + 32);
+    Attr->Flags = PerfRead64(Bytes + 40);
+    if (Size >= 80) {
+        Attr->BranchSampleType = PerfRead64(Bytes + 72);
+    }
+    if (Size >= 88) {
+        Attr->RegsUser = PerfCountBits(PerfRead64(Bytes + 80));
+    }
+    if (Size >= 104) {
+        Attr->RegsIntr = PerfCountBits(PerfRead64(Bytes + 96));
+    }
+    if (Size >= 96 && (Attr->Flags & (1ULL << 25)) != 0) {
+        Perf->UseClockId = TRUE;
+        Perf->ClockId = PerfRead32(Bytes + 92);
+    }
+    Attr->NameId = TRACE_STRING_NULL;
+    Attr->Hard = TRACE_NULL_ULONG;
+    Attr->Kind = PerfEventSample;
+    if (Attr->Type == PERF_TYPE_TRACEPOINT) {
+        Attr->Kind = PerfEventTracepoint;
+    } else if (Attr->Type == PERF_TYPE_SOFTWARE &&
+               (Attr->Config == PERF_COUNT_SW_PAGE_FAULTS ||
+                Attr->Config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+                Attr->Config == PERF_COUNT_SW_PAGE_FAULTS_MAJ)) {
+        Attr->Kind = PerfEventPageFault;
+        Attr->Hard = Attr->Config == PERF_COUNT_SW_PAGE_FAULTS_MAJ ? 1 :
+                     Attr->Config == PERF_COUNT_SW_PAGE_FAULTS_MIN ? 0 :
+                     TRACE_NULL_ULONG;
+    }
+    if ((Attr->SampleType & ~PERF_SAMPLE_KNOWN) != 0) {
+        return TraceImportByteError(Import, Offset + 24, "sample_type "
+                                    "0x%llx has bits this reader does not "
+                                    "know (0x%llx)", Attr->SampleType,
+                                    Attr->SampleType & ~PERF_SAMPLE_KNOWN);
+    }
+    DefaultName(Attr);
+
+    for (Index = 0; Index < IdCount; Index++) {
+        Perf->Ids[Perf->IdCount].Id = PerfRead64(Ids + Index * 8);
+        Perf->Ids[Perf->IdCount].Attr = Perf->AttrCount;
+        Perf->Ids[Perf->IdCount].Padding = 0;
+        Perf->IdCount++;
+    }
+    Perf->IdsSorted = FALSE;
+    Perf->AttrCount++;
+    Perf->SameLayout = Perf->Attrs[0].SampleType == Attr->SampleType &&
+                       (Perf->AttrCount == 1 || Perf->SameLayout);
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+SortIds(
+    PPERF_DATA Perf
+    )
+/*++
+
+Routine Description:
+
+    Sorts the ids for binary search (insertion sort: a recording has a
+    few ids per event and CPU, added in nearly sorted order).
+
+--*/
+{
+    ULONG Index;
+
+    for (Index = 1; Index < Perf->IdCount; Index++) {
+        PERF_ID Entry = Perf->Ids[Index];
+        ULONG Slot = Index;
+
+        while (Slot > 0 && Perf->Ids[Slot - 1].Id > Entry.Id) {
+            Perf->Ids[Slot] = Perf->Ids[Slot - 1];
+            Slot--;
+        }
+        Perf->Ids[Slot] = Entry;
+    }
+    Perf->IdsSorted = TRUE;
+}
+
+PPERF_ATTR
+PerfFindAttr(
+    PPERF_DATA Perf,
+    ULONGLONG Id
+    )
+/*++
+
+Routine Description:
+
+    The attr of the records that carry Id, or NULL.
+
+--*/
+{
+    ULONG Low = 0;
+    ULONG High;
+
+    if (!Perf->IdsSorted) {
+        SortIds(Perf);
+    }
+    High = Perf->IdCount;
+    while (Low < High) {
+        ULONG Middle = Low + (High - Low) / 2;
+
+        if (Perf->Ids[Middle].Id < Id) {
+            Low = Middle + 1;
+        } else {
+            High = Middle;
+        }
+    }
+    if (Low < Perf->IdCount && Perf->Ids[Low].Id == Id) {
+        return &Perf->Attrs[Perf->Ids[Low].Attr];
+    }
+    return NULL;
+}
+
+RTL_STATUS
+PerfSetName(
+    PPERF_DATA Perf,
+    ULONGLONG Id,
+    PCSZ Name,
+    SIZE_T Length
+    )
+{
+    PPERF_ATTR Attr = PerfFindAttr(Perf, Id);
+
+    if (Attr != NULL && Length != 0) {
+        CopyName(Attr, Name, Length);
+    }
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+NameTracepoints(
+    PPERF_DATA Perf
+    )
+/*++
+
+Routine Description:
+
+    Tracepoint attrs still named by number take "system:event" from the
+    format whose id is their config, as perf names them.
+
+--*/
+{
+    PTRACE_EVENT_TABLE Table;
+    ULONG Index;
+
+    if (Perf->Tracing == NULL) {
+        return;
+    }
+    Table = TracingDataSink(Perf->Tracing)->Table;
+    for (Index = 0; Index < Perf->AttrCount; Index++) {
+        PPERF_ATTR Attr = &Perf->Attrs[Index];
+        PTRACE_EVENT_FORMAT Format;
+
+        if (Attr->Type != PERF_TYPE_TRACEPOINT ||
+            !TextStartsWith(Attr->Name, Attr->Name + RtlStringLength(Attr->Name),
+                            "raw ") ||
+            Attr->Config > TRACE_EVENT_MAX_ID) {
+            continue;
+        }
+        Format = TraceEventLookup(Table, (ULONG)Attr->Config);
+        if (Format != NULL) {
+            RtlFormat(Attr->Name, sizeof(Attr->Name), "%s:%s",
+                      Format->System, Format->Name);
+        }
+    }
+}
+
+static
+RTL_STATUS
+ReadEventDesc(
+    PPERF_DATA Perf,
+    ULONGLONG Offset,
+    ULONGLONG Size
+    )
+/*++
+
+Routine Description:
+
+    EVENT_DESC: u32 events, u32 attr size; per event its attr, u32 id
+    count, its name (u32 length, then the NUL-padded text) and its ids.
+    Only the names are taken (the attrs came before).
+
+--*/
+{
+    const BYTE *Data = Perf->Buffer + Offset;
+    ULONGLONG Position = 8;
+    ULONG Events;
+    ULONG AttrSize;
+    ULONG Index;
+
+    if (Size < 8) {
+        return TraceImportByteError(Perf->Import, Offset, "EVENT_DESC of "
+                                    "%llu bytes", Size);
+    }
+    Events = PerfRead32(Data);
+    AttrSize = PerfRead32(Data + 4);
+    for (Index = 0; Index < Events; Index++) {
+        ULONG IdCount;
+        ULONG NameLength;
+        ULONG IdIndex;
+        PCSZ Name;
+
+        if (Size - Position < (ULONGLONG)AttrSize + 8) {
+            goto Truncated;
+        }
+        Position += AttrSize;
+        IdCount = PerfRead32(Data + Position);
+        NameLength = PerfRead32(Data + Position + 4);
+        Position += 8;
+        if (Size - Position < NameLength ||
+            Size - Position - NameLength < (ULONGLONG)IdCount * 8) {
+            goto Truncated;
+        }
+        Name = (PCSZ)Data + Position;
+        Position += NameLength;
+        for (IdIndex = 0; IdIndex < IdCount; IdIndex++) {
+            PerfSetName(Perf, PerfRead64(Data + Position), Name, NameLength);
+            Position += 8;
+        }
+    }
+    return RTL_STATUS_OK;
+
+Truncated:
+    return TraceImportByteError(Perf->Import, Offset + Position, "EVENT_DESC "
+                                "runs past its section (event %u)", Index);
+}
+
+RTL_STATUS
+PerfFeature(
+    PPERF_DATA Perf,
+    ULONG Bit,
+    ULONGLONG Offset,
+    ULONGLONG Size
+    )
+/*++
+
+Routine Description:
+
+    One feature section (file mode) or HEADER_FEATURE record's payload
+    (pipe mode), Size bytes at file offset Offset.
+
+--*/
+{
+    RTL_STATUS Status;
+
+    if (Offset > Perf->Length || Size > Perf->Length - Offset) {
+        return TraceImportByteError(Perf->Import, Offset, "feature %u "
+                                    "(%llu bytes) runs past the end of the "
+                                    "file", Bit, Size);
+    }
+    switch (Bit) {
+    case PERF_FEATURE_TRACING_DATA:
+        if (Perf->Tracing != NULL) {
+            return RTL_STATUS_OK;
+        }
+        Status = TracingDataOpen(Perf->Import, Offset, Size, &Perf->Tracing);
+        if (RTL_SUCCESS(Status)) {
+            NameTracepoints(Perf);
+        }
+        return Status;
+    case PERF_FEATURE_BUILD_ID:
+        Perf->BuildIds = Perf->Buffer + Offset;
+        Perf->BuildIdsSize = Size;
+        return RTL_STATUS_OK;
+    case PERF_FEATURE_EVENT_DESC:
+        Status = ReadEventDesc(Perf, Offset, Size);
+        return Status;
+    default:
+        return RTL_STATUS_OK;
+    }
+}
+
+static
+RTL_STATUS
+ReadFileHeader(
+    PPERF_DATA Perf
+    )
+/*++
+
+Routine Description:
+
+    The file header: the attrs (each followed by the section of its
+    ids), the data section, and the feature sections after the data (one
+    {offset, size} per bit set in the bitmap, in bit order).  Features
+    are read before the records: the tracing data names the events the
+    samples carry.
+
+--*/
+{
+    PTRACE_IMPORT Import = Perf->Import;
+    const BYTE *Header = Perf->Buffer;
+    ULONGLONG AttrSize, AttrsOffset, AttrsSize;
+    ULONGLONG DataOffset, DataSize;
+    ULONGLONG Index;
+    ULONGLONG Sections;
+    ULONG Bit;
+    RTL_STATUS Status;
+
+    if (Perf->Length < PERF_FILE_HEADER_SIZE ||
+        PerfRead64(Header + 8) < PERF_FILE_HEADER_SIZE) {
+        return TraceImportByteError(Import, 8, "a perf.data file header of "
+                                    "%llu bytes (%u expected)",
+                                    Perf->Length < 16 ? 0ULL :
+                                    PerfRead64(Header + 8),
+                                    PERF_FILE_HEADER_SIZE);
+    }
+    AttrSize = PerfRead64(Header + 16);
+    AttrsOffset = PerfRead64(Header + 24);
+    AttrsSize = PerfRead64(Header + 32);
+    DataOffset = PerfRead64(Header + 40);
+    DataSize = PerfRead64(Header + 48);
+
+    if (AttrSize < PERF_ATTR_SIZE_VER0 + 16 || AttrSize > 4096) {
+        return TraceImportByteError(Import, 16, "attr size %llu", AttrSize);
+    }
+    if (AttrsOffset > Perf->Length || AttrsSize > Perf->Length - AttrsOffset) {
+        return TraceImportByteError(Import, 24, "the attrs (%llu bytes at "
+                                    "%llu) run past the end of the file",
+                                    AttrsSize, AttrsOffset);
+    }
+    if (DataOffset > Perf->Length) {
+        return TraceImportByteError(Import, 40, "the data offset %llu is "
+                                    "past the end of the file", DataOffset);
+    }
+
+    for (Index = 0; Index + AttrSize <= AttrsSize; Index += AttrSize) {
+        ULONGLONG At = AttrsOffset + Index;
+        ULONGLONG IdsOffset = PerfRead64(Perf->Buffer + At + AttrSize - 16);
+        ULONGLONG IdsSize = PerfRead64(Perf->Buffer + At + AttrSize - 8);
+
+        if (IdsOffset > Perf->Length || IdsSize > Perf->Length - IdsOffset) {
+            return TraceImportByteError(Import, At + AttrSize - 16, "the ids "
+                                        "of attr %llu (%llu bytes at %llu) "
+                                        "run past the end of the file",
+                                        Index / AttrSize, IdsSize, IdsOffset);
+        }
+        Status = PerfAddAttr(Perf, At, Perf->Buffer + At,
+                             (ULONG)(AttrSize - 16), Perf->Buffer + IdsOffset,
+                             IdsSize / 8);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
+    if (Perf->AttrCount == 0) {
+        return TraceImportByteError(Import, 24, "no event attrs");
+    }
+
+    //
+    // A file perf did not finish writing (killed perf record) says data
+    // size 0: its records run to the end of the file, as perf reads them.
+    // A file cut short (its data runs past its end) is read up to the
+    // cut, which is then the error; its feature sections are gone.
+    //
+
+    Perf->DataOffset = DataOffset;
+    Perf->DataSize = DataSize;
+    if (DataSize == 0 || DataSize > Perf->Length - DataOffset) {
+        Perf->Truncated = DataSize != 0;
+        Perf->DataEnd = Perf->Length;
+        return RTL_STATUS_OK;
+    }
+    Perf->DataEnd = DataOffset + DataSize;
+
+    Sections = Perf->DataEnd;
+    for (Bit = 0; Bit < PERF_FEATURE_BITS; Bit++) {
+        ULONGLONG Word = PerfRead64(Header + 72 + (Bit / 64) * 8);
+
+        if ((Word & (1ULL << (Bit % 64))) == 0) {
+            continue;
+        }
+        if (Perf->Length - Sections < 16) {
+            return TraceImportByteError(Import, Sections, "the feature "
+                                        "sections' table ends at the end of "
+                                        "the file (feature %u)", Bit);
+        }
+        Status = PerfFeature(Perf, Bit, PerfRead64(Perf->Buffer + Sections),
+                             PerfRead64(Perf->Buffer + Sections + 8));
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Sections += 16;
+    }
+    return RTL_STATUS_OK;
+}
+
+BOOL
+PerfDataDetect(
+    PTRACE_IMPORT Import
+    )
+{
+    return Import->Buffer != NULL && Import->Length >= 16 &&
+           PerfRead64(Import->Buffer) == PERF_MAGIC2;
+}
+
+static
+VOID
+DescribeTask(
+    PVOID Context,
+    ULONG Tid,
+    PULONG Pid,
+    PULONG CommId
+    )
+/*++
+
+Routine Description:
+
+    The resolver the tracepoint sink asks (TraceEvent.h): the sample's pid
+    for its thread, and the comm perf's COMM and FORK records gave it.
+
+--*/
+{
+    PPERF_DATA Perf = Context;
+    ULONGLONG Cursor = 0;
+    ULONGLONG Value;
+
+    *Pid = (Tid == Perf->CurrentTid) ? Perf->CurrentPid : TRACE_NULL_ULONG;
+    *CommId = TRACE_NULL_ULONG;
+    if (TraceHashFind(&Perf->Tasks, (ULONGLONG)Tid + 1, &Cursor, &Value)) {
+        *CommId = (ULONG)(Value >> 32);
+        if (*Pid == TRACE_NULL_ULONG) {
+            *Pid = (ULONG)Value;
+        }
+    }
+}
+
+static
+ULONG
+ModuleOf(
+    PVOID Context,
+    ULONG Pid,
+    ULONGLONG Address,
+    PULONGLONG Offset,
+    PULONG Flags
+    )
+{
+    PPERF_DATA Perf = Context;
+    const PERF_MAPPING *Mapping;
+
+    *Flags = 0;
+    if (Pid == TRACE_NULL_ULONG) {
+        return TRACE_NULL_ULONG;
+    }
+    Mapping = PerfMapsFind(&Perf->Maps, Pid, Address);
+    if (Mapping == NULL) {
+        return TRACE_NULL_ULONG;
+    }
+    if (Offset != NULL) {
+        *Offset = Address - Mapping->Start + Mapping->Offset;
+    }
+    *Flags = TRACE_MAPPING_KNOWN |
+             (Mapping->Exec ? TRACE_MAPPING_EXEC : 0) |
+             (Mapping->PathId != TRACE_STRING_NULL ? TRACE_MAPPING_FILE : 0);
+    return Mapping->PathId;
+}
+
+static
+PCSZ
+ClockName(
+    PPERF_DATA Perf
+    )
+/*++
+
+Routine Description:
+
+    The clock of the samples' time: perf's own (local_clock, named
+    "perf") unless the events were opened with -k CLOCKID.
+
+--*/
+{
+    if (!Perf->UseClockId) {
+        return "perf";
+    }
+    switch (Perf->ClockId) {
+    case 0:
+        return "realtime";
+    case 1:
+        return "mono";
+    case 4:
+        return "mono_raw";
+    case 7:
+        return "boot";
+    case 11:
+        return "tai";
+    default:
+        return "unknown";
+    }
+}
+
+RTL_STATUS
+PerfDataImport(
+    PTRACE_IMPORT Import
+    )
+/*++
+
+Routine Description:
+
+    Imports a perf.data file, or a pipe-mode stream saved to a file (a
+    TRACE_FORMAT_IMPORT: TraceImport.h says what every one does).
+
+--*/
+{
+    PRTL Rtl = Import->Rtl;
+    PPERF_DATA Perf = NULL;
+    SIZE_T Bytes = (SIZE_T)ALIGN_UP(sizeof(PERF_DATA), RTL_PAGE_SIZE);
+    PCSZ Clock;
+    ULONG SwapperId;
+    RTL_STATUS Status;
+
+    if (!PerfDataDetect(Import)) {
+        return TraceImportByteError(Import, 0, "not a perf.data file (no "
+                                    "PERFILE2 magic)");
+    }
+    Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Perf);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+    Perf->Import = Import;
+    Perf->Rtl = Rtl;
+    Perf->Buffer = Import->Buffer;
+    Perf->Length = Import->Length;
+    Perf->Resolver.DescribeTask = DescribeTask;
+    Perf->Resolver.ModuleOf = ModuleOf;
+    Perf->Resolver.Context = Perf;
+    Perf->CurrentTid = TRACE_NULL_ULONG;
+    Perf->CurrentPid = TRACE_NULL_ULONG;
+    PerfMapsInitialize(&Perf->Maps, Rtl);
+    Status = TraceHashInitialize(Rtl, &Perf->Tasks);
+    if (RTL_SUCCESS(Status)) {
+        Status = PerfSymbolsInitialize(Perf);
+        if (!RTL_SUCCESS(Status)) {
+            TraceHashDestroy(&Perf->Tasks);
+        }
+    }
+    if (!RTL_SUCCESS(Status)) {
+        RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
+                    RtlStatusText(Status));
+        Rtl->Unmap(Rtl, Perf, Bytes);
+        return Status;
+    }
+
+    //
+    // perf's idle task (pid 0) is "swapper" before any record names it.
+    //
+
+    Status = TraceImportIntern(Import, "swapper", 7, &SwapperId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceHashSet(&Perf->Tasks, 1, (ULONGLONG)SwapperId << 32);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        goto End;
+    }
+
+    if (PerfRead64(Import->Buffer + 8) == PERF_PIPE_HEADER_SIZE) {
+        Perf->Pipe = TRUE;
+        Perf->DataOffset = PERF_PIPE_HEADER_SIZE;
+        Perf->DataEnd = Perf->Length;
+    } else {
+        Status = ReadFileHeader(Perf);
+        if (!RTL_SUCCESS(Status)) {
+            goto End;
+        }
+    }
+
+    if (!Perf->Pipe) {
+        Clock = ClockName(Perf);
+        Status = TraceImportSetClock(Import, Clock,
+                                     (ULONG)RtlStringLength(Clock));
+        if (!RTL_SUCCESS(Status)) {
+            goto End;
+        }
+    }
+
+    Status = PerfReadRecords(Perf, Perf->DataOffset, Perf->DataEnd);
+    if (RTL_SUCCESS(Status) && Perf->Truncated) {
+        Status = TraceImportByteError(Import, Perf->Length, "the file ends "
+                                      "inside its data section (%llu of its "
+                                      "%llu bytes at %llu): it was cut short",
+                                      (ULONGLONG)(Perf->Length -
+                                                  Perf->DataOffset),
+                                      Perf->DataSize, Perf->DataOffset);
+    }
+
+    if (RTL_SUCCESS(Status) && Perf->Pipe) {
+        Clock = ClockName(Perf);
+        Status = TraceImportSetClock(Import, Clock,
+                                     (ULONG)RtlStringLength(Clock));
+    }
+
+End:
+    PerfReleaseRecords(Perf);
+    PerfReleaseSymbols(Perf);
+    if (Perf->Tracing != NULL) {
+        TracingDataClose(Perf->Tracing);
+    }
+    PerfMapsFree(&Perf->Maps);
+    TraceHashDestroy(&Perf->Tasks);
+    if (Perf->Attrs != NULL) {
+        Rtl->Unmap(Rtl, Perf->Attrs, Perf->AttrBytes);
+    }
+    if (Perf->Ids != NULL) {
+        Rtl->Unmap(Rtl, Perf->Ids, Perf->IdBytes);
+    }
+    Rtl->Unmap(Rtl, Perf, Bytes);
+    return Status;
+}
+
+//
+// The decoder, as the format table lists it (Readers/Decoders/Decoders.h).
+//
+
+const TRACE_FORMAT PerfDataDecoder = {
+    "perf-data",
+    "perf record's perf.data, file or pipe mode",
+    0,
+    PerfDataDetect,
+    PerfDataImport
+};
