@@ -19,7 +19,24 @@ static RTL_STATUS zstdDecompress(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
   return RTL_STATUS_OK;
 }
 
-static TRACE_DECOMPRESSOR zstdTable = { "zstd", 0, zstdDecompress, 0 };
+static RTL_STATUS zstdStream(PVOID pCtx, const BYTE *pIn, SIZE_T nIn,
+                             PSIZE_T pnIn, PBYTE pOut, SIZE_T nOut,
+                             PSIZE_T pnOut){
+  ZSTD_inBuffer in = { pIn, nIn, 0 };
+  ZSTD_outBuffer out = { pOut, nOut, 0 };
+  size_t rc = ZSTD_decompressStream((ZSTD_DStream*)pCtx, &out, &in);
+  *pnIn = in.pos;
+  *pnOut = out.pos;
+  return ZSTD_isError(rc) ? RTL_STATUS_BAD_FORMAT : RTL_STATUS_OK;
+}
+
+static VOID zstdReset(PVOID pCtx){
+  ZSTD_DCtx_reset((ZSTD_DCtx*)pCtx, ZSTD_reset_session_only);
+}
+
+static TRACE_DECOMPRESSOR zstdTable = {
+  "zstd", 0, zstdDecompress, 0, 0, zstdStream, zstdReset
+};
 
 PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
   if( zstdTable.Context==0 ){
@@ -28,6 +45,8 @@ PCTRACE_DECOMPRESSOR TraceZstdDecompressor(void){
     /* A context for a job on a worker thread; without it (no memory) the
     ** reader decompresses on its own thread only. */
     zstdTable.WorkerContext = ZSTD_createDCtx();
+    /* The stream's context (perf record -z); without it, no streaming. */
+    zstdTable.StreamContext = ZSTD_createDCtx();
   }
   return &zstdTable;
 }

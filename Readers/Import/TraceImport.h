@@ -51,12 +51,32 @@ typedef RTL_STATUS (TRACE_DECOMPRESS)(PVOID Context, const BYTE *Input,
                                       SIZE_T OutputLength, PSIZE_T Produced);
 typedef TRACE_DECOMPRESS *PTRACE_DECOMPRESS;
 
+//
+// Streaming (perf record -z: one zstd stream cut into records): continues
+// the stream from earlier calls with InputLength bytes, of which
+// *Consumed were taken, writing *Produced bytes of at most OutputLength.
+// ResetStream starts a new stream.
+//
+
+typedef RTL_STATUS (TRACE_DECOMPRESS_STREAM)(PVOID Context,
+                                             const BYTE *Input,
+                                             SIZE_T InputLength,
+                                             PSIZE_T Consumed, PBYTE Output,
+                                             SIZE_T OutputLength,
+                                             PSIZE_T Produced);
+typedef TRACE_DECOMPRESS_STREAM *PTRACE_DECOMPRESS_STREAM;
+typedef VOID (TRACE_DECOMPRESS_RESET)(PVOID Context);
+typedef TRACE_DECOMPRESS_RESET *PTRACE_DECOMPRESS_RESET;
+
 typedef struct _TRACE_DECOMPRESSOR {
     PCSZ Name;                      // "zstd"
     PVOID Context;
     PTRACE_DECOMPRESS Decompress;
     PVOID WorkerContext;            // a second context, for a job on the
                                     // worker (TRACE_WORKER); NULL if none
+    PVOID StreamContext;            // the stream's, or NULL: no streaming
+    PTRACE_DECOMPRESS_STREAM DecompressStream;
+    PTRACE_DECOMPRESS_RESET ResetStream;
 } TRACE_DECOMPRESSOR, *PTRACE_DECOMPRESSOR;
 typedef const TRACE_DECOMPRESSOR *PCTRACE_DECOMPRESSOR;
 

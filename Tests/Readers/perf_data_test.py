@@ -11,6 +11,9 @@ prints from the same file (never with our own output):
                columns and page_fault_user's address, ip, error_code
                equal the fields perf prints.
   pipe         the same events from `perf record -o -` (pipe mode).
+  zstd         the same events from `perf record -z` (COMPRESSED records:
+               one zstd stream whose records span them).
+  zstd_callgraph  -z -g samples with their stacks, as callgraph checks.
   faults       -c 1 -e major-faults,minor-faults -d: every fault's ts, pid,
                tid, address, ip, hard/soft from perf's event name, and
                module + module_offset from a replay of the
@@ -506,6 +509,11 @@ def main():
     tps = ["-e", "raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch,exceptions:page_fault_user"]
     if CASE == "tracepoints":
         check_tracepoints(record("tp", ["-a"] + tps, SYSTEM_LOAD), session)
+    elif CASE == "zstd":
+        check_tracepoints(record("zstd", ["-a", "-z"] + tps, SYSTEM_LOAD), session)
+    elif CASE == "zstd_callgraph":
+        check_samples(record("zcg", ["-a", "-z", "-g", "-e", "cpu-clock", "-F", "2000"], SPIN),
+                      session, True)
     elif CASE == "pipe":
         path = os.path.join(WORK, "pipe.data")
         with open(path, "wb") as out:

@@ -217,6 +217,8 @@ typedef struct _PERF_HELD {
     ULONGLONG Offset;
 } PERF_HELD, *PPERF_HELD;
 
+#define PERF_DECOMPRESSED   (1ULL << 63)
+#define PERF_DECOMP_MAX     (1ULL << 30)
 #define PERF_HELD_MAX   (1u << 20)      // then half is flushed, as perf
                                         // does at its queue's limit
 
@@ -327,6 +329,20 @@ typedef struct _PERF_DATA {
     ULONGLONG MaxTime;
 
     //
+    // perf record -z: the records decompressed from COMPRESSED records
+    // (one zstd stream), kept until delivered; a held offset with
+    // PERF_DECOMPRESSED set is into Decomp.  DecompDone is where the
+    // record not yet whole starts.
+    //
+
+    PBYTE Decomp;
+    SIZE_T DecompCapacity;
+    SIZE_T DecompUsed;
+    SIZE_T DecompDone;
+    ULONGLONG CompressedOffset; // the COMPRESSED record last read
+    ULONGLONG ReadOffset;       // the file's record being read
+
+    //
     // Counts.
     //
 
@@ -376,6 +392,35 @@ PerfRead16(
 
     __builtin_memcpy(&Value, Data, 2);
     return Value;
+}
+
+//
+// A record by its offset: in the mapped file, or (PERF_DECOMPRESSED) in
+// the decompressed records; and the file offset an error about it names
+// (the COMPRESSED record it came from).
+//
+
+static inline
+const BYTE *
+PerfRecordAt(
+    const PERF_DATA *Perf,
+    ULONGLONG Offset
+    )
+{
+    return (Offset & PERF_DECOMPRESSED) != 0 ?
+           Perf->Decomp + (Offset & ~PERF_DECOMPRESSED) :
+           Perf->Buffer + Offset;
+}
+
+static inline
+ULONGLONG
+PerfFileOffset(
+    const PERF_DATA *Perf,
+    ULONGLONG Offset
+    )
+{
+    return (Offset & PERF_DECOMPRESSED) != 0 ? Perf->CompressedOffset :
+                                                Offset;
 }
 
 //

@@ -888,13 +888,14 @@ Routine Description:
 --*/
 {
     PTRACE_IMPORT Import = Perf->Import;
-    const BYTE *Record = Perf->Buffer + Offset;
+    const BYTE *Record = PerfRecordAt(Perf, Offset);
     ULONG Type = PerfRead32(Record);
     ULONG Misc = PerfRead16(Record + 4);
     ULONG Size = PerfRead16(Record + 6);
     LONGLONG Timestamp = TraceImportAlignTs(Import, (LONGLONG)Time);
     RTL_STATUS Status;
 
+    Offset = PerfFileOffset(Perf, Offset);
     switch (Type) {
     case PERF_RECORD_SAMPLE:
         return StoreSample(Perf, Offset, Record, Size, BytesDone);
@@ -1098,6 +1099,7 @@ Routine Description:
     if (Perf->HeldCount == 0) {
         return RTL_STATUS_OK;
     }
+    Lowest = Perf->ReadOffset;
     for (Index = 0; Index < Perf->HeldCount; Index++) {
         if (Perf->Held[Index].Offset < Lowest) {
             Lowest = Perf->Held[Index].Offset;
@@ -1197,7 +1199,7 @@ Routine Description:
 
 --*/
 {
-    const BYTE *Record = Perf->Buffer + Offset;
+    const BYTE *Record = PerfRecordAt(Perf, Offset);
     ULONGLONG Time = 0;
     BOOL HasTime;
 
@@ -1206,7 +1208,7 @@ Routine Description:
         ULONG FieldOffset;
 
         if (ParseSample(Perf, Record, Size, &Sample, &FieldOffset) != NULL) {
-            return Deliver(Perf, Offset, 0, (SIZE_T)Offset);
+            return Deliver(Perf, Offset, 0, (SIZE_T)Perf->ReadOffset);
         }
         HasTime = Sample.HasTime;
         Time = Sample.Time;
@@ -1218,9 +1220,157 @@ Routine Description:
         Time = Id.Time;
     }
     if (!HasTime || Time == 0 || Time == ~0ULL) {
-        return Deliver(Perf, Offset, Time, (SIZE_T)Offset);
+        return Deliver(Perf, Offset, Time, (SIZE_T)Perf->ReadOffset);
     }
     return Hold(Perf, Offset, Time);
+}
+
+static
+RTL_STATUS
+MakeRoom(
+    PPERF_DATA Perf,
+    ULONGLONG Offset
+    )
+/*++
+
+Routine Description:
+
+    Room for at least 256 KB more decompressed bytes: first by moving out
+    what was delivered (everything before the lowest record still held or
+    not yet whole), then by doubling the buffer, up to PERF_DECOMP_MAX.
+
+--*/
+{
+    PRTL Rtl = Perf->Rtl;
+    SIZE_T Keep = Perf->DecompDone;
+    SIZE_T Bytes;
+    PBYTE Grown;
+    ULONG Index;
+
+    if (Perf->DecompCapacity - Perf->DecompUsed >= (256 << 10)) {
+        return RTL_STATUS_OK;
+    }
+    for (Index = 0; Index < Perf->HeldCount; Index++) {
+        ULONGLONG Held = Perf->Held[Index].Offset;
+
+        if ((Held & PERF_DECOMPRESSED) != 0 &&
+            (Held & ~PERF_DECOMPRESSED) < Keep) {
+            Keep = (SIZE_T)(Held & ~PERF_DECOMPRESSED);
+        }
+    }
+    if (Keep != 0) {
+        Rtl->CopyMemory(Perf->Decomp, Perf->Decomp + Keep,
+                        Perf->DecompUsed - Keep);
+        for (Index = 0; Index < Perf->HeldCount; Index++) {
+            if ((Perf->Held[Index].Offset & PERF_DECOMPRESSED) != 0) {
+                Perf->Held[Index].Offset -= Keep;
+            }
+        }
+        Perf->DecompUsed -= Keep;
+        Perf->DecompDone -= Keep;
+    }
+    if (Perf->DecompCapacity - Perf->DecompUsed >= (256 << 10)) {
+        return RTL_STATUS_OK;
+    }
+    Bytes = Perf->DecompCapacity != 0 ? 2 * Perf->DecompCapacity : (4 << 20);
+    if (Bytes > PERF_DECOMP_MAX ||
+        !RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Grown))) {
+        return TraceImportByteError(Perf->Import, Offset, "the decompressed "
+                                    "records waiting for their round need "
+                                    "more than %llu bytes",
+                                    (ULONGLONG)Perf->DecompCapacity);
+    }
+    if (Perf->Decomp != NULL) {
+        Rtl->CopyMemory(Grown, Perf->Decomp, Perf->DecompUsed);
+        Rtl->Unmap(Rtl, Perf->Decomp, Perf->DecompCapacity);
+    }
+    Perf->Decomp = Grown;
+    Perf->DecompCapacity = Bytes;
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+Decompress(
+    PPERF_DATA Perf,
+    ULONGLONG Offset,
+    const BYTE *Data,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    A COMPRESSED record: the next piece of the zstd stream perf record -z
+    writes (util/zstd.c flushes it, never ends it), decompressed after
+    what came before; the records it completes are queued as the file's
+    are.  A record may continue in the next COMPRESSED record.
+
+--*/
+{
+    PTRACE_IMPORT Import = Perf->Import;
+    PCTRACE_DECOMPRESSOR Zstd = Import->Zstd;
+    RTL_STATUS Status;
+
+    if (Zstd == NULL || Zstd->DecompressStream == NULL ||
+        Zstd->StreamContext == NULL) {
+        return TraceImportByteError(Import, Offset, "a COMPRESSED record "
+                                    "(perf record -z), and no zstd "
+                                    "decompressor here");
+    }
+    if (Perf->Decomp == NULL) {
+        Zstd->ResetStream(Zstd->StreamContext);
+    }
+    Perf->CompressedOffset = Offset;
+
+    while (Length != 0) {
+        SIZE_T Consumed = 0;
+        SIZE_T Produced = 0;
+
+        Status = MakeRoom(Perf, Offset);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Status = Zstd->DecompressStream(Zstd->StreamContext, Data, Length,
+                                        &Consumed,
+                                        Perf->Decomp + Perf->DecompUsed,
+                                        Perf->DecompCapacity -
+                                        Perf->DecompUsed, &Produced);
+        if (!RTL_SUCCESS(Status) || (Consumed == 0 && Produced == 0)) {
+            return TraceImportByteError(Import, Offset, "the zstd data of a "
+                                        "COMPRESSED record does not "
+                                        "decompress");
+        }
+        Data += Consumed;
+        Length -= (ULONG)Consumed;
+        Perf->DecompUsed += Produced;
+    }
+
+    while (Perf->DecompUsed - Perf->DecompDone >= 8) {
+        const BYTE *Record = Perf->Decomp + Perf->DecompDone;
+        ULONG Type = PerfRead32(Record);
+        ULONG Size = PerfRead16(Record + 6);
+
+        if (Size < 8) {
+            return TraceImportByteError(Import, Offset, "a decompressed "
+                                        "record of %u bytes (type %u)", Size,
+                                        Type);
+        }
+        if (Size > Perf->DecompUsed - Perf->DecompDone) {
+            break;
+        }
+        if (Type == 0 || Type >= PERF_RECORD_KERNEL_MAX) {
+            Perf->Skipped++;
+        } else {
+            Status = Queue(Perf, PERF_DECOMPRESSED | Perf->DecompDone, Type,
+                           Size);
+            if (!RTL_SUCCESS(Status)) {
+                return Status;
+            }
+        }
+        Perf->DecompDone += Size;
+    }
+    return RTL_STATUS_OK;
 }
 
 static
@@ -1316,11 +1466,17 @@ Routine Description:
         return RTL_STATUS_OK;
 
     case PERF_RECORD_COMPRESSED:
+        return Decompress(Perf, Offset, Record + 8, Size - 8);
+
     case PERF_RECORD_COMPRESSED2:
-        return TraceImportByteError(Import, Offset, "a COMPRESSED record: "
-                                    "files of perf record -z are not read "
-                                    "yet (perf inject -i FILE -o OUT "
-                                    "writes them uncompressed)");
+        if (Size < 16 || PerfRead64(Record + 8) > Size - 16) {
+            return TraceImportByteError(Import, Offset, "a COMPRESSED2 "
+                                        "record of %u bytes says %llu bytes "
+                                        "of data", Size,
+                                        Size < 16 ? 0 : PerfRead64(Record + 8));
+        }
+        return Decompress(Perf, Offset, Record + 16,
+                          (ULONG)PerfRead64(Record + 8));
 
     default:
         Perf->Skipped++;
@@ -1375,6 +1531,7 @@ Routine Description:
             break;
         }
         Next = Offset + Size;
+        Perf->ReadOffset = Offset;
 
         if (Type >= PERF_RECORD_HEADER_ATTR) {
             Status = UserRecord(Perf, Offset, Type, Size, &Next);
@@ -1390,6 +1547,14 @@ Routine Description:
             break;
         }
         Offset = Next;
+    }
+
+    if (RTL_SUCCESS(Status) && Perf->DecompDone != Perf->DecompUsed) {
+        Status = TraceImportByteError(Import, Perf->CompressedOffset, "the "
+                                      "compressed records end inside a "
+                                      "record (%llu bytes of it)",
+                                      (ULONGLONG)(Perf->DecompUsed -
+                                                  Perf->DecompDone));
     }
 
     //
@@ -1415,6 +1580,10 @@ PerfReleaseRecords(
     if (Perf->StacksReady) {
         TraceStackTableRelease(&Perf->Stacks);
         Perf->StacksReady = FALSE;
+    }
+    if (Perf->Decomp != NULL) {
+        Perf->Rtl->Unmap(Perf->Rtl, Perf->Decomp, Perf->DecompCapacity);
+        Perf->Decomp = NULL;
     }
     if (Perf->Held != NULL) {
         Perf->Rtl->Unmap(Perf->Rtl, Perf->Held, 2 * Perf->HeldBytes);
