@@ -184,7 +184,8 @@ static int autoTscOffset(PTRACE_SESSION pSession, const char *zSession,
 }
 
 static int importOne(PTRACE_SESSION pSession, const char *zPath,
-                     const ImportOptions *pOpt){
+                     const ImportOptions *pOpt,
+                     PTRACE_SESSION_HOST pRecorded){
   TRACE_IMPORT imp;
   ProgressState prog;
   RTL_STATUS rc;
@@ -228,6 +229,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
             imp.Spans.Reorder.Limit);
   }
 
+  *pRecorded = imp.RecordedHost;
   if( !RTL_SUCCESS(rc) ){
     hostFail("%s", imp.Error.Message);
     fprintf(stderr, "tracestore: kept %llu events read before the error\n",
@@ -247,6 +249,17 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
     }
   }
   return 0;
+}
+
+/* Writes the session's host (a no-op when it has one); 0 after a message
+** if the header cannot be written. */
+static int setHost(PTRACE_SESSION pSession, PCTRACE_SESSION_HOST pHost,
+                   const char *zOut){
+  if( !RTL_SUCCESS(TraceSessionSetHost(pSession, pHost)) ){
+    hostFail("%s: cannot write the session header", zOut);
+    return 0;
+  }
+  return 1;
 }
 
 static int isClockOption(const char *z){
@@ -293,7 +306,8 @@ static int clockOption(ImportOptions *p, const char *zOpt, const char *zVal){
 int cmdImport(int argc, char **argv){
   const char *zOut = 0;
   const char *zHost = 0;
-  TRACE_SESSION_HOST host;
+  TRACE_SESSION_HOST host, recorded;
+  int bHostSet;
   ImportOptions opt;
   PTRACE_SESSION pSession;
   LiveRollups *pRollups;
@@ -364,11 +378,12 @@ int cmdImport(int argc, char **argv){
     free(pSession);
     return 1;
   }
+  /* The session's host (written once, when the session has none): --host,
+  ** else the machine the first input was recorded on when it says (a
+  ** perf.data's HOSTNAME), else this machine. */
   hostGatherHost(zHost, &host);
-  if( !RTL_SUCCESS(TraceSessionSetHost(pSession, &host)) ){
-    hostFail("%s: cannot write the session header", zOut);
-    rc = 1;
-  }
+  if( zHost && !setHost(pSession, &host, zOut) ) rc = 1;
+  bHostSet = zHost!=0;
   pRollups = liveRollupsStart(pSession);
 
   for(i=0; i<argc && rc==0; i++){
@@ -387,8 +402,16 @@ int cmdImport(int argc, char **argv){
       rc = 1;
       break;
     }
-    rc = importOne(pSession, argv[i], &opt);
+    memset(&recorded, 0, sizeof(recorded));
+    rc = importOne(pSession, argv[i], &opt, &recorded);
+    if( !bHostSet ){
+      bHostSet = 1;
+      if( !setHost(pSession, recorded.HostName[0] ? &recorded : &host, zOut) ){
+        rc = 1;
+      }
+    }
   }
+  if( !bHostSet && !setHost(pSession, &host, zOut) ) rc = 1;
 
   liveRollupsStop(pRollups);
   TraceSessionClose(pSession);

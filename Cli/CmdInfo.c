@@ -20,7 +20,9 @@ static const char zInfoHelp[] =
 "lists the stores of SESSION: records, bytes, time span, whether records\n"
 "are in time order, and events the source reported lost; then each\n"
 "imported source with its clock and the alignment import applied (TSC\n"
-"rate, guest TSC offset, clock offset); and the rollup of each event\n"
+"rate, guest TSC offset, clock offset) and the facts it stated about its\n"
+"recording (the metadata store: a perf.data's host, command line, CPUs);\n"
+"and the rollup of each event\n"
 "store, which the views read: how many records its file covers, or why\n"
 "it is not used (missing, damaged, of another version: the views then\n"
 "fold every record).  --json prints one JSON object for scripts.\n";
@@ -65,6 +67,60 @@ static void infoStore(PTRACE_STORE p, int bJson, int bFirst,
            (s->Flags & TRACE_SLOT_SORTED) ? "yes" : "no", s->Dropped,
            (unsigned long long)s->Repaired);
   }
+}
+
+/*
+** The facts each input stated about its recording (the metadata store:
+** a perf.data's header), by source.
+*/
+static void infoMetadata(PTRACE_SESSION pSession, int bJson){
+  static const char *const azCol[] = {
+    "source_id", "name", "int_value", "str_value"
+  };
+  PTRACE_STORE p = TraceSessionFindStore(pSession, "metadata");
+  PCTRACE_COLUMN_DESCRIPTOR aCol[4];
+  unsigned long long i, n;
+  int k;
+  if( p==0 ) return;
+  for(k=0; k<4; k++){
+    aCol[k] = TraceStoreFindColumn(p->Header, azCol[k]);
+    if( aCol[k]==0 ) return;
+  }
+  n = p->Snapshot.RecordCount;
+  if( bJson ){
+    printf(",\n  \"metadata\": [");
+  }else if( n ){
+    printf("\nrecorded (metadata):\n");
+  }
+  for(i=0; i<n; i++){
+    LONGLONG v[4];
+    int bHave[4];
+    PCSZ azText[2] = { 0, 0 };
+    ULONG nz;
+    for(k=0; k<4; k++){
+      bHave[k] = TraceStoreReadColumn(p, i, aCol[k], &v[k]);
+    }
+    if( bHave[1] ) TraceStringLookup(&pSession->Strings, (ULONG)v[1],
+                                     &azText[0], &nz);
+    if( bHave[3] ) TraceStringLookup(&pSession->Strings, (ULONG)v[3],
+                                     &azText[1], &nz);
+    if( bJson ){
+      printf("%s\n    {\"source_id\": %lld, \"name\": ", i ? "," : "",
+             (long long)v[0]);
+      if( azText[0] ) hostJsonString(azText[0]); else printf("null");
+      printf(", \"value\": ");
+      if( azText[1] ) hostJsonString(azText[1]);
+      else if( bHave[2] ) printf("%lld", (long long)v[2]);
+      else printf("null");
+      printf("}");
+    }else{
+      printf("  %-4lld %-28s ", (long long)v[0], azText[0] ? azText[0] : "-");
+      if( azText[1] ) printf("%s\n", azText[1]);
+      else if( bHave[2] ) printf("%lld\n", (long long)v[2]);
+      else printf("NULL\n");
+    }
+  }
+  if( bJson ) printf("%s]", n ? "\n  " : "");
 }
 
 /*
@@ -271,6 +327,7 @@ int cmdInfo(int argc, char **argv){
   if( bJson ){
     printf("\n  ]");
     infoSources(pSession, 1);
+    infoMetadata(pSession, 1);
     printf(",\n  \"rollups\": [");
     infoRollups(pSession, 1);
     printf("\n  ],\n");
@@ -290,6 +347,7 @@ int cmdInfo(int argc, char **argv){
              iLast/1e9, ((double)iLast - (double)iFirst)/1e9);
     }
     infoSources(pSession, 0);
+    infoMetadata(pSession, 0);
     infoRollups(pSession, 0);
   }
 

@@ -182,7 +182,7 @@ char *tracestoreSchemaText(int bMarkdown){
   static const char *const azStoreOrder[] = {
     "page_fault", "kvm_exit", "sched_switch", "ftrace_event", "span",
     "counter", "sample", "stack", "frame", "module", "thread", "process",
-    "source"
+    "source", "metadata"
   };
   int nObj, i, k;
 

@@ -349,6 +349,21 @@ static const TRACE_COLUMN_DESCRIPTOR FrameColumns[] = {
            "1 a kernel address, 0 a user one"),
 };
 
+static const TRACE_COLUMN_DESCRIPTOR MetadataColumns[] = {
+    COLUMN("source_id", U64, METADATA_RECORD, SourceId, 0,
+           "the input that states it (source.id)"),
+    COLUMN("name", U32, METADATA_RECORD, NameId, STR,
+           "the fact: perf.hostname, perf.cmdline, ... (reader-perf-data.md)"),
+    COLUMN("int_value", I64, METADATA_RECORD, IntValue, NUL,
+           "its value, when a number"),
+    COLUMN("str_value", U32, METADATA_RECORD, StrValueId, NSTR,
+           "its value, when text"),
+};
+
+SCHEMA(TraceMetadataSchema, "metadata", METADATA_RECORD, MetadataColumns,
+       "facts each input states about its recording (Perfetto's "
+       "metadata)");
+
 SCHEMA(TraceFrameSchema, "frame", FRAME_RECORD, FrameColumns,
        "code addresses of the samples' call stacks, placed and symbolized "
        "(Perfetto's stack_profile_frame)");
@@ -512,6 +527,8 @@ const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
            NULL, NULL, NULL, NULL, NULL),
     RECORD(TraceRecordSample, TraceSampleSchema, EVENT,
            "name", "pid", "tid", "cpu", NULL),
+    RECORD(TraceRecordMetadata, TraceMetadataSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
 };
 
 PCTRACE_COLUMN_DESCRIPTOR

@@ -329,6 +329,20 @@ typedef struct _FRAME_RECORD {
 C_ASSERT(sizeof(FRAME_RECORD) == 32);
 
 //
+// metadata: facts an input states about itself, one row each, by name
+// (the recording's host, command line, CPUs, clock: Perfetto's metadata).
+//
+
+typedef struct _METADATA_RECORD {
+    ULONGLONG SourceId;     // the source row of the input that states it
+    LONGLONG IntValue;      // or NULL
+    ULONG NameId;           // "perf.hostname", ...
+    ULONG StrValueId;       // or NULL
+} METADATA_RECORD, *PMETADATA_RECORD;
+
+C_ASSERT(sizeof(METADATA_RECORD) == 24);
+
+//
 // Schemas.
 //
 
@@ -345,6 +359,7 @@ extern const TRACE_STORE_SCHEMA TraceModuleSchema;
 extern const TRACE_STORE_SCHEMA TraceSampleSchema;
 extern const TRACE_STORE_SCHEMA TraceStackSchema;
 extern const TRACE_STORE_SCHEMA TraceFrameSchema;
+extern const TRACE_STORE_SCHEMA TraceMetadataSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
@@ -374,6 +389,7 @@ typedef enum _TRACE_RECORD_KIND {
     TraceRecordFrame,
     TraceRecordStack,
     TraceRecordSample,
+    TraceRecordMetadata,
     TraceRecordKindMaximum
 } TRACE_RECORD_KIND;
 

@@ -24,9 +24,9 @@ static const char zExportHelp[] =
 "\n"
 "Writes SESSION as one timeline file, in ts order: spans as slices,\n"
 "kvm_exit rows as \"kvm exited\" slices on the vcpu thread, other kvm and\n"
-"ftrace events and page faults as instants with their columns as args,\n"
-"sched_switch as per-CPU slices of the running task, counters as counter\n"
-"tracks, and process and thread names.\n"
+"ftrace events, page faults and samples as instants with their columns as\n"
+"args, sched_switch as per-CPU slices of the running task, counters as\n"
+"counter tracks, and process and thread names.\n"
 "\n"
 "  --format chrome    Chrome trace-event JSON (the default): chrome://tracing,\n"
 "                     DevTools, speedscope and Perfetto UI open it; ts in\n"
@@ -42,10 +42,10 @@ static const char zExportHelp[] =
 "  --window kvm   keep what lies between the first KVM event and the last\n"
 "                 event of its trace (merge.py's -F)\n"
 "  --store NAME   only these stores (repeatable): span, kvm_exit,\n"
-"                 ftrace_event, page_fault, sched_switch, counter\n"
+"                 ftrace_event, page_fault, sched_switch, counter, sample\n"
 "\n"
 "A session being written is exported as it was when export opened it.\n"
-"docs/export.md says how each store maps to each format.\n";
+"docs/outputs.md says how each store maps to each format.\n";
 
 /* The format a file name asks for: perfetto for *.pftrace and
 ** *.perfetto-trace, else chrome. */

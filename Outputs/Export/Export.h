@@ -22,7 +22,7 @@
 #define EXPORT_STORE_PAGE_FAULT   0x08
 #define EXPORT_STORE_SCHED_SWITCH 0x10
 #define EXPORT_STORE_COUNTER      0x20
-#define EXPORT_STORE_ALL          0x3f
+#define EXPORT_STORE_ALL          0x7f
 
 /* The store bit of zName, or 0 if export does not write such a store. */
 unsigned exportStoreBit(const char *zName);

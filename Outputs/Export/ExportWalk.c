@@ -40,6 +40,8 @@
 **                 before a CPU's first switch (its start is unknown).
 **   counter       Counter, one track per name ("NAME cpuN" for a per-CPU
 **                 counter) and process.
+**   sample        an instant on its thread named by the sampling event
+**                 (category "sample"), its ip, period and stack_id as args.
 **
 ** Names: first those of the process and thread stores (each pid and tid
 ** once, its last row), then each process and thread an event meets that
@@ -60,13 +62,14 @@
 #include "TraceStore/TraceSchema.h"
 
 const char zExportStoreNames[] =
-  "span, kvm_exit, ftrace_event, page_fault, sched_switch, counter";
+  "span, kvm_exit, ftrace_event, page_fault, sched_switch, counter, sample";
 
 static const char *const azStore[] = {
-  "span", "kvm_exit", "ftrace_event", "page_fault", "sched_switch", "counter"
+  "span", "kvm_exit", "ftrace_event", "page_fault", "sched_switch", "counter",
+  "sample"
 };
-#define N_KIND 6
-enum { K_SPAN, K_KVM, K_FTRACE, K_FAULT, K_SCHED, K_COUNTER };
+#define N_KIND 7
+enum { K_SPAN, K_KVM, K_FTRACE, K_FAULT, K_SCHED, K_COUNTER, K_SAMPLE };
 
 unsigned exportStoreBit(const char *zName){
   int i;
@@ -666,7 +669,7 @@ static void walkKvmExit(Walk *p, Stream *s, const unsigned char *pRec){
   }
 }
 
-/* ftrace_event and page_fault rows: instants on their thread. */
+/* ftrace_event, page_fault and sample rows: instants on their thread. */
 static void walkInstant(Walk *p, Stream *s, const unsigned char *pRec){
   long long ts = 0, tid = 0, name;
   EXPORT_EVENT e;
@@ -681,7 +684,8 @@ static void walkInstant(Walk *p, Stream *s, const unsigned char *pRec){
   }else{
     nameText(&e.Name, s->eKind==K_FAULT ? "page_fault" : "");
   }
-  nameText(&e.Category, s->eKind==K_FAULT ? "page_fault" : "ftrace");
+  nameText(&e.Category, s->eKind==K_FAULT ? "page_fault" :
+                        s->eKind==K_SAMPLE ? "sample" : "ftrace");
   rowArgs(p, s, pRec, &e);
   p->pSink->Instant(p->pCtx, &e);
 }
@@ -885,7 +889,7 @@ static int streamOpen(Walk *p, int eKind, PTRACE_STORE pStore, Stream *s){
   s->vcpu = colFind(pStore, "vcpu");
   if( eKind==K_KVM ){
     pickArgs(s, azSkipKvm);
-  }else if( eKind==K_FTRACE || eKind==K_FAULT ){
+  }else if( eKind==K_FTRACE || eKind==K_FAULT || eKind==K_SAMPLE ){
     pickArgs(s, azSkipEvent);
   }else{
     pickArgs(s, azSkipSpan);
@@ -932,7 +936,8 @@ static void walkRow(Walk *p, Stream *s){
     case K_SPAN:    walkSpan(p, s, pRec); break;
     case K_KVM:     walkKvmExit(p, s, pRec); break;
     case K_FTRACE:
-    case K_FAULT:   walkInstant(p, s, pRec); break;
+    case K_FAULT:
+    case K_SAMPLE:  walkInstant(p, s, pRec); break;
     case K_SCHED:   walkSched(p, s, pRec); break;
     case K_COUNTER: walkCounter(p, s, pRec); break;
   }

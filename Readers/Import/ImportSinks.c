@@ -641,6 +641,41 @@ Routine Description:
 }
 
 RTL_STATUS
+TraceImportMetadata(
+    PTRACE_IMPORT Import,
+    PCSZ Name,
+    LONGLONG Value,
+    PCSZ Text,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    Appends a `metadata` row.  Its source row is the one TraceImportEnd
+    will append: the source store's next index.
+
+--*/
+{
+    METADATA_RECORD Record;
+    RTL_STATUS Status;
+
+    Record.SourceId = Import->Stores[TraceRecordSource]->ReservedCount;
+    Record.IntValue = Text == NULL ? Value : TRACE_NULL_LONGLONG;
+    Record.StrValueId = TRACE_STRING_NULL;
+    Status = TraceImportIntern(Import, Name, (ULONG)RtlStringLength(Name),
+                               &Record.NameId);
+    if (RTL_SUCCESS(Status) && Text != NULL) {
+        Status = TraceImportIntern(Import, Text, Length, &Record.StrValueId);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    return TraceImportAppendRecord(Import, TraceRecordMetadata, &Record,
+                                   NULL);
+}
+
+RTL_STATUS
 TraceImportAppendRecord(
     PTRACE_IMPORT Import,
     TRACE_RECORD_KIND Kind,

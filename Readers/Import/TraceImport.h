@@ -219,6 +219,14 @@ typedef struct _TRACE_IMPORT {
     ULONG ClockId;                  // string id of the trace clock, or NULL
 
     //
+    // The machine the input was recorded on, when the input says
+    // (perf.data's HOSTNAME and OSRELEASE); all zero otherwise.  The
+    // command line makes it the host of a session the import creates.
+    //
+
+    TRACE_SESSION_HOST RecordedHost;
+
+    //
     // Byte offset of the event being imported, set by readers that name
     // offsets in their errors, so that the shared sinks can too.
     //
@@ -601,6 +609,14 @@ RTL_STATUS TraceImportModuleLine(PTRACE_IMPORT Import, LONGLONG Timestamp,
 //
 
 RTL_STATUS TraceImportModule(PTRACE_IMPORT Import, PMODULE_RECORD Record);
+
+//
+// A fact the input states about itself: a `metadata` row of this
+// import's source, Name with an integer (Text NULL) or a text value.
+//
+
+RTL_STATUS TraceImportMetadata(PTRACE_IMPORT Import, PCSZ Name,
+                               LONGLONG Value, PCSZ Text, ULONG Length);
 
 //
 // Appends a record of type Kind that is not an event (a module, frame or

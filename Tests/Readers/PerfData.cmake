@@ -7,7 +7,7 @@
 # checks).  They need root and a kernel that lets perf record: else 77.
 set(PERF_DATA_TEST ${CMAKE_CURRENT_SOURCE_DIR}/Readers/perf_data_test.py)
 
-foreach(case tracepoints pipe zstd zstd_callgraph faults callgraph report dwarf count1 lost damaged)
+foreach(case tracepoints pipe zstd zstd_callgraph faults callgraph report dwarf count1 header lost damaged)
   add_test(NAME reader.perf_data.${case}
     COMMAND python3 ${PERF_DATA_TEST} $<TARGET_FILE:tracestore>
             ${READER_WORK}/perf-data-${case} ${case})

@@ -31,6 +31,9 @@ prints from the same file (never with our own output):
   dwarf        --call-graph dwarf (REGS_USER and STACK_USER skipped by
                their sizes): every sample's ts, pid, tid, period, ip.
   count1       -c 1 -a context-switches: every sample's fields.
+  header       the metadata rows (perf.hostname, perf.cmdline, ...) and
+               the event names equal perf report --header-only's; the
+               session's host and kernel are the recording's.
   lost         -m 1 (a tiny buffer): dropped equals perf's LOST and
                LOST_SAMPLES records (perf script -D), the larger sum.
   damaged      the faults file cut at every record boundary and inside
@@ -44,6 +47,7 @@ usage: perf_data_test.py TRACESTORE WORKDIR CASE
 """
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -417,6 +421,40 @@ def check_report(path, session):
         len(top), top[0][4], top[-1][4]))
 
 
+def check_header(path, session):
+    """The header facts against perf report --header-only; the session's
+    host is the recording's."""
+    r = run(["perf", "report", "-i", path, "--header-only"])
+    facts = dict(re.findall(r"^# ([a-z ]+?)\s*: (.*)$", r.stdout, re.M))
+    imp(path, session)
+    meta = {}
+    for name, iv, sv in sql(session, "SELECT name, int_value, str_value FROM metadata"):
+        meta.setdefault(name, []).append(sv if sv != "" else iv)
+    want = {
+        "perf.hostname": facts["hostname"],
+        "perf.os_release": facts["os release"],
+        "perf.version": facts["perf version"],
+        "perf.arch": facts["arch"],
+        "perf.nr_cpus_online": facts["nrcpus online"],
+        "perf.nr_cpus_available": facts["nrcpus avail"],
+        "perf.cpu_desc": facts["cpudesc"],
+        "perf.total_mem_kb": facts["total memory"].split()[0],
+        "perf.cmdline": facts["cmdline"].strip(),
+    }
+    for name, value in want.items():
+        if meta.get(name) != [value]:
+            fail("%s: %s, perf report --header-only: %r" % (name, meta.get(name), value))
+    events = re.findall(r"^# event : name = ([^,]+),", r.stdout, re.M)
+    if meta.get("perf.event") != events:
+        fail("perf.event: %s, perf: %s" % (meta.get("perf.event"), events))
+    info = run([TS, "info", "--json", session])
+    doc = json.loads(info.stdout)
+    if doc["host"] != facts["hostname"] or doc["kernel"] != facts["os release"] or doc["boot_id"] is not None:
+        fail("session host %s %s %s, recorded on %s %s" % (doc["host"], doc["kernel"], doc["boot_id"],
+                                                           facts["hostname"], facts["os release"]))
+    print("ok: %d header facts and %d events equal perf report --header-only's; the session's host is the recording's" % (len(want), len(events)))
+
+
 def check_lost(path, session):
     lines = script(path, "--show-lost-events", "-F", "time")
     lost = sum(int(m.group(1)) for m in (re.search(r"PERF_RECORD_LOST lost (\d+)", l) for l in lines) if m)
@@ -534,6 +572,8 @@ def main():
     elif CASE == "count1":
         check_samples(record("c1", ["-a", "-c", "1", "-e", "context-switches"],
                              "for i in $(seq 100); do /bin/true; done"), session, False)
+    elif CASE == "header":
+        check_header(record("header", tps, "true"), session)
     elif CASE == "lost":
         check_lost(record("lost", ["-a", "-m", "1", "-e", "raw_syscalls:sys_enter"],
                           "dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null"), session)

@@ -413,6 +413,205 @@ Truncated:
                                 "runs past its section (event %u)", Index);
 }
 
+static
+BOOL
+FeatureString(
+    const BYTE *Data,
+    ULONGLONG Size,
+    PULONGLONG Position,
+    PCSZ *Text,
+    PULONG Length
+    )
+/*++
+
+Routine Description:
+
+    A string of a feature section: u32 length (NULs padding it to 64
+    bytes included), then the text.
+
+--*/
+{
+    ULONG Bytes;
+    ULONG Index;
+
+    if (Size - *Position < 4) {
+        return FALSE;
+    }
+    Bytes = PerfRead32(Data + *Position);
+    if (Bytes > Size - *Position - 4) {
+        return FALSE;
+    }
+    *Text = (PCSZ)Data + *Position + 4;
+    for (Index = 0; Index < Bytes && (*Text)[Index] != '\0'; Index++) {
+    }
+    *Length = Index;
+    *Position += 4 + (ULONGLONG)Bytes;
+    return TRUE;
+}
+
+static
+VOID
+CopyHostField(
+    PCHAR Field,
+    SIZE_T FieldSize,
+    PCSZ Text,
+    ULONG Length
+    )
+{
+    SIZE_T Index;
+
+    for (Index = 0; Index + 1 < FieldSize && Index < Length; Index++) {
+        Field[Index] = Text[Index];
+    }
+    Field[Index] = '\0';
+}
+
+static
+RTL_STATUS
+ReadFacts(
+    PPERF_DATA Perf,
+    ULONG Bit,
+    ULONGLONG Offset,
+    ULONGLONG Size
+    )
+/*++
+
+Routine Description:
+
+    The header facts perf report --header-only prints, as `metadata` rows
+    named perf.* (docs/reader-perf-data.md lists them); HOSTNAME and
+    OSRELEASE are also the recording's host.  A section too short for its
+    fact is skipped (perf skips it too).
+
+--*/
+{
+    static PCSZ const Strings[] = {
+        NULL, NULL, NULL, "perf.hostname", "perf.os_release", "perf.version",
+        "perf.arch", NULL, "perf.cpu_desc", "perf.cpu_id"
+    };
+    PTRACE_IMPORT Import = Perf->Import;
+    const BYTE *Data = Perf->Buffer + Offset;
+    ULONGLONG Position = 0;
+    PCSZ Text;
+    ULONG Length;
+    RTL_STATUS Status = RTL_STATUS_OK;
+
+    switch (Bit) {
+    case PERF_FEATURE_HOSTNAME:
+    case PERF_FEATURE_OSRELEASE:
+    case PERF_FEATURE_VERSION:
+    case PERF_FEATURE_ARCH:
+    case PERF_FEATURE_CPUDESC:
+    case PERF_FEATURE_CPUID:
+        if (!FeatureString(Data, Size, &Position, &Text, &Length)) {
+            return RTL_STATUS_OK;
+        }
+        if (Bit == PERF_FEATURE_HOSTNAME) {
+            CopyHostField(Import->RecordedHost.HostName,
+                          sizeof(Import->RecordedHost.HostName), Text,
+                          Length);
+        } else if (Bit == PERF_FEATURE_OSRELEASE) {
+            CopyHostField(Import->RecordedHost.KernelRelease,
+                          sizeof(Import->RecordedHost.KernelRelease), Text,
+                          Length);
+        }
+        return TraceImportMetadata(Import, Strings[Bit], 0, Text, Length);
+
+    case PERF_FEATURE_NRCPUS:
+        if (Size >= 8) {
+            Status = TraceImportMetadata(Import, "perf.nr_cpus_available",
+                                         PerfRead32(Data), NULL, 0);
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportMetadata(Import, "perf.nr_cpus_online",
+                                             PerfRead32(Data + 4), NULL, 0);
+            }
+        }
+        return Status;
+
+    case PERF_FEATURE_TOTAL_MEM:
+        return Size >= 8 ? TraceImportMetadata(Import, "perf.total_mem_kb",
+                                               (LONGLONG)PerfRead64(Data),
+                                               NULL, 0) : RTL_STATUS_OK;
+
+    case PERF_FEATURE_CMDLINE: {
+        CHAR Line[4096];
+        ULONG Used = 0;
+        ULONG Count;
+        ULONG Index;
+
+        if (Size < 4) {
+            return RTL_STATUS_OK;
+        }
+        Count = PerfRead32(Data);
+        Position = 4;
+        for (Index = 0; Index < Count &&
+                        FeatureString(Data, Size, &Position, &Text, &Length);
+             Index++) {
+            ULONG Copy;
+
+            if (Index != 0 && Used < sizeof(Line)) {
+                Line[Used++] = ' ';
+            }
+            for (Copy = 0; Copy < Length && Used < sizeof(Line); Copy++) {
+                Line[Used++] = Text[Copy];
+            }
+        }
+        return TraceImportMetadata(Import, "perf.cmdline", 0, Line, Used);
+    }
+
+    case PERF_FEATURE_SAMPLE_TIME:
+        if (Size >= 16) {
+            Status = TraceImportMetadata(Import, "perf.first_sample_time",
+                                         (LONGLONG)PerfRead64(Data), NULL, 0);
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportMetadata(Import, "perf.last_sample_time",
+                                             (LONGLONG)PerfRead64(Data + 8),
+                                             NULL, 0);
+            }
+        }
+        return Status;
+
+    case PERF_FEATURE_CLOCKID:
+        return Size >= 8 ? TraceImportMetadata(Import, "perf.clock_res_ns",
+                                               (LONGLONG)PerfRead64(Data),
+                                               NULL, 0) : RTL_STATUS_OK;
+
+    case PERF_FEATURE_CLOCK_DATA:
+        if (Size >= 24) {
+            Status = TraceImportMetadata(Import, "perf.clock_data.clockid",
+                                         PerfRead32(Data + 4), NULL, 0);
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportMetadata(Import,
+                                             "perf.clock_data.wall_clock_ns",
+                                             (LONGLONG)PerfRead64(Data + 8),
+                                             NULL, 0);
+            }
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportMetadata(Import, "perf.clock_data.clock_ns",
+                                             (LONGLONG)PerfRead64(Data + 16),
+                                             NULL, 0);
+            }
+        }
+        return Status;
+
+    case PERF_FEATURE_COMPRESSED:
+        if (Size >= 12) {
+            Status = TraceImportMetadata(Import, "perf.compression", 0,
+                                         PerfRead32(Data + 4) == 1 ? "zstd" :
+                                         "unknown",
+                                         PerfRead32(Data + 4) == 1 ? 4 : 7);
+            if (RTL_SUCCESS(Status)) {
+                Status = TraceImportMetadata(Import, "perf.compression_level",
+                                             PerfRead32(Data + 8), NULL, 0);
+            }
+        }
+        return Status;
+
+    default:
+        return RTL_STATUS_OK;
+    }
+}
+
 RTL_STATUS
 PerfFeature(
     PPERF_DATA Perf,
@@ -454,7 +653,7 @@ Routine Description:
         Status = ReadEventDesc(Perf, Offset, Size);
         return Status;
     default:
-        return RTL_STATUS_OK;
+        return ReadFacts(Perf, Bit, Offset, Size);
     }
 }
 
@@ -569,6 +768,49 @@ Routine Description:
         Sections += 16;
     }
     return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+StateFacts(
+    PPERF_DATA Perf
+    )
+/*++
+
+Routine Description:
+
+    What the reader found: each event's name (perf.event, in attr order),
+    the records lost and those of types it does not store.
+
+--*/
+{
+    RTL_ERROR Error = Perf->Import->Error;
+    RTL_STATUS Status = RTL_STATUS_OK;
+    ULONG Index;
+
+    for (Index = 0; Index < Perf->AttrCount && RTL_SUCCESS(Status);
+         Index++) {
+        Status = TraceImportMetadata(Perf->Import, "perf.event", 0,
+                                     Perf->Attrs[Index].Name,
+                                     (ULONG)RtlStringLength(
+                                         Perf->Attrs[Index].Name));
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportMetadata(Perf->Import, "perf.lost_records",
+                                     (LONGLONG)Perf->LostRecords, NULL, 0);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportMetadata(Perf->Import, "perf.lost_samples",
+                                     (LONGLONG)Perf->LostSamples, NULL, 0);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportMetadata(Perf->Import, "perf.skipped_records",
+                                     (LONGLONG)Perf->Skipped, NULL, 0);
+    }
+    if (!RTL_SUCCESS(Status) && Error.Status != RTL_STATUS_OK) {
+        Perf->Import->Error = Error;
+    }
+    return Status;
 }
 
 BOOL
@@ -760,6 +1002,13 @@ Routine Description:
     }
 
     Status = PerfReadRecords(Perf, Perf->DataOffset, Perf->DataEnd);
+    {
+        RTL_STATUS FactStatus = StateFacts(Perf);
+
+        if (RTL_SUCCESS(Status)) {
+            Status = FactStatus;
+        }
+    }
     if (RTL_SUCCESS(Status) && Perf->Truncated) {
         Status = TraceImportByteError(Import, Perf->Length, "the file ends "
                                       "inside its data section (%llu of its "

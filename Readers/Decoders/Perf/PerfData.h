@@ -169,8 +169,12 @@ Environment:
 #define PERF_FEATURE_VERSION        5
 #define PERF_FEATURE_ARCH           6
 #define PERF_FEATURE_NRCPUS         7
+#define PERF_FEATURE_CPUDESC        8
+#define PERF_FEATURE_CPUID          9
+#define PERF_FEATURE_TOTAL_MEM      10
 #define PERF_FEATURE_CMDLINE        11
 #define PERF_FEATURE_EVENT_DESC     12
+#define PERF_FEATURE_SAMPLE_TIME    21
 #define PERF_FEATURE_CLOCKID        23
 #define PERF_FEATURE_COMPRESSED     27
 #define PERF_FEATURE_CLOCK_DATA     29
