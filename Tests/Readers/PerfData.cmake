@@ -14,3 +14,11 @@ foreach(case tracepoints pipe zstd zstd_callgraph faults callgraph report dwarf 
   set_tests_properties(reader.perf_data.${case} PROPERTIES LABELS integration
                        TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endforeach()
+
+# Benchmark (ctest -L bench): import against perf script on the same
+# files, and 10^6..10^8 events (Tests/Bench/bench_perf_data.sh).
+add_test(NAME bench.perf_data
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_perf_data.sh $<TARGET_FILE:tracestore>
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-perf-data "10 100")
+set_tests_properties(bench.perf_data PROPERTIES LABELS bench TIMEOUT 3600
+                     RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

@@ -228,7 +228,6 @@ def replay_maps(lines):
     maps = {}
     mm = re.compile(r"PERF_RECORD_MMAP2? (-?\d+)/-?\d+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0)[^\]]*\]: (\S+) (.*)$")
     fork = re.compile(r"PERF_RECORD_FORK\((\d+):\d+\):\((\d+):\d+\)")
-    execl = re.compile(r"PERF_RECORD_COMM exec: .*:(\d+)/\d+$")
 
     def add(pid, start, end, pgoff, path, prot):
         kept = []
@@ -265,29 +264,31 @@ def replay_maps(lines):
             if child != parent:
                 maps[child] = list(maps.get(parent, []))
             return True
-        m = execl.search(line)
-        if m:
-            maps[int(m.group(1))] = []
-            return True
+        # An exec keeps the mappings (perf's machine only flushes its
+        # unwinder): the new image's replace what they overlap.
         return "PERF_RECORD_" in line
 
     return event, find
 
 
 def check_faults(path, session):
-    lines = script(path, "-F", "comm,pid,tid,time,event,addr,ip",
+    lines = script(path, "-F", "comm,pid,tid,time,event,addr,ip,sym,dso",
                    "--show-mmap-events", "--show-task-events")
     imp(path, session)
     event, find = replay_maps(lines)
-    sample = re.compile(r"^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):\s+([0-9a-f]+)\s+([0-9a-f]+)\s*$")
+    # "ADDR SYM (DSO) IP SYM (DSO)": the dso perf places each address in.
+    sample = re.compile(r"^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):\s+"
+                        r"([0-9a-f]+) .*?\((.*?)\)\s+([0-9a-f]+) .*?\((.*?)\)\s*$")
     want = []
+    perf_dsos = []
     for line in lines:
         if event(line):
             continue
         m = sample.match(line)
         if not m:
             fail("perf script line not understood: %r" % line)
-        comm, pid, tid, sec, frac, name, addr, ip = m.groups()
+        comm, pid, tid, sec, frac, name, addr, addr_dso, ip, ip_dso = m.groups()
+        perf_dsos.append((addr_dso, ip_dso))
         addr, ip, pid = int(addr, 16), int(ip, 16), int(pid)
         name = name.rstrip(":")
         mod, off = None, None
@@ -315,6 +316,12 @@ def check_faults(path, session):
         if a != b:
             fail("fault %d: %s, perf + its mmap lines: %s" % (i, a, b))
         placed += b[8] != ""
+        # The module is the file perf itself places the address in
+        # ("[unknown]" and anonymous memory: none).
+        for mine, theirs in ((a[7], perf_dsos[i][0]), (a[9], perf_dsos[i][1])):
+            theirs = "" if theirs in ("[unknown]", "//anon") else theirs
+            if mine != theirs:
+                fail("fault %d: module %r, perf script's dso %r" % (i, mine, theirs))
     print("ok: %d faults equal perf script's, %d placed in a mapping as its mmap lines place them" % (len(want), placed))
 
 

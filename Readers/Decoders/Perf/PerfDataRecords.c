@@ -24,8 +24,8 @@ Abstract:
     data address and ip are placed in the process's mappings.
 
     The side band: MMAP and MMAP2 add a mapping (and a `module` row), a
-    COMM names a thread (an exec also drops its process's mappings and
-    adds a process row), a FORK gives the child its parent's name and,
+    COMM names a thread (an exec also adds a process row, and keeps the
+    mappings, as perf does), a FORK gives the child its parent's name and,
     for a new process, a copy of its mappings; LOST and LOST_SAMPLES add
     to the source's dropped count.  Other record types are skipped by
     their size and counted.
@@ -80,17 +80,16 @@ ReadSampleId(
     PPERF_DATA Perf,
     const BYTE *Record,
     ULONG Size,
-    ULONG BodySize,
     PPERF_RECORD_ID Id
     )
 /*++
 
 Routine Description:
 
-    The sample_id at the end of a non-sample record whose own fields take
-    BodySize bytes: the attr (by IDENTIFIER when the attrs' layouts
-    differ), time, task and CPU.  Nothing is known when the attr has no
-    sample_id_all or the record is too short to hold one.
+    The sample_id at the end of a non-sample record: the attr (by
+    IDENTIFIER when the attrs' layouts differ), time, task and CPU.
+    Nothing is known when the attr has no sample_id_all or the record is
+    too short to hold one after its header.
 
 --*/
 {
@@ -120,7 +119,7 @@ Routine Description:
     }
     Type = Attr->SampleType;
     IdSize = SampleIdSize(Type);
-    if (Size < BodySize || Size - BodySize < IdSize) {
+    if (Size - 8 < IdSize) {
         return;
     }
     Cursor = Record + Size - IdSize;
@@ -926,8 +925,14 @@ Routine Description:
         Pid = PerfRead32(Record + 8);
         Tid = PerfRead32(Record + 12);
         Status = SetTask(Perf, Tid, Pid, CommId);
+        //
+        // An exec keeps the process's mappings, as perf's machine does
+        // (thread__set_comm only flushes the unwinder): the new image's
+        // MMAPs replace what they overlap, and a sample taken inside
+        // execve still finds the old image's code.
+        //
+
         if (RTL_SUCCESS(Status) && (Misc & PERF_RECORD_MISC_COMM_EXEC) != 0) {
-            PerfMapsDropPid(&Perf->Maps, Pid);
             Status = TraceImportProcessExec(Import, Timestamp, Pid, CommId,
                                             TRACE_STRING_NULL);
         }
@@ -1204,18 +1209,31 @@ Routine Description:
     BOOL HasTime;
 
     if (Type == PERF_RECORD_SAMPLE) {
-        PERF_SAMPLE Sample;
-        ULONG FieldOffset;
+        PPERF_ATTR Attr = SampleAttr(Perf, Record, Size);
+        ULONG Position;
 
-        if (ParseSample(Perf, Record, Size, &Sample, &FieldOffset) != NULL) {
-            return Deliver(Perf, Offset, 0, (SIZE_T)Perf->ReadOffset);
+        //
+        // The time is the field after IDENTIFIER, IP and TID.  A sample
+        // without an attr or too short for its time is delivered now, to
+        // fail there with the whole parse's reason.
+        //
+
+        HasTime = Attr != NULL &&
+                  (Attr->SampleType & PERF_SAMPLE_TIME) != 0;
+        if (HasTime) {
+            Position = 8 + 8 * PerfCountBits(Attr->SampleType &
+                                             (PERF_SAMPLE_IDENTIFIER |
+                                              PERF_SAMPLE_IP |
+                                              PERF_SAMPLE_TID));
+            HasTime = Size >= Position + 8;
+            if (HasTime) {
+                Time = PerfRead64(Record + Position);
+            }
         }
-        HasTime = Sample.HasTime;
-        Time = Sample.Time;
     } else {
         PERF_RECORD_ID Id;
 
-        ReadSampleId(Perf, Record, Size, 8, &Id);
+        ReadSampleId(Perf, Record, Size, &Id);
         HasTime = Id.HasTime;
         Time = Id.Time;
     }

@@ -1,0 +1,111 @@
+#!/bin/sh
+# perf.data import speed next to `perf script > /dev/null` on the same file,
+# in the same run (issue 27), and how it grows with size.
+# usage: bench_perf_data.sh TRACESTORE [WORKDIR] [SCALES]
+#
+# Inputs, recorded here with perf record (root):
+#   tracepoints  -a raw_syscalls:sys_enter/sys_exit + sched:sched_switch
+#                while dd makes ~1.2 M system calls;
+#   profile      -a -g cpu-clock every 20 us while two shells spin.
+# Each: tracestore import (best of 3) and perf script > /dev/null (best of
+# 2), events/s and the ratio; peak RSS of the import (peak_rss.py: file
+# pages included, so anon RSS is below it).  Then the tracepoint file made 10^7 and 10^8 events long
+# (SCALES, default "10 100": copies of its data section, each copy's
+# times moved past the one before), imported once each: events/s, ns per
+# event and peak RSS as the file grows (a 10^7 file is ~1 GB).
+# Prints result lines for the tables `perf_data` and `perf_data_scale`.
+set -eu
+. "$(dirname "$0")/bench_lib.sh"
+ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-perf-data}; scales=${3:-10 100}
+[ "$(id -u)" = 0 ] || { echo "SKIP: perf record needs root"; exit 77; }
+command -v perf > /dev/null || { echo "SKIP: no perf"; exit 77; }
+mkdir -p "$work"
+tp=$work/tracepoints.data; prof=$work/profile.data
+
+[ -s "$tp" ] || perf record -q -a -m 8192 -o "$tp" \
+  -e raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch \
+  -- dd if=/dev/zero of=/dev/null bs=1 count=600000 2> /dev/null
+[ -s "$prof" ] || perf record -q -a -g -m 8192 -c 20000 -e cpu-clock -o "$prof" \
+  -- sh -c 'spin() { i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; }; spin & spin; wait' \
+  2> /dev/null
+
+bench_head perf_data "input" "events" "MB" "import s" "perf script s" \
+  "import events/s" "ratio" "import peak RSS MB"
+for f in "$tp" "$prof"; do
+  name=$(basename "$f" .data)
+  cat "$f" > /dev/null
+  t_imp=$(best 3 "$ts" import -o "$work/session" "$f")
+  t_perf=$(best 2 sh -c "perf script -i '$f' > /dev/null 2>&1")
+  rm -rf "$work/session"
+  peak=$(peak_rss "$ts" import -o "$work/session" "$f")
+  events=$(events "$work/session")
+  mb=$(calc %.1f "$(wc -c < "$f") / 1e6")
+  echo "$name: $events events, import $t_imp s, perf script $t_perf s"
+  bench_row perf_data "$name" "$events" "$mb" "$t_imp" "$t_perf" \
+    "$(calc %.0f "$events / $t_imp")" "$(calc %.1f "$t_perf / $t_imp")" \
+    "$peak"
+done
+bench_note perf_data "ratio = perf script > /dev/null time / import time, same file, same run (best of 2 and 3)"
+
+# Larger files: the tracepoint recording's data section repeated.
+bench_head perf_data_scale "events" "GB" "import s" "events/s" "ns/event" "peak RSS MB"
+for k in 1 $scales; do
+  big=$work/tracepoints-x$k.data
+  if [ "$k" = 1 ]; then big=$tp; else
+    python3 - "$tp" "$big" "$k" <<'PY'
+import struct, sys
+src, dst, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = open(src, 'rb').read()
+hsize, attr_size, attrs_off, attrs_size, data_off, data_size = struct.unpack_from('<QQQQQQ', d, 8)
+stype = struct.unpack_from('<Q', d, attrs_off + 24)[0]
+# Where a SAMPLE's time is: after IDENTIFIER, IP and TID, when present.
+tpos = 8 + 8 * sum(1 for b in (16, 0, 1) if stype & (1 << b))
+# One template of the samples and rounds; each copy patches the times.
+body, where, times, off = bytearray(), [], [], data_off
+while off < data_off + data_size:
+    typ, misc, size = struct.unpack_from('<IHH', d, off)
+    if typ in (9, 68):
+        if typ == 9:
+            where.append(len(body) + tpos)
+            times.append(struct.unpack_from('<Q', d, off + tpos)[0])
+        body += d[off:off + size]
+    off += size
+span = max(times) - min(times) + 1
+feat_off = data_off + data_size
+with open(dst, 'wb') as f:
+    f.write(d[:data_off])
+    f.write(d[data_off:data_off + data_size])
+    for c in range(1, k):
+        shift = c * span
+        for at, t in zip(where, times):
+            struct.pack_into('<Q', body, at, t + shift)
+        f.write(body)
+    new_size = f.tell() - data_off
+    f.write(d[feat_off:])
+# The data section's size, and the feature table's offsets, move.
+with open(dst, 'r+b') as f:
+    f.seek(48); f.write(struct.pack('<Q', new_size))
+    shift = new_size - data_size
+    feats = bin(int.from_bytes(d[72:104], 'little')).count('1')
+    f.seek(data_off + new_size)
+    table = bytearray(f.read(16 * feats))
+    for i in range(feats):
+        o = struct.unpack_from('<Q', table, 16 * i)[0]
+        struct.pack_into('<Q', table, 16 * i, o + shift)
+    f.seek(data_off + new_size); f.write(table)
+PY
+  fi
+  rm -rf "$work/session"
+  t0=$(now)
+  peak=$(peak_rss "$ts" import -o "$work/session" "$big")
+  t1=$(now)
+  t=$(calc %.3f "$t1 - $t0")
+  events=$(events "$work/session")
+  gb=$(calc %.2f "$(wc -c < "$big") / 1e9")
+  echo "x$k: $events events, $gb GB, $t s, peak RSS $peak MB"
+  bench_row perf_data_scale "$events" "$gb" "$t" "$(calc %.0f "$events / $t")" \
+    "$(calc %.1f "$t * 1e9 / $events")" "$peak"
+  rm -rf "$work/session"
+  [ "$k" = 1 ] || rm -f "$big"
+done
+bench_note perf_data_scale "the tracepoint recording's data section repeated (times moved on), imported once; peak RSS includes the mapped file's pages"
