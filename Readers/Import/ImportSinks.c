@@ -430,14 +430,11 @@ TraceImportCounter(
 static
 VOID
 FillTaskColumn(
-    PCTRACE_STORE_SCHEMA Schema,
-    PCSZ Name,
+    PCTRACE_COLUMN_DESCRIPTOR Column,
     ULONGLONG Value,
     PBYTE Record
     )
 {
-    PCTRACE_COLUMN_DESCRIPTOR Column = TraceSchemaFindColumn(Schema, Name);
-
     if (Column == NULL) {
         return;
     }
@@ -456,8 +453,13 @@ TraceImportAppendEvent(
     PVOID Record
     )
 {
+    static PCSZ const Names[TRACE_TASK_COLUMNS] = {
+        "ts", "tid", "pid", "cpu", "comm"
+    };
     PCTRACE_STORE_SCHEMA Schema = TraceRecordTypes[Kind].Schema;
+    PCTRACE_COLUMN_DESCRIPTOR *Columns = Import->TaskColumns[Kind];
     PTRACE_STORE Store;
+    ULONG Index;
     RTL_STATUS Status;
 
     Status = TraceImportOpenStore(Import, Kind, &Store);
@@ -468,11 +470,21 @@ TraceImportAppendEvent(
         return Status;
     }
 
-    FillTaskColumn(Schema, "ts", (ULONGLONG)Event->Timestamp, Record);
-    FillTaskColumn(Schema, "tid", Event->Tid, Record);
-    FillTaskColumn(Schema, "pid", Event->Pid, Record);
-    FillTaskColumn(Schema, "cpu", Event->Cpu, Record);
-    FillTaskColumn(Schema, "comm", Event->CommId, Record);
+    //
+    // The type's task columns, found by name once per import.
+    //
+
+    if (!Import->TaskColumnsKnown[Kind]) {
+        for (Index = 0; Index < TRACE_TASK_COLUMNS; Index++) {
+            Columns[Index] = TraceSchemaFindColumn(Schema, Names[Index]);
+        }
+        Import->TaskColumnsKnown[Kind] = TRUE;
+    }
+    FillTaskColumn(Columns[0], (ULONGLONG)Event->Timestamp, Record);
+    FillTaskColumn(Columns[1], Event->Tid, Record);
+    FillTaskColumn(Columns[2], Event->Pid, Record);
+    FillTaskColumn(Columns[3], Event->Cpu, Record);
+    FillTaskColumn(Columns[4], Event->CommId, Record);
 
     return AppendSized(Import, Store, Record, Schema->RecordSize, NULL);
 }

@@ -118,6 +118,8 @@ TraceImportBegin(
     Import->ImportedRealtimeNs = Rtl->QueryTime(Rtl, RtlClockRealtime);
     Rtl->FillMemory(Import->InternCache, sizeof(Import->InternCache), 0xff);
     Rtl->FillMemory(Import->RecentThreads, sizeof(Import->RecentThreads), 0);
+    Rtl->FillMemory(Import->TaskColumnsKnown,
+                    sizeof(Import->TaskColumnsKnown), 0);
     Rtl->FillMemory(Import->TextEventTypes, sizeof(Import->TextEventTypes),
                     0);
     Import->FirstTs = 0x7fffffffffffffffLL;

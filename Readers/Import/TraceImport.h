@@ -148,6 +148,7 @@ typedef struct _TRACE_INTERN_CACHE_ENTRY {
 //
 
 #define TRACE_TEXT_EVENT_TYPES 16
+#define TRACE_TASK_COLUMNS 5
 
 //
 // fault_kind values (docs/sql.md, "Page-fault classes"), and what a resolver
@@ -296,6 +297,15 @@ typedef struct _TRACE_IMPORT {
     TRACE_HASH_TABLE PendingFaults; // tid + 1 -> page_fault index | flags
     ULONG FaultKindIds[TraceFaultKindMaximum]; // interned on first use
     ULONGLONG RecentThreads[TRACE_RECENT_THREADS]; // keys seen, or 0
+
+    //
+    // TraceImportAppendEvent: each type's ts, tid, pid, cpu and comm
+    // columns (NULL where it has none), found on its first append.
+    //
+
+    PCTRACE_COLUMN_DESCRIPTOR TaskColumns[TraceRecordKindMaximum]
+                                         [TRACE_TASK_COLUMNS];
+    BOOL TaskColumnsKnown[TraceRecordKindMaximum];
     ULONGLONG TextEventTypes[TRACE_TEXT_EVENT_TYPES];
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 

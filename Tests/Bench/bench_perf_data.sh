@@ -5,18 +5,18 @@
 #
 # Inputs, recorded here with perf record (root):
 #   tracepoints  -a raw_syscalls:sys_enter/sys_exit + sched:sched_switch
-#                while dd makes ~1.2 M system calls;
+#                while dd makes ~0.6 M system calls (1.5-2 M events);
 #   profile      -a -g cpu-clock every 20 us while two shells spin.
 # Each: tracestore import (best of 3) and perf script > /dev/null (best of
 # 2), events/s and the ratio; peak RSS of the import (peak_rss.py: file
 # pages included, so anon RSS is below it).  Then the tracepoint file made 10^7 and 10^8 events long
-# (SCALES, default "10 100": copies of its data section, each copy's
+# (SCALES, default "6 60": copies of its data section, each copy's
 # times moved past the one before), imported once each: events/s, ns per
 # event and peak RSS as the file grows (a 10^7 file is ~1 GB).
 # Prints result lines for the tables `perf_data` and `perf_data_scale`.
 set -eu
 . "$(dirname "$0")/bench_lib.sh"
-ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-perf-data}; scales=${3:-10 100}
+ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-perf-data}; scales=${3:-6 60}
 [ "$(id -u)" = 0 ] || { echo "SKIP: perf record needs root"; exit 77; }
 command -v perf > /dev/null || { echo "SKIP: no perf"; exit 77; }
 mkdir -p "$work"
@@ -24,9 +24,9 @@ tp=$work/tracepoints.data; prof=$work/profile.data
 
 [ -s "$tp" ] || perf record -q -a -m 8192 -o "$tp" \
   -e raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch \
-  -- dd if=/dev/zero of=/dev/null bs=1 count=600000 2> /dev/null
+  -- dd if=/dev/zero of=/dev/null bs=1 count=300000 2> /dev/null
 [ -s "$prof" ] || perf record -q -a -g -m 8192 -c 20000 -e cpu-clock -o "$prof" \
-  -- sh -c 'spin() { i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; }; spin & spin; wait' \
+  -- sh -c 'spin() { i=0; while [ $i -lt 1500000 ]; do i=$((i+1)); done; }; spin & spin; wait' \
   2> /dev/null
 
 bench_head perf_data "input" "events" "MB" "import s" "perf script s" \

@@ -120,7 +120,7 @@ else
   step sh Tests/Bench/bench_export.sh "$ts" "$shared" 1000 10 "$work/export"
   step sh Tests/Bench/bench_export_perfetto.sh "$ts" "$b/Tests/GenSession" "1000000 10000000 100000000" "$work/perfetto"
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
-  step sh Tests/Bench/bench_perf_data.sh "$ts" "$work/perf-data" "10 100"
+  step sh Tests/Bench/bench_perf_data.sh "$ts" "$work/perf-data" "6 60"
   step "$b/Tests/BenchSql" "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 10000000 "$work/plot"
   step "$py" Tests/Bench/bench_rollup.py "$b" "$work/rollup"

@@ -19,6 +19,6 @@ endforeach()
 # files, and 10^6..10^8 events (Tests/Bench/bench_perf_data.sh).
 add_test(NAME bench.perf_data
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_perf_data.sh $<TARGET_FILE:tracestore>
-          ${CMAKE_CURRENT_BINARY_DIR}/bench-perf-data "10 100")
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-perf-data "6 60")
 set_tests_properties(bench.perf_data PROPERTIES LABELS bench TIMEOUT 3600
                      RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

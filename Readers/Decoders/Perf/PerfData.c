@@ -840,12 +840,11 @@ Routine Description:
 --*/
 {
     PPERF_DATA Perf = Context;
-    ULONGLONG Cursor = 0;
     ULONGLONG Value;
 
     *Pid = (Tid == Perf->CurrentTid) ? Perf->CurrentPid : TRACE_NULL_ULONG;
     *CommId = TRACE_NULL_ULONG;
-    if (TraceHashFind(&Perf->Tasks, (ULONGLONG)Tid + 1, &Cursor, &Value)) {
+    if (PerfFindTask(Perf, Tid, &Value)) {
         *CommId = (ULONG)(Value >> 32);
         if (*Pid == TRACE_NULL_ULONG) {
             *Pid = (ULONG)Value;

@@ -266,6 +266,23 @@ typedef struct _PERF_MODULE {
     ELF_SYMBOLS Elf;
 } PERF_MODULE, *PPERF_MODULE;
 
+//
+// Recent call chains and the callsite each became: a profile repeats its
+// stacks, and a chain met again skips the walk over its frames.  Valid
+// while the processes' mappings do not change (MapsGeneration).
+//
+
+#define PERF_CHAIN_CACHE    4096
+#define PERF_CHAIN_MAX      32
+
+typedef struct _PERF_CHAIN_ENTRY {
+    ULONG Pid;
+    ULONG Length;               // entries (markers included); 0: empty
+    ULONGLONG Generation;
+    LONGLONG StackId;
+    ULONGLONG Ips[PERF_CHAIN_MAX];
+} PERF_CHAIN_ENTRY, *PPERF_CHAIN_ENTRY;
+
 typedef struct _PERF_DATA {
     PTRACE_IMPORT Import;
     PRTL Rtl;
@@ -294,9 +311,13 @@ typedef struct _PERF_DATA {
     TRACE_EVENT_RESOLVER Resolver;
     PERF_MAPS Maps;
     TRACE_HASH_TABLE Tasks;     // tid + 1 -> comm id << 32 | pid
+    ULONGLONG LastTaskKey;      // the last tid + 1 looked up (0: none)
+    ULONGLONG LastTaskValue;    // and what Tasks holds for it
     TRACE_STACK_TABLE Stacks;   // the samples' call stacks
     BOOL StacksReady;
     ULONG Padding3;
+    PPERF_CHAIN_ENTRY Chains;   // PERF_CHAIN_CACHE entries, with Stacks
+    ULONGLONG MapsGeneration;   // bumped at every change of the maps
 
     //
     // Symbols (PerfDataSymbols.c): the mapped files, the BUILD_ID
@@ -445,6 +466,34 @@ PerfCountBits(
         Count++;
     }
     return Count;
+}
+
+//
+// What Tasks holds for thread Tid (FALSE: nothing), the last one looked
+// up remembered: samples come in runs of one thread.
+//
+
+static inline
+BOOL
+PerfFindTask(
+    PPERF_DATA Perf,
+    ULONG Tid,
+    PULONGLONG Value
+    )
+{
+    ULONGLONG Key = (ULONGLONG)Tid + 1;
+    ULONGLONG Cursor = 0;
+
+    if (Key == Perf->LastTaskKey) {
+        *Value = Perf->LastTaskValue;
+        return TRUE;
+    }
+    if (!TraceHashFind(&Perf->Tasks, Key, &Cursor, Value)) {
+        return FALSE;
+    }
+    Perf->LastTaskKey = Key;
+    Perf->LastTaskValue = *Value;
+    return TRUE;
 }
 
 //

@@ -447,11 +447,9 @@ CommOf(
     ULONG Tid
     )
 {
-    ULONGLONG Cursor = 0;
     ULONGLONG Value;
 
-    if (Tid != TRACE_NULL_ULONG &&
-        TraceHashFind(&Perf->Tasks, (ULONGLONG)Tid + 1, &Cursor, &Value)) {
+    if (Tid != TRACE_NULL_ULONG && PerfFindTask(Perf, Tid, &Value)) {
         return (ULONG)(Value >> 32);
     }
     return TRACE_NULL_ULONG;
@@ -500,6 +498,7 @@ Routine Description:
     ULONGLONG Index;
     LONG Context = -1;
     LONGLONG Parent = TRACE_NULL_LONGLONG;
+    PPERF_CHAIN_ENTRY Chain = NULL;
     ULONG Depth = 0;
     RTL_STATUS Status;
 
@@ -531,7 +530,36 @@ Routine Description:
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
+        Status = Perf->Rtl->AllocatePages(Perf->Rtl, PERF_CHAIN_CACHE *
+                                          sizeof(PERF_CHAIN_ENTRY),
+                                          (PVOID *)&Perf->Chains);
+        if (!RTL_SUCCESS(Status)) {
+            TraceStackTableRelease(&Perf->Stacks);
+            return RtlSetError(&Perf->Import->Error, Status, 0, 0, "%s: no "
+                               "memory for the call stacks",
+                               Perf->Import->Path);
+        }
         Perf->StacksReady = TRUE;
+    }
+
+    //
+    // A chain met recently, under the same maps: its callsite.
+    //
+
+    if (Sample->CallchainLength <= PERF_CHAIN_MAX) {
+        ULONG Bytes = (ULONG)Sample->CallchainLength * 8;
+        ULONGLONG Hash = Perf->Rtl->Hash64(Sample->Callchain, Bytes) ^
+                         ((ULONGLONG)Sample->Pid * 0x9e3779b97f4a7c15ULL);
+
+        Chain = &Perf->Chains[Hash & (PERF_CHAIN_CACHE - 1)];
+        if (Chain->Length == Sample->CallchainLength &&
+            Chain->Pid == Sample->Pid &&
+            Chain->Generation == Perf->MapsGeneration &&
+            Perf->Rtl->CompareMemory(Chain->Ips, Sample->Callchain,
+                                     Bytes) == 0) {
+            *StackId = Chain->StackId;
+            return RTL_STATUS_OK;
+        }
     }
 
     while (Count-- > 0) {
@@ -561,6 +589,14 @@ Routine Description:
         Depth++;
     }
     *StackId = Parent;
+    if (Chain != NULL) {
+        Chain->Length = (ULONG)Sample->CallchainLength;
+        Chain->Pid = Sample->Pid;
+        Chain->Generation = Perf->MapsGeneration;
+        Chain->StackId = Parent;
+        Perf->Rtl->CopyMemory(Chain->Ips, Sample->Callchain,
+                              (SIZE_T)Sample->CallchainLength * 8);
+    }
     return RTL_STATUS_OK;
 }
 
@@ -592,7 +628,8 @@ StoreSample(
     Event.Tid = Sample.Tid == 0xffffffffu ? TRACE_NULL_ULONG : Sample.Tid;
     Event.Pid = Sample.Pid;
     Event.Cpu = Sample.Cpu;
-    Event.CommId = CommOf(Perf, Event.Tid);
+    Event.CommId = Sample.Attr->Kind == PerfEventTracepoint ?
+                   TRACE_NULL_ULONG : CommOf(Perf, Event.Tid);
     Event.FlagsId = TRACE_NULL_ULONG;
     Event.Padding = 0;
     Import->EventOffset = Offset;
@@ -617,6 +654,7 @@ StoreSample(
             }
             return Status;
         }
+        Event.CommId = CommOf(Perf, Event.Tid);
         Status = NameOf(Perf, Sample.Attr, &NameId);
         if (RTL_SUCCESS(Status)) {
             Status = TraceImportGenericEvent(Import, &Event, NameId,
@@ -801,6 +839,7 @@ Routine Description:
         return TraceImportByteError(Import, Offset, "no memory for the "
                                     "processes' maps");
     }
+    Perf->MapsGeneration++;
 
     Module.Timestamp = Timestamp;
     Module.Start = Mapping.Start;
@@ -861,6 +900,7 @@ SetTask(
 {
     RTL_STATUS Status;
 
+    Perf->LastTaskKey = 0;
     Status = TraceHashSet(&Perf->Tasks, (ULONGLONG)Tid + 1,
                           ((ULONGLONG)CommId << 32) | Pid);
     if (!RTL_SUCCESS(Status)) {
@@ -958,10 +998,12 @@ Routine Description:
                 return Status;
             }
         }
-        if (Pid != ParentPid &&
-            !RTL_SUCCESS(PerfMapsCopyPid(&Perf->Maps, ParentPid, Pid))) {
-            return TraceImportByteError(Import, Offset, "no memory for the "
-                                        "processes' maps");
+        if (Pid != ParentPid) {
+            Perf->MapsGeneration++;
+            if (!RTL_SUCCESS(PerfMapsCopyPid(&Perf->Maps, ParentPid, Pid))) {
+                return TraceImportByteError(Import, Offset, "no memory for "
+                                            "the processes' maps");
+            }
         }
         return RTL_STATUS_OK;
     }
@@ -1033,32 +1075,40 @@ SortHeld(
 
 Routine Description:
 
-    Sorts the waiting records by (time, file offset): a bottom-up merge
-    sort over runs already in order (each CPU's buffer is).
+    Sorts the waiting records by (time, file offset): a natural merge
+    sort, which merges the runs already in order (each CPU's buffer is
+    one, and what the last round left another), so a round of a few CPUs
+    costs a few passes, not log2(records).
 
 --*/
 {
     PPERF_HELD From = Perf->Held;
     PPERF_HELD To = Perf->Scratch;
     ULONG Count = Perf->HeldCount;
-    ULONG Width;
 
-    for (Width = 1; Width < Count; Width *= 2) {
-        ULONG Start;
+    for (;;) {
+        ULONG Start = 0;
+        ULONG Runs = 0;
 
-        for (Start = 0; Start < Count; Start += 2 * Width) {
-            ULONG Middle = Start + Width < Count ? Start + Width : Count;
-            ULONG End = Middle + Width < Count ? Middle + Width : Count;
+        while (Start < Count) {
+            ULONG Middle = Start + 1;
+            ULONG End;
             ULONG Left = Start;
-            ULONG Right = Middle;
+            ULONG Right;
             ULONG Out = Start;
 
-            if (Middle == End || !HeldBefore(&From[Middle], &From[Middle - 1])) {
-                while (Left < End) {
-                    To[Out++] = From[Left++];
-                }
-                continue;
+            while (Middle < Count &&
+                   !HeldBefore(&From[Middle], &From[Middle - 1])) {
+                Middle++;
             }
+            End = Middle;
+            if (End < Count) {
+                End++;
+                while (End < Count && !HeldBefore(&From[End], &From[End - 1])) {
+                    End++;
+                }
+            }
+            Right = Middle;
             while (Left < Middle && Right < End) {
                 To[Out++] = HeldBefore(&From[Right], &From[Left]) ?
                             From[Right++] : From[Left++];
@@ -1069,12 +1119,17 @@ Routine Description:
             while (Right < End) {
                 To[Out++] = From[Right++];
             }
+            Runs++;
+            Start = End;
         }
         {
             PPERF_HELD Swap = From;
 
             From = To;
             To = Swap;
+        }
+        if (Runs <= 1) {
+            break;
         }
     }
     if (From != Perf->Held) {
@@ -1597,6 +1652,9 @@ PerfReleaseRecords(
 {
     if (Perf->StacksReady) {
         TraceStackTableRelease(&Perf->Stacks);
+        Perf->Rtl->Unmap(Perf->Rtl, Perf->Chains,
+                         PERF_CHAIN_CACHE * sizeof(PERF_CHAIN_ENTRY));
+        Perf->Chains = NULL;
         Perf->StacksReady = FALSE;
     }
     if (Perf->Decomp != NULL) {
