@@ -272,8 +272,8 @@ typedef struct _PERF_MODULE {
 // while the processes' mappings do not change (MapsGeneration).
 //
 
-#define PERF_CHAIN_CACHE    4096
-#define PERF_CHAIN_MAX      32
+#define PERF_CHAIN_CACHE    8192
+#define PERF_CHAIN_MAX      64
 
 typedef struct _PERF_CHAIN_ENTRY {
     ULONG Pid;
@@ -282,6 +282,25 @@ typedef struct _PERF_CHAIN_ENTRY {
     LONGLONG StackId;
     ULONGLONG Ips[PERF_CHAIN_MAX];
 } PERF_CHAIN_ENTRY, *PPERF_CHAIN_ENTRY;
+
+//
+// The last stack built for a thread (a few threads, by tid), root first:
+// a new chain of the thread reuses the callsites of the outer frames it
+// shares with it, so only its differing inner frames are looked up.
+//
+
+#define PERF_LAST_STACKS    16
+
+typedef struct _PERF_LAST_STACK {
+    ULONG Tid;
+    ULONG Pid;
+    ULONG Count;                // frames below, root first
+    ULONG Padding;
+    ULONGLONG Generation;
+    ULONGLONG Ips[PERF_MAX_FRAMES];
+    BYTE Kernel[PERF_MAX_FRAMES];
+    LONGLONG Callsites[PERF_MAX_FRAMES];
+} PERF_LAST_STACK, *PPERF_LAST_STACK;
 
 typedef struct _PERF_DATA {
     PTRACE_IMPORT Import;
@@ -317,6 +336,7 @@ typedef struct _PERF_DATA {
     BOOL StacksReady;
     ULONG Padding3;
     PPERF_CHAIN_ENTRY Chains;   // PERF_CHAIN_CACHE entries, with Stacks
+    PPERF_LAST_STACK LastStacks;    // PERF_LAST_STACKS, with Stacks
     ULONGLONG MapsGeneration;   // bumped at every change of the maps
 
     //

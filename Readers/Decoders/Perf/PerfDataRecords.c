@@ -499,32 +499,14 @@ Routine Description:
     LONG Context = -1;
     LONGLONG Parent = TRACE_NULL_LONGLONG;
     PPERF_CHAIN_ENTRY Chain = NULL;
+    PPERF_LAST_STACK Last;
     ULONG Depth = 0;
     RTL_STATUS Status;
 
     *StackId = TRACE_NULL_LONGLONG;
-    for (Index = 0; Index < Sample->CallchainLength &&
-                    Count < PERF_MAX_FRAMES; Index++) {
-        ULONGLONG Ip = PerfRead64(Sample->Callchain + Index * 8);
-
-        if (Ip >= PERF_CONTEXT_MAX) {
-            if (Ip == PERF_CONTEXT_KERNEL || Ip == PERF_CONTEXT_GUEST_KERNEL) {
-                Context = 1;
-            } else if (Ip == PERF_CONTEXT_USER ||
-                       Ip == PERF_CONTEXT_GUEST_USER) {
-                Context = 0;
-            }
-            continue;
-        }
-        Ips[Count] = Ip;
-        Kernel[Count] = (BYTE)(Context >= 0 ? (ULONG)Context :
-                                              (ULONG)(Ip >> 63));
-        Count++;
-    }
-    if (Count == 0) {
+    if (Sample->CallchainLength == 0) {
         return RTL_STATUS_OK;
     }
-
     if (!Perf->StacksReady) {
         Status = TraceStackTableInitialize(Perf->Import, &Perf->Stacks);
         if (!RTL_SUCCESS(Status)) {
@@ -533,6 +515,15 @@ Routine Description:
         Status = Perf->Rtl->AllocatePages(Perf->Rtl, PERF_CHAIN_CACHE *
                                           sizeof(PERF_CHAIN_ENTRY),
                                           (PVOID *)&Perf->Chains);
+        if (RTL_SUCCESS(Status)) {
+            Status = Perf->Rtl->AllocatePages(Perf->Rtl, PERF_LAST_STACKS *
+                                              sizeof(PERF_LAST_STACK),
+                                              (PVOID *)&Perf->LastStacks);
+            if (!RTL_SUCCESS(Status)) {
+                Perf->Rtl->Unmap(Perf->Rtl, Perf->Chains, PERF_CHAIN_CACHE *
+                                 sizeof(PERF_CHAIN_ENTRY));
+            }
+        }
         if (!RTL_SUCCESS(Status)) {
             TraceStackTableRelease(&Perf->Stacks);
             return RtlSetError(&Perf->Import->Error, Status, 0, 0, "%s: no "
@@ -562,6 +553,51 @@ Routine Description:
         }
     }
 
+    for (Index = 0; Index < Sample->CallchainLength &&
+                    Count < PERF_MAX_FRAMES; Index++) {
+        ULONGLONG Ip = PerfRead64(Sample->Callchain + Index * 8);
+
+        if (Ip >= PERF_CONTEXT_MAX) {
+            if (Ip == PERF_CONTEXT_KERNEL || Ip == PERF_CONTEXT_GUEST_KERNEL) {
+                Context = 1;
+            } else if (Ip == PERF_CONTEXT_USER ||
+                       Ip == PERF_CONTEXT_GUEST_USER) {
+                Context = 0;
+            }
+            continue;
+        }
+        Ips[Count] = Ip;
+        Kernel[Count] = (BYTE)(Context >= 0 ? (ULONG)Context :
+                                              (ULONG)(Ip >> 63));
+        Count++;
+    }
+    if (Count == 0) {
+        if (Chain != NULL) {
+            Chain->Length = 0;
+        }
+        return RTL_STATUS_OK;
+    }
+
+    //
+    // The outer frames this thread's last stack shares: their callsites.
+    //
+
+    Last = &Perf->LastStacks[Sample->Tid % PERF_LAST_STACKS];
+    if (Last->Tid == Sample->Tid && Last->Pid == Sample->Pid &&
+        Last->Generation == Perf->MapsGeneration) {
+        while (Depth < Last->Count && Depth < Count &&
+               Last->Ips[Depth] == Ips[Count - 1 - Depth] &&
+               Last->Kernel[Depth] == Kernel[Count - 1 - Depth]) {
+            Parent = Last->Callsites[Depth];
+            Depth++;
+        }
+    }
+    Last->Tid = Sample->Tid;
+    Last->Pid = Sample->Pid;
+    Last->Generation = Perf->MapsGeneration;
+    Last->Count = Depth;
+    Count -= Depth;
+
     while (Count-- > 0) {
         const PERF_MAPPING *Mapping;
         FRAME_RECORD Frame;
@@ -586,6 +622,10 @@ Routine Description:
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
+        Last->Ips[Depth] = Frame.Ip;
+        Last->Kernel[Depth] = (BYTE)Frame.Kernel;
+        Last->Callsites[Depth] = Parent;
+        Last->Count = Depth + 1;
         Depth++;
     }
     *StackId = Parent;
@@ -1654,7 +1694,10 @@ PerfReleaseRecords(
         TraceStackTableRelease(&Perf->Stacks);
         Perf->Rtl->Unmap(Perf->Rtl, Perf->Chains,
                          PERF_CHAIN_CACHE * sizeof(PERF_CHAIN_ENTRY));
+        Perf->Rtl->Unmap(Perf->Rtl, Perf->LastStacks,
+                         PERF_LAST_STACKS * sizeof(PERF_LAST_STACK));
         Perf->Chains = NULL;
+        Perf->LastStacks = NULL;
         Perf->StacksReady = FALSE;
     }
     if (Perf->Decomp != NULL) {
