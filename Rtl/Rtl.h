@@ -423,6 +423,47 @@ typedef INITIALIZE_RTL *PINITIALIZE_RTL;
 INITIALIZE_RTL InitializeRtl;
 
 //
+// Little-endian integers read where they lie in a file's bytes (nothing
+// aligned), for the readers of binary formats.
+//
+
+static inline
+ULONGLONG
+RtlReadUInt64(
+    const BYTE *Data
+    )
+{
+    ULONGLONG Value;
+
+    __builtin_memcpy(&Value, Data, 8);
+    return Value;
+}
+
+static inline
+ULONG
+RtlReadUInt32(
+    const BYTE *Data
+    )
+{
+    ULONG Value;
+
+    __builtin_memcpy(&Value, Data, 4);
+    return Value;
+}
+
+static inline
+USHORT
+RtlReadUInt16(
+    const BYTE *Data
+    )
+{
+    USHORT Value;
+
+    __builtin_memcpy(&Value, Data, 2);
+    return Value;
+}
+
+//
 // Portable helpers implemented once in Rtl/RtlString.c (no OS access).
 //
 
@@ -469,6 +510,16 @@ RTL_COPY_MEMORY RtlCopyMemory;
 RTL_FILL_MEMORY RtlFillMemory;
 RTL_COMPARE_MEMORY RtlCompareMemory;
 RTL_HASH64 RtlHash64;
+
+//
+// Grows *Array, pages from Rtl->AllocatePages of *Bytes bytes (NULL and
+// 0 at first), to hold at least Needed bytes: the size doubles from
+// First bytes, the contents are copied and the old pages released.
+// Nothing changes when it already does, or on failure (no memory).
+//
+
+RTL_STATUS RtlGrowPages(PRTL Rtl, PVOID *Array, PSIZE_T Bytes, SIZE_T Needed,
+                        SIZE_T First);
 
 //
 // What every back end's InitializeRtl does first: Rtl zeroed, its size and

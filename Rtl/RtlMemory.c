@@ -198,6 +198,41 @@ RtlHash64(
     return XXH3_64bits(Buffer, Size);
 }
 
+RTL_STATUS
+RtlGrowPages(
+    PRTL Rtl,
+    PVOID *Array,
+    PSIZE_T Bytes,
+    SIZE_T Needed,
+    SIZE_T First
+    )
+{
+    SIZE_T NewBytes = *Bytes != 0 ? *Bytes : First;
+    PVOID NewArray;
+    RTL_STATUS Status;
+
+    if (Needed <= *Bytes) {
+        return RTL_STATUS_OK;
+    }
+    while (NewBytes < Needed) {
+        if (NewBytes > (SIZE_T)-1 / 2) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        NewBytes *= 2;
+    }
+    Status = Rtl->AllocatePages(Rtl, NewBytes, &NewArray);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    if (*Array != NULL) {
+        Rtl->CopyMemory(NewArray, *Array, *Bytes);
+        Rtl->Unmap(Rtl, *Array, *Bytes);
+    }
+    *Array = NewArray;
+    *Bytes = NewBytes;
+    return RTL_STATUS_OK;
+}
+
 VOID
 RtlInitializeCommon(
     PRTL Rtl

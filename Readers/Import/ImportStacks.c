@@ -124,22 +124,12 @@ TraceStackFrame(
                            "%s: more than %llu frames", Import->Path,
                            MAX_STACK_IDS);
     }
-    if ((Table->FrameCount + 1) * sizeof(FRAME_RECORD) > Table->KnownBytes) {
-        SIZE_T Bytes = Table->KnownBytes != 0 ? 2 * Table->KnownBytes :
-                                                 64 * 1024;
-        PFRAME_RECORD Known;
-
-        Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Known);
-        if (!RTL_SUCCESS(Status)) {
-            return RtlSetError(&Import->Error, Status, 0, 0, "%s: no memory "
-                               "for the call stacks' frames", Import->Path);
-        }
-        if (Table->Known != NULL) {
-            Rtl->CopyMemory(Known, Table->Known, Table->KnownBytes);
-            Rtl->Unmap(Rtl, Table->Known, Table->KnownBytes);
-        }
-        Table->Known = Known;
-        Table->KnownBytes = Bytes;
+    Status = RtlGrowPages(Rtl, (PVOID *)&Table->Known, &Table->KnownBytes,
+                          (SIZE_T)(Table->FrameCount + 1) *
+                          sizeof(FRAME_RECORD), 64 * 1024);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: no memory for "
+                           "the call stacks' frames", Import->Path);
     }
 
     Frame->SymbolId = TRACE_STRING_NULL;

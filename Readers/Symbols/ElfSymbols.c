@@ -32,39 +32,6 @@ Environment:
 #define PT_LOAD         1
 #define MAX_SYMBOLS     (1u << 24)
 
-static inline
-ULONGLONG
-Read64(
-    const BYTE *Data
-    )
-{
-    ULONGLONG Value;
-
-    __builtin_memcpy(&Value, Data, 8);
-    return Value;
-}
-
-static inline
-ULONG
-Read32(
-    const BYTE *Data
-    )
-{
-    ULONG Value;
-
-    __builtin_memcpy(&Value, Data, 4);
-    return Value;
-}
-
-static inline
-ULONG
-Read16(
-    const BYTE *Data
-    )
-{
-    return (ULONG)Data[0] | ((ULONG)Data[1] << 8);
-}
-
 typedef struct _ELF_SECTION {
     ULONG Type;
     ULONG Link;
@@ -100,9 +67,9 @@ OpenImage(
     }
     Image->Data = Data;
     Image->Length = Length;
-    Image->Table = Read64(Data + 0x28);
-    Image->EntrySize = Read16(Data + 0x3a);
-    Image->Count = Read16(Data + 0x3c);
+    Image->Table = RtlReadUInt64(Data + 0x28);
+    Image->EntrySize = (ULONG)RtlReadUInt16(Data + 0x3a);
+    Image->Count = (ULONG)RtlReadUInt16(Data + 0x3c);
     return Image->EntrySize >= 64 && Image->Table <= Length &&
            (ULONGLONG)Image->EntrySize * Image->Count <= Length - Image->Table;
 }
@@ -129,12 +96,12 @@ Routine Description:
         return FALSE;
     }
     Header = Image->Data + Image->Table + (ULONGLONG)Index * Image->EntrySize;
-    Section->Type = Read32(Header + 4);
-    Section->Address = Read64(Header + 16);
-    Section->Offset = Read64(Header + 24);
-    Section->Size = Read64(Header + 32);
-    Section->Link = Read32(Header + 40);
-    Section->EntrySize = Read64(Header + 56);
+    Section->Type = RtlReadUInt32(Header + 4);
+    Section->Address = RtlReadUInt64(Header + 16);
+    Section->Offset = RtlReadUInt64(Header + 24);
+    Section->Size = RtlReadUInt64(Header + 32);
+    Section->Link = RtlReadUInt32(Header + 40);
+    Section->EntrySize = RtlReadUInt64(Header + 56);
     return Section->Offset <= Image->Length &&
            Section->Size <= Image->Length - Section->Offset;
 }
@@ -169,9 +136,9 @@ Routine Description:
         }
         Data = Image->Data + Note.Offset;
         while (Note.Size - Position >= 12) {
-            ULONG NameSize = Read32(Data + Position);
-            ULONG DescSize = Read32(Data + Position + 4);
-            ULONG Type = Read32(Data + Position + 8);
+            ULONG NameSize = RtlReadUInt32(Data + Position);
+            ULONG DescSize = RtlReadUInt32(Data + Position + 4);
+            ULONG Type = RtlReadUInt32(Data + Position + 8);
             ULONGLONG NameEnd = Position + 12 + ((NameSize + 3ULL) & ~3ULL);
             ULONGLONG DescEnd = NameEnd + ((DescSize + 3ULL) & ~3ULL);
 
@@ -211,9 +178,9 @@ Routine Description:
 --*/
 {
     const BYTE *Data = Image->Data;
-    ULONGLONG Table = Read64(Data + 0x20);
-    ULONG EntrySize = Read16(Data + 0x36);
-    ULONG Count = Read16(Data + 0x38);
+    ULONGLONG Table = RtlReadUInt64(Data + 0x20);
+    ULONG EntrySize = (ULONG)RtlReadUInt16(Data + 0x36);
+    ULONG Count = (ULONG)RtlReadUInt16(Data + 0x38);
     ULONG Index;
 
     Symbols->SegmentCount = 0;
@@ -226,12 +193,12 @@ Routine Description:
         const BYTE *Header = Data + Table + (ULONGLONG)Index * EntrySize;
         PELF_SEGMENT Segment = &Symbols->Segments[Symbols->SegmentCount];
 
-        if (Read32(Header) != PT_LOAD) {
+        if (RtlReadUInt32(Header) != PT_LOAD) {
             continue;
         }
-        Segment->Offset = Read64(Header + 8);
-        Segment->Address = Read64(Header + 16);
-        Segment->Size = Read64(Header + 40);
+        Segment->Offset = RtlReadUInt64(Header + 8);
+        Segment->Address = RtlReadUInt64(Header + 16);
+        Segment->Size = RtlReadUInt64(Header + 40);
         Symbols->SegmentCount++;
     }
 }
@@ -372,13 +339,13 @@ Routine Description:
     ELF_SECTION Section;
     ULONG Index;
 
-    if (!ReadSection(Image, Read16(Image->Data + 0x3e), &Names)) {
+    if (!ReadSection(Image, (ULONG)RtlReadUInt16(Image->Data + 0x3e), &Names)) {
         return FALSE;
     }
     for (Index = 0; Index < Image->Count; Index++) {
         const BYTE *Header = Image->Data + Image->Table +
                              (ULONGLONG)Index * Image->EntrySize;
-        ULONG NameOffset = Read32(Header);
+        ULONG NameOffset = RtlReadUInt32(Header);
         ULONG Length;
 
         if (NameOffset >= Names.Size) {
@@ -430,7 +397,7 @@ Routine Description:
     ELF_SECTION Code;
     ULONGLONG Header = 0;
 
-    if (Read16(Image->Data + 0x12) != 62 ||      // EM_X86_64
+    if ((ULONG)RtlReadUInt16(Image->Data + 0x12) != 62 ||      // EM_X86_64
         !FindNamedSection(Image, ".rela.plt", &Plt->Relocations) ||
         Plt->Relocations.EntrySize < 24 ||
         !ReadSection(Image, Plt->Relocations.Link, &Plt->Symbols) ||
@@ -471,7 +438,7 @@ AddPltSymbols(
     for (Index = 0; Index < Plt->Count && Added < Room; Index++) {
         const BYTE *Relocation = Data + Plt->Relocations.Offset +
                                  Index * Plt->Relocations.EntrySize;
-        ULONGLONG Symbol = Read64(Relocation + 8) >> 32;
+        ULONGLONG Symbol = RtlReadUInt64(Relocation + 8) >> 32;
         const BYTE *Entry;
         ULONG NameOffset;
         ULONG Length;
@@ -480,7 +447,7 @@ AddPltSymbols(
             continue;
         }
         Entry = Data + Plt->Symbols.Offset + Symbol * Plt->Symbols.EntrySize;
-        NameOffset = Read32(Entry);
+        NameOffset = RtlReadUInt32(Entry);
         for (Length = 0; NameOffset + Length < Plt->Strings.Size &&
                          Data[Plt->Strings.Offset + NameOffset + Length] != 0;
              Length++) {
@@ -586,14 +553,14 @@ Routine Description:
     for (Index = 0; Index < SymbolCount; Index++) {
         const BYTE *Entry = Data + Table->Offset + Index * Table->EntrySize;
         ULONG Info = Entry[4];
-        ULONG NameOffset = Read32(Entry);
-        ULONGLONG Value = Read64(Entry + 8);
+        ULONG NameOffset = RtlReadUInt32(Entry);
+        ULONGLONG Value = RtlReadUInt64(Entry + 8);
         ULONGLONG Start;
         PELF_SYMBOL Symbol;
         ULONG NameLength;
 
         if (((Info & 15) != STT_FUNC && (Info & 15) != STT_GNU_IFUNC) ||
-            Read16(Entry + 6) == 0 || Value == 0 ||
+            (ULONG)RtlReadUInt16(Entry + 6) == 0 || Value == 0 ||
             NameOffset >= Strings->Size ||
             !FileOffset(Symbols, Value, &Start)) {
             continue;
@@ -608,7 +575,7 @@ Routine Description:
         }
         Symbol = &Symbols->Symbols[Kept++];
         Symbol->Start = Start;
-        Symbol->End = Start + Read64(Entry + 16);
+        Symbol->End = Start + RtlReadUInt64(Entry + 16);
         Symbol->Name = (PCSZ)Data + Strings->Offset + NameOffset;
         Symbol->Length = NameLength;
         Symbol->Binding = Info >> 4;

@@ -167,7 +167,6 @@ Routine Description:
 {
     PRTL Rtl = Import->Rtl;
     PTRACE_DAT Dat = NULL;
-    SIZE_T Bytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_DAT), RTL_PAGE_SIZE);
     DAT_READER Reader;
     RTL_STATUS Status;
     BOOL SinkReady = FALSE;
@@ -179,16 +178,10 @@ Routine Description:
                            "(too short)", Import->Path);
     }
 
-    Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Dat);
+    Status = DatAllocate(Import, &Dat);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
-                           Import->Path, RtlStatusText(Status));
+        return Status;
     }
-    Dat->Import = Import;
-    Dat->Rtl = Rtl;
-    Dat->Buffer = Import->Buffer;
-    Dat->Length = Import->Length;
-    Dat->AllocationSize = Bytes;
 
     DatFileReader(Dat, 0, Dat->Length, &Reader);
     Status = DatParseInitialFormat(Dat, &Reader);
@@ -267,7 +260,7 @@ End:
         TraceEventSinkRelease(&Dat->Sink);
     }
     TraceEventTableRelease(&Dat->Table);
-    Rtl->Unmap(Rtl, Dat, Bytes);
+    Rtl->Unmap(Rtl, Dat, Dat->AllocationSize);
     return Status;
 }
 

@@ -999,7 +999,6 @@ TracingDataOpen(
         0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
     };
     PRTL Rtl = Import->Rtl;
-    SIZE_T Bytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_DAT), RTL_PAGE_SIZE);
     PTRACE_DAT Dat = NULL;
     DAT_READER Reader;
     const BYTE *Bytes10;
@@ -1015,16 +1014,10 @@ TracingDataOpen(
                                     "(%llu bytes) runs past the end of the "
                                     "file", Length);
     }
-    Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Dat);
+    Status = DatAllocate(Import, &Dat);
     if (!RTL_SUCCESS(Status)) {
-        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
-                           Import->Path, RtlStatusText(Status));
+        return Status;
     }
-    Dat->Import = Import;
-    Dat->Rtl = Rtl;
-    Dat->Buffer = Import->Buffer;
-    Dat->Length = Import->Length;
-    Dat->AllocationSize = Bytes;
     DatFileReader(Dat, Offset, Length, &Reader);
 
     Status = DatReadBytes(&Reader, TRACE_DAT_MAGIC_LENGTH, &Bytes10,
@@ -1081,13 +1074,13 @@ TracingDataOpen(
     if (!RTL_SUCCESS(Status)) {
         RtlSetError(&Import->Error, Status, 0, 0, "%s: %s", Import->Path,
                     RtlStatusText(Status));
-        Rtl->Unmap(Rtl, Dat, Bytes);
+        Rtl->Unmap(Rtl, Dat, Dat->AllocationSize);
         return Status;
     }
     Status = TraceEventSinkInitialize(&Dat->Sink, Import, &Dat->Table);
     if (!RTL_SUCCESS(Status)) {
         TraceEventTableRelease(&Dat->Table);
-        Rtl->Unmap(Rtl, Dat, Bytes);
+        Rtl->Unmap(Rtl, Dat, Dat->AllocationSize);
         return Status;
     }
 
@@ -1119,7 +1112,7 @@ TracingDataOpen(
     return RTL_STATUS_OK;
 
 Failed:
-    Rtl->Unmap(Rtl, Dat, Bytes);
+    Rtl->Unmap(Rtl, Dat, Dat->AllocationSize);
     return Status;
 }
 

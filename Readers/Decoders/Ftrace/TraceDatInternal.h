@@ -233,6 +233,7 @@ typedef struct _DAT_READER {
 // TraceDatSection.c
 //
 
+RTL_STATUS DatAllocate(PTRACE_IMPORT Import, PTRACE_DAT *Dat);
 RTL_STATUS DatErrorV(PTRACE_DAT Dat, RTL_STATUS Status, ULONGLONG Offset,
                      PCSZ Format, va_list Arguments);
 

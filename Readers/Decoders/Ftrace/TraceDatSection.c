@@ -23,6 +23,41 @@ Environment:
 #include "TraceDatInternal.h"
 
 RTL_STATUS
+DatAllocate(
+    PTRACE_IMPORT Import,
+    PTRACE_DAT *Result
+    )
+/*++
+
+Routine Description:
+
+    A reader's state over the mapped input, zeroed (pages, released with
+    Rtl->Unmap(Dat, Dat->AllocationSize)); on failure Import->Error says
+    so.
+
+--*/
+{
+    PRTL Rtl = Import->Rtl;
+    SIZE_T Bytes = (SIZE_T)ALIGN_UP(sizeof(TRACE_DAT), RTL_PAGE_SIZE);
+    PTRACE_DAT Dat;
+    RTL_STATUS Status;
+
+    *Result = NULL;
+    Status = Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Dat);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Import->Error, Status, 0, 0, "%s: %s",
+                           Import->Path, RtlStatusText(Status));
+    }
+    Dat->Import = Import;
+    Dat->Rtl = Rtl;
+    Dat->Buffer = Import->Buffer;
+    Dat->Length = Import->Length;
+    Dat->AllocationSize = Bytes;
+    *Result = Dat;
+    return RTL_STATUS_OK;
+}
+
+RTL_STATUS
 DatErrorV(
     PTRACE_DAT Dat,
     RTL_STATUS Status,

@@ -92,45 +92,6 @@ Routine Description:
     }
 }
 
-static
-RTL_STATUS
-Grow(
-    PPERF_DATA Perf,
-    PVOID *Array,
-    SIZE_T *Bytes,
-    SIZE_T Needed
-    )
-/*++
-
-Routine Description:
-
-    Grows an array of pages to hold at least Needed bytes (doubling).
-
---*/
-{
-    SIZE_T NewBytes = *Bytes != 0 ? *Bytes : RTL_PAGE_SIZE;
-    PVOID NewArray;
-    RTL_STATUS Status;
-
-    if (Needed <= *Bytes) {
-        return RTL_STATUS_OK;
-    }
-    while (NewBytes < Needed) {
-        NewBytes *= 2;
-    }
-    Status = Perf->Rtl->AllocatePages(Perf->Rtl, NewBytes, &NewArray);
-    if (!RTL_SUCCESS(Status)) {
-        return Status;
-    }
-    if (*Array != NULL) {
-        Perf->Rtl->CopyMemory(NewArray, *Array, *Bytes);
-        Perf->Rtl->Unmap(Perf->Rtl, *Array, *Bytes);
-    }
-    *Array = NewArray;
-    *Bytes = NewBytes;
-    return RTL_STATUS_OK;
-}
-
 RTL_STATUS
 PerfAddAttr(
     PPERF_DATA Perf,
@@ -167,11 +128,13 @@ Routine Description:
         return TraceImportByteError(Import, Offset, "more than %u event "
                                     "ids", PERF_MAX_IDS);
     }
-    Status = Grow(Perf, (PVOID *)&Perf->Attrs, &Perf->AttrBytes,
-                  (Perf->AttrCount + 1) * sizeof(PERF_ATTR));
+    Status = RtlGrowPages(Perf->Rtl, (PVOID *)&Perf->Attrs, &Perf->AttrBytes,
+                          (Perf->AttrCount + 1) * sizeof(PERF_ATTR),
+                          RTL_PAGE_SIZE);
     if (RTL_SUCCESS(Status)) {
-        Status = Grow(Perf, (PVOID *)&Perf->Ids, &Perf->IdBytes,
-                      (SIZE_T)(Perf->IdCount + IdCount) * sizeof(PERF_ID));
+        Status = RtlGrowPages(Perf->Rtl, (PVOID *)&Perf->Ids, &Perf->IdBytes,
+                              (SIZE_T)(Perf->IdCount + IdCount) *
+                              sizeof(PERF_ID), RTL_PAGE_SIZE);
     }
     if (!RTL_SUCCESS(Status)) {
         return TraceImportByteError(Import, Offset, "no memory for the "
@@ -180,24 +143,24 @@ Routine Description:
 
     Attr = &Perf->Attrs[Perf->AttrCount];
     Perf->Rtl->FillMemory(Attr, sizeof(*Attr), 0);
-    Attr->Type = PerfRead32(Bytes);
-    Attr->Config = PerfRead64(Bytes + 8);
-    Attr->SamplePeriod = PerfRead64(Bytes + 16);
-    Attr->SampleType = PerfRead64(Bytes + 24);
-    Attr->ReadFormat = PerfRead64(Bytes + 32);
-    Attr->Flags = PerfRead64(Bytes + 40);
+    Attr->Type = RtlReadUInt32(Bytes);
+    Attr->Config = RtlReadUInt64(Bytes + 8);
+    Attr->SamplePeriod = RtlReadUInt64(Bytes + 16);
+    Attr->SampleType = RtlReadUInt64(Bytes + 24);
+    Attr->ReadFormat = RtlReadUInt64(Bytes + 32);
+    Attr->Flags = RtlReadUInt64(Bytes + 40);
     if (Size >= 80) {
-        Attr->BranchSampleType = PerfRead64(Bytes + 72);
+        Attr->BranchSampleType = RtlReadUInt64(Bytes + 72);
     }
     if (Size >= 88) {
-        Attr->RegsUser = PerfCountBits(PerfRead64(Bytes + 80));
+        Attr->RegsUser = PerfCountBits(RtlReadUInt64(Bytes + 80));
     }
     if (Size >= 104) {
-        Attr->RegsIntr = PerfCountBits(PerfRead64(Bytes + 96));
+        Attr->RegsIntr = PerfCountBits(RtlReadUInt64(Bytes + 96));
     }
     if (Size >= 96 && (Attr->Flags & (1ULL << 25)) != 0) {
         Perf->UseClockId = TRUE;
-        Perf->ClockId = PerfRead32(Bytes + 92);
+        Perf->ClockId = RtlReadUInt32(Bytes + 92);
     }
     Attr->NameId = TRACE_STRING_NULL;
     Attr->Hard = TRACE_NULL_ULONG;
@@ -222,7 +185,7 @@ Routine Description:
     DefaultName(Attr);
 
     for (Index = 0; Index < IdCount; Index++) {
-        Perf->Ids[Perf->IdCount].Id = PerfRead64(Ids + Index * 8);
+        Perf->Ids[Perf->IdCount].Id = RtlReadUInt64(Ids + Index * 8);
         Perf->Ids[Perf->IdCount].Attr = Perf->AttrCount;
         Perf->Ids[Perf->IdCount].Padding = 0;
         Perf->IdCount++;
@@ -380,8 +343,8 @@ Routine Description:
         return TraceImportByteError(Perf->Import, Offset, "EVENT_DESC of "
                                     "%llu bytes", Size);
     }
-    Events = PerfRead32(Data);
-    AttrSize = PerfRead32(Data + 4);
+    Events = RtlReadUInt32(Data);
+    AttrSize = RtlReadUInt32(Data + 4);
     for (Index = 0; Index < Events; Index++) {
         ULONG IdCount;
         ULONG NameLength;
@@ -392,8 +355,8 @@ Routine Description:
             goto Truncated;
         }
         Position += AttrSize;
-        IdCount = PerfRead32(Data + Position);
-        NameLength = PerfRead32(Data + Position + 4);
+        IdCount = RtlReadUInt32(Data + Position);
+        NameLength = RtlReadUInt32(Data + Position + 4);
         Position += 8;
         if (Size - Position < NameLength ||
             Size - Position - NameLength < (ULONGLONG)IdCount * 8) {
@@ -402,7 +365,7 @@ Routine Description:
         Name = (PCSZ)Data + Position;
         Position += NameLength;
         for (IdIndex = 0; IdIndex < IdCount; IdIndex++) {
-            PerfSetName(Perf, PerfRead64(Data + Position), Name, NameLength);
+            PerfSetName(Perf, RtlReadUInt64(Data + Position), Name, NameLength);
             Position += 8;
         }
     }
@@ -437,7 +400,7 @@ Routine Description:
     if (Size - *Position < 4) {
         return FALSE;
     }
-    Bytes = PerfRead32(Data + *Position);
+    Bytes = RtlReadUInt32(Data + *Position);
     if (Bytes > Size - *Position - 4) {
         return FALSE;
     }
@@ -520,17 +483,17 @@ Routine Description:
     case PERF_FEATURE_NRCPUS:
         if (Size >= 8) {
             Status = TraceImportMetadata(Import, "perf.nr_cpus_available",
-                                         PerfRead32(Data), NULL, 0);
+                                         RtlReadUInt32(Data), NULL, 0);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.nr_cpus_online",
-                                             PerfRead32(Data + 4), NULL, 0);
+                                             RtlReadUInt32(Data + 4), NULL, 0);
             }
         }
         return Status;
 
     case PERF_FEATURE_TOTAL_MEM:
         return Size >= 8 ? TraceImportMetadata(Import, "perf.total_mem_kb",
-                                               (LONGLONG)PerfRead64(Data),
+                                               (LONGLONG)RtlReadUInt64(Data),
                                                NULL, 0) : RTL_STATUS_OK;
 
     case PERF_FEATURE_CMDLINE: {
@@ -542,7 +505,7 @@ Routine Description:
         if (Size < 4) {
             return RTL_STATUS_OK;
         }
-        Count = PerfRead32(Data);
+        Count = RtlReadUInt32(Data);
         Position = 4;
         for (Index = 0; Index < Count &&
                         FeatureString(Data, Size, &Position, &Text, &Length);
@@ -562,10 +525,10 @@ Routine Description:
     case PERF_FEATURE_SAMPLE_TIME:
         if (Size >= 16) {
             Status = TraceImportMetadata(Import, "perf.first_sample_time",
-                                         (LONGLONG)PerfRead64(Data), NULL, 0);
+                                         (LONGLONG)RtlReadUInt64(Data), NULL, 0);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.last_sample_time",
-                                             (LONGLONG)PerfRead64(Data + 8),
+                                             (LONGLONG)RtlReadUInt64(Data + 8),
                                              NULL, 0);
             }
         }
@@ -573,22 +536,22 @@ Routine Description:
 
     case PERF_FEATURE_CLOCKID:
         return Size >= 8 ? TraceImportMetadata(Import, "perf.clock_res_ns",
-                                               (LONGLONG)PerfRead64(Data),
+                                               (LONGLONG)RtlReadUInt64(Data),
                                                NULL, 0) : RTL_STATUS_OK;
 
     case PERF_FEATURE_CLOCK_DATA:
         if (Size >= 24) {
             Status = TraceImportMetadata(Import, "perf.clock_data.clockid",
-                                         PerfRead32(Data + 4), NULL, 0);
+                                         RtlReadUInt32(Data + 4), NULL, 0);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import,
                                              "perf.clock_data.wall_clock_ns",
-                                             (LONGLONG)PerfRead64(Data + 8),
+                                             (LONGLONG)RtlReadUInt64(Data + 8),
                                              NULL, 0);
             }
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.clock_data.clock_ns",
-                                             (LONGLONG)PerfRead64(Data + 16),
+                                             (LONGLONG)RtlReadUInt64(Data + 16),
                                              NULL, 0);
             }
         }
@@ -597,12 +560,12 @@ Routine Description:
     case PERF_FEATURE_COMPRESSED:
         if (Size >= 12) {
             Status = TraceImportMetadata(Import, "perf.compression", 0,
-                                         PerfRead32(Data + 4) == 1 ? "zstd" :
+                                         RtlReadUInt32(Data + 4) == 1 ? "zstd" :
                                          "unknown",
-                                         PerfRead32(Data + 4) == 1 ? 4 : 7);
+                                         RtlReadUInt32(Data + 4) == 1 ? 4 : 7);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.compression_level",
-                                             PerfRead32(Data + 8), NULL, 0);
+                                             RtlReadUInt32(Data + 8), NULL, 0);
             }
         }
         return Status;
@@ -684,18 +647,18 @@ Routine Description:
     RTL_STATUS Status;
 
     if (Perf->Length < PERF_FILE_HEADER_SIZE ||
-        PerfRead64(Header + 8) < PERF_FILE_HEADER_SIZE) {
+        RtlReadUInt64(Header + 8) < PERF_FILE_HEADER_SIZE) {
         return TraceImportByteError(Import, 8, "a perf.data file header of "
                                     "%llu bytes (%u expected)",
                                     Perf->Length < 16 ? 0ULL :
-                                    PerfRead64(Header + 8),
+                                    RtlReadUInt64(Header + 8),
                                     PERF_FILE_HEADER_SIZE);
     }
-    AttrSize = PerfRead64(Header + 16);
-    AttrsOffset = PerfRead64(Header + 24);
-    AttrsSize = PerfRead64(Header + 32);
-    DataOffset = PerfRead64(Header + 40);
-    DataSize = PerfRead64(Header + 48);
+    AttrSize = RtlReadUInt64(Header + 16);
+    AttrsOffset = RtlReadUInt64(Header + 24);
+    AttrsSize = RtlReadUInt64(Header + 32);
+    DataOffset = RtlReadUInt64(Header + 40);
+    DataSize = RtlReadUInt64(Header + 48);
 
     if (AttrSize < PERF_ATTR_SIZE_VER0 + 16 || AttrSize > 4096) {
         return TraceImportByteError(Import, 16, "attr size %llu", AttrSize);
@@ -712,8 +675,8 @@ Routine Description:
 
     for (Index = 0; Index + AttrSize <= AttrsSize; Index += AttrSize) {
         ULONGLONG At = AttrsOffset + Index;
-        ULONGLONG IdsOffset = PerfRead64(Perf->Buffer + At + AttrSize - 16);
-        ULONGLONG IdsSize = PerfRead64(Perf->Buffer + At + AttrSize - 8);
+        ULONGLONG IdsOffset = RtlReadUInt64(Perf->Buffer + At + AttrSize - 16);
+        ULONGLONG IdsSize = RtlReadUInt64(Perf->Buffer + At + AttrSize - 8);
 
         if (IdsOffset > Perf->Length || IdsSize > Perf->Length - IdsOffset) {
             return TraceImportByteError(Import, At + AttrSize - 16, "the ids "
@@ -750,7 +713,7 @@ Routine Description:
 
     Sections = Perf->DataEnd;
     for (Bit = 0; Bit < PERF_FEATURE_BITS; Bit++) {
-        ULONGLONG Word = PerfRead64(Header + 72 + (Bit / 64) * 8);
+        ULONGLONG Word = RtlReadUInt64(Header + 72 + (Bit / 64) * 8);
 
         if ((Word & (1ULL << (Bit % 64))) == 0) {
             continue;
@@ -760,8 +723,8 @@ Routine Description:
                                         "sections' table ends at the end of "
                                         "the file (feature %u)", Bit);
         }
-        Status = PerfFeature(Perf, Bit, PerfRead64(Perf->Buffer + Sections),
-                             PerfRead64(Perf->Buffer + Sections + 8));
+        Status = PerfFeature(Perf, Bit, RtlReadUInt64(Perf->Buffer + Sections),
+                             RtlReadUInt64(Perf->Buffer + Sections + 8));
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
@@ -819,7 +782,7 @@ PerfDataDetect(
     )
 {
     return Import->Buffer != NULL && Import->Length >= 16 &&
-           PerfRead64(Import->Buffer) == PERF_MAGIC2;
+           RtlReadUInt64(Import->Buffer) == PERF_MAGIC2;
 }
 
 static
@@ -980,7 +943,7 @@ Routine Description:
         goto End;
     }
 
-    if (PerfRead64(Import->Buffer + 8) == PERF_PIPE_HEADER_SIZE) {
+    if (RtlReadUInt64(Import->Buffer + 8) == PERF_PIPE_HEADER_SIZE) {
         Perf->Pipe = TRUE;
         Perf->DataOffset = PERF_PIPE_HEADER_SIZE;
         Perf->DataEnd = Perf->Length;

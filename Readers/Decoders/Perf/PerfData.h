@@ -400,46 +400,6 @@ typedef struct _PERF_DATA {
 } PERF_DATA, *PPERF_DATA;
 
 //
-// Little-endian reads (the file is read where it lies: nothing aligned).
-//
-
-static inline
-ULONGLONG
-PerfRead64(
-    const BYTE *Data
-    )
-{
-    ULONGLONG Value;
-
-    __builtin_memcpy(&Value, Data, 8);
-    return Value;
-}
-
-static inline
-ULONG
-PerfRead32(
-    const BYTE *Data
-    )
-{
-    ULONG Value;
-
-    __builtin_memcpy(&Value, Data, 4);
-    return Value;
-}
-
-static inline
-USHORT
-PerfRead16(
-    const BYTE *Data
-    )
-{
-    USHORT Value;
-
-    __builtin_memcpy(&Value, Data, 2);
-    return Value;
-}
-
-//
 // A record by its offset: in the mapped file, or (PERF_DECOMPRESSED) in
 // the decompressed records; and the file offset an error about it names
 // (the COMPRESSED record it came from).

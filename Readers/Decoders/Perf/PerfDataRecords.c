@@ -107,7 +107,7 @@ Routine Description:
 
     if (!Perf->SameLayout &&
         (Attr->SampleType & PERF_SAMPLE_IDENTIFIER) != 0 && Size >= 16) {
-        PPERF_ATTR Found = PerfFindAttr(Perf, PerfRead64(Record + Size - 8));
+        PPERF_ATTR Found = PerfFindAttr(Perf, RtlReadUInt64(Record + Size - 8));
 
         if (Found != NULL) {
             Attr = Found;
@@ -124,12 +124,12 @@ Routine Description:
     }
     Cursor = Record + Size - IdSize;
     if ((Type & PERF_SAMPLE_TID) != 0) {
-        Id->Pid = PerfRead32(Cursor);
-        Id->Tid = PerfRead32(Cursor + 4);
+        Id->Pid = RtlReadUInt32(Cursor);
+        Id->Tid = RtlReadUInt32(Cursor + 4);
         Cursor += 8;
     }
     if ((Type & PERF_SAMPLE_TIME) != 0) {
-        Id->Time = PerfRead64(Cursor);
+        Id->Time = RtlReadUInt64(Cursor);
         Id->HasTime = TRUE;
         Cursor += 8;
     }
@@ -140,7 +140,7 @@ Routine Description:
         Cursor += 8;
     }
     if ((Type & PERF_SAMPLE_CPU) != 0) {
-        Id->Cpu = PerfRead32(Cursor);
+        Id->Cpu = RtlReadUInt32(Cursor);
     }
 }
 
@@ -167,7 +167,7 @@ Routine Description:
         return &Perf->Attrs[0];
     }
     if ((Type & PERF_SAMPLE_IDENTIFIER) != 0) {
-        return Size >= 16 ? PerfFindAttr(Perf, PerfRead64(Record + 8)) :
+        return Size >= 16 ? PerfFindAttr(Perf, RtlReadUInt64(Record + 8)) :
                             NULL;
     }
     if ((Type & PERF_SAMPLE_ID) == 0) {
@@ -179,7 +179,7 @@ Routine Description:
     if (Size < Position + 8) {
         return NULL;
     }
-    return PerfFindAttr(Perf, PerfRead64(Record + Position));
+    return PerfFindAttr(Perf, RtlReadUInt64(Record + Position));
 }
 
 static
@@ -214,7 +214,7 @@ Routine Description:
     if (Left < 8) {
         return 8;
     }
-    Members = PerfRead64(Cursor);
+    Members = RtlReadUInt64(Cursor);
     if (Members > (Left - 8 - (Times < Left - 8 ? Times : 0)) / Each) {
         return Left + 1;
     }
@@ -277,34 +277,34 @@ Routine Description:
 
     if ((Type & PERF_SAMPLE_IDENTIFIER) != 0) {
         NEED(8, "IDENTIFIER");
-        Sample->Id = PerfRead64(Record + Position);
+        Sample->Id = RtlReadUInt64(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_IP) != 0) {
         NEED(8, "IP");
-        Sample->Ip = PerfRead64(Record + Position);
+        Sample->Ip = RtlReadUInt64(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_TID) != 0) {
         NEED(8, "TID");
-        Sample->Pid = PerfRead32(Record + Position);
-        Sample->Tid = PerfRead32(Record + Position + 4);
+        Sample->Pid = RtlReadUInt32(Record + Position);
+        Sample->Tid = RtlReadUInt32(Record + Position + 4);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_TIME) != 0) {
         NEED(8, "TIME");
-        Sample->Time = PerfRead64(Record + Position);
+        Sample->Time = RtlReadUInt64(Record + Position);
         Sample->HasTime = TRUE;
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_ADDR) != 0) {
         NEED(8, "ADDR");
-        Sample->Addr = PerfRead64(Record + Position);
+        Sample->Addr = RtlReadUInt64(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_ID) != 0) {
         NEED(8, "ID");
-        Sample->Id = PerfRead64(Record + Position);
+        Sample->Id = RtlReadUInt64(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_STREAM_ID) != 0) {
@@ -313,12 +313,12 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_CPU) != 0) {
         NEED(8, "CPU");
-        Sample->Cpu = PerfRead32(Record + Position);
+        Sample->Cpu = RtlReadUInt32(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_PERIOD) != 0) {
         NEED(8, "PERIOD");
-        Sample->Period = PerfRead64(Record + Position);
+        Sample->Period = RtlReadUInt64(Record + Position);
         Position += 8;
     }
     if ((Type & PERF_SAMPLE_READ) != 0) {
@@ -333,7 +333,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_CALLCHAIN) != 0) {
         NEED(8, "CALLCHAIN");
-        Count = PerfRead64(Record + Position);
+        Count = RtlReadUInt64(Record + Position);
         Position += 8;
         NEED(Count * 8, "CALLCHAIN");
         Sample->Callchain = Record + Position;
@@ -342,7 +342,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_RAW) != 0) {
         NEED(4, "RAW");
-        Sample->RawSize = PerfRead32(Record + Position);
+        Sample->RawSize = RtlReadUInt32(Record + Position);
         Position += 4;
         NEED(Sample->RawSize, "RAW");
         Sample->Raw = Record + Position;
@@ -352,7 +352,7 @@ Routine Description:
         ULONGLONG Each = 24;
 
         NEED(8, "BRANCH_STACK");
-        Count = PerfRead64(Record + Position);
+        Count = RtlReadUInt64(Record + Position);
         Position += 8;
         if ((Attr->BranchSampleType & PERF_SAMPLE_BRANCH_HW_INDEX) != 0) {
             NEED(8, "BRANCH_STACK");
@@ -370,7 +370,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_REGS_USER) != 0) {
         NEED(8, "REGS_USER");
-        Count = PerfRead64(Record + Position);      // the ABI; 0: none
+        Count = RtlReadUInt64(Record + Position);      // the ABI; 0: none
         Position += 8;
         if (Count != 0) {
             NEED(8 * Attr->RegsUser, "REGS_USER");
@@ -379,7 +379,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_STACK_USER) != 0) {
         NEED(8, "STACK_USER");
-        Count = PerfRead64(Record + Position);
+        Count = RtlReadUInt64(Record + Position);
         Position += 8;
         if (Count != 0) {
             NEED(Count, "STACK_USER");
@@ -402,7 +402,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_REGS_INTR) != 0) {
         NEED(8, "REGS_INTR");
-        Count = PerfRead64(Record + Position);
+        Count = RtlReadUInt64(Record + Position);
         Position += 8;
         if (Count != 0) {
             NEED(8 * Attr->RegsIntr, "REGS_INTR");
@@ -415,7 +415,7 @@ Routine Description:
     }
     if ((Type & PERF_SAMPLE_AUX) != 0) {
         NEED(8, "AUX");
-        Count = PerfRead64(Record + Position);
+        Count = RtlReadUInt64(Record + Position);
         Position += 8;
         NEED(Count, "AUX");
         Position += (ULONG)Count;
@@ -555,7 +555,7 @@ Routine Description:
 
     for (Index = 0; Index < Sample->CallchainLength &&
                     Count < PERF_MAX_FRAMES; Index++) {
-        ULONGLONG Ip = PerfRead64(Sample->Callchain + Index * 8);
+        ULONGLONG Ip = RtlReadUInt64(Sample->Callchain + Index * 8);
 
         if (Ip >= PERF_CONTEXT_MAX) {
             if (Ip == PERF_CONTEXT_KERNEL || Ip == PERF_CONTEXT_GUEST_KERNEL) {
@@ -665,7 +665,7 @@ StoreSample(
     }
 
     Event.Timestamp = TraceImportAlignTs(Import, (LONGLONG)Sample.Time);
-    Event.Tid = Sample.Tid == 0xffffffffu ? TRACE_NULL_ULONG : Sample.Tid;
+    Event.Tid = Sample.Tid;         // -1 (an exited thread) is NULL
     Event.Pid = Sample.Pid;
     Event.Cpu = Sample.Cpu;
     Event.CommId = Sample.Attr->Kind == PerfEventTracepoint ?
@@ -830,18 +830,18 @@ Routine Description:
         return Status;
     }
 
-    Mapping.Pid = PerfRead32(Record + 8);
-    Mapping.Start = PerfRead64(Record + 16);
-    Mapping.Offset = PerfRead64(Record + 32);
-    if (__builtin_add_overflow(Mapping.Start, PerfRead64(Record + 24),
+    Mapping.Pid = RtlReadUInt32(Record + 8);
+    Mapping.Start = RtlReadUInt64(Record + 16);
+    Mapping.Offset = RtlReadUInt64(Record + 32);
+    if (__builtin_add_overflow(Mapping.Start, RtlReadUInt64(Record + 24),
                                &Mapping.End)) {
         return TraceImportByteError(Import, Offset + 24, "a mapping of %llu "
                                     "bytes at 0x%llx wraps around",
-                                    PerfRead64(Record + 24), Mapping.Start);
+                                    RtlReadUInt64(Record + 24), Mapping.Start);
     }
     if (Type == PERF_RECORD_MMAP2) {
-        ULONG Prot = PerfRead32(Record + 64);
-        ULONG Flags = PerfRead32(Record + 68);
+        ULONG Prot = RtlReadUInt32(Record + 64);
+        ULONG Flags = RtlReadUInt32(Record + 68);
 
         Perms[0] = (Prot & 1) ? 'r' : '-';
         Perms[1] = (Prot & 2) ? 'w' : '-';
@@ -881,14 +881,7 @@ Routine Description:
     }
     Perf->MapsGeneration++;
 
-    Module.Timestamp = Timestamp;
-    Module.Start = Mapping.Start;
-    Module.End = Mapping.End;
-    Module.Offset = Mapping.Offset;
-    Module.Pid = (Mapping.Pid == PERF_MAPS_KERNEL) ? TRACE_NULL_ULONG :
-                                                     Mapping.Pid;
-    Module.PathId = Mapping.PathId;
-    Module.BuildIdId = TRACE_STRING_NULL;
+    PerfMapsModuleRow(&Mapping, Timestamp, &Module);
     if (Mapping.PathId != TRACE_STRING_NULL && Path[0] == '/') {
         BOOL HasBuildId = Type == PERF_RECORD_MMAP2 &&
                           (Misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0;
@@ -968,9 +961,9 @@ Routine Description:
 {
     PTRACE_IMPORT Import = Perf->Import;
     const BYTE *Record = PerfRecordAt(Perf, Offset);
-    ULONG Type = PerfRead32(Record);
-    ULONG Misc = PerfRead16(Record + 4);
-    ULONG Size = PerfRead16(Record + 6);
+    ULONG Type = RtlReadUInt32(Record);
+    ULONG Misc = RtlReadUInt16(Record + 4);
+    ULONG Size = RtlReadUInt16(Record + 6);
     LONGLONG Timestamp = TraceImportAlignTs(Import, (LONGLONG)Time);
     RTL_STATUS Status;
 
@@ -1002,8 +995,8 @@ Routine Description:
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
-        Pid = PerfRead32(Record + 8);
-        Tid = PerfRead32(Record + 12);
+        Pid = RtlReadUInt32(Record + 8);
+        Tid = RtlReadUInt32(Record + 12);
         Status = SetTask(Perf, Tid, Pid, CommId);
         //
         // An exec keeps the process's mappings, as perf's machine does
@@ -1027,10 +1020,10 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a FORK record of "
                                         "%u bytes", Size);
         }
-        Pid = PerfRead32(Record + 8);
-        ParentPid = PerfRead32(Record + 12);
-        Tid = PerfRead32(Record + 16);
-        ParentTid = PerfRead32(Record + 20);
+        Pid = RtlReadUInt32(Record + 8);
+        ParentPid = RtlReadUInt32(Record + 12);
+        Tid = RtlReadUInt32(Record + 16);
+        ParentTid = RtlReadUInt32(Record + 20);
         CommId = CommOf(Perf, ParentTid);
         if (CommId != TRACE_NULL_ULONG) {
             Status = SetTask(Perf, Tid, Pid, CommId);
@@ -1053,7 +1046,7 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a LOST record of "
                                         "%u bytes", Size);
         }
-        Perf->LostRecords += PerfRead64(Record + 16);
+        Perf->LostRecords += RtlReadUInt64(Record + 16);
         return RTL_STATUS_OK;
 
     case PERF_RECORD_LOST_SAMPLES:
@@ -1061,7 +1054,7 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a LOST_SAMPLES "
                                         "record of %u bytes", Size);
         }
-        Perf->LostSamples += PerfRead64(Record + 8);
+        Perf->LostSamples += RtlReadUInt64(Record + 8);
         return RTL_STATUS_OK;
 
     default:
@@ -1322,7 +1315,7 @@ Routine Description:
                                               PERF_SAMPLE_TID));
             HasTime = Size >= Position + 8;
             if (HasTime) {
-                Time = PerfRead64(Record + Position);
+                Time = RtlReadUInt64(Record + Position);
             }
         }
     } else {
@@ -1356,8 +1349,6 @@ Routine Description:
 {
     PRTL Rtl = Perf->Rtl;
     SIZE_T Keep = Perf->DecompDone;
-    SIZE_T Bytes;
-    PBYTE Grown;
     ULONG Index;
 
     if (Perf->DecompCapacity - Perf->DecompUsed >= (256 << 10)) {
@@ -1385,20 +1376,16 @@ Routine Description:
     if (Perf->DecompCapacity - Perf->DecompUsed >= (256 << 10)) {
         return RTL_STATUS_OK;
     }
-    Bytes = Perf->DecompCapacity != 0 ? 2 * Perf->DecompCapacity : (4 << 20);
-    if (Bytes > PERF_DECOMP_MAX ||
-        !RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes, (PVOID *)&Grown))) {
+    if (Perf->DecompUsed + (256 << 10) > PERF_DECOMP_MAX ||
+        !RTL_SUCCESS(RtlGrowPages(Rtl, (PVOID *)&Perf->Decomp,
+                                  &Perf->DecompCapacity,
+                                  Perf->DecompUsed + (256 << 10),
+                                  4 << 20))) {
         return TraceImportByteError(Perf->Import, Offset, "the decompressed "
                                     "records waiting for their round need "
                                     "more than %llu bytes",
                                     (ULONGLONG)Perf->DecompCapacity);
     }
-    if (Perf->Decomp != NULL) {
-        Rtl->CopyMemory(Grown, Perf->Decomp, Perf->DecompUsed);
-        Rtl->Unmap(Rtl, Perf->Decomp, Perf->DecompCapacity);
-    }
-    Perf->Decomp = Grown;
-    Perf->DecompCapacity = Bytes;
     return RTL_STATUS_OK;
 }
 
@@ -1461,8 +1448,8 @@ Routine Description:
 
     while (Perf->DecompUsed - Perf->DecompDone >= 8) {
         const BYTE *Record = Perf->Decomp + Perf->DecompDone;
-        ULONG Type = PerfRead32(Record);
-        ULONG Size = PerfRead16(Record + 6);
+        ULONG Type = RtlReadUInt32(Record);
+        ULONG Size = RtlReadUInt16(Record + 6);
 
         if (Size < 8) {
             return TraceImportByteError(Import, Offset, "a decompressed "
@@ -1523,7 +1510,7 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a HEADER_ATTR "
                                         "record of %u bytes", Size);
         }
-        AttrSize = PerfRead32(Record + 12);
+        AttrSize = RtlReadUInt32(Record + 12);
         if (AttrSize < PERF_ATTR_SIZE_VER0 || AttrSize > Size - 8) {
             return TraceImportByteError(Import, Offset + 12, "an attr of %u "
                                         "bytes in a record of %u", AttrSize,
@@ -1541,7 +1528,7 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a TRACING_DATA "
                                         "record of %u bytes", Size);
         }
-        DataSize = PerfRead32(Record + 8);
+        DataSize = RtlReadUInt32(Record + 8);
         if (DataSize > Perf->DataEnd - Offset - Size) {
             return TraceImportByteError(Import, Offset + 8, "tracing data of "
                                         "%llu bytes runs past the end of the "
@@ -1560,20 +1547,20 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a HEADER_FEATURE "
                                         "record of %u bytes", Size);
         }
-        if (PerfRead64(Record + 8) >= PERF_FEATURE_BITS) {
+        if (RtlReadUInt64(Record + 8) >= PERF_FEATURE_BITS) {
             return RTL_STATUS_OK;
         }
-        return PerfFeature(Perf, (ULONG)PerfRead64(Record + 8), Offset + 16,
+        return PerfFeature(Perf, (ULONG)RtlReadUInt64(Record + 8), Offset + 16,
                            Size - 16);
 
     case PERF_RECORD_EVENT_UPDATE:
-        if (Size >= 24 && PerfRead64(Record + 8) == PERF_EVENT_UPDATE_NAME) {
+        if (Size >= 24 && RtlReadUInt64(Record + 8) == PERF_EVENT_UPDATE_NAME) {
             ULONG Length = 0;
 
             while (24 + Length < Size && Record[24 + Length] != 0) {
                 Length++;
             }
-            return PerfSetName(Perf, PerfRead64(Record + 16),
+            return PerfSetName(Perf, RtlReadUInt64(Record + 16),
                                (PCSZ)Record + 24, Length);
         }
         return RTL_STATUS_OK;
@@ -1582,14 +1569,14 @@ Routine Description:
         return Decompress(Perf, Offset, Record + 8, Size - 8);
 
     case PERF_RECORD_COMPRESSED2:
-        if (Size < 16 || PerfRead64(Record + 8) > Size - 16) {
+        if (Size < 16 || RtlReadUInt64(Record + 8) > Size - 16) {
             return TraceImportByteError(Import, Offset, "a COMPRESSED2 "
                                         "record of %u bytes says %llu bytes "
                                         "of data", Size,
-                                        Size < 16 ? 0 : PerfRead64(Record + 8));
+                                        Size < 16 ? 0 : RtlReadUInt64(Record + 8));
         }
         return Decompress(Perf, Offset, Record + 16,
-                          (ULONG)PerfRead64(Record + 8));
+                          (ULONG)RtlReadUInt64(Record + 8));
 
     default:
         Perf->Skipped++;
@@ -1629,8 +1616,8 @@ Routine Description:
                                           "8 bytes)", End - Offset);
             break;
         }
-        Type = PerfRead32(Record);
-        Size = PerfRead16(Record + 6);
+        Type = RtlReadUInt32(Record);
+        Size = RtlReadUInt16(Record + 6);
         if (Size < 8) {
             Status = TraceImportByteError(Import, Offset, "a record of %u "
                                           "bytes (type %u)", Size, Type);

@@ -61,8 +61,8 @@ Routine Description:
     ULONGLONG Position = 0;
 
     while (Data != NULL && Perf->BuildIdsSize - Position >= 36) {
-        ULONG Misc = PerfRead16(Data + Position + 4);
-        ULONG Size = PerfRead16(Data + Position + 6);
+        ULONG Misc = RtlReadUInt16(Data + Position + 4);
+        ULONG Size = RtlReadUInt16(Data + Position + 6);
         const BYTE *Name = Data + Position + 36;
         ULONG Index;
 
@@ -119,24 +119,12 @@ Routine Description:
         }
         return RTL_STATUS_OK;
     }
-    if ((Perf->ModuleCount + 1) * sizeof(PERF_MODULE) > Perf->ModuleBytes) {
-        SIZE_T Bytes = Perf->ModuleBytes != 0 ? 2 * Perf->ModuleBytes :
-                                                 64 * 1024;
-        PPERF_MODULE Modules;
-
-        Status = Perf->Rtl->AllocatePages(Perf->Rtl, Bytes,
-                                          (PVOID *)&Modules);
-        if (!RTL_SUCCESS(Status)) {
-            return RtlSetError(&Perf->Import->Error, Status, 0, 0, "%s: no "
-                               "memory for the mapped files",
-                               Perf->Import->Path);
-        }
-        if (Perf->Modules != NULL) {
-            Perf->Rtl->CopyMemory(Modules, Perf->Modules, Perf->ModuleBytes);
-            Perf->Rtl->Unmap(Perf->Rtl, Perf->Modules, Perf->ModuleBytes);
-        }
-        Perf->Modules = Modules;
-        Perf->ModuleBytes = Bytes;
+    Status = RtlGrowPages(Perf->Rtl, (PVOID *)&Perf->Modules,
+                          &Perf->ModuleBytes, (Perf->ModuleCount + 1) *
+                          sizeof(PERF_MODULE), 64 * 1024);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(&Perf->Import->Error, Status, 0, 0, "%s: no "
+                           "memory for the mapped files", Perf->Import->Path);
     }
     Module = &Perf->Modules[Perf->ModuleCount];
     Perf->Rtl->FillMemory(Module, sizeof(*Module), 0);
@@ -203,21 +191,10 @@ Routine Description:
     for (;;) {
         SIZE_T Read = 0;
 
-        if (Capacity - Used < 65536) {
-            SIZE_T Bytes = Capacity != 0 ? 2 * Capacity : (4 << 20);
-            PBYTE Grown;
-
-            if (Bytes > MAX_KALLSYMS_BYTES ||
-                !RTL_SUCCESS(Rtl->AllocatePages(Rtl, Bytes,
-                                                (PVOID *)&Grown))) {
-                break;
-            }
-            if (Text != NULL) {
-                Rtl->CopyMemory(Grown, Text, Used);
-                Rtl->Unmap(Rtl, Text, Capacity);
-            }
-            Text = Grown;
-            Capacity = Bytes;
+        if (Used + 65536 > MAX_KALLSYMS_BYTES ||
+            !RTL_SUCCESS(RtlGrowPages(Rtl, (PVOID *)&Text, &Capacity,
+                                      Used + 65536, 4 << 20))) {
+            break;
         }
         Status = Rtl->ReadFile(Rtl, Handle, Used, Text + Used,
                                Capacity - Used, &Read);

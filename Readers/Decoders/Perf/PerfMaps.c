@@ -15,7 +15,6 @@ Environment:
 --*/
 
 #include "PerfMaps.h"
-#include "TraceStore/TraceSchema.h"
 
 VOID
 PerfMapsInitialize(
@@ -360,4 +359,21 @@ PerfMapsPlace(
     if (Code != NULL) {
         *Code = Mapping->Exec ? 1 : 0;
     }
+}
+
+VOID
+PerfMapsModuleRow(
+    const PERF_MAPPING *Mapping,
+    LONGLONG Timestamp,
+    PMODULE_RECORD Module
+    )
+{
+    Module->Timestamp = Timestamp;
+    Module->Start = Mapping->Start;
+    Module->End = Mapping->End;
+    Module->Offset = Mapping->Offset;
+    Module->Pid = (Mapping->Pid == PERF_MAPS_KERNEL) ? TRACE_NULL_ULONG :
+                                                       Mapping->Pid;
+    Module->PathId = Mapping->PathId;
+    Module->BuildIdId = TRACE_STRING_NULL;
 }

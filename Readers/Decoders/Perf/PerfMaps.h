@@ -28,7 +28,7 @@ Environment:
 #ifndef _TRACER_PERF_MAPS_H_
 #define _TRACER_PERF_MAPS_H_
 
-#include "Rtl/Rtl.h"
+#include "TraceStore/TraceSchema.h"
 
 #define PERF_MAPS_KERNEL 0xffffffffu
 
@@ -61,6 +61,14 @@ RTL_STATUS PerfMapsCopyPid(PPERF_MAPS Maps, ULONG Parent, ULONG Child);
 
 const PERF_MAPPING *PerfMapsFind(const PERF_MAPS *Maps, ULONG Pid,
                                  ULONGLONG Address);
+
+//
+// The `module` row of Mapping, seen at Timestamp: the kernel's (pid -1) has
+// a NULL pid; PermsId and BuildIdId are the caller's (BuildIdId NULL here).
+//
+
+VOID PerfMapsModuleRow(const PERF_MAPPING *Mapping, LONGLONG Timestamp,
+                       PMODULE_RECORD Module);
 
 //
 // Places Address of process Pid (both may be NULL: nothing is done) in

@@ -771,14 +771,7 @@ Routine Description:
                                     "no memory for the processes' maps");
     }
 
-    Module.Timestamp = Line->Event.Timestamp;
-    Module.Start = Mapping.Start;
-    Module.End = Mapping.End;
-    Module.Offset = Mapping.Offset;
-    Module.Pid = (Mapping.Pid == PERF_MAPS_KERNEL) ? TRACE_NULL_ULONG :
-                                                     Mapping.Pid;
-    Module.PathId = Mapping.PathId;
-    Module.BuildIdId = TRACE_STRING_NULL;
+    PerfMapsModuleRow(&Mapping, Line->Event.Timestamp, &Module);
     Status = TraceImportIntern(Import, Prot, (ULONG)(ProtEnd - Prot),
                                &Module.PermsId);
     if (!RTL_SUCCESS(Status)) {
