@@ -14,16 +14,19 @@ Abstract:
     are PerfDataRecords.c's.
 
     Features read: TRACING_DATA (the event formats, kallsyms and printk
-    formats, parsed by the trace.dat reader's code: TracingData.h) and
-    EVENT_DESC (the events' names).  Attrs without a name are named as
-    perf names them: a tracepoint "system:event" from its format, a
-    software or hardware event by its config.
+    formats, parsed by the trace.dat reader's code: TracingData.h),
+    EVENT_DESC (the events' names), BUILD_ID (checked before a mapped
+    file's symbols are used: PerfDataSymbols.c), and the facts perf
+    report --header-only prints (host, kernel, command line, CPUs,
+    memory, clock data), which become `metadata` rows.  Attrs without a
+    name are named as perf names them: a tracepoint "system:event" from
+    its format, a software or hardware event by its config.
 
 Environment:
 
     Core: no C runtime; the OS only through PRTL.  Calls the import
-    context (TraceImport.h), the tracing-data parser (Ftrace/TracingData.h)
-    and PerfDataRecords.c.
+    context (TraceImport.h), the tracing-data parser (Ftrace/TracingData.h),
+    PerfDataRecords.c and PerfDataSymbols.c.
 
 --*/
 

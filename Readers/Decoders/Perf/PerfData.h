@@ -14,8 +14,11 @@ Abstract:
         PerfData.c          detection, the file and pipe headers, attrs
                             and their ids, the feature sections
         PerfDataRecords.c   the records: time order by rounds, samples
-                            decoded by their attr's sample_type, the
-                            side band (mmaps, comms, forks, lost)
+                            decoded by their attr's sample_type, call
+                            stacks, the side band (mmaps, comms, forks,
+                            lost), perf record -z's compressed records
+        PerfDataSymbols.c   names for the stacks' frames (kallsyms, the
+                            mapped files' ELF symbols)
 
 Environment:
 
