@@ -255,15 +255,17 @@ Routine Description:
 {
     BOOL SizedA = A->End != A->Start;
     BOOL SizedB = B->End != B->Start;
+    ULONG BindingA = A->Binding & 15;
+    ULONG BindingB = B->Binding & 15;
 
     if (SizedA != SizedB) {
         return SizedA;
     }
-    if (((A->Binding & 15) == STB_WEAK) != ((B->Binding & 15) == STB_WEAK)) {
-        return (B->Binding & 15) == STB_WEAK;
+    if ((BindingA == STB_WEAK) != (BindingB == STB_WEAK)) {
+        return BindingB == STB_WEAK;
     }
-    if (((A->Binding & 15) == STB_GLOBAL) != ((B->Binding & 15) == STB_GLOBAL)) {
-        return (A->Binding & 15) == STB_GLOBAL;
+    if ((BindingA == STB_GLOBAL) != (BindingB == STB_GLOBAL)) {
+        return BindingA == STB_GLOBAL;
     }
     if (Underscores(A) != Underscores(B)) {
         return Underscores(A) < Underscores(B);
@@ -339,7 +341,8 @@ Routine Description:
     ELF_SECTION Section;
     ULONG Index;
 
-    if (!ReadSection(Image, (ULONG)RtlReadUInt16(Image->Data + 0x3e), &Names)) {
+    if (!ReadSection(Image, (ULONG)RtlReadUInt16(Image->Data + 0x3e),
+                     &Names)) {
         return FALSE;
     }
     for (Index = 0; Index < Image->Count; Index++) {

@@ -17,10 +17,11 @@ Abstract:
     from the file: .symtab when it has one, else .dynsym; STT_FUNC and
     STT_GNU_IFUNC symbols defined in a section.  A symbol's address
     becomes a file offset through the file's PT_LOAD segments (a debug
-    file's sections hold no code, its addresses are the file's).  As perf does (util/symbol.c): a symbol without a size ends
-    where the next one starts, and of symbols starting at one address the
-    one perf's choose_best_symbol picks is kept (a sized one, then a
-    non-weak, a global, the fewest leading underscores, the longest name).
+    file's sections hold no code, its addresses are the file's).  As perf
+    does (util/symbol.c): a symbol without a size ends where the next one
+    starts, and of symbols starting at one address the one perf's
+    choose_best_symbol picks is kept (a sized one, then a non-weak, a
+    global, the fewest leading underscores, the longest name).
     perf's synthesized PLT symbols are added (x86-64: "NAME@plt" for
     each .rela.plt entry).  Names are not demangled.
 

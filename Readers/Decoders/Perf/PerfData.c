@@ -306,7 +306,8 @@ Routine Description:
         PTRACE_EVENT_FORMAT Format;
 
         if (Attr->Type != PERF_TYPE_TRACEPOINT ||
-            !TextStartsWith(Attr->Name, Attr->Name + RtlStringLength(Attr->Name),
+            !TextStartsWith(Attr->Name,
+                            Attr->Name + RtlStringLength(Attr->Name),
                             "raw ") ||
             Attr->Config > TRACE_EVENT_MAX_ID) {
             continue;
@@ -368,7 +369,8 @@ Routine Description:
         Name = (PCSZ)Data + Position;
         Position += NameLength;
         for (IdIndex = 0; IdIndex < IdCount; IdIndex++) {
-            PerfSetName(Perf, RtlReadUInt64(Data + Position), Name, NameLength);
+            PerfSetName(Perf, RtlReadUInt64(Data + Position), Name,
+                        NameLength);
             Position += 8;
         }
     }
@@ -528,7 +530,8 @@ Routine Description:
     case PERF_FEATURE_SAMPLE_TIME:
         if (Size >= 16) {
             Status = TraceImportMetadata(Import, "perf.first_sample_time",
-                                         (LONGLONG)RtlReadUInt64(Data), NULL, 0);
+                                         (LONGLONG)RtlReadUInt64(Data),
+                                         NULL, 0);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.last_sample_time",
                                              (LONGLONG)RtlReadUInt64(Data + 8),
@@ -553,19 +556,20 @@ Routine Description:
                                              NULL, 0);
             }
             if (RTL_SUCCESS(Status)) {
-                Status = TraceImportMetadata(Import, "perf.clock_data.clock_ns",
-                                             (LONGLONG)RtlReadUInt64(Data + 16),
-                                             NULL, 0);
+                Status = TraceImportMetadata(
+                             Import, "perf.clock_data.clock_ns",
+                             (LONGLONG)RtlReadUInt64(Data + 16), NULL, 0);
             }
         }
         return Status;
 
     case PERF_FEATURE_COMPRESSED:
         if (Size >= 12) {
+            BOOL Zstd = RtlReadUInt32(Data + 4) == 1;
+
             Status = TraceImportMetadata(Import, "perf.compression", 0,
-                                         RtlReadUInt32(Data + 4) == 1 ? "zstd" :
-                                         "unknown",
-                                         RtlReadUInt32(Data + 4) == 1 ? 4 : 7);
+                                         Zstd ? "zstd" : "unknown",
+                                         Zstd ? 4 : 7);
             if (RTL_SUCCESS(Status)) {
                 Status = TraceImportMetadata(Import, "perf.compression_level",
                                              RtlReadUInt32(Data + 8), NULL, 0);

@@ -107,7 +107,8 @@ Routine Description:
 
     if (!Perf->SameLayout &&
         (Attr->SampleType & PERF_SAMPLE_IDENTIFIER) != 0 && Size >= 16) {
-        PPERF_ATTR Found = PerfFindAttr(Perf, RtlReadUInt64(Record + Size - 8));
+        PPERF_ATTR Found = PerfFindAttr(Perf,
+                                        RtlReadUInt64(Record + Size - 8));
 
         if (Found != NULL) {
             Attr = Found;
@@ -202,8 +203,9 @@ Routine Description:
 {
     ULONG Each = 8 + ((ReadFormat & PERF_FORMAT_ID) != 0 ? 8 : 0) +
                  ((ReadFormat & PERF_FORMAT_LOST) != 0 ? 8 : 0);
-    ULONG Times = ((ReadFormat & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0 ? 8 : 0) +
-                  ((ReadFormat & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 ? 8 : 0);
+    ULONG Times =
+        ((ReadFormat & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0 ? 8 : 0) +
+        ((ReadFormat & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 ? 8 : 0);
     ULONGLONG Members;
 
     *Fits = FALSE;
@@ -1137,7 +1139,8 @@ Routine Description:
             End = Middle;
             if (End < Count) {
                 End++;
-                while (End < Count && !HeldBefore(&From[End], &From[End - 1])) {
+                while (End < Count &&
+                       !HeldBefore(&From[End], &From[End - 1])) {
                     End++;
                 }
             }
@@ -1554,7 +1557,8 @@ Routine Description:
                            Size - 16);
 
     case PERF_RECORD_EVENT_UPDATE:
-        if (Size >= 24 && RtlReadUInt64(Record + 8) == PERF_EVENT_UPDATE_NAME) {
+        if (Size >= 24 &&
+            RtlReadUInt64(Record + 8) == PERF_EVENT_UPDATE_NAME) {
             ULONG Length = 0;
 
             while (24 + Length < Size && Record[24 + Length] != 0) {
@@ -1573,7 +1577,8 @@ Routine Description:
             return TraceImportByteError(Import, Offset, "a COMPRESSED2 "
                                         "record of %u bytes says %llu bytes "
                                         "of data", Size,
-                                        Size < 16 ? 0 : RtlReadUInt64(Record + 8));
+                                        Size < 16 ? 0 :
+                                        RtlReadUInt64(Record + 8));
         }
         return Decompress(Perf, Offset, Record + 16,
                           (ULONG)RtlReadUInt64(Record + 8));

@@ -76,8 +76,8 @@ Routine Description:
             ULONG Length = (Misc & PERF_RECORD_MISC_BUILD_ID_SIZE) != 0 ?
                            Data[Position + 32] : ELF_BUILD_ID_MAX;
 
-            Module->BuildIdLength = Length < ELF_BUILD_ID_MAX ? Length :
-                                                                ELF_BUILD_ID_MAX;
+            Module->BuildIdLength = Length < ELF_BUILD_ID_MAX ?
+                                    Length : ELF_BUILD_ID_MAX;
             for (Index = 0; Index < Module->BuildIdLength; Index++) {
                 Module->BuildId[Index] = Data[Position + 12 + Index];
             }
