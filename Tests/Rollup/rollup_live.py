@@ -4,6 +4,9 @@ never going back.
 
     rollup_live.py EXTENSION SESSION [--kill-after S] -- WRITER ARGS...
 
+(--kill-after: SIGKILL the writer once 8 rounds have seen its counts grow
+3 times, or after S seconds.)
+
 Removes SESSION, starts the writer, and while it runs asks the session, again and again
 from this process, for each rollup's answer together with the records it
 covers (the rollup tables' hidden column `records`), then counts the same
@@ -125,8 +128,12 @@ def main():
     have = set()
     previous = None
     while proc.poll() is None:
-        if kill_after is not None and \
-                time.monotonic() - started > kill_after:
+        # --kill-after: killed once the checks have seen the counts grow
+        # (8 rounds, 3 of growth: a time alone left a loaded machine 4),
+        # or at the latest after that many seconds.
+        if kill_after is not None and (
+                (rounds >= 8 and grew >= 3) or
+                time.monotonic() - started > kill_after):
             proc.kill()
             proc.wait()
             break
