@@ -14,9 +14,10 @@ Abstract:
         PerfData.c          detection, the file and pipe headers, attrs
                             and their ids, the feature sections
         PerfDataRecords.c   the records: time order by rounds, samples
-                            decoded by their attr's sample_type, call
-                            stacks, the side band (mmaps, comms, forks,
+                            decoded by their attr's sample_type, the
+                            side band (mmaps, comms, forks,
                             lost), perf record -z's compressed records
+        PerfDataStacks.c    a sample's call chain as stack and frame rows
         PerfDataSymbols.c   names for the stacks' frames (kallsyms, the
                             mapped files' ELF symbols)
 
@@ -500,6 +501,15 @@ RTL_STATUS PerfNoteModule(PPERF_DATA Perf, ULONG PathId, PCSZ Path,
                           const BYTE *BuildId, ULONG BuildIdLength);
 TRACE_SYMBOLIZE PerfSymbolize;
 VOID PerfReleaseSymbols(PPERF_DATA Perf);
+
+//
+// PerfDataStacks.c: the callsite of a sample's call chain (NULL without
+// one), and the release of what that keeps.
+//
+
+RTL_STATUS PerfStoreStack(PPERF_DATA Perf, PPERF_SAMPLE Sample,
+                          PLONGLONG StackId);
+VOID PerfReleaseStacks(PPERF_DATA Perf);
 
 //
 // PerfDataRecords.c
