@@ -9,7 +9,8 @@
 #   profile      -a -g cpu-clock every 20 us while two shells spin.
 # Each: tracestore import (best of 3) and perf script > /dev/null (best of
 # 2), events/s and the ratio; peak RSS of the import (peak_rss.py: file
-# pages included, so anon RSS is below it).  Then the tracepoint file made 10^7 and 10^8 events long
+# pages included, so anon RSS is below it); the floor, reading the file and
+# writing the session's bytes with nothing decoded, and the ratio it gives.  Then the tracepoint file made 10^7 and 10^8 events long
 # (SCALES, default "6 60": copies of its data section, each copy's
 # times moved past the one before), imported once each: events/s, ns per
 # event and peak RSS as the file grows (a 10^7 file is ~1 GB).
@@ -30,7 +31,7 @@ tp=$work/tracepoints.data; prof=$work/profile.data
   2> /dev/null
 
 bench_head perf_data "input" "events" "MB" "import s" "perf script s" \
-  "import events/s" "ratio" "import peak RSS MB"
+  "import events/s" "ratio" "import peak RSS MB" "floor s" "floor ratio"
 for f in "$tp" "$prof"; do
   name=$(basename "$f" .data)
   cat "$f" > /dev/null
@@ -40,12 +41,19 @@ for f in "$tp" "$prof"; do
   peak=$(peak_rss "$ts" import -o "$work/session" "$f")
   events=$(events "$work/session")
   mb=$(calc %.1f "$(wc -c < "$f") / 1e6")
-  echo "$name: $events events, import $t_imp s, perf script $t_perf s"
+  # The floor: reading the file and writing as many bytes as the session
+  # holds, nothing decoded (best of 3 each).
+  bytes=$(du -sb "$work/session" | cut -f1)
+  t_read=$(best 3 sh -c "cat '$f' > /dev/null")
+  t_write=$(best 3 sh -c "head -c $bytes /dev/zero > '$work/floor.bin'")
+  rm -f "$work/floor.bin"
+  t_floor=$(calc %.4f "$t_read + $t_write")
+  echo "$name: $events events, import $t_imp s, perf script $t_perf s, floor $t_floor s"
   bench_row perf_data "$name" "$events" "$mb" "$t_imp" "$t_perf" \
     "$(calc %.0f "$events / $t_imp")" "$(calc %.1f "$t_perf / $t_imp")" \
-    "$peak"
+    "$peak" "$t_floor" "$(calc %.1f "$t_perf / $t_floor")"
 done
-bench_note perf_data "ratio = perf script > /dev/null time / import time, same file, same run (best of 2 and 3)"
+bench_note perf_data "ratio = perf script > /dev/null time / import time, same file, same run (best of 2 and 3); floor = cat FILE > /dev/null plus writing the session's bytes to a new file (head -c N /dev/zero), nothing decoded: the fastest any one-thread import could be, and floor ratio what it would reach"
 
 # Larger files: the tracepoint recording's data section repeated.
 bench_head perf_data_scale "events" "GB" "import s" "events/s" "ns/event" "peak RSS MB"

@@ -636,7 +636,7 @@ VOID TraceEventRenderFields(PTRACE_EVENT_TABLE Table,
 //
 
 #define TRACE_ARGS_CACHE_ENTRIES    4096
-#define TRACE_ARGS_CACHE_BYTES      64
+#define TRACE_ARGS_CACHE_BYTES      96
 
 typedef struct _TRACE_ARGS_CACHE_ENTRY {
     ULONG Size;                     // record bytes; 0 when empty
