@@ -373,7 +373,9 @@ static int tsDeclareTable(sqlite3 *db, tracestore_vtab *pNew, char **pzErr){
   for(i=0; i<pNew->nCol; i++){
     PCTRACE_COLUMN_DESCRIPTOR pCol = &pNew->aCol[i];
     const char *zType = "INTEGER";
-    if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+    if( pCol->Flags & TRACE_COLUMN_BLOB ){
+      zType = "BLOB";
+    }else if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
       zType = "TEXT";
     }else if( pCol->Type==TraceColumnDouble ){
       zType = "REAL";
@@ -1267,7 +1269,11 @@ static int tsColumn(
       sqlite3_free(zWhy);
       return SQLITE_ERROR;
     }
-    sqlite3_result_text64(ctx, zText, nText, SQLITE_TRANSIENT, SQLITE_UTF8);
+    if( pCol->Flags & TRACE_COLUMN_BLOB ){
+      sqlite3_result_blob64(ctx, zText, nText, SQLITE_TRANSIENT);
+    }else{
+      sqlite3_result_text64(ctx, zText, nText, SQLITE_TRANSIENT, SQLITE_UTF8);
+    }
     return SQLITE_OK;
   }
   if( pCol->Type==TraceColumnDouble ){

@@ -39,6 +39,7 @@ SQLITE_EXTENSION_INIT3
 
 /* The SQL type a column has in its virtual table (tracestore.c). */
 static const char *tsSqlType(PCTRACE_COLUMN_DESCRIPTOR pCol){
+  if( pCol->Flags & TRACE_COLUMN_BLOB ) return "BLOB";
   if( pCol->Flags & TRACE_COLUMN_STRING_ID ) return "TEXT";
   if( pCol->Type==TraceColumnDouble ) return "REAL";
   return "INTEGER";
@@ -53,7 +54,9 @@ static void tsAppendFlags(sqlite3_str *p, PCTRACE_COLUMN_DESCRIPTOR pCol){
   if( pCol->Flags & TRACE_COLUMN_DURATION ){
     sqlite3_str_appendf(p, "%sns", n++ ? ", " : "");
   }
-  if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+  if( pCol->Flags & TRACE_COLUMN_BLOB ){
+    sqlite3_str_appendf(p, "%sbytes", n++ ? ", " : "");
+  }else if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
     sqlite3_str_appendf(p, "%sstring", n++ ? ", " : "");
   }
   if( pCol->Flags & TRACE_COLUMN_ADDRESS ){

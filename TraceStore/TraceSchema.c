@@ -41,6 +41,8 @@ Environment:
 #define TS (TRACE_COLUMN_TIMESTAMP)
 #define NUL (TRACE_COLUMN_NULLABLE)
 #define ADDR (TRACE_COLUMN_ADDRESS)
+#define NBLOB (TRACE_COLUMN_STRING_ID | TRACE_COLUMN_NULLABLE | \
+               TRACE_COLUMN_BLOB)
 
 #define SCHEMA(Variable, Name, Struct, Columns, Description)              \
     const TRACE_STORE_SCHEMA Variable = {                                  \
@@ -166,6 +168,9 @@ static const TRACE_COLUMN_DESCRIPTOR FtraceEventColumns[] = {
            "latency flags column (irqs-off, need-resched, ...), if any"),
     COLUMN("args", U32, FTRACE_EVENT_RECORD, ArgsId, STR,
            "the event's fields as printed"),
+    COLUMN("raw", U32, FTRACE_EVENT_RECORD, RawId, NBLOB,
+           "the record's bytes (common_type on), as event_format lays them "
+           "out, or NULL"),
 };
 
 SCHEMA(TraceFtraceEventSchema, "ftrace_event", FTRACE_EVENT_RECORD,
@@ -364,6 +369,24 @@ SCHEMA(TraceMetadataSchema, "metadata", METADATA_RECORD, MetadataColumns,
        "facts each input states about its recording (Perfetto's "
        "metadata)");
 
+static const TRACE_COLUMN_DESCRIPTOR EventFormatColumns[] = {
+    COLUMN("source_id", U64, EVENT_FORMAT_RECORD, SourceId, 0,
+           "the input whose records it describes (source.id)"),
+    COLUMN("system", U32, EVENT_FORMAT_RECORD, SystemId, STR,
+           "event system: sched, raw_syscalls, ..."),
+    COLUMN("name", U32, EVENT_FORMAT_RECORD, NameId, STR,
+           "event name"),
+    COLUMN("common_type", U32, EVENT_FORMAT_RECORD, Id, 0,
+           "the event's id in that input (common_type)"),
+    COLUMN("format", U32, EVENT_FORMAT_RECORD, FormatId, STR,
+           "the format file's text: fields with offset, size, signed; "
+           "print fmt"),
+};
+
+SCHEMA(TraceEventFormatSchema, "event_format", EVENT_FORMAT_RECORD,
+       EventFormatColumns, "descriptions of the events binary sources "
+       "recorded (tracefs format files), one per event and source");
+
 SCHEMA(TraceFrameSchema, "frame", FRAME_RECORD, FrameColumns,
        "code addresses of the samples' call stacks, placed and symbolized "
        "(Perfetto's stack_profile_frame)");
@@ -528,6 +551,8 @@ const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
     RECORD(TraceRecordSample, TraceSampleSchema, EVENT,
            "name", "pid", "tid", "cpu", NULL),
     RECORD(TraceRecordMetadata, TraceMetadataSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordEventFormat, TraceEventFormatSchema, 0,
            NULL, NULL, NULL, NULL, NULL),
 };
 

@@ -132,7 +132,7 @@ typedef struct _FTRACE_EVENT_RECORD {
     ULONG Cpu;
     ULONG FlagsId;          // latency flags column ("d..2."), or NULL
     ULONG ArgsId;           // the event's field text, as printed
-    ULONG Padding;
+    ULONG RawId;            // the record's bytes (a string), or NULL
 } FTRACE_EVENT_RECORD, *PFTRACE_EVENT_RECORD;
 
 C_ASSERT(sizeof(FTRACE_EVENT_RECORD) == 40);
@@ -343,6 +343,23 @@ typedef struct _METADATA_RECORD {
 C_ASSERT(sizeof(METADATA_RECORD) == 24);
 
 //
+// event_format: the description of an event that a binary source's
+// records follow (the tracefs `format` file), one row per event per
+// source, written when the event is first met: what decodes the raw
+// bytes of its rows (ftrace_event.raw) field by field.
+//
+
+typedef struct _EVENT_FORMAT_RECORD {
+    ULONGLONG SourceId;     // the source row of the input
+    ULONG SystemId;         // "raw_syscalls"
+    ULONG NameId;           // "sys_enter"
+    ULONG Id;               // the event's id in that source (common_type)
+    ULONG FormatId;         // the format file's text
+} EVENT_FORMAT_RECORD, *PEVENT_FORMAT_RECORD;
+
+C_ASSERT(sizeof(EVENT_FORMAT_RECORD) == 24);
+
+//
 // Schemas.
 //
 
@@ -360,6 +377,7 @@ extern const TRACE_STORE_SCHEMA TraceSampleSchema;
 extern const TRACE_STORE_SCHEMA TraceStackSchema;
 extern const TRACE_STORE_SCHEMA TraceFrameSchema;
 extern const TRACE_STORE_SCHEMA TraceMetadataSchema;
+extern const TRACE_STORE_SCHEMA TraceEventFormatSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
@@ -390,6 +408,7 @@ typedef enum _TRACE_RECORD_KIND {
     TraceRecordStack,
     TraceRecordSample,
     TraceRecordMetadata,
+    TraceRecordEventFormat,
     TraceRecordKindMaximum
 } TRACE_RECORD_KIND;
 

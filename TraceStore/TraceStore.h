@@ -98,7 +98,8 @@ typedef enum _TRACE_COLUMN_TYPE {
 #define TRACE_COLUMN_DURATION    0x0004  // int64 ns
 #define TRACE_COLUMN_NULLABLE    0x0008  // all-ones value means NULL
 #define TRACE_COLUMN_ADDRESS     0x0010  // an address (display hint)
-#define TRACE_COLUMN_VALID_FLAGS 0x001f
+#define TRACE_COLUMN_BLOB        0x0020  // a string id whose bytes are binary
+#define TRACE_COLUMN_VALID_FLAGS 0x003f
 
 //
 // A column descriptor: 128 bytes.

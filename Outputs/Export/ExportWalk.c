@@ -442,7 +442,8 @@ static void rowArgs(Walk *p, Stream *s, const unsigned char *pRec,
   }
 }
 
-/* The columns of s's store handed as args: all but those in azSkip, each
+/* The columns of s's store handed as args: all but those in azSkip and
+** the binary ones (an event's raw bytes: its args already say them), each
 ** with its key and how its values read. */
 static void pickArgs(Stream *s, const char *const *azSkip){
   PTRACE_STORE_HEADER h = s->pStore->Header;
@@ -456,7 +457,7 @@ static void pickArgs(Stream *s, const char *const *azSkip){
     for(k=0; azSkip[k]; k++){
       if( strcmp(c->Name, azSkip[k])==0 ) bSkip = 1;
     }
-    if( bSkip ) continue;
+    if( bSkip || (c->Flags & TRACE_COLUMN_BLOB) ) continue;
     s->aArg[s->nArg++] = (int)i;
     memset(a, 0, sizeof(*a));
     a->Key = (unsigned short)(EXPORT_KEY_FIRST_COLUMN

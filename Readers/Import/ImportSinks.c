@@ -375,7 +375,8 @@ TraceImportGenericEvent(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
     ULONG NameId,
-    ULONG ArgsId
+    ULONG ArgsId,
+    ULONG RawId
     )
 {
     RTL_STATUS Status;
@@ -394,7 +395,7 @@ TraceImportGenericEvent(
     Record.Cpu = Event->Cpu;
     Record.FlagsId = Event->FlagsId;
     Record.ArgsId = ArgsId;
-    Record.Padding = 0;
+    Record.RawId = RawId;
 
     return AppendRecord(Import, Import->Stores[TraceRecordFtraceEvent],
                         &Record, NULL);
@@ -684,6 +685,45 @@ Routine Description:
         return Status;
     }
     return TraceImportAppendRecord(Import, TraceRecordMetadata, &Record,
+                                   NULL);
+}
+
+RTL_STATUS
+TraceImportEventFormat(
+    PTRACE_IMPORT Import,
+    PCSZ System,
+    PCSZ Name,
+    ULONG Id,
+    PCSZ Text,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    Appends an `event_format` row of the source TraceImportEnd will append
+    (as TraceImportMetadata does).
+
+--*/
+{
+    EVENT_FORMAT_RECORD Record;
+    RTL_STATUS Status;
+
+    Record.SourceId = Import->Stores[TraceRecordSource]->ReservedCount;
+    Record.Id = Id;
+    Status = TraceImportIntern(Import, System, (ULONG)RtlStringLength(System),
+                               &Record.SystemId);
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Import, Name, (ULONG)RtlStringLength(Name),
+                                   &Record.NameId);
+    }
+    if (RTL_SUCCESS(Status)) {
+        Status = TraceImportIntern(Import, Text, Length, &Record.FormatId);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+    return TraceImportAppendRecord(Import, TraceRecordEventFormat, &Record,
                                    NULL);
 }
 

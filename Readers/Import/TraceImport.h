@@ -502,9 +502,15 @@ RTL_STATUS TraceImportSchedSwitch(PTRACE_IMPORT Import,
                                   PTRACE_EVENT_CONTEXT Event,
                                   PSCHED_SWITCH_RECORD Record);
 
+//
+// An `ftrace_event` row: the event's name, its text (ArgsId) and, from a
+// binary source, its record's bytes (RawId, a string; else
+// TRACE_STRING_NULL), which the event_format row of its event describes.
+//
+
 RTL_STATUS TraceImportGenericEvent(PTRACE_IMPORT Import,
                                    PTRACE_EVENT_CONTEXT Event, ULONG NameId,
-                                   ULONG ArgsId);
+                                   ULONG ArgsId, ULONG RawId);
 
 //
 // Appends a counter sample.  The caller fills Value, RunningPercent,
@@ -627,6 +633,15 @@ RTL_STATUS TraceImportModule(PTRACE_IMPORT Import, PMODULE_RECORD Record);
 
 RTL_STATUS TraceImportMetadata(PTRACE_IMPORT Import, PCSZ Name,
                                LONGLONG Value, PCSZ Text, ULONG Length);
+
+//
+// The description of an event the input's records follow: an
+// `event_format` row of this import's source (the format file's Text).
+//
+
+RTL_STATUS TraceImportEventFormat(PTRACE_IMPORT Import, PCSZ System,
+                                  PCSZ Name, ULONG Id, PCSZ Text,
+                                  ULONG Length);
 
 //
 // Appends a record of type Kind that is not an event (a module, frame or

@@ -447,7 +447,7 @@ static void genEvents(long long nRow){
       r->FlagsId = TRACE_NULL_ULONG;
       r->ArgsId = iName==0 ? aArgs[below(64)] : iName==4 ? wake :
                   iName==5 ? irq : aArgs[below(60)];
-      r->Padding = 0;
+      r->RawId = TRACE_STRING_NULL;
     }
     counted();
   }

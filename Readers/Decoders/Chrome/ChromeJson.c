@@ -491,7 +491,7 @@ Routine Description:
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportGenericEvent(Reader->Import, Context, NameId,
-                                         ArgsId);
+                                         ArgsId, TRACE_STRING_NULL);
     }
     return Status;
 }

@@ -547,7 +547,8 @@ GenericEvent(
         return Status;
     }
 
-    return TraceImportGenericEvent(Reader->Import, Context, NameId, ArgsId);
+    return TraceImportGenericEvent(Reader->Import, Context, NameId, ArgsId,
+                                   TRACE_STRING_NULL);
 }
 
 //

@@ -493,5 +493,6 @@ Return Value:
         return Status;
     }
 
-    return TraceImportGenericEvent(Import, Event, NameId, Fields.ArgsId);
+    return TraceImportGenericEvent(Import, Event, NameId, Fields.ArgsId,
+                                   TRACE_STRING_NULL);
 }

@@ -237,6 +237,14 @@ typedef struct _TRACE_EVENT_FORMAT {
     ULONG FieldCount;
 
     //
+    // The whole format file as given (kept for the session's event_format
+    // rows): Text when deferred, else a copy.
+    //
+
+    PCSZ Source;
+    ULONG SourceLength;
+
+    //
     // For the sink.
     //
 
@@ -641,6 +649,8 @@ VOID TraceEventRenderFields(PTRACE_EVENT_TABLE Table,
 typedef struct _TRACE_ARGS_CACHE_ENTRY {
     ULONG Size;                     // record bytes; 0 when empty
     ULONG ArgsId;
+    ULONG RawId;                    // the bytes interned, or NULL if not yet
+    ULONG Padding;
     BYTE Record[TRACE_ARGS_CACHE_BYTES];
 } TRACE_ARGS_CACHE_ENTRY, *PTRACE_ARGS_CACHE_ENTRY;
 

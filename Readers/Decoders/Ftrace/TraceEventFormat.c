@@ -760,6 +760,11 @@ AddFormat(
                             &Format->PrintFmt);
         Format->PrintFmtLength = (ULONG)(PrintEnd - Print);
     }
+    Format->Source = Text;
+    Format->SourceLength = (ULONG)Length;
+    if (RTL_SUCCESS(Status) && !Defer) {
+        Status = CopyString(Table, Text, Length, &Format->Source);
+    }
     if (!RTL_SUCCESS(Status)) {
         *Reason = "out of memory for event formats";
         return Status;

@@ -906,14 +906,15 @@ RenderArgs(
     PTRACE_EVENT_CONTEXT Event,
     const BYTE *Data,
     ULONG Size,
-    PULONG Id
+    PULONG Id,
+    PULONG RawId
     )
 /*++
 
 Routine Description:
 
     The string id of an event's text (its `args`), as trace-cmd report
-    prints it.
+    prints it, and, if RawId is not NULL, of the record's bytes.
 
 --*/
 {
@@ -941,7 +942,15 @@ Routine Description:
         if (Cached->Size == Size &&
             Import->Rtl->CompareMemory(Cached->Record, Data, Size) == 0) {
             *Id = Cached->ArgsId;
-            return RTL_STATUS_OK;
+            if (RawId == NULL) {
+                return RTL_STATUS_OK;
+            }
+            if (Cached->RawId == TRACE_STRING_NULL) {
+                Status = TraceImportIntern(Import, (PCSZ)Data, Size,
+                                           &Cached->RawId);
+            }
+            *RawId = Cached->RawId;
+            return Status;
         }
     }
 
@@ -1014,6 +1023,9 @@ Routine Description:
     End = TextTrimEnd(Start, End);
 
     Status = TraceImportIntern(Import, Start, (ULONG)(End - Start), Id);
+    if (RTL_SUCCESS(Status) && RawId != NULL) {
+        Status = TraceImportIntern(Import, (PCSZ)Data, Size, RawId);
+    }
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
@@ -1021,6 +1033,7 @@ Routine Description:
     if (Cached != NULL && Size != 0) {
         Cached->Size = Size;
         Cached->ArgsId = *Id;
+        Cached->RawId = RawId != NULL ? *RawId : TRACE_STRING_NULL;
         Import->Rtl->CopyMemory(Cached->Record, Data, Size);
     }
 
@@ -1038,15 +1051,16 @@ ImportGeneric(
     )
 {
     ULONG ArgsId;
+    ULONG RawId;
     RTL_STATUS Status;
 
-    Status = RenderArgs(Sink, Format, Event, Data, Size, &ArgsId);
+    Status = RenderArgs(Sink, Format, Event, Data, Size, &ArgsId, &RawId);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
     return TraceImportGenericEvent(Sink->Import, Event, Format->NameId,
-                                   ArgsId);
+                                   ArgsId, RawId);
 }
 
 //
@@ -1173,7 +1187,7 @@ BinaryArgsId(
     PBINARY_FIELDS Fields = (PBINARY_FIELDS)Source;
 
     return RenderArgs(Fields->Sink, Fields->Format, Fields->Event,
-                      Fields->Data, Fields->Size, Id);
+                      Fields->Data, Fields->Size, Id, NULL);
 }
 
 static
@@ -1310,7 +1324,8 @@ TraceEventSinkRecord(
         Status = TraceImportIntern(Import, Text.Buffer, Text.Length, &ArgsId);
         if (RTL_SUCCESS(Status)) {
             Status = TraceImportGenericEvent(Import, &Event,
-                                             Sink->UnknownEventNameId, ArgsId);
+                                             Sink->UnknownEventNameId, ArgsId,
+                                             TRACE_STRING_NULL);
         }
         goto End;
     }
@@ -1321,6 +1336,12 @@ TraceEventSinkRecord(
             return Status;
         }
         Status = Classify(Sink, Format);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceImportEventFormat(Import, Format->System,
+                                            Format->Name, Format->Id,
+                                            Format->Source,
+                                            Format->SourceLength);
+        }
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }

@@ -551,7 +551,7 @@ ImportRecord(
     }
 
     return TraceImportGenericEvent(Import, Event, Reader->NameIds[RuleIndex],
-                                   ArgsId);
+                                   ArgsId, TRACE_STRING_NULL);
 }
 
 static

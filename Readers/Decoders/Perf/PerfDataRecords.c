@@ -534,6 +534,7 @@ StoreSample(
         Status = NameOf(Perf, Sample.Attr, &NameId);
         if (RTL_SUCCESS(Status)) {
             Status = TraceImportGenericEvent(Import, &Event, NameId,
+                                             TRACE_STRING_NULL,
                                              TRACE_STRING_NULL);
         }
         break;
