@@ -1,7 +1,8 @@
 /*
 ** CliLinuxOnly.c: on Windows, the parts of the command that exist on
 ** Linux only, each saying so and failing: `record` (tracefs, ptrace),
-** `trace-python` (the CPython module is built for Linux CPython), `push`
+** `trace-python` and `script` (their CPython modules are built for Linux
+** CPython), `push`
 ** (its HTTP client speaks BSD sockets, not Winsock), `plot` (cairo) and
 ** `top` (a POSIX terminal); and the zstd decompressor, which the Windows
 ** build has none of (a zstd-compressed trace.dat is then refused by the
@@ -9,6 +10,7 @@
 **
 ** Zone: hosted (the command-line front end): libc.  Linked instead of
 ** Cli/CmdRecord.c, Cli/CmdTracePython.c, Outputs/Push/, Outputs/Plot/,
+** Outputs/Script/, Host/HostPython.c,
 ** Outputs/Top/ and Host/TraceZstd.c in the Windows build; calls
 ** Host/HostUtil.c (hostFail).
 */
@@ -29,6 +31,14 @@ int cmdTracePython(int argc, char **argv){
   (void)argv;
   hostFail("trace-python: the Python tracer is built for Linux CPython; not "
           "available on Windows");
+  return 1;
+}
+
+int cmdScript(int argc, char **argv){
+  (void)argc;
+  (void)argv;
+  hostFail("script: the tracestore_script module is built for Linux "
+           "CPython; not available on Windows");
   return 1;
 }
 

@@ -5,7 +5,8 @@
 **
 ** Zone: hosted (the command-line front end): libc.  Owns the arguments
 ** and the interpreter's start-up; the tracing itself is the module's.
-** Calls hostFail (HostUtil.c); nothing else of the core.
+** Calls hostFail (HostUtil.c) and the Python helpers of Host/HostPython.c;
+** nothing else of the core.
 **
 ** How: the command execs the interpreter (so the program's stdin, stdout,
 ** stderr, signals and exit status are its own) as
@@ -23,9 +24,7 @@
 ** then takes them out of sys.path again, so that the program's imports
 ** search what they would without the tracer.
 */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,13 +82,7 @@ static const char zBootstrap[] =
 "    exc = [p for p in e.pop('TRACESTORE_EXCLUDE', '').split(',') if p]\n"
 "    depth = int(e.pop('TRACESTORE_MAX_DEPTH', '0'))\n"
 "    ccalls = e.pop('TRACESTORE_C_CALLS', '') == '1'\n"
-"    if 'TRACESTORE_PYTHONPATH' in e:\n"
-"        old = e.pop('TRACESTORE_PYTHONPATH')\n"
-"        if old: e['PYTHONPATH'] = old\n"
-"        else: e.pop('PYTHONPATH', None)\n"
-"        ours = e.pop('TRACESTORE_MODULE_DIRS', '').split(':')\n"
-"        sys.path[:] = [p for p in sys.path if p not in ours]\n"
-"        for p in ours: sys.path_importer_cache.pop(p, None)\n"
+"    _tracestore_restore_path()\n"
 "    a = sys.argv[1:]\n"
 "    main = sys.modules['__main__']\n"
 "    d = main.__dict__\n"
@@ -150,71 +143,12 @@ static int tpAppendEnv(const char *zVar, const char *zValue){
   return rc;
 }
 
-/*
-** PYTHONPATH with the build tree's python/X.Y/ directories first, when
-** this command runs from a build tree (they lie next to it); the previous
-** value is kept in TRACESTORE_PYTHONPATH for the bootstrap to restore.
-*/
-static void tpBuildTreePath(void){
-  char zExe[PATH_MAX];
-  char zDir[PATH_MAX + 16];
-  char *zPath = 0;
-  size_t nPath = 0;
-  ssize_t n = readlink("/proc/self/exe", zExe, sizeof(zExe)-1);
-  DIR *pDir;
-  struct dirent *pEnt;
-  const char *zOld = getenv("PYTHONPATH");
-
-  if( n<=0 ) return;
-  zExe[n] = 0;
-  if( strrchr(zExe, '/') ) *strrchr(zExe, '/') = 0;
-  snprintf(zDir, sizeof(zDir), "%s/python", zExe);
-  pDir = opendir(zDir);
-  if( pDir==0 ) return;
-  while( (pEnt = readdir(pDir))!=0 ){
-    size_t k;
-    char *zNew;
-    if( pEnt->d_name[0]=='.' ) continue;
-    k = strlen(zDir) + strlen(pEnt->d_name) + 2;
-    zNew = realloc(zPath, nPath + k + 1);
-    if( zNew==0 ) break;
-    zPath = zNew;
-    nPath += (size_t)sprintf(zPath + nPath, "%s%s/%s", nPath ? ":" : "",
-                             zDir, pEnt->d_name);
-  }
-  closedir(pDir);
-  if( zPath==0 ) return;
-  setenv("TRACESTORE_PYTHONPATH", zOld ? zOld : "", 1);
-  setenv("TRACESTORE_MODULE_DIRS", zPath, 1);
-  if( zOld && zOld[0] ){
-    char *z = malloc(nPath + strlen(zOld) + 2);
-    if( z ){
-      sprintf(z, "%s:%s", zPath, zOld);
-      setenv("PYTHONPATH", z, 1);
-      free(z);
-    }
-  }else{
-    setenv("PYTHONPATH", zPath, 1);
-  }
-  free(zPath);
-}
-
-/* python, python3, python3.12 (a path's last part): an interpreter. */
-static int tpIsInterpreter(const char *zArg){
-  const char *z = strrchr(zArg, '/');
-  z = z ? z+1 : zArg;
-  if( strncmp(z, "python", 6)!=0 ) return 0;
-  for(z+=6; *z; z++){
-    if( !((*z>='0' && *z<='9') || *z=='.') ) return 0;
-  }
-  return 1;
-}
-
 int cmdTracePython(int argc, char **argv){
   const char *zOut = "python.trace";
   const char *zPython = "python3";
   char zDepth[32];
   char **azArgv;
+  char *zProgram;
   int i, k, nProg;
 
   unsetenv("TRACESTORE_INCLUDE");
@@ -257,7 +191,7 @@ int cmdTracePython(int argc, char **argv){
   /* `-- python3 SCRIPT`, `-- /usr/bin/python3.12 -m MOD`: an interpreter
   ** first names the interpreter, as `perf record --` and `py-spy record --`
   ** users type it. */
-  if( i<argc && tpIsInterpreter(argv[i]) ){
+  if( i<argc && hostIsPythonInterpreter(argv[i]) ){
     zPython = argv[i++];
     if( i<argc && argv[i][0]=='-' && strcmp(argv[i], "-m")!=0 ){
       hostFail("trace-python: %s %s: interpreter options are not passed "
@@ -273,19 +207,21 @@ int cmdTracePython(int argc, char **argv){
     return 2;
   }
   setenv("TRACESTORE_OUT", zOut, 1);
-  tpBuildTreePath();
+  hostPythonBuildTreePath();
 
   azArgv = calloc((size_t)nProg + 4, sizeof(char*));
-  if( azArgv==0 ){ hostFail("out of memory"); return 1; }
+  zProgram = hostPythonProgram(zBootstrap);
+  if( azArgv==0 || zProgram==0 ){ hostFail("out of memory"); return 1; }
   k = 0;
   azArgv[k++] = (char*)zPython;
   azArgv[k++] = "-c";
-  azArgv[k++] = (char*)zBootstrap;
+  azArgv[k++] = zProgram;
   for(; i<argc; i++) azArgv[k++] = argv[i];
   azArgv[k] = 0;
   fflush(0);
   execvp(zPython, azArgv);
   hostFail("trace-python: %s: %s", zPython, strerror(errno));
   free(azArgv);
+  free(zProgram);
   return 127;
 }

@@ -17,6 +17,7 @@
 **   tracestore export [-o FILE] [--from T] [--to T] [--window kvm] SESSION
 **   tracestore trace-python [-o SESSION] [OPTIONS] -- SCRIPT ARGS | -m MODULE ARGS
 **   tracestore push [--follow] SESSION http://HOST:PORT/[?database=DB]
+**   tracestore script -s SCRIPT.py SESSION [ARGS]
 **
 ** Decoding and appending happen in the CRT-free core (Readers/, TraceStore/)
 ** through the RTL; the command files parse arguments and print.
@@ -53,6 +54,9 @@ static const char zMainHelp[] =
 "                              (Linux only)\n"
 "  top [--once] SESSION        a live view of a session: events, functions,\n"
 "                              faults, exit reasons (Linux only)\n"
+"  script -s SCRIPT.py SESSION [ARGS]\n"
+"                              run a perf Python script over the session's\n"
+"                              events (Linux only)\n"
 "\n"
 "`tracestore COMMAND --help` describes each command.  In sqlite3, the\n"
 "same tables are available with .load tracestore and\n"
@@ -79,6 +83,7 @@ int main(int argc, char **argv){
   if( strcmp(argv[1], "schema")==0 ) return cmdSchema(argc-2, argv+2);
   if( strcmp(argv[1], "plot")==0 ) return cmdPlot(argc-2, argv+2);
   if( strcmp(argv[1], "top")==0 ) return cmdTop(argc-2, argv+2);
+  if( strcmp(argv[1], "script")==0 ) return cmdScript(argc-2, argv+2);
   if( strcmp(argv[1], "trace-python")==0 ){
     return cmdTracePython(argc-2, argv+2);
   }

@@ -48,6 +48,24 @@ PTRACE_SESSION hostOpenSession(const char *zSession, const char *zWho);
 struct sqlite3;
 struct sqlite3 *hostOpenSql(const char *zSession);
 
+/*
+** HostPython.c (Linux): for the commands that exec a Python interpreter
+** with a bootstrap program (-c).  hostExeDir: the directory of this
+** executable (0, or 1 if unknown).  hostPythonBuildTreePath: when the
+** command runs from a build tree, its python/X.Y/ module directories
+** first on PYTHONPATH (the old value kept for the bootstrap to restore).
+** hostPythonProgram: zBootstrap after the definition of
+** _tracestore_restore_path(), which puts sys.path and PYTHONPATH back as
+** the program would see them (call it once the modules are imported);
+** from malloc().
+** hostIsPythonInterpreter: python, python3, python3.12 (a path's last
+** part).
+*/
+int hostExeDir(char *zDir, size_t nDir);
+void hostPythonBuildTreePath(void);
+char *hostPythonProgram(const char *zBootstrap);
+int hostIsPythonInterpreter(const char *zArg);
+
 /* Whether a writer holds SESSION's lock (a recording is running); in
 ** HostPortPosix.c: Linux only, as its callers (plot, push) are. */
 int hostWriterRuns(const char *zSession);

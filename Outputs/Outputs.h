@@ -1,7 +1,8 @@
 /*
 ** Outputs.h: the commands of the outputs, what turns a session into
 ** something else: a Chrome trace (Export/), a picture (Plot/), rows on a
-** ClickHouse server (Push/), a live terminal view (Top/).
+** ClickHouse server (Push/), a live terminal view (Top/), a perf Python
+** script's output (Script/).
 **
 ** Zone: hosted: libc, pthreads, SQLite's API.  Each output is a room of
 ** its own under Outputs/, with its command's file (Cmd*.c) and what it
@@ -17,5 +18,6 @@ int cmdExport(int argc, char **argv);
 int cmdPlot(int argc, char **argv);
 int cmdPush(int argc, char **argv);
 int cmdTop(int argc, char **argv);
+int cmdScript(int argc, char **argv);
 
 #endif /* TRACER_OUTPUTS_H */

@@ -59,3 +59,25 @@ add_test(NAME bench.export_perfetto
           $<TARGET_FILE:GenSession> "1000000 10000000"
           ${CMAKE_CURRENT_BINARY_DIR}/bench-export-perfetto)
 set_tests_properties(bench.export_perfetto PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE)
+
+#
+# `tracestore script` (Outputs/Script/) against perf script -s on the same
+# perf.data (Outputs/script/script_test.py says what each case runs).  They
+# need root, perf and Debian's python3 with the tracestore_script module:
+# else 77.
+#
+if(TRACER_PYTHON3)
+  foreach(case syscalls fields futex errors)
+    add_test(NAME outputs.script.${case}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Outputs/script/script_test.py
+              $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/script-${case}
+              ${case})
+    set_tests_properties(outputs.script.${case} PROPERTIES LABELS integration
+      TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+    if(TRACER_SANITIZE)
+      # The module is instrumented, the interpreter is not.
+      set_tests_properties(outputs.script.${case} PROPERTIES
+        ENVIRONMENT "SCRIPT_PY_PRELOAD=${TRACER_LIBASAN}")
+    endif()
+  endforeach()
+endif()

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""`tracestore script` (Outputs/Script/) against perf script -s.
+
+Each case records with the real `perf record` here, imports the file, and
+runs the same Python script twice: by `perf script -s SCRIPT -i FILE` (the
+oracle: perf's own Python engine) and by `tracestore script -s SCRIPT
+SESSION`; the two outputs must be equal, byte for byte.
+
+  syscalls  perf's own syscall-counts.py, syscall-counts-by-pid.py (with
+            and without its comm argument) and failed-syscalls-by-pid.py
+            over -a raw_syscalls:sys_enter/sys_exit while a shell runs
+            commands, some of which fail.
+  fields    a script of this test that prints every argument perf passes
+            (repr), for handlers with and without perf_sample_dict and for
+            trace_unhandled's dict, with common_pc/common_flags/
+            common_lock_depth from perf_trace_context: raw_syscalls,
+            sched_wakeup, sched_process_exec (a __data_loc string),
+            sched_process_fork (char arrays); every event, in order.
+  futex     perf's futex-contention.py over syscalls:sys_enter_futex and
+            sys_exit_futex while Python threads contend for a lock.
+  errors    a syntax error, a handler that raises, a handler with the
+            wrong signature: Python's traceback on stderr, exit 1; a
+            missing session and a missing script: a message, exit 1.
+
+The scripts import Util.syscall_name, which asks the audit package as
+perf's does (Debian: python3-audit; without it perf prints numbers and a
+warning, and so do we); so both run on Debian's python3, which perf
+embeds.  Exit 77 when perf cannot record here.
+usage: script_test.py TRACESTORE WORKDIR CASE
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+TS, WORK, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+PYTHON = "/usr/bin/python3"
+PERF_SCRIPTS = "/usr/lib/perf-core/scripts/python"
+LOAD = ("ls -R /usr/share/doc > /dev/null; cat /etc/hostname > /dev/null; "
+        "ls /no/such/dir 2> /dev/null; cat /no/such/file 2> /dev/null; "
+        "true")
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def skip(msg):
+    print("SKIP:", msg)
+    sys.exit(77)
+
+
+def run(cmd, **kw):
+    env = dict(os.environ)
+    # perf embeds Debian's libpython, which finds its prefix through PATH:
+    # under `pyenv exec` (a python3 shim ran this test) that is pyenv's,
+    # without Debian's dist-packages (audit).
+    env["PATH"] = ":".join(p for p in env.get("PATH", "").split(":")
+                           if "/.pyenv/" not in p)
+    preload = os.environ.get("SCRIPT_PY_PRELOAD")
+    if preload and cmd[0] == TS:
+        env["LD_PRELOAD"] = preload
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, **kw)
+
+
+def record(name, events, command):
+    path = os.path.join(WORK, name + ".data")
+    args = ["perf", "record", "-q", "-a", "-o", path]
+    for e in events:
+        args += ["-e", e]
+    r = run(args + ["--", "sh", "-c", command])
+    if r.returncode != 0 or not os.path.exists(path):
+        skip("perf record %s: %s" % (" ".join(events), r.stderr.strip()[-300:]))
+    session = os.path.join(WORK, name + ".trace")
+    shutil.rmtree(session, ignore_errors=True)
+    r = run([TS, "import", "-o", session, path])
+    if r.returncode != 0:
+        fail("import %s: %s" % (path, r.stderr))
+    return path, session
+
+
+def both(script, data, session, args=()):
+    """The script's stdout from perf and from tracestore; each must exit 0."""
+    p = run(["perf", "script", "-i", data, "-s", script] + list(args))
+    if p.returncode != 0:
+        fail("perf script -s %s: exit %d: %s" % (script, p.returncode,
+                                                 p.stderr[-500:]))
+    t = run([TS, "script", "--python", PYTHON, "-s", script, session]
+            + list(args))
+    if t.returncode != 0:
+        fail("tracestore script -s %s: exit %d: %s" % (script, t.returncode,
+                                                       t.stderr[-2000:]))
+    return p.stdout, t.stdout
+
+
+def same(what, script, data, session, args=()):
+    want, got = both(script, data, session, args)
+    if want != got:
+        w, g = want.splitlines(), got.splitlines()
+        for i in range(max(len(w), len(g))):
+            a = w[i] if i < len(w) else "<end>"
+            b = g[i] if i < len(g) else "<end>"
+            if a != b:
+                fail("%s: line %d differs:\n  perf:       %r\n  tracestore: %r"
+                     % (what, i + 1, a, b))
+    lines = want.count("\n")
+    if lines < 3:
+        fail("%s: perf printed only %d lines: nothing compared" % (what, lines))
+    print("%s: %d lines equal" % (what, lines))
+    return want
+
+
+def perf_script(name):
+    path = os.path.join(PERF_SCRIPTS, name)
+    if not os.path.exists(path):
+        skip("perf's %s is not installed (Debian: linux-perf)" % name)
+    return path
+
+
+FIELDS_SCRIPT = r'''
+import os, sys
+sys.path.append(os.environ['PERF_EXEC_PATH'] + \
+    '/scripts/python/Perf-Trace-Util/lib/Perf/Trace')
+from perf_trace_context import *
+from Core import *
+
+def show(*a):
+    print(" ".join(repr(x) for x in a))
+
+def trace_begin():
+    print("begin")
+
+def raw_syscalls__sys_enter(event_name, context, common_cpu, common_secs,
+        common_nsecs, common_pid, common_comm, common_callchain, id, args,
+        perf_sample_dict):
+    d = perf_sample_dict
+    s = d["sample"]
+    show(event_name, common_cpu, common_secs, common_nsecs, common_pid,
+         common_comm, common_callchain, id, args, d["ev_name"], d["comm"],
+         s["pid"], s["tid"], s["cpu"], s["time"], d["raw_buf"].hex(),
+         d["callchain"])
+
+def raw_syscalls__sys_exit(event_name, context, common_cpu, common_secs,
+        common_nsecs, common_pid, common_comm, common_callchain, id, ret):
+    show(event_name, common_cpu, common_secs, common_nsecs, common_pid,
+         common_comm, id, ret, common_pc(context), common_flags(context),
+         trace_flag_str(common_flags(context)))
+
+def trace_unhandled(event_name, context, event_fields_dict):
+    show(event_name, sorted(event_fields_dict.items()))
+
+def trace_end():
+    print("end")
+'''
+
+
+def case_syscalls():
+    data, session = record("syscalls", ["raw_syscalls:sys_enter",
+                                        "raw_syscalls:sys_exit"], LOAD)
+    same("syscall-counts.py", perf_script("syscall-counts.py"), data, session)
+    same("syscall-counts-by-pid.py",
+         perf_script("syscall-counts-by-pid.py"), data, session)
+    same("syscall-counts-by-pid.py ls",
+         perf_script("syscall-counts-by-pid.py"), data, session, ["ls"])
+    same("failed-syscalls-by-pid.py",
+         perf_script("failed-syscalls-by-pid.py"), data, session)
+
+
+def case_fields():
+    data, session = record(
+        "fields", ["raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
+                   "sched:sched_wakeup", "sched:sched_process_exec",
+                   "sched:sched_process_fork"],
+        "for i in 1 2 3; do /bin/true; done; " + LOAD)
+    script = os.path.join(WORK, "fields.py")
+    with open(script, "w") as f:
+        f.write(FIELDS_SCRIPT)
+    out = same("fields.py", script, data, session)
+    for name in ("raw_syscalls__sys_enter", "raw_syscalls__sys_exit",
+                 "sched__sched_wakeup", "sched__sched_process_exec",
+                 "sched__sched_process_fork"):
+        if ("'%s'" % name) not in out:
+            fail("fields.py: no %s event was recorded: nothing compared"
+                 % name)
+
+
+def case_futex():
+    # Threads handing the GIL to each other every 10 us: FUTEX_WAIT on
+    # the GIL's condition variables, contended on two CPUs.
+    workload = (PYTHON + " -c 'import sys, threading\n"
+                "sys.setswitchinterval(0.00001)\n"
+                "def f():\n"
+                "    x = 0\n"
+                "    for i in range(300000): x += i\n"
+                "ts = [threading.Thread(target=f) for i in range(4)]\n"
+                "[t.start() for t in ts]; [t.join() for t in ts]'")
+    data, session = record("futex", ["syscalls:sys_enter_futex",
+                                     "syscalls:sys_exit_futex"], workload)
+    same("futex-contention.py", perf_script("futex-contention.py"), data,
+         session)
+
+
+def case_errors():
+    data, session = record("errors", ["raw_syscalls:sys_enter"], "true")
+    scripts = {
+        "syntax": ("def trace_begin(:\n    pass\n", "SyntaxError"),
+        "raises": ("def raw_syscalls__sys_enter(*a):\n"
+                   "    raise ValueError('handler failed')\n",
+                   "ValueError: handler failed"),
+        "signature": ("def raw_syscalls__sys_enter(event_name):\n"
+                      "    pass\n", "TypeError"),
+    }
+    for name, (text, want) in scripts.items():
+        path = os.path.join(WORK, name + ".py")
+        with open(path, "w") as f:
+            f.write(text)
+        r = run([TS, "script", "--python", PYTHON, "-s", path, session])
+        if r.returncode != 1 or want not in r.stderr or \
+           "Traceback" not in r.stderr and name != "syntax":
+            fail("%s: exit %d, stderr %r" % (name, r.returncode, r.stderr))
+        print("%s: exit 1 with %s" % (name, want))
+    r = run([TS, "script", "-s", path, os.path.join(WORK, "no-such.trace")])
+    if r.returncode != 1 or "no-such.trace" not in r.stderr:
+        fail("missing session: exit %d, %r" % (r.returncode, r.stderr))
+    r = run([TS, "script", "--python", PYTHON, "-s",
+             os.path.join(WORK, "no-such.py"), session])
+    if r.returncode != 1 or "no-such.py" not in r.stderr:
+        fail("missing script: exit %d, %r" % (r.returncode, r.stderr))
+    print("missing session, missing script: exit 1, named")
+
+
+if os.geteuid() != 0:
+    skip("perf record -a needs root")
+if shutil.which("perf") is None:
+    skip("no perf (Debian: linux-perf)")
+if not os.path.exists(PYTHON):
+    skip("no " + PYTHON)
+os.makedirs(WORK, exist_ok=True)
+{"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
+ "errors": case_errors}[CASE]()
+print("PASS")
