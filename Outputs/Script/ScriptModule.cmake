@@ -3,7 +3,8 @@
 # behind `tracestore script`, built beside the tracer module for each
 # interpreter Live/Python/PythonModule.cmake found (TRACER_PYTHON_MODULES),
 # into the same build/python/VERSION/ directory and installed beside it.
-# The Perf-Trace-Util helpers scripts import (Core.py, Util.py) are copied
+# The Perf-Trace-Util helpers scripts import (Core.py, Util.py,
+# EventClass.py) are copied
 # to build/perf-exec/, the PERF_EXEC_PATH the command sets, and installed
 # to PREFIX/share/tracestore/perf-exec/.
 #
@@ -33,7 +34,7 @@ foreach(entry ${TRACER_PYTHON_MODULES})
 endforeach()
 
 set(TRACER_PERF_EXEC_LIB scripts/python/Perf-Trace-Util/lib/Perf/Trace)
-foreach(file Core.py Util.py)
+foreach(file Core.py Util.py EventClass.py)
   configure_file(${CMAKE_SOURCE_DIR}/Outputs/Script/perf-exec/${TRACER_PERF_EXEC_LIB}/${file}
                  ${CMAKE_BINARY_DIR}/perf-exec/${TRACER_PERF_EXEC_LIB}/${file} COPYONLY)
   install(FILES ${CMAKE_SOURCE_DIR}/Outputs/Script/perf-exec/${TRACER_PERF_EXEC_LIB}/${file}

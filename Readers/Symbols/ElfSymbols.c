@@ -393,7 +393,9 @@ Routine Description:
     x86-64's procedure linkage table as perf synthesizes its symbols
     (dso__synthesize_plt_symbols): one 16-byte entry per .rela.plt
     relocation, in .plt.sec when the file has one, else in .plt after its
-    16-byte header, each named "SYMBOL@plt" after the relocation's symbol.
+    16-byte header, each named "SYMBOL@plt" after the relocation's symbol
+    ("@plt" for one without a symbol: an IRELATIVE relocation's, as perf
+    names it).
 
 --*/
 {
@@ -455,7 +457,7 @@ AddPltSymbols(
                          Data[Plt->Strings.Offset + NameOffset + Length] != 0;
              Length++) {
         }
-        if (Length == 0 || NameOffset + Length >= Plt->Strings.Size) {
+        if (NameOffset + Length >= Plt->Strings.Size) {
             continue;
         }
         Symbols[Added].Start = Plt->First + Index * Plt->EntrySize;

@@ -467,6 +467,15 @@ TraceEventLookup(
 }
 
 //
+// The same as perf names it: of the symbols at that address, the one
+// listed last in kallsyms.
+//
+
+BOOL TraceEventFindSymbolLastListed(PTRACE_EVENT_TABLE Table,
+                                    ULONGLONG Address, PCSZ *Name,
+                                    PULONG NameLength, PULONGLONG Start);
+
+//
 // The address of the kallsyms symbol called Name (the first one by
 // address), for names print fmts use as values.  FALSE if none.
 //

@@ -609,6 +609,61 @@ Routine Description:
 }
 
 BOOL
+TraceEventFindSymbolLastListed(
+    PTRACE_EVENT_TABLE Table,
+    ULONGLONG Address,
+    PCSZ *Name,
+    PULONG NameLength,
+    PULONGLONG Start
+    )
+/*++
+
+Routine Description:
+
+    The function containing Address as perf names it: of the symbols at
+    the address TraceEventFindSymbol finds, the one listed last in
+    kallsyms (the largest offset into the text; `memset`, `__memset` and
+    `__pi_memset` share an address, and perf reports `__pi_memset`).
+
+--*/
+{
+    PTRACE_SYMBOL Symbols;
+    ULONG Low = 0;
+    ULONG High;
+    ULONG Index;
+    ULONG Best;
+
+    if (!TraceEventFindSymbol(Table, Address, Name, NameLength, Start)) {
+        return FALSE;
+    }
+
+    //
+    // The first symbol at *Start, then the last listed of those at it.
+    //
+
+    Symbols = Table->Symbols;
+    High = Table->NumberOfSymbols;
+    while (Low < High) {
+        ULONG Middle = (Low + High) / 2;
+        if (Symbols[Middle].Address < *Start) {
+            Low = Middle + 1;
+        } else {
+            High = Middle;
+        }
+    }
+    Best = Low;
+    for (Index = Low; Index < Table->NumberOfSymbols &&
+                      Symbols[Index].Address == *Start; Index++) {
+        if (Symbols[Index].NameOffset > Symbols[Best].NameOffset) {
+            Best = Index;
+        }
+    }
+    *Name = Table->SymbolText + Symbols[Best].NameOffset;
+    *NameLength = Symbols[Best].NameLength;
+    return TRUE;
+}
+
+BOOL
 TraceEventFindSymbolByName(
     PTRACE_EVENT_TABLE Table,
     PCSZ Name,

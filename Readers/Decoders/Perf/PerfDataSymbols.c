@@ -246,7 +246,8 @@ Routine Description:
         PTRACE_EVENT_TABLE Table = Kallsyms(Perf);
 
         if (Table != NULL &&
-            TraceEventFindSymbol(Table, Frame->Ip, &Name, &Length, &Start)) {
+            TraceEventFindSymbolLastListed(Table, Frame->Ip, &Name, &Length,
+                                           &Start)) {
             return TraceImportIntern(Perf->Import, Name, Length,
                                      &Frame->SymbolId);
         }

@@ -17,7 +17,18 @@ SESSION`; the two outputs must be equal, byte for byte.
             sched_wakeup, sched_process_exec (a __data_loc string),
             sched_process_fork (char arrays); every event, in order.
   futex     perf's futex-contention.py over syscalls:sys_enter_futex and
-            sys_exit_futex while Python threads contend for a lock.
+            sys_exit_futex while Python threads hand the GIL around.
+  stackcollapse  perf's stackcollapse.py (process_event: each sample's
+            call chain, symbolized) over a -g cpu-clock profile of a shell
+            loop, recorded from 200 ms on (-D: the loader's first frames,
+            which perf's Python callchains leave unresolved, are not in
+            it); and with --include-pid --kernel.
+  skeleton  `tracestore script -g python` writes perf-script.py; run
+            unchanged, it calls each handler as many times as perf script
+            prints events of that name.
+  follow    a counting script under --follow while `tracestore record`
+            writes the session: it sees every sys_enter the session holds
+            at the end exactly once, in ts order.
   errors    a syntax error, a handler that raises, a handler with the
             wrong signature: Python's traceback on stderr, exit 1; a
             missing session and a missing script: a message, exit 1.
@@ -33,7 +44,7 @@ import shutil
 import subprocess
 import sys
 
-TS, WORK, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+TS, WORK, CASE = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 PYTHON = "/usr/bin/python3"
 PERF_SCRIPTS = "/usr/lib/perf-core/scripts/python"
 LOAD = ("ls -R /usr/share/doc > /dev/null; cat /etc/hostname > /dev/null; "
@@ -83,7 +94,8 @@ def record(name, events, command):
 
 def both(script, data, session, args=()):
     """The script's stdout from perf and from tracestore; each must exit 0."""
-    p = run(["perf", "script", "-i", data, "-s", script] + list(args))
+    p = run(["perf", "script", "-i", data, "-s", script]
+            + (["--"] + list(args) if args else []))
     if p.returncode != 0:
         fail("perf script -s %s: exit %d: %s" % (script, p.returncode,
                                                  p.stderr[-500:]))
@@ -202,6 +214,117 @@ def case_futex():
          session)
 
 
+def case_stackcollapse():
+    data = os.path.join(WORK, "profile.data")
+    r = run(["perf", "record", "-q", "-g", "-D", "200", "-c", "20000",
+             "-e", "cpu-clock", "-o", data, "--", "sh", "-c",
+             "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
+    if r.returncode != 0 or not os.path.exists(data):
+        skip("perf record -g: %s" % r.stderr.strip()[-300:])
+    session = os.path.join(WORK, "profile.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    r = run([TS, "import", "-o", session, data])
+    if r.returncode != 0:
+        fail("import: %s" % r.stderr)
+    script = perf_script("stackcollapse.py")
+    same("stackcollapse.py", script, data, session)
+    same("stackcollapse.py --include-pid --kernel", script, data, session,
+         ["--include-pid", "--kernel"])
+
+
+def event_counts(data):
+    """Events per name, from perf script's own listing."""
+    r = run(["perf", "script", "-i", data, "-F", "event"])
+    counts = {}
+    for line in r.stdout.splitlines():
+        name = line.strip().rstrip(":")
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def case_skeleton():
+    data, session = record("skeleton", ["raw_syscalls:sys_enter",
+                                        "raw_syscalls:sys_exit",
+                                        "sched:sched_wakeup"], LOAD)
+    r = run([TS, "script", "--python", PYTHON, "-g", "python", session],
+            cwd=WORK)
+    skeleton = os.path.join(WORK, "perf-script.py")
+    if r.returncode != 0 or not os.path.exists(skeleton):
+        fail("script -g python: exit %d: %s" % (r.returncode, r.stderr))
+    r = run([TS, "script", "--python", PYTHON, "-s", skeleton, session])
+    if r.returncode != 0:
+        fail("the skeleton: exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+    calls = {}
+    for line in r.stdout.splitlines():
+        word = line.split(" ", 1)[0]
+        if "__" in word:
+            system, name = word.split("__", 1)
+            key = system + ":" + name
+            calls[key] = calls.get(key, 0) + 1
+    want = event_counts(data)
+    if calls != want:
+        fail("handler calls %r, perf script's events %r" % (calls, want))
+    if not r.stdout.startswith("in trace_begin") or \
+       not r.stdout.rstrip().endswith("in trace_end"):
+        fail("trace_begin/trace_end not called first and last")
+    print("skeleton: %s calls, as perf's event counts" % calls)
+
+
+COUNTER_SCRIPT = r'''
+import sys
+seen = 0
+last = 0
+order = "in ts order"
+def raw_syscalls__sys_enter(event_name, context, common_cpu, common_secs,
+        common_nsecs, common_pid, common_comm, common_callchain, id, args):
+    global seen, last, order
+    ts = common_secs * 1000000000 + common_nsecs
+    if ts < last:
+        order = "out of order at %d" % ts
+    last = ts
+    seen += 1
+def trace_end():
+    print(seen, order)
+'''
+
+
+def case_follow():
+    import time
+    session = os.path.join(WORK, "follow.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    script = os.path.join(WORK, "counter.py")
+    with open(script, "w") as f:
+        f.write(COUNTER_SCRIPT)
+    env = dict(os.environ)
+    writer = subprocess.Popen(
+        [TS, "record", "-e", "raw_syscalls:sys_enter", "-o", session, "--",
+         "sh", "-c", "for i in 1 2 3 4 5 6; do %s; sleep 0.3; done" % LOAD],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(session, "ftrace_event.store")):
+        if writer.poll() is not None or time.time() > deadline:
+            _, err = writer.communicate()
+            skip("record did not start: %s" % err.decode()[-300:])
+        time.sleep(0.05)
+    reader = run([TS, "script", "--follow", "--python", PYTHON, "-s",
+                  script, session], timeout=120)
+    writer.wait(timeout=60)
+    if writer.returncode != 0:
+        fail("record: exit %d" % writer.returncode)
+    if reader.returncode != 0:
+        fail("script --follow: exit %d: %s" % (reader.returncode,
+                                               reader.stderr[-2000:]))
+    r = run([TS, "sql", "--csv", session,
+             "SELECT count(*) FROM ftrace_event WHERE name = 'sys_enter'"])
+    want = int(r.stdout.strip().splitlines()[-1])
+    got = reader.stdout.split()
+    if want < 100 or got[0] != str(want) or "in ts order" not in reader.stdout:
+        fail("script --follow saw %r; the session holds %d sys_enter"
+             % (reader.stdout, want))
+    print("follow: %d events, each once, in ts order" % want)
+
+
 def case_errors():
     data, session = record("errors", ["raw_syscalls:sys_enter"], "true")
     scripts = {
@@ -239,5 +362,6 @@ if not os.path.exists(PYTHON):
     skip("no " + PYTHON)
 os.makedirs(WORK, exist_ok=True)
 {"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
- "errors": case_errors}[CASE]()
+ "stackcollapse": case_stackcollapse, "skeleton": case_skeleton,
+ "follow": case_follow, "errors": case_errors}[CASE]()
 print("PASS")
