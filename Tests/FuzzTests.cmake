@@ -144,11 +144,14 @@ fuzz_target(etw FORMAT etw SEEDS ${FUZZ_DATA}/etw/net-slice.etl)
 
 # A session with a store of every kind: events, faults, switches and kvm
 # exits (ftrace, perf script), counters (perf stat), spans, modules and
-# sources (uftrace, Chrome JSON).
+# sources (uftrace, Chrome JSON), the events' raw bytes and their formats
+# (a perf.data of tracepoints: ftrace_event.raw, sched_switch.raw,
+# event_format).
 set(FUZZ_SESSION_SAMPLES
   "ftrace=${FUZZ_DATA}/ftrace-syscalls.txt,ftrace=${FUZZ_DATA}/kvm-exit-entry.txt,\
 perf-script=${FUZZ_DATA}/perf-sched-faults.txt,perf-stat=${FUZZ_DATA}/perf-stat-percpu.txt,\
-uftrace=${UFT},chrome-json=${FUZZ_DATA}/chrome/events.json")
+uftrace=${UFT},chrome-json=${FUZZ_DATA}/chrome/events.json,\
+perf-data=${CMAKE_SOURCE_DIR}/Tests/Data/perf-data/tracepoints-pipe.data")
 fuzz_target(session_store SESSION "${FUZZ_SESSION_SAMPLES}")
 fuzz_target(session_sql SESSION "${FUZZ_SESSION_SAMPLES}" SQL)
 # The same session exported, as Chrome JSON and as Perfetto's protobuf.

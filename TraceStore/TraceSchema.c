@@ -146,6 +146,9 @@ static const TRACE_COLUMN_DESCRIPTOR SchedSwitchColumns[] = {
            "thread id of the task switched in"),
     COLUMN("next_prio", I32, SCHED_SWITCH_RECORD, NextPrio, 0,
            "kernel priority of the task switched in"),
+    COLUMN("raw", U32, SCHED_SWITCH_RECORD, RawId, NBLOB,
+           "the record's bytes (common_type on), as event_format lays them "
+           "out, or NULL"),
 };
 
 SCHEMA(TraceSchedSwitchSchema, "sched_switch", SCHED_SWITCH_RECORD,
@@ -498,6 +501,7 @@ static const TRACE_FTRACE_FIELD SchedSwitchFtraceFields[] = {
            SCHED_SWITCH_RECORD, NextPrio),
     FTRACE("prev_state", "prev_state=", TraceFtraceStateLetters,
            SCHED_SWITCH_RECORD, PrevStateId),
+    FTRACE(NULL, NULL, TraceFtraceEventRaw, SCHED_SWITCH_RECORD, RawId),
 };
 
 FTRACE_MAP(SchedSwitchFtrace, "sched", EVENTS("sched_switch"), NULL, 0,

@@ -112,9 +112,11 @@ typedef struct _SCHED_SWITCH_RECORD {
     ULONG NextPid;
     ULONG NextCommId;
     LONG NextPrio;
+    ULONG RawId;            // the record's bytes (a string), or NULL
+    ULONG Padding;
 } SCHED_SWITCH_RECORD, *PSCHED_SWITCH_RECORD;
 
-C_ASSERT(sizeof(SCHED_SWITCH_RECORD) == 40);
+C_ASSERT(sizeof(SCHED_SWITCH_RECORD) == 48);
 C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, Cpu) == 8);
 C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, PrevStateId) == 24);
 C_ASSERT(FIELD_OFFSET(SCHED_SWITCH_RECORD, NextPrio) == 36);
@@ -457,6 +459,8 @@ typedef enum _TRACE_FTRACE_CONVERSION {
                                 // number in the second column
     TraceFtraceEventName,       // no field: the event's name
     TraceFtraceEventArgs,       // no field: the event's text, as printed
+    TraceFtraceEventRaw,        // no field: the event record's bytes, from
+                                // a binary source (else NULL)
     TraceFtraceNull,            // no field: NULL
 } TRACE_FTRACE_CONVERSION;
 

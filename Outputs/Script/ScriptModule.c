@@ -84,6 +84,9 @@ static PyTypeObject sContextType = {
   .tp_doc = "the event being handled (perf_trace_context reads it)",
 };
 
+/* A thread's comm from a time on (thread rows). */
+typedef struct { ULONG tid; ULONG commId; LONGLONG ts; } ScriptThreadComm;
+
 /* A run: the session and what was built for it. */
 typedef struct {
   PTRACE_SESSION pSession;
@@ -107,7 +110,9 @@ typedef struct {
   PyObject **aFrameDso;
   ULONGLONG nFrame;
   const char *zPath;
-  ULONGLONG nEventDone, nSampleDone;  /* rows handed on, per store */
+  ULONGLONG nEventDone, nSwitchDone, nSampleDone;  /* rows handed on */
+  ScriptThreadComm *aThread;    /* by (tid, ts): a thread's comms */
+  ULONGLONG nThread;
   PyObject *pSwapper;
 } ScriptRun;
 
@@ -149,6 +154,44 @@ static PyObject *scriptGetHandler(ScriptRun *p, const char *zName){
   PyObject *pHandler = PyDict_GetItemString(p->pNamespace, zName);
   if( pHandler && !PyCallable_Check(pHandler) ) return 0;
   return pHandler;
+}
+
+/* Calls define_flag_field, define_flag_value, define_symbolic_field or
+** define_symbolic_value of the script's namespace (Core.py's), as perf
+** does for each event's print fmt tables. */
+typedef struct {
+  ScriptRun *p;
+  PyObject *pEvent;             /* "SYSTEM__NAME" */
+  int bFailed;
+} ScriptDefine;
+
+static VOID scriptDefine(PVOID pContext, TRACE_PRINT_DEFINE eKind,
+                         PCSZ zField, PCSZ zText, ULONG nText,
+                         LONGLONG iValue){
+  ScriptDefine *d = pContext;
+  static const char *const azName[] = { 0, "define_flag_field",
+    "define_flag_value", "define_symbolic_field", "define_symbolic_value" };
+  PyObject *pFn, *t = 0, *r;
+  if( d->bFailed ) return;
+  pFn = scriptGetHandler(d->p, azName[eKind]);
+  if( pFn==0 ) return;
+  switch( eKind ){
+    case TracePrintFlagField:
+      t = Py_BuildValue("(Oss#)", d->pEvent, zField, zText ? zText : "",
+                        (Py_ssize_t)nText);
+      break;
+    case TracePrintSymbolicField:
+      t = Py_BuildValue("(Os)", d->pEvent, zField);
+      break;
+    default:
+      t = Py_BuildValue("(OsLs#)", d->pEvent, zField, (long long)iValue,
+                        zText, (Py_ssize_t)nText);
+      break;
+  }
+  r = t ? PyObject_Call(pFn, t, 0) : 0;
+  Py_XDECREF(t);
+  if( r==0 ){ d->bFailed = 1; return; }
+  Py_DECREF(r);
 }
 
 /*
@@ -232,6 +275,14 @@ static int scriptLoadFormats(ScriptRun *p){
       if( e->aFieldName[e->nField]==0 ) return 1;
       e->aField[e->nField++] = f;
     }
+    {
+      ScriptDefine d;
+      d.p = p;
+      d.pEvent = e->pHandlerName;
+      d.bFailed = 0;
+      TraceEventPrintTables(pTable, e->pFormat, scriptDefine, &d);
+      if( d.bFailed ) return 1;
+    }
     e->pPid = TraceEventFindField(e->pFormat, "common_pid");
     e->pPreempt = TraceEventFindField(e->pFormat, "common_preempt_count");
     e->pFlags = TraceEventFindField(e->pFormat, "common_flags");
@@ -277,6 +328,20 @@ static ScriptEvent *scriptFindEvent(ScriptRun *p, ULONG nameId,
     }
   }
   return e;
+}
+
+/* The event whose common_type a record's bytes hold (an event of a
+** dedicated store, which has no name column), of the first source that
+** has it. */
+static ScriptEvent *scriptFindEventById(ScriptRun *p, const BYTE *pRaw,
+                                        ULONG nRaw){
+  ULONG i, id;
+  if( nRaw<2 ) return 0;
+  id = (ULONG)TraceEventReadNumber(pRaw, 2);
+  for(i=0; i<p->nEvent; i++){
+    if( p->aEvent[i].pFormat->Id==id ) return &p->aEvent[i];
+  }
+  return 0;
 }
 
 /* The str of a comm id (cached); as perf names them, "swapper" for the
@@ -367,9 +432,21 @@ static PyObject *scriptField(ScriptEvent *e, int k, const BYTE *pRaw,
   return scriptNumber(f, pRaw + off, len);
 }
 
+/* A tracepoint event, from the store that holds it (ftrace_event, or the
+** dedicated store an ftrace map fills: sched_switch). */
+typedef struct {
+  LONGLONG ts;
+  ULONG nameId;                 /* TRACE_STRING_NULL: found by its bytes */
+  ULONG tid, pid, cpu;          /* TRACE_NULL_ULONG: not said */
+  ULONG commId;
+  ULONG rawId;
+  PTRACE_STORE pStore;          /* the row's store and record, for errors */
+  const BYTE *pRecord;
+} ScriptTracepoint;
+
 /* perf_sample_dict, from what the session keeps of a tracepoint sample. */
 static PyObject *scriptSampleDict(ScriptRun *p, ScriptEvent *e,
-                                  const FTRACE_EVENT_RECORD *r,
+                                  const ScriptTracepoint *r,
                                   const BYTE *pRaw, ULONG nRaw,
                                   PyObject *pComm){
   PyObject *d = PyDict_New(), *s = PyDict_New(), *o;
@@ -378,10 +455,10 @@ static PyObject *scriptSampleDict(ScriptRun *p, ScriptEvent *e,
 #define SET(D, K, V) do{ o = (V); if( o==0 || PyDict_SetItemString(D, K, o) ){ \
                            Py_XDECREF(o); goto fail; } Py_DECREF(o); }while(0)
   SET(d, "ev_name", (Py_INCREF(e->pEvName), e->pEvName));
-  SET(s, "pid", PyLong_FromLong(r->Pid==TRACE_NULL_ULONG ? -1 : (long)r->Pid));
-  SET(s, "tid", PyLong_FromLong(r->Tid==TRACE_NULL_ULONG ? -1 : (long)r->Tid));
-  SET(s, "cpu", PyLong_FromLong(r->Cpu==TRACE_NULL_ULONG ? -1 : (long)r->Cpu));
-  SET(s, "time", PyLong_FromLongLong(r->Timestamp));
+  SET(s, "pid", PyLong_FromLong(r->pid==TRACE_NULL_ULONG ? -1 : (long)r->pid));
+  SET(s, "tid", PyLong_FromLong(r->tid==TRACE_NULL_ULONG ? -1 : (long)r->tid));
+  SET(s, "cpu", PyLong_FromLong(r->cpu==TRACE_NULL_ULONG ? -1 : (long)r->cpu));
+  SET(s, "time", PyLong_FromLongLong(r->ts));
   SET(d, "sample", (Py_INCREF(s), s));
   SET(d, "raw_buf", PyBytes_FromStringAndSize((const char*)pRaw,
                                               (Py_ssize_t)nRaw));
@@ -397,20 +474,34 @@ fail:
 }
 
 /* Calls the handler of one ftrace_event row (or trace_unhandled). */
-static int scriptRow(ScriptRun *p, const FTRACE_EVENT_RECORD *r){
+static int scriptTracepoint(ScriptRun *p, const ScriptTracepoint *r){
   PCSZ zRaw;
   ULONG nRaw;
-  ScriptEvent *e;
+  ScriptEvent *e = 0;
   PyObject *pHandler, *t = 0, *pComm = 0, *pDict = 0, *o, *pRet;
   int n = 0, nMax, k, bUnhandled;
-  long long ts = r->Timestamp;
+  long long ts = r->ts;
   ULONG pid = 0;
 
-  e = scriptFindEvent(p, r->NameId, 0, 0);
-  if( e==0 || (e->pHandler==0 && p->pUnhandled==0) ) return 0;
-  if( r->RawId==TRACE_STRING_NULL ) return 0;      /* a text source's */
-  if( scriptText(p, r->RawId, &zRaw, &nRaw) ) return 1;
-  if( p->nTable>1 ) e = scriptFindEvent(p, r->NameId, (const BYTE*)zRaw, nRaw);
+  if( r->nameId!=TRACE_STRING_NULL ){
+    e = scriptFindEvent(p, r->nameId, 0, 0);
+    if( e==0 || (e->pHandler==0 && p->pUnhandled==0) ) return 0;
+  }
+  if( r->rawId==TRACE_STRING_NULL ) return 0;      /* a text source's */
+  if( !RTL_SUCCESS(TraceStringLookup(&p->pSession->Strings, r->rawId, &zRaw,
+                                     &nRaw)) ){
+    ULONGLONG off = (ULONGLONG)(r->pRecord - r->pStore->Base);
+    return scriptError(PyExc_OSError, "%s: byte offset %llu: record %llu's "
+                       "raw bytes are string %u, which the session's string "
+                       "store lacks (corrupt)", r->pStore->Path,
+                       TRACE_STORE_HEADER_SIZE + off,
+                       off / r->pStore->RecordSize, (unsigned)r->rawId);
+  }
+  if( r->nameId==TRACE_STRING_NULL ){
+    e = scriptFindEventById(p, (const BYTE*)zRaw, nRaw);
+  }else if( p->nTable>1 ){
+    e = scriptFindEvent(p, r->nameId, (const BYTE*)zRaw, nRaw);
+  }
   if( e==0 ) return 0;
   pHandler = e->pHandler;
   bUnhandled = pHandler==0;
@@ -426,7 +517,7 @@ static int scriptRow(ScriptRun *p, const FTRACE_EVENT_RECORD *r){
   p->pContext->pRaw = (const BYTE*)zRaw;
   p->pContext->nRaw = nRaw;
   p->pContext->pEvent = e;
-  pComm = scriptComm(p, r->CommId, r->Tid);
+  pComm = scriptComm(p, r->commId, r->tid);
   if( pComm==0 ) return 1;
   nMax = 8 + e->nField + 1;
   t = PyTuple_New(nMax);
@@ -440,7 +531,7 @@ static int scriptRow(ScriptRun *p, const FTRACE_EVENT_RECORD *r){
     if( pDict==0 ) goto fail;
 #define DSET(K, V) do{ o = (V); if( o==0 || PyDict_SetItemString(pDict, K, o) ){ \
                          Py_XDECREF(o); goto fail; } Py_DECREF(o); }while(0)
-    DSET("common_cpu", PyLong_FromLong((long)(r->Cpu==TRACE_NULL_ULONG ? 0 : r->Cpu)));
+    DSET("common_cpu", PyLong_FromLong((long)(r->cpu==TRACE_NULL_ULONG ? 0 : r->cpu)));
     DSET("common_s", PyLong_FromLongLong(ts / 1000000000));
     DSET("common_ns", PyLong_FromLongLong(ts % 1000000000));
     DSET("common_pid", PyLong_FromLong((long)pid));
@@ -459,7 +550,7 @@ static int scriptRow(ScriptRun *p, const FTRACE_EVENT_RECORD *r){
     pDict = 0;
   }else{
 #define TSET(V) do{ o = (V); if( o==0 ) goto fail; PyTuple_SET_ITEM(t, n++, o); }while(0)
-    TSET(PyLong_FromLong((long)(r->Cpu==TRACE_NULL_ULONG ? 0 : r->Cpu)));
+    TSET(PyLong_FromLong((long)(r->cpu==TRACE_NULL_ULONG ? 0 : r->cpu)));
     TSET(PyLong_FromLongLong(ts / 1000000000));
     TSET(PyLong_FromLongLong(ts % 1000000000));
     TSET(PyLong_FromLong((long)pid));
@@ -684,14 +775,76 @@ fail:
   return 1;
 }
 
-/* The ftrace_event and sample rows committed since the last pass, merged
-** in ts order (at equal ts, the tracepoint first). */
+/* The comm perf gives a thread at a time: its thread row (one per comm it
+** had, from when first seen) latest at or before ts; else zDefault's. */
+static int scriptThreadCompare(const void *a, const void *b){
+  const ScriptThreadComm *x = a, *y = b;
+  if( x->tid!=y->tid ) return x->tid<y->tid ? -1 : 1;
+  return x->ts<y->ts ? -1 : x->ts>y->ts;
+}
+
+static int scriptLoadThreads(ScriptRun *p){
+  PTRACE_STORE s = TraceSessionFindStore(p->pSession, "thread");
+  ULONGLONG i, n;
+  free(p->aThread);
+  p->aThread = 0;
+  p->nThread = 0;
+  if( s==0 || !TraceStoreSchemaMatches(s->Header, &TraceThreadSchema) ){
+    return 0;
+  }
+  n = s->Snapshot.RecordCount;
+  p->aThread = malloc(sizeof(ScriptThreadComm)*(size_t)(n ? n : 1));
+  if( p->aThread==0 ){ PyErr_NoMemory(); return 1; }
+  for(i=0; i<n; i++){
+    const THREAD_RECORD *r = (const THREAD_RECORD*)(s->Base + i*s->RecordSize);
+    p->aThread[i].tid = r->Tid;
+    p->aThread[i].commId = r->CommId;
+    p->aThread[i].ts = r->StartTs;
+  }
+  qsort(p->aThread, (size_t)n, sizeof(ScriptThreadComm), scriptThreadCompare);
+  p->nThread = n;
+  return 0;
+}
+
+static ULONG scriptThreadCommAt(ScriptRun *p, ULONG tid, LONGLONG ts,
+                                ULONG commDefault){
+  ULONGLONG lo = 0, hi = p->nThread;
+  while( lo<hi ){                       /* the first row after (tid, ts) */
+    ULONGLONG mid = lo + (hi - lo)/2;
+    const ScriptThreadComm *t = &p->aThread[mid];
+    if( t->tid<tid || (t->tid==tid && t->ts<=ts) ) lo = mid + 1;
+    else hi = mid;
+  }
+  if( lo>0 && p->aThread[lo-1].tid==tid ) return p->aThread[lo-1].commId;
+  return commDefault;
+}
+
+/* Whether the script handles sched_switch (its handler, or
+** trace_unhandled): else the sched_switch store is not read. */
+static int scriptWantsSwitch(ScriptRun *p){
+  ULONG i;
+  if( p->pUnhandled ) return 1;
+  for(i=0; i<p->nEvent; i++){
+    ScriptEvent *e = &p->aEvent[i];
+    if( e->pHandler && strcmp(e->pFormat->Name, "sched_switch")==0 ) return 1;
+  }
+  return 0;
+}
+
+/* The rows of ftrace_event, sched_switch and sample committed since the
+** last pass, merged in ts order (at equal ts in that order of stores). */
 static int scriptPass(ScriptRun *p){
-  ScriptStream ev, sa;
+  ScriptStream ev, sw, sa;
   int rc;
+  memset(&sw, 0, sizeof(sw));
   memset(&sa, 0, sizeof(sa));
   rc = scriptStreamOpen(p, "ftrace_event", &TraceFtraceEventSchema,
                         p->nEventDone, &ev);
+  if( rc==0 && scriptWantsSwitch(p) ){
+    rc = scriptStreamOpen(p, "sched_switch", &TraceSchedSwitchSchema,
+                          p->nSwitchDone, &sw);
+    if( rc==0 && sw.s ) rc = scriptLoadThreads(p);
+  }
   if( rc==0 && p->pProcessEvent ){
     rc = scriptStreamOpen(p, "sample", &TraceSampleSchema, p->nSampleDone,
                           &sa);
@@ -703,19 +856,49 @@ static int scriptPass(ScriptRun *p){
                                               &TraceFrameSchema) ) p->pFrame = 0;
   }
   while( rc==0 ){
-    const BYTE *a = scriptStreamRow(&ev), *b = scriptStreamRow(&sa);
-    if( a==0 && b==0 ) break;
-    if( a && (b==0 || *(const LONGLONG*)a <= *(const LONGLONG*)b) ){
-      rc = scriptRow(p, (const FTRACE_EVENT_RECORD*)a);
+    const BYTE *a = scriptStreamRow(&ev), *b = scriptStreamRow(&sw);
+    const BYTE *c = scriptStreamRow(&sa);
+    ScriptTracepoint t;
+    if( a && (b==0 || *(const LONGLONG*)a <= *(const LONGLONG*)b)
+          && (c==0 || *(const LONGLONG*)a <= *(const LONGLONG*)c) ){
+      const FTRACE_EVENT_RECORD *r = (const FTRACE_EVENT_RECORD*)a;
+      t.ts = r->Timestamp;
+      t.nameId = r->NameId;
+      t.tid = r->Tid;
+      t.pid = r->Pid;
+      t.cpu = r->Cpu;
+      t.commId = r->CommId;
+      t.rawId = r->RawId;
+      t.pStore = ev.s;
+      t.pRecord = a;
+      rc = scriptTracepoint(p, &t);
       ev.i++;
-    }else{
-      rc = scriptSample(p, (const SAMPLE_RECORD*)b);
+    }else if( b && (c==0 || *(const LONGLONG*)b <= *(const LONGLONG*)c) ){
+      const SCHED_SWITCH_RECORD *r = (const SCHED_SWITCH_RECORD*)b;
+      t.ts = r->Timestamp;
+      t.nameId = TRACE_STRING_NULL;
+      t.tid = r->PrevPid;
+      t.pid = TRACE_NULL_ULONG;
+      t.cpu = r->Cpu;
+      t.commId = scriptThreadCommAt(p, r->PrevPid, r->Timestamp,
+                                    r->PrevCommId);
+      t.rawId = r->RawId;
+      t.pStore = sw.s;
+      t.pRecord = b;
+      rc = scriptTracepoint(p, &t);
+      sw.i++;
+    }else if( c ){
+      rc = scriptSample(p, (const SAMPLE_RECORD*)c);
       sa.i++;
+    }else{
+      break;
     }
   }
   if( ev.s ) p->nEventDone = ev.i;
+  if( sw.s ) p->nSwitchDone = sw.i;
   if( sa.s ) p->nSampleDone = sa.i;
   free(ev.aOrder);
+  free(sw.aOrder);
   free(sa.aOrder);
   return rc;
 }
@@ -747,11 +930,13 @@ static int scriptOpen(ScriptRun *p){
 ** until it has gone and nothing new came (or Ctrl-C). */
 static int scriptWalk(ScriptRun *p, int bFollow){
   for(;;){
-    unsigned long long nBefore = p->nEventDone + p->nSampleDone;
+    unsigned long long nBefore = p->nEventDone + p->nSwitchDone
+                               + p->nSampleDone;
     int bWriter = bFollow && hostWriterRuns(p->zPath);
     if( scriptLoadFormats(p) || scriptPass(p) ) return 1;
     if( !bFollow ) return 0;
-    if( !bWriter && p->nEventDone + p->nSampleDone==nBefore ) return 0;
+    if( !bWriter && p->nEventDone + p->nSwitchDone + p->nSampleDone
+                    ==nBefore ) return 0;
     Py_BEGIN_ALLOW_THREADS
     usleep(20*1000);
     Py_END_ALLOW_THREADS
@@ -783,6 +968,7 @@ static void scriptRelease(ScriptRun *p){
   }
   free(p->aFrameSym);
   free(p->aFrameDso);
+  free(p->aThread);
   Py_XDECREF(p->pProcessEvent);
   Py_XDECREF(p->pSwapper);
   for(i=0; i<p->nTable; i++){
@@ -885,10 +1071,11 @@ static PyObject *scriptCommon(PyObject *args, int iWhich){
   PCTRACE_EVENT_FIELD f;
   if( !PyArg_ParseTuple(args, "O!", &sContextType, &o) ) return 0;
   c = (ScriptContext*)o;
-  if( c->pEvent==0 ) return PyLong_FromLong(-1);
+  if( c->pEvent==0 ) return PyLong_FromLong(0);
   f = iWhich==0 ? c->pEvent->pPreempt : iWhich==1 ? c->pEvent->pFlags
                                                   : c->pEvent->pLockDepth;
-  if( f==0 || f->Offset + f->Size > c->nRaw ) return PyLong_FromLong(-1);
+  /* A field the kernel no longer has (common_lock_depth): 0, as perf. */
+  if( f==0 || f->Offset + f->Size > c->nRaw ) return PyLong_FromLong(0);
   return PyLong_FromUnsignedLongLong(
       TraceEventReadNumber(c->pRaw + f->Offset, f->Size));
 }
@@ -930,7 +1117,7 @@ static PyMethodDef aMethod[] = {
   {"common_flags", scriptCommonFlags, METH_VARARGS,
    "common_flags(context) -> the event's flags"},
   {"common_lock_depth", scriptCommonLockDepth, METH_VARARGS,
-   "common_lock_depth(context) -> the event's lock depth, -1 if none"},
+   "common_lock_depth(context) -> the event's lock depth, 0 if none"},
   {"syscall_name", scriptSyscallName, METH_VARARGS,
    "syscall_name(nr) -> the x86-64 system call's name, or None"},
   {0, 0, 0, 0}

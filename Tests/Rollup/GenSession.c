@@ -434,6 +434,8 @@ static void genEvents(long long nRow){
       s->NextPid = 0;
       s->NextCommId = aComm[0];
       s->NextPrio = 120;
+      s->RawId = TRACE_STRING_NULL;
+      s->Padding = 0;
     }else{
       PFTRACE_EVENT_RECORD r = (PFTRACE_EVENT_RECORD)reserve(p, &iRow);
       iName = (int)below(8);

@@ -147,6 +147,7 @@ static void writerAppend(Writer *p, long long n){
     s.PrevStateId = stateId;
     s.NextPid = (ULONG)(i + 1);
     s.NextCommId = commId;
+    s.RawId = TRACE_STRING_NULL;
     if( !RTL_SUCCESS(TraceStoreAppend(p->pSwitch, &s, &iIndex))
      || iIndex!=(ULONGLONG)i ){
       fail("append sched_switch record %lld", i);

@@ -471,6 +471,7 @@ Return Value:
 
         Fields.Source.Read = TextRead;
         Fields.Source.ArgsId = TextArgsId;
+        Fields.Source.RawId = NULL;
         Fields.Source.ModuleOf = NULL;
         Fields.Source.LearnComm = NULL;
         Fields.Compact = FALSE;

@@ -190,6 +190,7 @@ Routine Description:
             Store(Record, Field->Offset, Field->Size, NullOf(Field->Size));
             continue;
         case TraceFtraceEventArgs:
+        case TraceFtraceEventRaw:
             Texts |= 1u << Index;
             continue;
         default:
@@ -229,6 +230,11 @@ Routine Description:
         Field = &Map->Fields[Index];
         if (Field->Conversion == TraceFtraceEventArgs) {
             Status = Source->ArgsId(Source, &Id);
+            Store(Record, Field->Offset, Field->Size, Id);
+        } else if (Field->Conversion == TraceFtraceEventRaw) {
+            Id = TRACE_STRING_NULL;
+            Status = Source->RawId != NULL ? Source->RawId(Source, &Id) :
+                                             RTL_STATUS_OK;
             Store(Record, Field->Offset, Field->Size, Id);
         } else if (Field->Conversion == TraceFtraceSymbol) {
             Status = StoreText(Import, Record, Field->Offset2, &Values[Index]);

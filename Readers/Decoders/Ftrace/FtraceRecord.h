@@ -69,6 +69,13 @@ struct _TRACE_FIELD_SOURCE {
     RTL_STATUS (*ArgsId)(PTRACE_FIELD_SOURCE Source, PULONG Id);
 
     //
+    // Optional (NULL: a text source): the string id of the event record's
+    // bytes (TraceFtraceEventRaw).
+    //
+
+    RTL_STATUS (*RawId)(PTRACE_FIELD_SOURCE Source, PULONG Id);
+
+    //
     // Optional (NULL): what a binary source knows beyond the fields.  The
     // mapping (module string id) of Address in process Pid, or NULL, with
     // Address's module offset and TRACE_MAPPING_* flags (as the event

@@ -590,6 +590,32 @@ BOOL TraceEventRender(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format,
 // event's text).  FALSE if the print fmt could not be used.
 //
 
+//
+// The value names of an event's __print_flags and __print_symbolic, as
+// perf's Python scripting defines them for flag_str and symbol_str:
+// Define is called as perf calls define_flag_field (Text: the delimiter),
+// define_flag_value, define_symbolic_field and define_symbolic_value, in
+// its order.  FALSE if the print fmt does not compile.
+//
+
+typedef enum _TRACE_PRINT_DEFINE {
+    TracePrintFlagField = 1,
+    TracePrintFlagValue,
+    TracePrintSymbolicField,
+    TracePrintSymbolicValue,
+} TRACE_PRINT_DEFINE;
+
+typedef VOID (TRACE_PRINT_DEFINE_ROUTINE)(PVOID Context,
+                                          TRACE_PRINT_DEFINE Kind,
+                                          PCSZ Field, PCSZ Text,
+                                          ULONG Length, LONGLONG Value);
+typedef TRACE_PRINT_DEFINE_ROUTINE *PTRACE_PRINT_DEFINE_ROUTINE;
+
+BOOL TraceEventPrintTables(PTRACE_EVENT_TABLE Table,
+                           PTRACE_EVENT_FORMAT Format,
+                           PTRACE_PRINT_DEFINE_ROUTINE Define,
+                           PVOID Context);
+
 BOOL TraceEventRenderItems(PTRACE_EVENT_TABLE Table,
                            PTRACE_EVENT_FORMAT Format, const BYTE *Data,
                            ULONG Size, ULONG First, ULONG End,

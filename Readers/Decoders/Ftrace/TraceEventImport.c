@@ -1191,6 +1191,19 @@ BinaryArgsId(
 }
 
 static
+RTL_STATUS
+BinaryRawId(
+    PTRACE_FIELD_SOURCE Source,
+    PULONG Id
+    )
+{
+    PBINARY_FIELDS Fields = (PBINARY_FIELDS)Source;
+
+    return TraceImportIntern(Fields->Sink->Import, (PCSZ)Fields->Data,
+                             Fields->Size, Id);
+}
+
+static
 ULONG
 BinaryModuleOf(
     PTRACE_FIELD_SOURCE Source,
@@ -1245,6 +1258,7 @@ Routine Description:
     } else {
         Fields.Source.Read = BinaryRead;
         Fields.Source.ArgsId = BinaryArgsId;
+        Fields.Source.RawId = BinaryRawId;
         Fields.Source.ModuleOf = Sink->Resolver != NULL ? BinaryModuleOf :
                                                           NULL;
         Fields.Source.LearnComm = BinaryLearnComm;

@@ -794,6 +794,120 @@ EnsureCompiled(
     return Format->PrintState == TRACE_PRINT_STATE_READY;
 }
 
+//
+// The tables of __print_flags and __print_symbolic, as perf's scripting
+// engine walks an event's print args to define them for flag_str and
+// symbol_str (trace-event-python.c, define_event_symbols): the field last
+// met names the table; an atom met defines the name of flag value 0 (so
+// sched_switch's prev_state 0 is "R"); a dynamic array, a function, a
+// bitmask or a cpumask ends the walk of the list it is in.
+//
+
+typedef struct _PRINT_DEFINE_WALK {
+    PTRACE_PRINT_DEFINE_ROUTINE Define;
+    PVOID Context;
+    PCSZ Field;
+} PRINT_DEFINE_WALK, *PPRINT_DEFINE_WALK;
+
+static
+BOOL
+DefineTables(
+    PPRINT_DEFINE_WALK Walk,
+    const PRINT_ARG *Arg,
+    ULONG Depth
+    )
+/*++
+
+Return Value:
+
+    FALSE where perf's walk stops (the rest of the list is not walked).
+
+--*/
+{
+    ULONG Index;
+    BOOL Flags;
+
+    if (Arg == NULL || Depth > MAX_DEPTH) {
+        return TRUE;
+    }
+    switch (Arg->Type) {
+    case ArgAtom:
+        if (Walk->Field != NULL) {
+            Walk->Define(Walk->Context, TracePrintFlagValue, Walk->Field,
+                         Arg->Text, Arg->Length, 0);
+        }
+        return TRUE;
+    case ArgField:
+        Walk->Field = Arg->Field != NULL ? Arg->Field->Name : NULL;
+        return TRUE;
+    case ArgFlags:
+    case ArgSymbolic:
+        Flags = Arg->Type == ArgFlags;
+        DefineTables(Walk, Arg->A, Depth + 1);
+        if (Walk->Field == NULL) {
+            return TRUE;
+        }
+        Walk->Define(Walk->Context,
+                     Flags ? TracePrintFlagField : TracePrintSymbolicField,
+                     Walk->Field, Flags ? Arg->Text : NULL,
+                     Flags ? Arg->Length : 0, 0);
+        for (Index = 0; Index < Arg->SymbolCount; Index++) {
+            Walk->Define(Walk->Context,
+                         Flags ? TracePrintFlagValue : TracePrintSymbolicValue,
+                         Walk->Field, Arg->Symbols[Index].Text,
+                         Arg->Symbols[Index].Length,
+                         Arg->Symbols[Index].Value);
+        }
+        return TRUE;
+    case ArgHex:
+    case ArgHexStr:
+    case ArgIntArray:
+    case ArgOp:
+    case ArgTernary:
+    case ArgCast:
+    case ArgIndex:
+        DefineTables(Walk, Arg->A, Depth + 1);
+        DefineTables(Walk, Arg->B, Depth + 1);
+        DefineTables(Walk, Arg->C, Depth + 1);
+        return TRUE;
+    case ArgGetStr:
+        return TRUE;
+    default:
+        return FALSE;
+    }
+}
+
+BOOL
+TraceEventPrintTables(
+    PTRACE_EVENT_TABLE Table,
+    PTRACE_EVENT_FORMAT Format,
+    PTRACE_PRINT_DEFINE_ROUTINE Define,
+    PVOID Context
+    )
+{
+    PRINT_DEFINE_WALK Walk;
+    ULONG Index;
+
+    if (!EnsureCompiled(Table, Format)) {
+        return FALSE;
+    }
+    Walk.Define = Define;
+    Walk.Context = Context;
+    Walk.Field = NULL;
+    for (Index = 0; Index < Format->Print->Count; Index++) {
+        const PRINT_ITEM *Item = &Format->Print->Items[Index];
+
+        if (Item->Kind == ItemLiteral) {
+            continue;
+        }
+        if (!DefineTables(&Walk, Item->StarArg, 0) ||
+            !DefineTables(&Walk, Item->Arg, 0)) {
+            break;
+        }
+    }
+    return TRUE;
+}
+
 BOOL
 TraceEventRender(
     PTRACE_EVENT_TABLE Table,

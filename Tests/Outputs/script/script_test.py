@@ -160,6 +160,14 @@ def raw_syscalls__sys_exit(event_name, context, common_cpu, common_secs,
          common_comm, id, ret, common_pc(context), common_flags(context),
          trace_flag_str(common_flags(context)))
 
+def sched__sched_switch(event_name, context, common_cpu, common_secs,
+        common_nsecs, common_pid, common_comm, common_callchain, prev_comm,
+        prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio):
+    show(event_name, common_cpu, common_secs, common_nsecs, common_pid,
+         common_comm, prev_comm, prev_pid, prev_prio, prev_state,
+         flag_str("sched__sched_switch", "prev_state", prev_state),
+         next_comm, next_pid, next_prio)
+
 def trace_unhandled(event_name, context, event_fields_dict):
     show(event_name, sorted(event_fields_dict.items()))
 
@@ -184,7 +192,7 @@ def case_fields():
     data, session = record(
         "fields", ["raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
                    "sched:sched_wakeup", "sched:sched_process_exec",
-                   "sched:sched_process_fork"],
+                   "sched:sched_process_fork", "sched:sched_switch"],
         "for i in 1 2 3; do /bin/true; done; " + LOAD)
     script = os.path.join(WORK, "fields.py")
     with open(script, "w") as f:
@@ -192,10 +200,124 @@ def case_fields():
     out = same("fields.py", script, data, session)
     for name in ("raw_syscalls__sys_enter", "raw_syscalls__sys_exit",
                  "sched__sched_wakeup", "sched__sched_process_exec",
-                 "sched__sched_process_fork"):
+                 "sched__sched_process_fork", "sched__sched_switch"):
         if ("'%s'" % name) not in out:
             fail("fields.py: no %s event was recorded: nothing compared"
                  % name)
+
+
+def case_tracedat():
+    # The top instance: trace.dat import reads the top buffer, and trace-cmd
+    # extract of an instance writes an empty one beside it.  The test runs
+    # serially; what it changes is put back.
+    top = "/sys/kernel/tracing"
+    if not os.path.exists(top + "/events/raw_syscalls/enable"):
+        skip("no tracefs raw_syscalls")
+    if shutil.which("trace-cmd") is None:
+        skip("no trace-cmd")
+    data = os.path.join(WORK, "both.data")
+    dat = os.path.join(WORK, "both.dat")
+
+    def read(path):
+        with open(os.path.join(top, path)) as f:
+            return f.read().strip()
+
+    def write(path, text):
+        with open(os.path.join(top, path), "w") as f:
+            f.write(text)
+
+    saved = {p: read(p) for p in ("buffer_size_kb", "tracing_on")}
+    try:
+        write("tracing_on", "0")
+        write("buffer_size_kb", "16384")
+        write("trace", "")
+        write("events/raw_syscalls/enable", "1")
+        write("tracing_on", "1")
+        r = run(["perf", "record", "-q", "-a", "-o", data,
+                 "-e", "raw_syscalls:sys_enter", "-e", "raw_syscalls:sys_exit",
+                 "--", "sh", "-c", "ls /usr/share/doc > /dev/null; "
+                 "ls -l /etc > /dev/null; ls -R /usr/share/man/man1 > /dev/null"])
+        write("tracing_on", "0")
+        if r.returncode != 0:
+            skip("perf record: %s" % r.stderr.strip()[-300:])
+        r = run(["trace-cmd", "extract", "-o", dat])
+        if r.returncode != 0 or not os.path.exists(dat):
+            fail("trace-cmd extract: %s" % r.stderr[-500:])
+    finally:
+        write("events/raw_syscalls/enable", "0")
+        write("trace", "")
+        for p, v in saved.items():
+            write(p, v)
+    sessions = {}
+    for path in (data, dat):
+        session = path + ".trace"
+        shutil.rmtree(session, ignore_errors=True)
+        r = run([TS, "import", "-o", session, path])
+        if r.returncode != 0:
+            fail("import %s: %s" % (path, r.stderr))
+        sessions[path] = session
+    script = perf_script("syscall-counts-by-pid.py")
+    want = same("syscall-counts-by-pid.py ls (perf.data)", script, data,
+                sessions[data], ["ls"])
+    r = run([TS, "script", "--python", PYTHON, "-s", script, sessions[dat],
+             "ls"])
+    if r.returncode != 0:
+        fail("over the trace.dat: exit %d: %s" % (r.returncode, r.stderr))
+    # One difference, explained: perf names a task by its comm at the time
+    # (the forked shell is "sh" until its exec), trace-cmd by the comm its
+    # saved_cmdlines keep for the pid ("ls"), and the trace.dat import
+    # follows trace-cmd report.  So over the trace.dat, each ls counts the
+    # system calls its pid made before the exec, which perf script lists
+    # under another comm for that pid.
+    want_counts = per_pid_counts(want)
+    r2 = run(["perf", "script", "-i", data, "-F", "comm,pid,event,trace"])
+    early = []
+    for line in r2.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[2] == "raw_syscalls:sys_enter:" and \
+           f[0] != "ls" and int(f[1]) in want_counts:
+            early.append((int(f[1]), int(f[4])))
+    # the names perf's Util.syscall_name prints: the audit package's, in
+    # Debian's python3 (this test may run on another)
+    names = run([PYTHON, "-c", "import audit, sys\n"
+                 "for nr in sys.argv[1:]: print(audit.audit_syscall_to_name("
+                 "int(nr), audit.MACH_86_64))"] +
+                [str(nr) for _, nr in early]).stdout.split()
+    if len(names) != len(early):
+        fail("no syscall names from the audit package (python3-audit)")
+    for (pid, _), name in zip(early, names):
+        c = want_counts[pid]
+        c[name] = c.get(name, 0) + 1
+    got_counts = per_pid_counts(r.stdout)
+    if got_counts != want_counts or len(want_counts) < 3:
+        fail("over the trace.dat: %r\nperf (with the pre-exec calls): %r"
+             % (got_counts, want_counts))
+    print("syscall-counts-by-pid.py ls over the trace.dat: %d processes, "
+          "the same counts (with their pre-exec calls)" % len(want_counts))
+
+
+def per_pid_counts(text):
+    """{pid: {syscall: count}} of syscall-counts-by-pid.py's output."""
+    counts, pid = {}, None
+    for line in text.splitlines():
+        if line.startswith("ls ["):
+            pid = int(line.split("[")[1].rstrip("]"))
+            counts[pid] = {}
+        elif pid is not None and line.startswith("  ") and line.split():
+            name, n = line.split()
+            counts[pid][name] = int(n)
+    return counts
+
+
+def case_check():
+    data, session = record("check", ["irq:softirq_entry",
+                                     "sched:sched_switch",
+                                     "sched:sched_wakeup"],
+                           LOAD + "; sleep 0.2")
+    out = same("check-perf-trace.py", perf_script("check-perf-trace.py"),
+               data, session)
+    if "irq__softirq_entry" not in out or "vec=" not in out:
+        fail("check-perf-trace.py: no softirq_entry was recorded")
 
 
 def case_futex():
@@ -216,7 +338,7 @@ def case_futex():
 
 def case_stackcollapse():
     data = os.path.join(WORK, "profile.data")
-    r = run(["perf", "record", "-q", "-g", "-D", "200", "-c", "20000",
+    r = run(["perf", "record", "-q", "-g", "-D", "200", "-c", "100000",
              "-e", "cpu-clock", "-o", data, "--", "sh", "-c",
              "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
     if r.returncode != 0 or not os.path.exists(data):
@@ -353,6 +475,46 @@ def case_errors():
         fail("missing script: exit %d, %r" % (r.returncode, r.stderr))
     print("missing session, missing script: exit 1, named")
 
+    # A damaged session: raw ids beyond the string store, and the format
+    # texts overwritten with garbage.  A clear error or a run; never a
+    # crash (a signal) or a Python error other than the OSError it raises.
+    script = os.path.join(WORK, "count.py")
+    with open(script, "w") as f:
+        f.write("n = 0\n"
+                "def trace_unhandled(event_name, context, fields):\n"
+                "    global n\n    n += 1\n"
+                "def trace_end():\n    print(n)\n")
+    damaged = os.path.join(WORK, "damaged.trace")
+    for what in ("raw ids", "formats"):
+        shutil.rmtree(damaged, ignore_errors=True)
+        shutil.copytree(session, damaged)
+        if what == "raw ids":
+            path = os.path.join(damaged, "ftrace_event.store")
+            with open(path, "r+b") as f:
+                data = bytearray(f.read())
+                # the raw column (offset 36 of each 40-byte record, after
+                # the 4096-byte header) of every record
+                for off in range(4096, len(data) - 39, 40):
+                    data[off + 36:off + 40] = b"\xfe\xff\xff\x7f"
+                f.seek(0)
+                f.write(data)
+        else:
+            path = os.path.join(damaged, "string_data.store")
+            with open(path, "r+b") as f:
+                data = bytearray(f.read())
+                for i in range(4096, len(data), 7):
+                    if data[i] in b"0123456789:;":
+                        data[i] = 0x41 + i % 26
+                f.seek(0)
+                f.write(data)
+        r = run([TS, "script", "--python", PYTHON, "-s", script, damaged])
+        if r.returncode not in (0, 1) or "Segmentation" in r.stderr or \
+           (r.returncode == 1 and "OSError" not in r.stderr):
+            fail("damaged %s: exit %d, %r" % (what, r.returncode,
+                                              r.stderr[-500:]))
+        print("damaged %s: exit %d %s" % (what, r.returncode,
+                                           r.stderr.strip()[-120:]))
+
 
 if os.geteuid() != 0:
     skip("perf record -a needs root")
@@ -362,6 +524,7 @@ if not os.path.exists(PYTHON):
     skip("no " + PYTHON)
 os.makedirs(WORK, exist_ok=True)
 {"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
+ "check": case_check, "tracedat": case_tracedat,
  "stackcollapse": case_stackcollapse, "skeleton": case_skeleton,
  "follow": case_follow, "errors": case_errors}[CASE]()
 print("PASS")
