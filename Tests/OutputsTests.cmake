@@ -82,3 +82,11 @@ if(TRACER_PYTHON3)
     endif()
   endforeach()
 endif()
+
+# Benchmark (ctest -L bench): tracestore script against perf script -s on
+# the same perf.data, and 10^6..10^8 events (Tests/Bench/bench_script.sh).
+add_test(NAME bench.script
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_script.sh $<TARGET_FILE:tracestore>
+          ${CMAKE_CURRENT_BINARY_DIR}/bench-script "6 60")
+set_tests_properties(bench.script PROPERTIES LABELS bench TIMEOUT 3600
+                     RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

@@ -605,6 +605,7 @@ typedef struct {
   PTRACE_STORE s;
   ScriptTsRow *aOrder;
   ULONGLONG iFrom, i, n;
+  ULONGLONG iDiscarded;         /* rows before it given back (store order) */
 } ScriptStream;
 
 static int scriptStreamOpen(ScriptRun *p, const char *zStore,
@@ -621,6 +622,7 @@ static int scriptStreamOpen(ScriptRun *p, const char *zStore,
   }
   q->n = q->s->Snapshot.RecordCount;
   q->iFrom = q->i = iFrom < q->n ? iFrom : q->n;
+  q->iDiscarded = q->iFrom;
   if( (q->s->Snapshot.Flags & TRACE_SLOT_SORTED)==0 && q->n - q->iFrom>1
    && scriptSources(p)>1 ){
     ULONGLONG m = q->n - q->iFrom;
@@ -635,6 +637,20 @@ static int scriptStreamOpen(ScriptRun *p, const char *zStore,
     qsort(q->aOrder, (size_t)m, sizeof(ScriptTsRow), scriptTsRowCompare);
   }
   return 0;
+}
+
+/* Lets the kernel drop the pages of rows handed on (read in store order),
+** so that a run's resident memory does not grow with the store. */
+#define SCRIPT_DISCARD_ROWS 65536
+
+static void scriptStreamDiscard(ScriptStream *q, int bAll){
+  ULONGLONG iTo;
+  if( q->s==0 || q->aOrder ) return;
+  iTo = bAll ? q->i : q->i - q->i % SCRIPT_DISCARD_ROWS;
+  if( iTo<=q->iDiscarded + (bAll ? 0 : SCRIPT_DISCARD_ROWS - 1) ) return;
+  sRtl.DiscardMemory(&sRtl, q->s->Base + q->iDiscarded*q->s->RecordSize,
+                     (SIZE_T)((iTo - q->iDiscarded)*q->s->RecordSize));
+  q->iDiscarded = iTo;
 }
 
 static const BYTE *scriptStreamRow(ScriptStream *q){
@@ -873,6 +889,7 @@ static int scriptPass(ScriptRun *p){
       t.pRecord = a;
       rc = scriptTracepoint(p, &t);
       ev.i++;
+      if( ev.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&ev, 0);
     }else if( b && (c==0 || *(const LONGLONG*)b <= *(const LONGLONG*)c) ){
       const SCHED_SWITCH_RECORD *r = (const SCHED_SWITCH_RECORD*)b;
       t.ts = r->Timestamp;
@@ -887,9 +904,11 @@ static int scriptPass(ScriptRun *p){
       t.pRecord = b;
       rc = scriptTracepoint(p, &t);
       sw.i++;
+      if( sw.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&sw, 0);
     }else if( c ){
       rc = scriptSample(p, (const SAMPLE_RECORD*)c);
       sa.i++;
+      if( sa.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&sa, 0);
     }else{
       break;
     }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `tracestore script` against `perf script -s` on the same perf.data, in
 # the same run (issue 28).
-# usage: bench_script.sh TRACESTORE [WORKDIR]
+# usage: bench_script.sh TRACESTORE [WORKDIR] [SCALES]
 #
 # The input, recorded here with perf record (root): -a raw_syscalls
 # sys_enter/sys_exit and sched_switch while dd makes ~0.6 M system calls
@@ -11,11 +11,15 @@
 # syscall-counts.py and failed-syscalls-by-pid.py (a handler per system
 # call), and one with a handler for sched_switch only (a rare event: the
 # others are passed over without being decoded).  The import's own time is
-# printed too: import + script is what a first question costs.
-# Prints result lines for the table `script`.
+# printed too: import + script is what a first question costs.  Then the
+# recording made 10^7 and 10^8 events long (SCALES, default "6 60": copies
+# of its data section, perf_data_repeat.py), imported, and syscall-counts.py
+# run by both (perf script only up to 10^7: minutes beyond) and by
+# `tracestore script` with its peak RSS.
+# Prints result lines for the tables `script` and `script_scale`.
 set -eu
 . "$(dirname "$0")/bench_lib.sh"
-ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-script}
+ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-script}; scales=${3-6 60}
 [ "$(id -u)" = 0 ] || { echo "SKIP: perf record needs root"; exit 77; }
 command -v perf > /dev/null || { echo "SKIP: no perf"; exit 77; }
 S=/usr/lib/perf-core/scripts/python
@@ -57,4 +61,32 @@ for sc in $S/syscall-counts.py $S/failed-syscalls-by-pid.py $work/rare.py; do
     "$(calc %.1f "$t_perf / $t_ts")" "$(calc %.3f "$t_imp + $t_ts")" \
     "$(calc %.1f "$t_perf / ($t_imp + $t_ts)")"
 done
-bench_note script "ratio = perf script -s time / tracestore script time, same file, same run (best of 2 and 3), output to /dev/null, both on Debian's python3; the import ($t_imp s) is done once before"
+bench_note script "ratio = perf script -s time / tracestore script time, same file, same run (best of 2 and 3), output to a file, both on Debian's python3; the import ($t_imp s) is done once before"
+
+# Larger files: syscall-counts.py as the recording grows.
+sc=$S/syscall-counts.py
+bench_head script_scale "events" "perf script -s s" "tracestore script s" \
+  "ratio" "ns/event" "script peak RSS MB"
+for k in 1 $scales; do
+  big=$work/tracepoints-x$k.data; big_session=$work/tracepoints-x$k.trace
+  if [ "$k" = 1 ]; then big=$data; big_session=$session; else
+    python3 "$(dirname "$0")/perf_data_repeat.py" "$data" "$big" "$k"
+    rm -rf "$big_session"
+    "$ts" import -o "$big_session" "$big" > /dev/null
+  fi
+  n=$(events "$big_session")
+  t0=$(now); "$ts" script --python /usr/bin/python3 -s "$sc" "$big_session" > /dev/null; t1=$(now)
+  t_ts=$(calc %.3f "$t1 - $t0")
+  peak=$(peak_rss "$ts" script --python /usr/bin/python3 -s "$sc" "$big_session")
+  if [ "$k" -le 6 ]; then
+    t0=$(now); perf script -i "$big" -s "$sc" > /dev/null 2>&1; t1=$(now)
+    t_perf=$(calc %.3f "$t1 - $t0"); ratio=$(calc %.1f "$t_perf / $t_ts")
+  else
+    t_perf="-"; ratio="-"
+  fi
+  echo "x$k: $n events, perf script $t_perf s, tracestore script $t_ts s, peak RSS $peak MB"
+  bench_row script_scale "$n" "$t_perf" "$t_ts" "$ratio" \
+    "$(calc %.1f "$t_ts * 1e9 / $n")" "$peak"
+  [ "$k" = 1 ] || rm -rf "$big" "$big_session"
+done
+bench_note script_scale "syscall-counts.py once each (perf script only up to 10^7 events); peak RSS of tracestore script (the interpreter's and the mapped stores' pages included)"
