@@ -207,6 +207,14 @@ def case_fields():
 
 
 def case_tracedat():
+    for attempt in range(3):
+        if capture_tracedat():
+            return
+        print("attempt %d: a producer lost events; again" % (attempt + 1))
+    skip("perf or the ring buffer lost events three times")
+
+
+def capture_tracedat():
     # The top instance: trace.dat import reads the top buffer, and trace-cmd
     # extract of an instance writes an empty one beside it.  The test runs
     # serially; what it changes is put back.
@@ -256,6 +264,12 @@ def case_tracedat():
         if r.returncode != 0:
             fail("import %s: %s" % (path, r.stderr))
         sessions[path] = session
+        r = run([TS, "sql", "--csv", session,
+                 "SELECT sum(dropped) FROM store_info"])
+        lost = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+        if lost not in ("", "0"):
+            # a busy machine: one producer lost events the other has
+            return False
     script = perf_script("syscall-counts-by-pid.py")
     want = same("syscall-counts-by-pid.py ls (perf.data)", script, data,
                 sessions[data], ["ls"])
@@ -290,10 +304,18 @@ def case_tracedat():
         c[name] = c.get(name, 0) + 1
     got_counts = per_pid_counts(r.stdout)
     if got_counts != want_counts or len(want_counts) < 3:
-        fail("over the trace.dat: %r\nperf (with the pre-exec calls): %r"
-             % (got_counts, want_counts))
+        diffs = ["pid %d %s: trace.dat %s, perf %s" % (pid, k,
+                 got_counts.get(pid, {}).get(k), want_counts.get(pid, {}).get(k))
+                 for pid in sorted(set(got_counts) | set(want_counts))
+                 for k in sorted(set(got_counts.get(pid, {})) |
+                                 set(want_counts.get(pid, {})))
+                 if got_counts.get(pid, {}).get(k) !=
+                    want_counts.get(pid, {}).get(k)]
+        fail("over the trace.dat, counts differ from perf's (with the "
+             "pre-exec calls): %s" % "; ".join(diffs[:20]))
     print("syscall-counts-by-pid.py ls over the trace.dat: %d processes, "
           "the same counts (with their pre-exec calls)" % len(want_counts))
+    return True
 
 
 def per_pid_counts(text):
