@@ -6,18 +6,25 @@
 **
 ** Zone: hosted (Outputs/Script/, an output): libc and CPython.  Reads the
 ** session through the store API (TraceStore/TraceStore.h) and decodes each
-** event's raw bytes (ftrace_event.raw) by its event_format row with the
-** ftrace event model (Readers/Decoders/Ftrace/TraceEvent.h).  Called by the
-** bootstrap CmdScript.c runs in the interpreter; calls back into the
-** script's namespace.
+** event's raw bytes (ftrace_event.raw, sched_switch.raw) by its
+** event_format row with the ftrace event model
+** (Readers/Decoders/Ftrace/TraceEvent.h); asks Host/HostPortPosix.c
+** whether a writer runs.  Called by the bootstrap CmdScript.c runs in the
+** interpreter; calls back into the script's namespace.
 **
-** How it works: run(SESSION, NAMESPACE) reads the event_format rows (one
-** TRACE_EVENT_TABLE per source), finds each event's handler
-** (SYSTEM__NAME, else trace_unhandled) once, and walks ftrace_event in ts
-** order (a store not flagged sorted through an index of its rows).  A row
-** whose event has no handler, when the script has no trace_unhandled, is
-** passed over by its name id without reading its bytes.  For a handler the
-** arguments are built as perf builds them:
+** How it works: run(SESSION, NAMESPACE[, FOLLOW]) reads the event_format
+** rows (one TRACE_EVENT_TABLE per source), finds each event's handler
+** (SYSTEM__NAME, else trace_unhandled) once and defines its print fmt's
+** flag and symbol tables through Core's define_* (as perf does); then it
+** merges three stores by ts: ftrace_event and sched_switch (tracepoint
+** events with their record's bytes) and, for process_event, sample (with
+** its call chain from stack and frame).  The rows of one input keep their
+** store order (the producer's); several inputs' are ordered through an
+** index of their rows.  A row whose event has no handler, when the script
+** has no trace_unhandled, is passed over by its name id without reading
+** its bytes.  With FOLLOW, it then reopens the session every 20 ms for the
+** rows committed since, until the writer is gone and nothing new came.
+** For a handler the arguments are built as perf builds them:
 **
 **   event_name, context, common_cpu, common_secs, common_nsecs,
 **   common_pid, common_comm, common_callchain, FIELDS... [, perf_sample_dict]
@@ -26,18 +33,19 @@
 ** unsigned of their size (perf does not sign-extend a signed field
 ** narrower than 8 bytes); arrays (fixed or __data_loc) as bytearray, but
 ** a char array as str when it is printable up to its NUL (once one is
-** not, that field is bytearray from then on, as in perf).  perf_sample_dict is passed when
-** the handler takes one more argument.  trace_unhandled gets (event_name,
-** context, dict of the common values and fields[, perf_sample_dict]).
-** context is one object for the whole run, holding the current event,
-** read by perf_trace_context's common_pc/common_flags/common_lock_depth.
+** not, that field is bytearray from then on, as in perf).
+** perf_sample_dict is passed when the handler takes one more argument.
+** trace_unhandled gets (event_name, context, dict of the common values and
+** fields[, perf_sample_dict]).  context is one object for the whole run,
+** holding the current event, read by perf_trace_context's common_pc,
+** common_flags and common_lock_depth.  Also events() (the skeleton's
+** handlers) and syscall_name() (Util.py's fallback).
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <stdlib.h>
 #include <string.h>
-
 #include <unistd.h>
 
 #include "Host/Host.h"

@@ -123,14 +123,15 @@ set_tests_properties(windows.vs_projects windows.vs_projects_catches PROPERTIES
 # Corrupt stores (Tests/Cli/corrupt_store.sh, the Linux cases) through
 # tracestore.exe and sqlite3.exe under wine: a clear error naming the file,
 # exit status non-zero, no crash.  The files are tampered with by the Linux
-# build's StoreTamper; the Windows programs run through wine wrappers.
+# build's StoreTamper; the Windows programs run through wine wrappers
+# (Windows/wine_run.sh: once more if wine could not reach its wineserver).
 set(TRACER_WINE_TRACESTORE ${CMAKE_CURRENT_BINARY_DIR}/wine-tracestore)
 set(TRACER_WINE_SQLITE3 ${CMAKE_CURRENT_BINARY_DIR}/wine-sqlite3)
 file(GENERATE OUTPUT ${TRACER_WINE_TRACESTORE}
-     CONTENT "#!/bin/sh\nexec wine $<TARGET_FILE:tracestore> \"$@\"\n"
+     CONTENT "#!/bin/sh\nexec ${CMAKE_SOURCE_DIR}/Tests/Windows/wine_run.sh $<TARGET_FILE:tracestore> \"$@\"\n"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
 file(GENERATE OUTPUT ${TRACER_WINE_SQLITE3}
-     CONTENT "#!/bin/sh\nexec wine $<TARGET_FILE:sqlite3> \"$@\"\n"
+     CONTENT "#!/bin/sh\nexec ${CMAKE_SOURCE_DIR}/Tests/Windows/wine_run.sh $<TARGET_FILE:sqlite3> \"$@\"\n"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
 foreach(case truncated_header bad_magic bad_version record_size count_beyond_file)
   add_test(NAME windows.corrupt_store.${case}
