@@ -24,11 +24,9 @@
 ** then takes them out of sys.path again, so that the program's imports
 ** search what they would without the tracer.
 */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "Cli/Cli.h"
 
@@ -147,9 +145,7 @@ int cmdTracePython(int argc, char **argv){
   const char *zOut = "python.trace";
   const char *zPython = "python3";
   char zDepth[32];
-  char **azArgv;
-  char *zProgram;
-  int i, k, nProg;
+  int i, nProg;
 
   unsetenv("TRACESTORE_INCLUDE");
   unsetenv("TRACESTORE_EXCLUDE");
@@ -209,19 +205,6 @@ int cmdTracePython(int argc, char **argv){
   setenv("TRACESTORE_OUT", zOut, 1);
   hostPythonBuildTreePath();
 
-  azArgv = calloc((size_t)nProg + 4, sizeof(char*));
-  zProgram = hostPythonProgram(zBootstrap);
-  if( azArgv==0 || zProgram==0 ){ hostFail("out of memory"); return 1; }
-  k = 0;
-  azArgv[k++] = (char*)zPython;
-  azArgv[k++] = "-c";
-  azArgv[k++] = zProgram;
-  for(; i<argc; i++) azArgv[k++] = argv[i];
-  azArgv[k] = 0;
-  fflush(0);
-  execvp(zPython, azArgv);
-  hostFail("trace-python: %s: %s", zPython, strerror(errno));
-  free(azArgv);
-  free(zProgram);
-  return 127;
+  return hostExecPython("trace-python", zPython, zBootstrap, 0, argc - i,
+                        argv + i);
 }

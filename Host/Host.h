@@ -54,16 +54,19 @@ struct sqlite3 *hostOpenSql(const char *zSession);
 ** executable (0, or 1 if unknown).  hostPythonBuildTreePath: when the
 ** command runs from a build tree, its python/X.Y/ module directories
 ** first on PYTHONPATH (the old value kept for the bootstrap to restore).
-** hostPythonProgram: zBootstrap after the definition of
-** _tracestore_restore_path(), which puts sys.path and PYTHONPATH back as
-** the program would see them (call it once the modules are imported);
-** from malloc().
+** hostExecPython: execs zPython -c PROGRAM [zFirst] azArg..., PROGRAM
+** being zBootstrap after the definition of _tracestore_restore_path(),
+** which puts sys.path and PYTHONPATH back as the program would see them
+** (call it once the modules are imported); returns only on failure, after
+** printing "zWho: PYTHON: reason" (127).
 ** hostIsPythonInterpreter: python, python3, python3.12 (a path's last
 ** part).
 */
 int hostExeDir(char *zDir, size_t nDir);
 void hostPythonBuildTreePath(void);
-char *hostPythonProgram(const char *zBootstrap);
+int hostExecPython(const char *zWho, const char *zPython,
+                   const char *zBootstrap, const char *zFirst, int nArg,
+                   char **azArg);
 int hostIsPythonInterpreter(const char *zArg);
 
 /* Whether a writer holds SESSION's lock (a recording is running); in

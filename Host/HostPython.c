@@ -9,6 +9,7 @@
 ** and Outputs/Script/CmdScript.c.
 */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,11 +79,32 @@ void hostPythonBuildTreePath(void){
   free(zPath);
 }
 
-char *hostPythonProgram(const char *zBootstrap){
+int hostExecPython(const char *zWho, const char *zPython,
+                   const char *zBootstrap, const char *zFirst, int nArg,
+                   char **azArg){
   size_t n = strlen(zHostPythonRestorePath) + strlen(zBootstrap) + 1;
-  char *z = malloc(n);
-  if( z ) snprintf(z, n, "%s%s", zHostPythonRestorePath, zBootstrap);
-  return z;
+  char *zProgram = malloc(n);
+  char **azArgv = calloc((size_t)nArg + 5, sizeof(char*));
+  int i, k = 0;
+  if( zProgram==0 || azArgv==0 ){
+    hostFail("out of memory");
+    free(zProgram);
+    free(azArgv);
+    return 1;
+  }
+  snprintf(zProgram, n, "%s%s", zHostPythonRestorePath, zBootstrap);
+  azArgv[k++] = (char*)zPython;
+  azArgv[k++] = "-c";
+  azArgv[k++] = zProgram;
+  if( zFirst ) azArgv[k++] = (char*)zFirst;
+  for(i=0; i<nArg; i++) azArgv[k++] = azArg[i];
+  azArgv[k] = 0;
+  fflush(0);
+  execvp(zPython, azArgv);
+  hostFail("%s: %s: %s", zWho, zPython, strerror(errno));
+  free(azArgv);
+  free(zProgram);
+  return 127;
 }
 
 int hostIsPythonInterpreter(const char *zArg){

@@ -16,13 +16,11 @@
 ** stops the events and still runs trace_end(), as perf does.  An error in
 ** the script prints Python's traceback and exits 1.
 */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "Host/Host.h"
 #include "Outputs/Outputs.h"
@@ -163,10 +161,8 @@ int cmdScript(int argc, char **argv){
   const char *zScript = 0;
   const char *zPython = "python3";
   int bSkeleton = 0;
-  char **azArgv;
-  char *zProgram;
   struct stat st;
-  int i, k;
+  int i;
 
   for(i=0; i<argc; i++){
     const char *z = argv[i];
@@ -219,20 +215,6 @@ int cmdScript(int argc, char **argv){
   scriptSetExecPath();
   hostPythonBuildTreePath();
 
-  azArgv = calloc((size_t)(argc - i) + 5, sizeof(char*));
-  zProgram = hostPythonProgram(zScriptBootstrap);
-  if( azArgv==0 || zProgram==0 ){ hostFail("out of memory"); return 1; }
-  k = 0;
-  azArgv[k++] = (char*)zPython;
-  azArgv[k++] = "-c";
-  azArgv[k++] = zProgram;
-  azArgv[k++] = (char*)zScript;
-  for(; i<argc; i++) azArgv[k++] = argv[i];
-  azArgv[k] = 0;
-  fflush(0);
-  execvp(zPython, azArgv);
-  hostFail("script: %s: %s", zPython, strerror(errno));
-  free(azArgv);
-  free(zProgram);
-  return 127;
+  return hostExecPython("script", zPython, zScriptBootstrap, zScript,
+                        argc - i, argv + i);
 }
