@@ -104,6 +104,8 @@ typedef struct {
   PTRACE_EVENT_TABLE apTable[SCRIPT_MAX_SOURCES];  /* one per source */
   ULONG nTable;
   ULONGLONG nFormatRows;        /* event_format rows loaded */
+  PyObject *pAttrs;             /* ev_name -> perf_event_attr bytes */
+  ULONGLONG nMetadataRows;      /* metadata rows looked at for them */
   ScriptEvent *aEvent;
   ULONG nEvent;
   ScriptEvent **aByName;        /* by name id % nByName, open addressing */
@@ -315,6 +317,59 @@ static int scriptLoadFormats(ScriptRun *p){
   return 0;
 }
 
+/* param_dict["attr"]: each perf.data event's perf_event_attr, which the
+** import keeps in hex as metadata perf.attr.NAME (the first of a name). */
+static int scriptLoadAttrs(ScriptRun *p){
+  PTRACE_STORE s = TraceSessionFindStore(p->pSession, "metadata");
+  ULONGLONG i;
+  if( s==0 || s->Snapshot.RecordCount<=p->nMetadataRows ) return 0;
+  if( !TraceStoreSchemaMatches(s->Header, &TraceMetadataSchema) ){
+    return scriptError(PyExc_OSError, "%s: written by another version of "
+                       "tracestore", s->Path);
+  }
+  if( p->pAttrs==0 && (p->pAttrs = PyDict_New())==0 ) return 1;
+  for(i=p->nMetadataRows; i<s->Snapshot.RecordCount; i++){
+    const METADATA_RECORD *r =
+        (const METADATA_RECORD*)(s->Base + i*s->RecordSize);
+    static const char zPrefix[] = "perf.attr.";
+    const ULONG nPrefix = sizeof(zPrefix) - 1;
+    PCSZ zName, zHex;
+    ULONG nName, nHex, k;
+    PyObject *pKey, *pBytes;
+    int rc;
+    p->nMetadataRows = i + 1;
+    if( scriptText(p, r->NameId, &zName, &nName)
+     || scriptText(p, r->StrValueId, &zHex, &nHex) ) return 1;
+    if( zName==0 || zHex==0 || nName<=nPrefix || nHex%2
+     || memcmp(zName, zPrefix, nPrefix)!=0 ) continue;
+    pKey = PyUnicode_DecodeUTF8(zName + nPrefix, nName - nPrefix, "replace");
+    pBytes = PyBytes_FromStringAndSize(0, nHex/2);
+    if( pKey==0 || pBytes==0 ){
+      Py_XDECREF(pKey);
+      Py_XDECREF(pBytes);
+      return 1;
+    }
+    for(k=0; k<nHex/2; k++){
+      static const char zDigits[] = "0123456789abcdef";
+      const char *hi = memchr(zDigits, zHex[2*k], 16);
+      const char *lo = memchr(zDigits, zHex[2*k+1], 16);
+      PyBytes_AS_STRING(pBytes)[k] = (char)(((hi ? hi-zDigits : 0) << 4)
+                                            | (lo ? lo-zDigits : 0));
+    }
+    rc = PyDict_SetDefault(p->pAttrs, pKey, pBytes)==0;
+    Py_DECREF(pKey);
+    Py_DECREF(pBytes);
+    if( rc ) return 1;
+  }
+  return 0;
+}
+
+/* Sets d["attr"], if the session has the event's attr. */
+static int scriptSetAttr(ScriptRun *p, PyObject *d, PyObject *pEvName){
+  PyObject *v = p->pAttrs ? PyDict_GetItem(p->pAttrs, pEvName) : 0;
+  return v && PyDict_SetItemString(d, "attr", v);
+}
+
 /* The event of a row: its name, then the id in its bytes. */
 static ScriptEvent *scriptFindEvent(ScriptRun *p, ULONG nameId,
                                     const BYTE *pRaw, ULONG nRaw){
@@ -458,14 +513,13 @@ static PyObject *scriptSampleDict(ScriptRun *p, ScriptEvent *e,
                                   const BYTE *pRaw, ULONG nRaw,
                                   PyObject *pComm){
   PyObject *d = PyDict_New(), *s = PyDict_New(), *o;
-  (void)p;
-  if( d==0 || s==0 ) goto fail;
+  if( d==0 || s==0 || scriptSetAttr(p, d, e->pEvName) ) goto fail;
 #define SET(D, K, V) do{ o = (V); if( o==0 || PyDict_SetItemString(D, K, o) ){ \
                            Py_XDECREF(o); goto fail; } Py_DECREF(o); }while(0)
   SET(d, "ev_name", (Py_INCREF(e->pEvName), e->pEvName));
-  SET(s, "pid", PyLong_FromLong(r->pid==TRACE_NULL_ULONG ? -1 : (long)r->pid));
-  SET(s, "tid", PyLong_FromLong(r->tid==TRACE_NULL_ULONG ? -1 : (long)r->tid));
-  SET(s, "cpu", PyLong_FromLong(r->cpu==TRACE_NULL_ULONG ? -1 : (long)r->cpu));
+  SET(s, "pid", PyLong_FromUnsignedLong(r->pid));
+  SET(s, "tid", PyLong_FromUnsignedLong(r->tid));
+  SET(s, "cpu", PyLong_FromUnsignedLong(r->cpu));
   SET(s, "time", PyLong_FromLongLong(r->ts));
   SET(d, "sample", (Py_INCREF(s), s));
   SET(d, "raw_buf", PyBytes_FromStringAndSize((const char*)pRaw,
@@ -761,9 +815,11 @@ static int scriptSample(ScriptRun *p, const SAMPLE_RECORD *r){
 #define SET(D, K, V) do{ o = (V); if( o==0 || PyDict_SetItemString(D, K, o) ){ \
                            Py_XDECREF(o); goto fail; } Py_DECREF(o); }while(0)
   SET(d, "ev_name", PyUnicode_DecodeUTF8(z ? z : "", z ? n : 0, "replace"));
-  SET(s, "pid", PyLong_FromLong(r->Pid==TRACE_NULL_ULONG ? -1 : (long)r->Pid));
-  SET(s, "tid", PyLong_FromLong(r->Tid==TRACE_NULL_ULONG ? -1 : (long)r->Tid));
-  SET(s, "cpu", PyLong_FromLong(r->Cpu==TRACE_NULL_ULONG ? -1 : (long)r->Cpu));
+  if( scriptSetAttr(p, d, PyDict_GetItemString(d, "ev_name")) ) goto fail;
+  /* pid, tid, cpu: perf's u32s, (u32)-1 when the sample has none */
+  SET(s, "pid", PyLong_FromUnsignedLong(r->Pid));
+  SET(s, "tid", PyLong_FromUnsignedLong(r->Tid));
+  SET(s, "cpu", PyLong_FromUnsignedLong(r->Cpu));
   SET(s, "ip", PyLong_FromUnsignedLongLong(r->Ip==TRACE_NULL_ULONGLONG ? 0
                                                                        : r->Ip));
   SET(s, "time", PyLong_FromLongLong(r->Timestamp));
@@ -960,7 +1016,9 @@ static int scriptWalk(ScriptRun *p, int bFollow){
     unsigned long long nBefore = p->nEventDone + p->nSwitchDone
                                + p->nSampleDone;
     int bWriter = bFollow && hostWriterRuns(p->zPath);
-    if( scriptLoadFormats(p) || scriptPass(p) ) return 1;
+    if( scriptLoadFormats(p) || scriptLoadAttrs(p) || scriptPass(p) ){
+      return 1;
+    }
     if( !bFollow ) return 0;
     if( !bWriter && p->nEventDone + p->nSwitchDone + p->nSampleDone
                     ==nBefore ) return 0;
@@ -998,6 +1056,7 @@ static void scriptRelease(ScriptRun *p){
   free(p->aThread);
   Py_XDECREF(p->pProcessEvent);
   Py_XDECREF(p->pSwapper);
+  Py_XDECREF(p->pAttrs);
   for(i=0; i<p->nTable; i++){
     TraceEventTableRelease(p->apTable[i]);
     free(p->apTable[i]);

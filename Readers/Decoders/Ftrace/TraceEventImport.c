@@ -1311,10 +1311,16 @@ TraceEventSinkRecord(
     Event.Cpu = Cpu;
     Event.CommId = TRACE_NULL_ULONG;
     if (Sink->Resolver != NULL && Event.Tid != 0) {
+
+        //
+        // The resolver's tasks (perf.data's COMM records) are all perf
+        // knows of a thread: one it never named has no comm (perf script
+        // prints ":TID"), whatever a sched_switch said of it.
+        //
+
         Sink->Resolver->DescribeTask(Sink->Resolver->Context, Event.Tid,
                                      &Event.Pid, &Event.CommId);
-    }
-    if (Event.CommId == TRACE_NULL_ULONG) {
+    } else {
         Event.CommId = CommOf(Sink, Event.Tid);
     }
     Event.FlagsId = TRACE_NULL_ULONG;

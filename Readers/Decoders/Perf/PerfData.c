@@ -165,6 +165,8 @@ Routine Description:
         Perf->UseClockId = TRUE;
         Perf->ClockId = RtlReadUInt32(Bytes + 92);
     }
+    Attr->ByteCount = Size < PERF_ATTR_BYTES ? Size : PERF_ATTR_BYTES;
+    Perf->Rtl->CopyMemory(Attr->Bytes, Bytes, Attr->ByteCount);
     Attr->NameId = TRACE_STRING_NULL;
     Attr->Hard = TRACE_NULL_ULONG;
     Attr->Kind = PerfEventSample;
@@ -749,21 +751,36 @@ StateFacts(
 
 Routine Description:
 
-    What the reader found: each event's name (perf.event, in attr order),
-    the records lost and those of types it does not store.
+    What the reader found: each event's name (perf.event, in attr order)
+    and its perf_event_attr as the file has it, in hex (perf.attr.NAME:
+    what perf's scripts get as param_dict["attr"]), the records lost and
+    those of types it does not store.
 
 --*/
 {
+    static const CHAR Digits[] = "0123456789abcdef";
     RTL_ERROR Error = Perf->Import->Error;
     RTL_STATUS Status = RTL_STATUS_OK;
-    ULONG Index;
+    CHAR Key[sizeof("perf.attr.") + PERF_NAME_SIZE];
+    CHAR Hex[2 * PERF_ATTR_BYTES];
+    ULONG Index, Byte;
 
     for (Index = 0; Index < Perf->AttrCount && RTL_SUCCESS(Status);
          Index++) {
+        const PERF_ATTR *Attr = &Perf->Attrs[Index];
+
         Status = TraceImportMetadata(Perf->Import, "perf.event", 0,
-                                     Perf->Attrs[Index].Name,
-                                     (ULONG)RtlStringLength(
-                                         Perf->Attrs[Index].Name));
+                                     Attr->Name,
+                                     (ULONG)RtlStringLength(Attr->Name));
+        for (Byte = 0; Byte < Attr->ByteCount; Byte++) {
+            Hex[2 * Byte] = Digits[Attr->Bytes[Byte] >> 4];
+            Hex[2 * Byte + 1] = Digits[Attr->Bytes[Byte] & 15];
+        }
+        RtlFormat(Key, sizeof(Key), "perf.attr.%s", Attr->Name);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceImportMetadata(Perf->Import, Key, 0, Hex,
+                                         2 * Attr->ByteCount);
+        }
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportMetadata(Perf->Import, "perf.lost_records",

@@ -43,6 +43,7 @@ Environment:
 #define PERF_MAX_ATTRS          4096
 #define PERF_MAX_IDS            (1u << 20)
 #define PERF_NAME_SIZE          96
+#define PERF_ATTR_BYTES         256
 
 //
 // perf_event_attr.type, and the software and hardware configs perf names.
@@ -155,6 +156,9 @@ Environment:
 #define PERF_RECORD_FINISHED_INIT       82
 #define PERF_RECORD_COMPRESSED2         83
 
+#define PERF_RECORD_MISC_CPUMODE_MASK   7
+#define PERF_RECORD_MISC_KERNEL         1
+#define PERF_RECORD_MISC_GUEST_KERNEL   4
 #define PERF_RECORD_MISC_COMM_EXEC      (1 << 13)
 #define PERF_RECORD_MISC_SWITCH_OUT     (1 << 13)
 #define PERF_RECORD_MISC_MMAP_BUILD_ID  (1 << 14)
@@ -208,6 +212,8 @@ typedef struct _PERF_ATTR {
     ULONG Hard;                 // page faults: 1, 0, or TRACE_NULL_ULONG
     ULONG NameId;               // interned at the first sample, or NULL
     CHAR Name[PERF_NAME_SIZE];
+    ULONG ByteCount;            // of the attr as the file has it, at most
+    BYTE Bytes[PERF_ATTR_BYTES];    // PERF_ATTR_BYTES (perf.attr.NAME)
 } PERF_ATTR, *PPERF_ATTR;
 
 typedef struct _PERF_ID {
@@ -249,7 +255,7 @@ typedef struct _PERF_SAMPLE {
     const BYTE *Callchain;      // u64 entries, unaligned; NULL if none
     ULONGLONG CallchainLength;
     BOOL HasTime;
-    ULONG Padding;
+    ULONG Kernel;               // the header's cpumode is a kernel's
 } PERF_SAMPLE, *PPERF_SAMPLE;
 
 //

@@ -246,6 +246,7 @@ Routine Description:
     PPERF_ATTR Attr = SampleAttr(Perf, Record, Size);
     ULONGLONG Type;
     ULONG Position = 8;
+    ULONG CpuMode;
     ULONGLONG Count;
     BOOL Fits;
 
@@ -276,6 +277,9 @@ Routine Description:
     Sample->RawSize = 0;
     Sample->Callchain = NULL;
     Sample->CallchainLength = 0;
+    CpuMode = RtlReadUInt16(Record + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+    Sample->Kernel = CpuMode == PERF_RECORD_MISC_KERNEL ||
+                     CpuMode == PERF_RECORD_MISC_GUEST_KERNEL;
 
     if ((Type & PERF_SAMPLE_IDENTIFIER) != 0) {
         NEED(8, "IDENTIFIER");

@@ -39,6 +39,9 @@ Routine Description:
     context marker (PERF_CONTEXT_KERNEL, _USER, and the guest ones) saying
     whose addresses follow; interned from the outermost frame in.  An
     address before any marker is the kernel's if it is in the upper half.
+    A sample without a call chain is placed by its ip alone, as perf
+    script places it: a callsite of one frame, the kernel's if the
+    sample's cpumode says so.
 
 --*/
 {
@@ -54,7 +57,7 @@ Routine Description:
     RTL_STATUS Status;
 
     *StackId = TRACE_NULL_LONGLONG;
-    if (Sample->CallchainLength == 0) {
+    if (Sample->CallchainLength == 0 && Sample->Ip == TRACE_NULL_ULONGLONG) {
         return RTL_STATUS_OK;
     }
     if (!Perf->StacksReady) {
@@ -83,43 +86,50 @@ Routine Description:
         Perf->StacksReady = TRUE;
     }
 
-    //
-    // A chain met recently, under the same maps: its callsite.
-    //
+    if (Sample->CallchainLength == 0) {
+        Ips[0] = Sample->Ip;
+        Kernel[0] = (BYTE)Sample->Kernel;
+        Count = 1;
+    } else {
+        //
+        // A chain met recently, under the same maps: its callsite.
+        //
 
-    if (Sample->CallchainLength <= PERF_CHAIN_MAX) {
-        ULONG Bytes = (ULONG)Sample->CallchainLength * 8;
-        ULONGLONG Hash = Perf->Rtl->Hash64(Sample->Callchain, Bytes) ^
-                         ((ULONGLONG)Sample->Pid * 0x9e3779b97f4a7c15ULL);
+        if (Sample->CallchainLength <= PERF_CHAIN_MAX) {
+            ULONG Bytes = (ULONG)Sample->CallchainLength * 8;
+            ULONGLONG Hash = Perf->Rtl->Hash64(Sample->Callchain, Bytes) ^
+                             ((ULONGLONG)Sample->Pid * 0x9e3779b97f4a7c15ULL);
 
-        Chain = &Perf->Chains[Hash & (PERF_CHAIN_CACHE - 1)];
-        if (Chain->Length == Sample->CallchainLength &&
-            Chain->Pid == Sample->Pid &&
-            Chain->Generation == Perf->MapsGeneration &&
-            Perf->Rtl->CompareMemory(Chain->Ips, Sample->Callchain,
-                                     Bytes) == 0) {
-            *StackId = Chain->StackId;
-            return RTL_STATUS_OK;
-        }
-    }
-
-    for (Index = 0; Index < Sample->CallchainLength &&
-                    Count < PERF_MAX_FRAMES; Index++) {
-        ULONGLONG Ip = RtlReadUInt64(Sample->Callchain + Index * 8);
-
-        if (Ip >= PERF_CONTEXT_MAX) {
-            if (Ip == PERF_CONTEXT_KERNEL || Ip == PERF_CONTEXT_GUEST_KERNEL) {
-                Context = 1;
-            } else if (Ip == PERF_CONTEXT_USER ||
-                       Ip == PERF_CONTEXT_GUEST_USER) {
-                Context = 0;
+            Chain = &Perf->Chains[Hash & (PERF_CHAIN_CACHE - 1)];
+            if (Chain->Length == Sample->CallchainLength &&
+                Chain->Pid == Sample->Pid &&
+                Chain->Generation == Perf->MapsGeneration &&
+                Perf->Rtl->CompareMemory(Chain->Ips, Sample->Callchain,
+                                         Bytes) == 0) {
+                *StackId = Chain->StackId;
+                return RTL_STATUS_OK;
             }
-            continue;
         }
-        Ips[Count] = Ip;
-        Kernel[Count] = (BYTE)(Context >= 0 ? (ULONG)Context :
-                                              (ULONG)(Ip >> 63));
-        Count++;
+
+        for (Index = 0; Index < Sample->CallchainLength &&
+                        Count < PERF_MAX_FRAMES; Index++) {
+            ULONGLONG Ip = RtlReadUInt64(Sample->Callchain + Index * 8);
+
+            if (Ip >= PERF_CONTEXT_MAX) {
+                if (Ip == PERF_CONTEXT_KERNEL ||
+                    Ip == PERF_CONTEXT_GUEST_KERNEL) {
+                    Context = 1;
+                } else if (Ip == PERF_CONTEXT_USER ||
+                           Ip == PERF_CONTEXT_GUEST_USER) {
+                    Context = 0;
+                }
+                continue;
+            }
+            Ips[Count] = Ip;
+            Kernel[Count] = (BYTE)(Context >= 0 ? (ULONG)Context :
+                                                  (ULONG)(Ip >> 63));
+            Count++;
+        }
     }
     if (Count == 0) {
         if (Chain != NULL) {

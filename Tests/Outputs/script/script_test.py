@@ -23,6 +23,10 @@ SESSION`; the two outputs must be equal, byte for byte.
             loop, recorded from 200 ms on (-D: the loader's first frames,
             which perf's Python callchains leave unresolved, are not in
             it); and with --include-pid --kernel.
+  samples   perf's event_analyzing_sample.py (process_event's attr, comm,
+            dso and symbol into an SQLite database, then grouped) and a
+            script of this test printing each sample's param_dict, over a
+            cpu-clock profile without -g: each sample placed by its ip.
   skeleton  `tracestore script -g python` writes perf-script.py; run
             unchanged, it calls each handler as many times as perf script
             prints events of that name.
@@ -92,13 +96,18 @@ def record(name, events, command):
     return path, session
 
 
-def both(script, data, session, args=()):
-    """The script's stdout from perf and from tracestore; each must exit 0."""
+def both(script, data, session, args=(), before=None):
+    """The script's stdout from perf and from tracestore; each must exit 0.
+    before(), if given, runs before each of the two."""
+    if before:
+        before()
     p = run(["perf", "script", "-i", data, "-s", script]
             + (["--"] + list(args) if args else []))
     if p.returncode != 0:
         fail("perf script -s %s: exit %d: %s" % (script, p.returncode,
                                                  p.stderr[-500:]))
+    if before:
+        before()
     t = run([TS, "script", "--python", PYTHON, "-s", script, session]
             + list(args))
     if t.returncode != 0:
@@ -107,8 +116,8 @@ def both(script, data, session, args=()):
     return p.stdout, t.stdout
 
 
-def same(what, script, data, session, args=()):
-    want, got = both(script, data, session, args)
+def same(what, script, data, session, args=(), before=None):
+    want, got = both(script, data, session, args, before)
     if want != got:
         w, g = want.splitlines(), got.splitlines()
         for i in range(max(len(w), len(g))):
@@ -376,6 +385,46 @@ def case_stackcollapse():
          ["--include-pid", "--kernel"])
 
 
+SAMPLES_SCRIPT = r'''
+def process_event(d):
+    s = d["sample"]
+    print(d["ev_name"], d["comm"], d["attr"].hex(), d.get("dso"),
+          d.get("symbol"), [(k, s[k]) for k in
+                            ("pid", "tid", "cpu", "ip", "time", "period")])
+'''
+
+
+def case_samples():
+    # No -g: perf places each sample by its ip alone (user and kernel).
+    data = os.path.join(WORK, "samples.data")
+    r = run(["perf", "record", "-q", "-c", "100000", "-e", "cpu-clock",
+             "-o", data, "--", "sh", "-c", LOAD + "; i=0; while "
+             "[ $i -lt 200000 ]; do i=$((i+1)); done"])
+    if r.returncode != 0 or not os.path.exists(data):
+        skip("perf record: %s" % r.stderr.strip()[-300:])
+    session = os.path.join(WORK, "samples.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    r = run([TS, "import", "-o", session, data])
+    if r.returncode != 0:
+        fail("import: %s" % r.stderr)
+    script = os.path.join(WORK, "samples.py")
+    with open(script, "w") as f:
+        f.write(SAMPLES_SCRIPT)
+    out = same("each sample's param_dict", script, data, session)
+    if "[kernel.kallsyms]" not in out or "/bin/" not in out:
+        fail("the profile has no kernel or no user samples to compare")
+    # event_analyzing_sample.py keeps its rows in /dev/shm/perf.db, adding
+    # to what is there: each run starts without one.
+    db = "/dev/shm/perf.db"
+
+    def fresh():
+        if os.path.exists(db):
+            os.remove(db)
+    same("event_analyzing_sample.py", perf_script("event_analyzing_sample.py"),
+         data, session, before=fresh)
+    fresh()
+
+
 def event_counts(data):
     """Events per name, from perf script's own listing."""
     r = run(["perf", "script", "-i", data, "-F", "event"])
@@ -547,6 +596,7 @@ if not os.path.exists(PYTHON):
 os.makedirs(WORK, exist_ok=True)
 {"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
  "check": case_check, "tracedat": case_tracedat,
- "stackcollapse": case_stackcollapse, "skeleton": case_skeleton,
+ "stackcollapse": case_stackcollapse, "samples": case_samples,
+ "skeleton": case_skeleton,
  "follow": case_follow, "errors": case_errors}[CASE]()
 print("PASS")
