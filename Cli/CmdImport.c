@@ -16,13 +16,15 @@
 
 #include "Cli/Cli.h"
 #include "Readers/TraceFormats.h"
+#include "Readers/Decoders/Ftrace/TraceEvent.h"
 #include "Host/TraceZstd.h"
 #include "Live/LiveRollups.h"
 #include "TraceStore/TraceSchema.h"
 
 static const char zImportHelp[] =
 "usage: tracestore import [--format FORMAT] [--reorder-window EVENTS]\n"
-"                         [--host NAME] -o SESSION [CLOCK OPTIONS] FILE...\n"
+"                         [--host NAME] [--formats DIR]\n"
+"                         -o SESSION [CLOCK OPTIONS] FILE...\n"
 "\n"
 "Decodes each FILE and appends its events to SESSION (a directory, created\n"
 "if missing; importing into an existing session adds to it).  The format\n"
@@ -45,6 +47,12 @@ static const char zImportHelpTail[] =
 "\n"
 "--host NAME is the host name kept in a new session (default: this\n"
 "machine's); sessions pushed into one ClickHouse are told apart by it.\n"
+"\n"
+"--formats DIR reads the events' tracefs format files, DIR/SYSTEM/EVENT/\n"
+"format (DIR: /sys/kernel/tracing/events, or a copy of it from the machine\n"
+"that recorded).  Text inputs (ftrace, trace-cmd-report, perf-script) then\n"
+"keep each event's record bytes, rebuilt from its text, and its format, as\n"
+"binary inputs do: `tracestore script` runs over them (docs/script.md).\n"
 "\n"
 "--reorder-window sets how many span events (Chrome JSON) may be held to\n"
 "put them in time order (default 1048576, 56 bytes each); an event that\n"
@@ -92,7 +100,28 @@ typedef struct ImportOptions {
   int eTscOffset;             /* 0 none, 1 iTscOffset, 2 auto */
   long long iClockOffset;     /* --clock-offset NS */
   long long iTscOffset;       /* --tsc-offset N (or the auto value) */
+  PTRACE_EVENT_TABLE pFormats;  /* --formats, or 0 */
 } ImportOptions;
+
+/* --formats DIR: the events' format files (TraceEventFormatDir.c). */
+static PTRACE_EVENT_TABLE loadFormats(const char *zDir){
+  PTRACE_EVENT_TABLE pTable = calloc(1, sizeof(TRACE_EVENT_TABLE));
+  RTL_ERROR err;
+  if( pTable==0
+   || !RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, pTable)) ){
+    free(pTable);
+    hostFail("--formats: out of memory");
+    return 0;
+  }
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceEventTableAddDirectory(pTable, zDir, &err)) ){
+    hostFail("--formats: %s", err.Message);
+    TraceEventTableRelease(pTable);
+    free(pTable);
+    return 0;
+  }
+  return pTable;
+}
 
 /*
 ** Parses a signed 64-bit integer; a decimal above 2^63-1 and below 2^64
@@ -201,6 +230,7 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.HaveTscOffset = pOpt->eTscOffset!=0;
   imp.TscOffset = pOpt->iTscOffset;
   imp.ReorderWindow = pOpt->nReorderWindow;
+  imp.EventFormats = pOpt->pFormats;
   imp.Zstd = TraceZstdDecompressor();
   imp.HostSymbols = 1;
   imp.Worker = &hostImportWorker;
@@ -326,6 +356,12 @@ int cmdImport(int argc, char **argv){
       zOut = argv[++i];
     }else if( strcmp(argv[i], "--host")==0 && i+1<argc ){
       zHost = argv[++i];
+    }else if( strcmp(argv[i], "--formats")==0 && i+1<argc ){
+      if( opt.pFormats ){
+        hostFail("import: --formats is given twice");
+        return 2;
+      }
+      if( (opt.pFormats = loadFormats(argv[++i]))==0 ) return 2;
     }else if( strcmp(argv[i], "--format")==0 && i+1<argc ){
       opt.pForced = TraceFormatFromName(argv[++i]);
       if( opt.pForced==0 ){
@@ -389,7 +425,7 @@ int cmdImport(int argc, char **argv){
   for(i=0; i<argc && rc==0; i++){
     if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
      || strcmp(argv[i], "--reorder-window")==0
-     || strcmp(argv[i], "--host")==0 ){
+     || strcmp(argv[i], "--host")==0 || strcmp(argv[i], "--formats")==0 ){
       i++;
       continue;
     }
@@ -416,5 +452,9 @@ int cmdImport(int argc, char **argv){
   liveRollupsStop(pRollups);
   TraceSessionClose(pSession);
   free(pSession);
+  if( opt.pFormats ){
+    TraceEventTableRelease(opt.pFormats);
+    free(opt.pFormats);
+  }
   return rc;
 }

@@ -30,15 +30,19 @@ else()
   set(FUZZ_SECONDS $ENV{FUZZ_SECONDS})
 endif()
 
-# fuzz_target(NAME [FORMAT format] [DIR TEMPLATE FILE file]
+# fuzz_target(NAME [FORMAT format] [EVENTS dir] [DIR TEMPLATE FILE file]
 #             [SESSION samples [ONLY suffix]] [SQL] [SEEDS seed...])
+# EVENTS: a tracefs events directory given to the import (--formats).
 function(fuzz_target name)
-  cmake_parse_arguments(F "SQL;EXPORT" "FORMAT;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
+  cmake_parse_arguments(F "SQL;EXPORT" "FORMAT;EVENTS;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
   set(source ${FUZZ_DIR}/FuzzImport.c)
   set(defs)
   set(libs TracerReaders)
   if(F_FORMAT)
     list(APPEND defs FUZZ_FORMAT="${F_FORMAT}")
+  endif()
+  if(F_EVENTS)
+    list(APPEND defs FUZZ_EVENT_FORMATS="${F_EVENTS}")
   endif()
   if(F_DIR)
     list(APPEND defs FUZZ_DIR_TEMPLATE="${F_DIR}" FUZZ_DIR_FILE="${F_FILE}")
@@ -114,6 +118,10 @@ fuzz_target(ftrace FORMAT ftrace SEEDS
   ${FUZZ_DATA}/ftrace-syscalls.txt ${FUZZ_DATA}/ftrace-capture-1.txt
   ${FUZZ_DATA}/kvm-exit-entry.txt ${FUZZ_DATA}/kvm-exit-codes.txt
   ${CAP}/ftrace.txt ${CAP}/trace-cmd-report.txt)
+# Text rebuilt into records by the events' formats (TraceEventPrintScan.c).
+fuzz_target(ftrace_formats FORMAT ftrace EVENTS ${FUZZ_DATA}/tracefs-events
+  SEEDS ${FUZZ_DATA}/ftrace-formats.txt ${FUZZ_DATA}/ftrace-syscalls.txt
+  ${CAP}/trace-cmd-report.txt)
 fuzz_target(trace_dat FORMAT trace-dat SEEDS ${CAP}/trace.dat)
 fuzz_target(perf_script FORMAT perf-script SEEDS
   ${FUZZ_DATA}/perf-callchain.txt ${FUZZ_DATA}/perf-kvm-exits.txt

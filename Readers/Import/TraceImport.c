@@ -122,6 +122,8 @@ TraceImportBegin(
                     sizeof(Import->TaskColumnsKnown), 0);
     Rtl->FillMemory(Import->TextEventTypes, sizeof(Import->TextEventTypes),
                     0);
+    Rtl->FillMemory(Import->TextFormatNames, sizeof(Import->TextFormatNames),
+                    0);
     Import->FirstTs = 0x7fffffffffffffffLL;
     Import->LastTs = (LONGLONG)0x8000000000000000ULL;
     Import->LastPid = TRACE_NULL_ULONG;

@@ -198,6 +198,14 @@ typedef struct _TRACE_IMPORT {
     ULONG Padding3;
 
     //
+    // The events' formats (tracefs `format` files) for text inputs, or
+    // NULL: the text readers then keep each event's record bytes, rebuilt
+    // from its text, and each event's format (EventText.c).
+    //
+
+    struct _TRACE_EVENT_TABLE *EventFormats;
+
+    //
     // Clock alignment (tracestore import --clock-offset, --tsc-offset):
     // every ts the reader makes becomes
     // ToNs(raw - TscOffset) + ClockOffset (ClockAlign.h), ToNs converting
@@ -307,6 +315,8 @@ typedef struct _TRACE_IMPORT {
                                          [TRACE_TASK_COLUMNS];
     BOOL TaskColumnsKnown[TraceRecordKindMaximum];
     ULONGLONG TextEventTypes[TRACE_TEXT_EVENT_TYPES];
+    ULONG TextFormatNames[TRACE_TEXT_EVENT_TYPES];  // name id + 1, or 0
+    struct _TRACE_EVENT_FORMAT *TextFormats[TRACE_TEXT_EVENT_TYPES];
     TRACE_INTERN_CACHE_ENTRY InternCache[TRACE_INTERN_CACHE_ENTRIES];
 
 } TRACE_IMPORT, *PTRACE_IMPORT;

@@ -73,6 +73,8 @@ static long long fuzzFileSize(const char *zPath){
   return stat(zPath, &st)==0 && S_ISREG(st.st_mode) ? (long long)st.st_size : 0;
 }
 
+PTRACE_EVENT_TABLE fuzzEventFormats;
+
 int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
                const char *zInput){
   static TRACE_SESSION session;     /* large: not on the stack */
@@ -96,6 +98,7 @@ int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
   /* Inputs of odd length get a reorder window of three span events, so
   ** that events placed after their turn (SpanReorder.c) are fuzzed too. */
   imp.ReorderWindow = (fuzzFileSize(zInput) & 1) ? 3 : 0;
+  imp.EventFormats = fuzzEventFormats;
   rc = TraceImportRun(&imp, pFormat, 0);
   TraceSessionClose(&session);
   return RTL_SUCCESS(rc) ? 0 : 1;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "Readers/TraceFormats.h"
+#include "Readers/Decoders/Ftrace/TraceEvent.h"
 
 /* One input: 0 when it was taken, 1 when it was rejected with an error. */
 int fuzzOne(const uint8_t *aData, size_t nData);
@@ -44,6 +45,9 @@ uint8_t *fuzzReadFile(const char *zPath, size_t *pn);
 /* Imports zInput (a file or a uftrace directory) as format zFormat into
 ** the session directory zSession (made or continued), as `tracestore
 ** import` does.  Returns 0 if the import succeeded, 1 if it failed. */
+/* The events' formats fuzzImport gives the import (--formats), or NULL. */
+extern PTRACE_EVENT_TABLE fuzzEventFormats;
+
 int fuzzImport(PRTL pRtl, const char *zSession, const char *zFormat,
                const char *zInput);
 

@@ -3,6 +3,9 @@
 **
 **   FUZZ_FORMAT     the reader's name as `tracestore import --format` takes
 **                   it ("ftrace", "trace-dat", ...)
+**   FUZZ_EVENT_FORMATS  a tracefs events directory the import is given
+**                   (tracestore import --formats), to rebuild text events'
+**                   records
 **   FUZZ_DIR_FILE   (uftrace only) the input replaces this one file of a
 **   FUZZ_DIR_TEMPLATE  copy of the record directory FUZZ_DIR_TEMPLATE
 **
@@ -61,6 +64,20 @@ static void initialize(void){
   char zTemp[500];
   if( zSession[0] ) return;
   InitializeRtl(&Rtl);
+#ifdef FUZZ_EVENT_FORMATS
+  {
+    static TRACE_EVENT_TABLE table;
+    RTL_ERROR err;
+    memset(&err, 0, sizeof(err));
+    if( !RTL_SUCCESS(TraceEventTableInitialize(&Rtl, 8, &table))
+     || !RTL_SUCCESS(TraceEventTableAddDirectory(&table, FUZZ_EVENT_FORMATS,
+                                                 &err)) ){
+      fprintf(stderr, "%s\n", err.Message);
+      exit(1);
+    }
+    fuzzEventFormats = &table;
+  }
+#endif
   fuzzMakeTemp(zTemp, sizeof(zTemp));
   snprintf(zSession, sizeof(zSession), "%s/session", zTemp);
 #ifdef FUZZ_DIR_FILE

@@ -22,6 +22,12 @@ Abstract:
     An event whose fields do not have the expected shape is kept as a
     generic row rather than dropped.
 
+    When the import has the events' formats (tracestore import --formats),
+    each event's record is rebuilt from its text (TraceEventScanText) and
+    kept as its row's raw bytes, and the event's format in event_format,
+    as the binary path keeps them: what decodes a trace.dat's records
+    (perf's scripts, through `tracestore script`) then decodes the text's.
+
 Environment:
 
     Core: no C runtime; the OS only through PRTL.  Called by the text
@@ -34,6 +40,9 @@ Environment:
 
 #include "Readers/Import/TraceImport.h"
 #include "FtraceRecord.h"
+#include "TraceEvent.h"
+
+#define TEXT_RECORD_BYTES 2048
 
 //
 // The text field source: the event's printed fields.  Compact is set when
@@ -46,6 +55,7 @@ typedef struct _TEXT_FIELDS {
     PTRACE_IMPORT Import;
     TEXT_SPAN Args;
     ULONG ArgsId;
+    ULONG RawId;            // the record rebuilt from the text, or NULL
     BOOL Compact;
     TEXT_SPAN Spans[TRACE_FTRACE_MAX_FIELDS];
 } TEXT_FIELDS, *PTEXT_FIELDS;
@@ -352,6 +362,151 @@ TextArgsId(
 }
 
 static
+RTL_STATUS
+TextRawId(
+    PTRACE_FIELD_SOURCE Source,
+    PULONG Id
+    )
+{
+    *Id = ((PTEXT_FIELDS)Source)->RawId;
+    return RTL_STATUS_OK;
+}
+
+static
+VOID
+SetLatency(
+    PTRACE_EVENT_FORMAT Format,
+    TEXT_SPAN Latency,
+    PBYTE Record,
+    ULONG Length
+    )
+/*++
+
+Routine Description:
+
+    common_flags and common_preempt_count from the latency column, read
+    as the kernel prints it (trace_print_lat_fmt): irqs off 'd' (or bh
+    off 'b', or 'X': no irq flags); need-resched 'N' 'n' 'p' (and the lazy
+    'L' 'l' 'B' 'b'); 'Z' 'z' 'H' 'h' 's' for nmi, hardirq and softirq;
+    then the preempt depth and the migrate-disable depth in hex, '.' for
+    0.
+
+--*/
+{
+    PCTRACE_EVENT_FIELD FlagsField = TraceEventFindField(Format,
+                                                         "common_flags");
+    PCTRACE_EVENT_FIELD PreemptField =
+        TraceEventFindField(Format, "common_preempt_count");
+    ULONG Flags = 0;
+    ULONG Preempt = 0;
+    ULONG Count = TEXT_SPAN_LENGTH(Latency);
+    ULONG Index;
+
+    if (Latency.Start == NULL || Count < 4) {
+        return;
+    }
+    switch (Latency.Start[0]) {
+    case 'd': Flags |= 0x01; break;         // TRACE_FLAG_IRQS_OFF
+    case 'X': Flags |= 0x02; break;         // TRACE_FLAG_IRQS_NOSUPPORT
+    case 'b': Flags |= 0x80; break;         // TRACE_FLAG_BH_OFF
+    }
+    switch (Latency.Start[1]) {
+    case 'B': Flags |= 0x04 | 0x02 | 0x20; break;
+    case 'N': Flags |= 0x04 | 0x20; break;  // NEED_RESCHED, PREEMPT_RESCHED
+    case 'L': Flags |= 0x02 | 0x20; break;  // NEED_RESCHED_LAZY
+    case 'b': Flags |= 0x04 | 0x02; break;
+    case 'n': Flags |= 0x04; break;
+    case 'p': Flags |= 0x20; break;
+    case 'l': Flags |= 0x02; break;
+    }
+    switch (Latency.Start[2]) {
+    case 'Z': Flags |= 0x40 | 0x08; break;  // NMI, HARDIRQ
+    case 'z': Flags |= 0x40; break;
+    case 'H': Flags |= 0x08 | 0x10; break;  // HARDIRQ, SOFTIRQ
+    case 'h': Flags |= 0x08; break;
+    case 's': Flags |= 0x10; break;
+    }
+    for (Index = 3; Index < 5 && Index < Count; Index++) {
+        CHAR Digit = Latency.Start[Index];
+        ULONG Value = (Digit >= '0' && Digit <= '9') ? (ULONG)(Digit - '0') :
+                      (Digit >= 'a' && Digit <= 'f') ?
+                      (ULONG)(Digit - 'a' + 10) : 0;
+
+        Preempt |= Value << (4 * (Index - 3));
+    }
+    if (FlagsField != NULL && FlagsField->Size == 1 &&
+        FlagsField->Offset < Length) {
+        Record[FlagsField->Offset] = (BYTE)Flags;
+    }
+    if (PreemptField != NULL && PreemptField->Size == 1 &&
+        PreemptField->Offset < Length) {
+        Record[PreemptField->Offset] = (BYTE)Preempt;
+    }
+}
+
+static
+RTL_STATUS
+RebuildRecord(
+    PTRACE_IMPORT Import,
+    PTRACE_EVENT_CONTEXT Event,
+    TEXT_SPAN Name,
+    ULONG NameId,
+    TEXT_SPAN Args,
+    TEXT_SPAN Latency,
+    PULONG RawId
+    )
+/*++
+
+Routine Description:
+
+    The record the event was printed from, as its text and format give it
+    back, interned (*RawId; NULL when the import has no format of that
+    name or the text does not read back); the event's format row, the
+    first time the source meets it.
+
+--*/
+{
+    ULONG Slot = NameId % TRACE_TEXT_EVENT_TYPES;
+    PTRACE_EVENT_FORMAT Format;
+    BYTE Record[TEXT_RECORD_BYTES];
+    ULONG Length;
+    ULONGLONG SourceId;
+    RTL_STATUS Status;
+
+    *RawId = TRACE_NULL_ULONG;
+    if (Import->TextFormatNames[Slot] == NameId + 1) {
+        Format = Import->TextFormats[Slot];
+    } else {
+        Format = TraceEventFindByName(Import->EventFormats, Name.Start,
+                                      TEXT_SPAN_LENGTH(Name));
+        Import->TextFormatNames[Slot] = NameId + 1;
+        Import->TextFormats[Slot] = Format;
+    }
+    if (Format == NULL) {
+        return RTL_STATUS_OK;
+    }
+
+    SourceId = Import->Stores[TraceRecordSource]->ReservedCount;
+    if (Format->TextSourceId != SourceId + 1) {
+        Status = TraceImportEventFormat(Import, Format->System, Format->Name,
+                                        Format->Id, Format->Source,
+                                        Format->SourceLength);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Format->TextSourceId = SourceId + 1;
+    }
+
+    if (!TraceEventScanText(Import->EventFormats, Format, Args.Start,
+                            TEXT_SPAN_LENGTH(Args), Event->Tid, Record,
+                            sizeof(Record), &Length)) {
+        return RTL_STATUS_OK;
+    }
+    SetLatency(Format, Latency, Record, Length);
+    return TraceImportIntern(Import, (PCSZ)Record, Length, RawId);
+}
+
+static
 PCTRACE_RECORD_TYPE
 TypeOf(
     PTRACE_IMPORT Import,
@@ -408,7 +563,8 @@ TraceImportTextEvent(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
     TEXT_SPAN Name,
-    TEXT_SPAN Args
+    TEXT_SPAN Args,
+    TEXT_SPAN Latency
     )
 /*++
 
@@ -425,6 +581,8 @@ Arguments:
     Name - Supplies the bare event name ("kvm_exit", not "kvm:kvm_exit").
 
     Args - Supplies the fields as printed, trimmed.
+
+    Latency - Supplies the latency-flags column, Start NULL if none.
 
 Return Value:
 
@@ -447,8 +605,16 @@ Return Value:
     }
 
     Fields.ArgsId = TRACE_NULL_ULONG;
+    Fields.RawId = TRACE_NULL_ULONG;
     Fields.Import = Import;
     Fields.Args = Args;
+    if (Import->EventFormats != NULL) {
+        Status = RebuildRecord(Import, Event, Name, NameId, Args, Latency,
+                               &Fields.RawId);
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+    }
 
     Type = TypeOf(Import, Name, NameId, &IsEnd);
     if (Type != NULL && IsEnd) {
@@ -471,7 +637,7 @@ Return Value:
 
         Fields.Source.Read = TextRead;
         Fields.Source.ArgsId = TextArgsId;
-        Fields.Source.RawId = NULL;
+        Fields.Source.RawId = TextRawId;
         Fields.Source.ModuleOf = NULL;
         Fields.Source.LearnComm = NULL;
         Fields.Compact = FALSE;
@@ -495,5 +661,5 @@ Return Value:
     }
 
     return TraceImportGenericEvent(Import, Event, NameId, Fields.ArgsId,
-                                   TRACE_STRING_NULL);
+                                   Fields.RawId);
 }

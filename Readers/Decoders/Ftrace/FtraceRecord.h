@@ -124,11 +124,12 @@ RTL_STATUS TraceFtraceEnd(PTRACE_IMPORT Import, PCTRACE_RECORD_TYPE Type,
 // fields as printed.  Page faults, KVM exits and entries, context switches
 // and execs go to their own stores (EventText.c), everything else to
 // ftrace_event.  The caller has set Event's task fields, CommId and
-// FlagsId, and calls TraceImportEventDone afterwards.
+// FlagsId, and calls TraceImportEventDone afterwards.  Latency is the
+// line's latency-flags column ("d..2."), Start NULL if it has none.
 //
 
 RTL_STATUS TraceImportTextEvent(PTRACE_IMPORT Import,
                                 PTRACE_EVENT_CONTEXT Event, TEXT_SPAN Name,
-                                TEXT_SPAN Args);
+                                TEXT_SPAN Args, TEXT_SPAN Latency);
 
 #endif // _TRACER_FTRACE_RECORD_H_

@@ -360,7 +360,7 @@ ImportLine(
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportTextEvent(Import, &Line.Event, Line.Name,
-                                      Line.Args);
+                                      Line.Args, Line.Flags);
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportEventDone(Import, (SIZE_T)(End -

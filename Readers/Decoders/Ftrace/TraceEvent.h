@@ -259,6 +259,13 @@ typedef struct _TRACE_EVENT_FORMAT {
     ULONG ReasonItemEnd;
     BOOL BprintFailed;              // bprint: a format ran out of arguments
 
+    //
+    // For the text path (EventText.c): the source row whose event_format
+    // row it wrote, + 1.
+    //
+
+    ULONGLONG TextSourceId;
+
 } TRACE_EVENT_FORMAT, *PTRACE_EVENT_FORMAT;
 
 //
@@ -366,6 +373,15 @@ RTL_STATUS TraceEventTableAddFormat(PTRACE_EVENT_TABLE Table, PCSZ System,
 // called, at the first lookup that needs them.  The first formats, up to
 // the one that gives the common fields' places, are added in full.
 //
+
+//
+// Adds the format file of each SYSTEM/EVENT of a tracefs events directory
+// (or of a tracefs mount point's events/) (TraceEventFormatDir.c).  An
+// error names the file in Error.
+//
+
+RTL_STATUS TraceEventTableAddDirectory(PTRACE_EVENT_TABLE Table, PCSZ Path,
+                                       PRTL_ERROR Error);
 
 RTL_STATUS TraceEventTableAddFormatDeferred(PTRACE_EVENT_TABLE Table,
                                             PCSZ System, ULONG SystemLength,
@@ -584,6 +600,25 @@ VOID TraceTextAppendDecimal(PTRACE_TEXT Text, ULONGLONG Value, BOOL Signed);
 
 BOOL TraceEventRender(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format,
                       const BYTE *Data, ULONG Size, PTRACE_TEXT Text);
+
+//
+// The other way (TraceEventPrintScan.c): the record an event's text was
+// printed from, as far as the text shows it, common_type and common_pid
+// (Pid) set, in Record (*RecordLength bytes of at most Capacity).  FALSE
+// if the text follows neither the print fmt nor "field=value" pairs.
+//
+
+BOOL TraceEventScanText(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format,
+                        PCSZ Text, ULONG Length, ULONG Pid, PBYTE Record,
+                        ULONG Capacity, PULONG RecordLength);
+
+//
+// The format of the event named Name (of any system), or NULL: a walk of
+// the table, for callers that cache what they found.
+//
+
+PTRACE_EVENT_FORMAT TraceEventFindByName(PTRACE_EVENT_TABLE Table,
+                                         PCSZ Name, ULONG Length);
 
 //
 // Renders print items [First, End) only (for picking one value out of an

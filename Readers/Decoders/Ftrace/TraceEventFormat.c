@@ -848,3 +848,28 @@ TraceEventTableAddFormatDeferred(
     return AddFormat(Table, System, SystemLength, Text, Length, TRUE,
                      Reason);
 }
+
+PTRACE_EVENT_FORMAT
+TraceEventFindByName(
+    PTRACE_EVENT_TABLE Table,
+    PCSZ Name,
+    ULONG Length
+    )
+{
+    ULONG Id;
+    ULONG Seen = 0;
+
+    for (Id = 0; Id <= TRACE_EVENT_MAX_ID && Seen < Table->NumberOfEvents;
+         Id++) {
+        PTRACE_EVENT_FORMAT Format = Table->ById[Id];
+
+        if (Format != NULL) {
+            Seen++;
+            if (Format->Name != NULL &&
+                TextEquals(Name, Length, Format->Name)) {
+                return Format;
+            }
+        }
+    }
+    return NULL;
+}

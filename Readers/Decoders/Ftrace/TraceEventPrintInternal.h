@@ -309,4 +309,7 @@ BOOL PrintCompile(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format);
 
 ULONG PrintBoundedLength(PCSZ String, ULONG Limit);
 
+ULONGLONG PrintEvaluate(PPRINT_ARG Arg, PTRACE_EVENT_TABLE Table,
+                        const BYTE *Data, ULONG Size);
+
 #endif // _TRACER_TRACE_EVENT_PRINT_INTERNAL_H_

@@ -67,9 +67,8 @@ Routine Description:
     }
 }
 
-static
 ULONGLONG
-Evaluate(
+PrintEvaluate(
     PPRINT_ARG Arg,
     PTRACE_EVENT_TABLE Table,
     const BYTE *Data,
@@ -119,8 +118,8 @@ Evaluate(
     }
 
     case ArgOp:
-        Left = Evaluate(Arg->A, Table, Data, Size);
-        Right = Evaluate(Arg->B, Table, Data, Size);
+        Left = PrintEvaluate(Arg->A, Table, Data, Size);
+        Right = PrintEvaluate(Arg->B, Table, Data, Size);
         switch (Arg->Op) {
         case OpNot: return !Right;
         case OpBitNot: return ~Right;
@@ -150,16 +149,16 @@ Evaluate(
         }
 
     case ArgTernary:
-        return Evaluate(Arg->A, Table, Data, Size) ?
-               Evaluate(Arg->B, Table, Data, Size) :
-               Evaluate(Arg->C, Table, Data, Size);
+        return PrintEvaluate(Arg->A, Table, Data, Size) ?
+               PrintEvaluate(Arg->B, Table, Data, Size) :
+               PrintEvaluate(Arg->C, Table, Data, Size);
 
     case ArgCast:
-        Left = Evaluate(Arg->A, Table, Data, Size);
+        Left = PrintEvaluate(Arg->A, Table, Data, Size);
         return Arg->Value != 0 ? (Left & Arg->Value) : Left;
 
     case ArgIndex: {
-        ULONGLONG Index = Evaluate(Arg->B, Table, Data, Size);
+        ULONGLONG Index = PrintEvaluate(Arg->B, Table, Data, Size);
         ULONGLONG Offset;
         ULONGLONG Value;
         ULONG Width;
@@ -214,7 +213,7 @@ Evaluate(
     }
 
     case ArgFunction:
-        Left = Evaluate(Arg->A, Table, Data, Size);
+        Left = PrintEvaluate(Arg->A, Table, Data, Size);
         return Arg->Value == FUNCTION_JIFFIES_TO_MSECS ? Left : 0;
 
     default:
@@ -431,7 +430,7 @@ Routine Description:
 --*/
 {
     ULONG Index;
-    LONGLONG Value = (LONGLONG)Evaluate(Arg->A, Table, Data, Size);
+    LONGLONG Value = (LONGLONG)PrintEvaluate(Arg->A, Table, Data, Size);
     BOOL Printed = FALSE;
 
     for (Index = 0; Index < Arg->SymbolCount; Index++) {
@@ -482,7 +481,7 @@ Routine Description:
     ULONG Index;
     ULONG Offset;
     ULONG Available;
-    ULONGLONG Count = Evaluate(Arg->B, Table, Data, Size);
+    ULONGLONG Count = PrintEvaluate(Arg->B, Table, Data, Size);
 
     if (Arg->A->Type == ArgDynArray) {
         ULONG Length;
@@ -506,7 +505,7 @@ Routine Description:
     }
 
     {
-        ULONGLONG ElementSize = Evaluate(Arg->C, Table, Data, Size);
+        ULONGLONG ElementSize = PrintEvaluate(Arg->C, Table, Data, Size);
         ULONG Consumed = 0;
 
         TraceTextAppendChar(Text, '{');
@@ -577,7 +576,7 @@ PrintStringArg(
         return;
 
     case ArgSymbolic: {
-        LONGLONG Value = (LONGLONG)Evaluate(Arg->A, Table, Data, Size);
+        LONGLONG Value = (LONGLONG)PrintEvaluate(Arg->A, Table, Data, Size);
 
         for (Index = 0; Index < Arg->SymbolCount; Index++) {
             if (Arg->Symbols[Index].Value == Value) {
@@ -615,12 +614,12 @@ PrintStringArg(
 
     case ArgTernary:
         PrintStringArg(Text, Table, Item, Star,
-                       Evaluate(Arg->A, Table, Data, Size) ? Arg->B : Arg->C,
+                       PrintEvaluate(Arg->A, Table, Data, Size) ? Arg->B : Arg->C,
                        Data, Size);
         return;
 
     case ArgFunction: {
-        ULONGLONG Value = Evaluate(Arg->A, Table, Data, Size);
+        ULONGLONG Value = PrintEvaluate(Arg->A, Table, Data, Size);
 
         //
         // What the helper prints, whatever the conversion's width.
@@ -666,7 +665,7 @@ PrintPointer(
     case 'f':
     case 'S':
     case 's':
-        Value = Evaluate(Item->Arg, Table, Data, Size);
+        Value = PrintEvaluate(Item->Arg, Table, Data, Size);
         if (Table->LongSize == 4) {
             Value &= 0xffffffffULL;
         }
@@ -717,7 +716,7 @@ PrintPointer(
         // Plain %p, as glibc prints it.
         //
 
-        Value = Evaluate(Item->Arg, Table, Data, Size);
+        Value = PrintEvaluate(Item->Arg, Table, Data, Size);
         if (Value == 0) {
             PrintAppendString(Text, "(nil)");
         } else {
@@ -746,7 +745,7 @@ RenderItems(
         LONG Star = -1;
 
         if (Item->StarArg != NULL) {
-            Star = (LONG)Evaluate(Item->StarArg, Table, Data, Size);
+            Star = (LONG)PrintEvaluate(Item->StarArg, Table, Data, Size);
         }
 
         switch (Item->Kind) {
@@ -762,10 +761,10 @@ RenderItems(
             if (Item->HasStar) {
                 TraceTextFormatNumber(Text, Item->Spec, Item->SpecLength,
                                       Star, Star,
-                                      Evaluate(Item->Arg, Table, Data, Size));
+                                      PrintEvaluate(Item->Arg, Table, Data, Size));
             } else {
                 PrintFormatNumberWithSpec(Text, &Item->Parsed,
-                                          Evaluate(Item->Arg, Table, Data,
+                                          PrintEvaluate(Item->Arg, Table, Data,
                                                    Size));
             }
             break;

@@ -900,7 +900,10 @@ ImportLine(
     }
 
     if (RTL_SUCCESS(Status) && !Handled) {
-        Status = TraceImportTextEvent(Import, &Line.Event, Name, Line.Rest);
+        TEXT_SPAN NoLatency = { NULL, NULL };
+
+        Status = TraceImportTextEvent(Import, &Line.Event, Name, Line.Rest,
+                                      NoLatency);
     }
     if (RTL_SUCCESS(Status)) {
         Status = TraceImportEventDone(Import, (SIZE_T)(End -
