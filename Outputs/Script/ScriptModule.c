@@ -16,8 +16,9 @@
 ** rows (one TRACE_EVENT_TABLE per source), finds each event's handler
 ** (SYSTEM__NAME, else trace_unhandled) once and defines its print fmt's
 ** flag and symbol tables through Core's define_* (as perf does); then it
-** merges three stores by ts: ftrace_event and sched_switch (tracepoint
-** events with their record's bytes) and, for process_event, sample (with
+** merges four stores by ts: ftrace_event and sched_switch (tracepoint
+** events with their record's bytes), page_fault (tracepoint events whose
+** record is rebuilt from the row) and, for process_event, sample (with
 ** its call chain from stack and frame).  The rows of one input keep their
 ** store order (the producer's); several inputs' are ordered through an
 ** index of their rows.  A row whose event has no handler, when the script
@@ -120,7 +121,7 @@ typedef struct {
   PyObject **aFrameDso;
   ULONGLONG nFrame;
   const char *zPath;
-  ULONGLONG nEventDone, nSwitchDone, nSampleDone;  /* rows handed on */
+  ULONGLONG nEventDone, nSwitchDone, nFaultDone, nSampleDone; /* handed on */
   ScriptThreadComm *aThread;    /* by (tid, ts): a thread's comms */
   ULONGLONG nThread;
   PyObject *pSwapper;
@@ -495,14 +496,16 @@ static PyObject *scriptField(ScriptEvent *e, int k, const BYTE *pRaw,
   return scriptNumber(f, pRaw + off, len);
 }
 
-/* A tracepoint event, from the store that holds it (ftrace_event, or the
-** dedicated store an ftrace map fills: sched_switch). */
+/* A tracepoint event, from the store that holds it (ftrace_event, or a
+** dedicated store an ftrace map fills: sched_switch, page_fault). */
 typedef struct {
   LONGLONG ts;
   ULONG nameId;                 /* TRACE_STRING_NULL: found by its bytes */
   ULONG tid, pid, cpu;          /* TRACE_NULL_ULONG: not said */
   ULONG commId;
-  ULONG rawId;
+  ULONG rawId;                  /* the record's bytes, as a string id */
+  const BYTE *pRaw;             /* or the bytes themselves (rawId NULL) */
+  ULONG nRaw;
   PTRACE_STORE pStore;          /* the row's store and record, for errors */
   const BYTE *pRecord;
 } ScriptTracepoint;
@@ -549,9 +552,13 @@ static int scriptTracepoint(ScriptRun *p, const ScriptTracepoint *r){
     e = scriptFindEvent(p, r->nameId, 0, 0);
     if( e==0 || (e->pHandler==0 && p->pUnhandled==0) ) return 0;
   }
-  if( r->rawId==TRACE_STRING_NULL ) return 0;      /* a text source's */
-  if( !RTL_SUCCESS(TraceStringLookup(&p->pSession->Strings, r->rawId, &zRaw,
-                                     &nRaw)) ){
+  if( r->pRaw ){
+    zRaw = (PCSZ)r->pRaw;
+    nRaw = r->nRaw;
+  }else if( r->rawId==TRACE_STRING_NULL ){
+    return 0;                   /* text imported without formats */
+  }else if( !RTL_SUCCESS(TraceStringLookup(&p->pSession->Strings, r->rawId,
+                                           &zRaw, &nRaw)) ){
     ULONGLONG off = (ULONGLONG)(r->pRecord - r->pStore->Base);
     return scriptError(PyExc_OSError, "%s: byte offset %llu: record %llu's "
                        "raw bytes are string %u, which the session's string "
@@ -911,23 +918,88 @@ static int scriptWantsSwitch(ScriptRun *p){
   return 0;
 }
 
-/* The rows of ftrace_event, sched_switch and sample committed since the
-** last pass, merged in ts order (at equal ts in that order of stores). */
+/* page_fault rows are tracepoint events too (exceptions:page_fault_user
+** and _kernel), whose fields the row keeps: address, ip and error_code.
+** Their record is rebuilt from the row when the session has the event's
+** format (a binary source's, or text imported with --formats); the
+** latency fields, not kept, are 0.  ETW's faults are not tracepoints. */
+static int scriptWantsFaults(ScriptRun *p){
+  ULONG i;
+  for(i=0; i<p->nEvent; i++){
+    ScriptEvent *e = &p->aEvent[i];
+    if( (e->pHandler || p->pUnhandled)
+     && strncmp(e->pFormat->Name, "page_fault_", 11)==0 ) return 1;
+  }
+  return 0;
+}
+
+#define SCRIPT_FAULT_BYTES 256
+
+static void scriptStoreField(PCTRACE_EVENT_FIELD f, BYTE *a, ULONG n,
+                             ULONGLONG v){
+  ULONG k;
+  if( f==0 || f->Size>8 || f->Offset + f->Size > n ) return;
+  for(k=0; k<f->Size; k++) a[f->Offset + k] = (BYTE)(v >> (8*k));
+}
+
+static int scriptFault(ScriptRun *p, ScriptStream *q,
+                       const PAGE_FAULT_RECORD *r){
+  ScriptEvent *e = scriptFindEvent(p, r->NameId, 0, 0);
+  BYTE aRaw[SCRIPT_FAULT_BYTES];
+  ScriptTracepoint t;
+  ULONG k, n = 0;
+  if( e==0 ) return 0;
+  for(k=0; k<e->pFormat->NumberOfFields; k++){
+    PCTRACE_EVENT_FIELD f = &e->pFormat->Fields[k];
+    if( f->Offset + f->Size > n ) n = f->Offset + f->Size;
+  }
+  if( n>sizeof(aRaw) ) return 0;
+  memset(aRaw, 0, n);
+  scriptStoreField(TraceEventFindField(e->pFormat, "common_type"), aRaw, n,
+                   e->pFormat->Id);
+  scriptStoreField(e->pPid, aRaw, n, r->Tid);
+  scriptStoreField(TraceEventFindField(e->pFormat, "address"), aRaw, n,
+                   r->Address);
+  scriptStoreField(TraceEventFindField(e->pFormat, "ip"), aRaw, n,
+                   r->Ip==TRACE_NULL_ULONGLONG ? 0 : r->Ip);
+  scriptStoreField(TraceEventFindField(e->pFormat, "error_code"), aRaw, n,
+                   r->ErrorCode==TRACE_NULL_ULONG ? 0 : r->ErrorCode);
+  t.ts = r->Timestamp;
+  t.nameId = r->NameId;
+  t.tid = r->Tid;
+  t.pid = r->Pid;
+  t.cpu = r->Cpu;
+  t.commId = r->CommId;
+  t.rawId = TRACE_STRING_NULL;
+  t.pRaw = aRaw;
+  t.nRaw = n;
+  t.pStore = q->s;
+  t.pRecord = (const BYTE*)r;
+  return scriptTracepoint(p, &t);
+}
+
+/* The rows of ftrace_event, sched_switch, page_fault and sample committed
+** since the last pass, merged in ts order (at equal ts in that order of
+** stores). */
 static int scriptPass(ScriptRun *p){
-  ScriptStream ev, sw, sa;
-  int rc;
-  memset(&sw, 0, sizeof(sw));
-  memset(&sa, 0, sizeof(sa));
+  enum { EV, SW, PF, SA, N_STREAM };
+  ScriptStream a[N_STREAM];
+  int rc, i;
+  memset(a, 0, sizeof(a));
   rc = scriptStreamOpen(p, "ftrace_event", &TraceFtraceEventSchema,
-                        p->nEventDone, &ev);
+                        p->nEventDone, &a[EV]);
   if( rc==0 && scriptWantsSwitch(p) ){
     rc = scriptStreamOpen(p, "sched_switch", &TraceSchedSwitchSchema,
-                          p->nSwitchDone, &sw);
-    if( rc==0 && sw.s ) rc = scriptLoadThreads(p);
+                          p->nSwitchDone, &a[SW]);
+    if( rc==0 && a[SW].s ) rc = scriptLoadThreads(p);
+  }
+  if( rc==0 && scriptWantsFaults(p) ){
+    rc = scriptStreamOpen(p, "page_fault", &TracePageFaultSchema,
+                          p->nFaultDone, &a[PF]);
   }
   if( rc==0 && p->pProcessEvent ){
     rc = scriptStreamOpen(p, "sample", &TraceSampleSchema, p->nSampleDone,
-                          &sa);
+                          &a[SA]);
     p->pStack = TraceSessionFindStore(p->pSession, "stack");
     p->pFrame = TraceSessionFindStore(p->pSession, "frame");
     if( p->pStack && !TraceStoreSchemaMatches(p->pStack->Header,
@@ -936,12 +1008,22 @@ static int scriptPass(ScriptRun *p){
                                               &TraceFrameSchema) ) p->pFrame = 0;
   }
   while( rc==0 ){
-    const BYTE *a = scriptStreamRow(&ev), *b = scriptStreamRow(&sw);
-    const BYTE *c = scriptStreamRow(&sa);
+    const BYTE *x = 0;
+    int iMin = -1;
     ScriptTracepoint t;
-    if( a && (b==0 || *(const LONGLONG*)a <= *(const LONGLONG*)b)
-          && (c==0 || *(const LONGLONG*)a <= *(const LONGLONG*)c) ){
-      const FTRACE_EVENT_RECORD *r = (const FTRACE_EVENT_RECORD*)a;
+    for(i=0; i<N_STREAM; i++){
+      const BYTE *y = scriptStreamRow(&a[i]);
+      if( y && (x==0 || *(const LONGLONG*)y < *(const LONGLONG*)x) ){
+        x = y;
+        iMin = i;
+      }
+    }
+    if( iMin<0 ) break;
+    memset(&t, 0, sizeof(t));
+    t.pStore = a[iMin].s;
+    t.pRecord = x;
+    if( iMin==EV ){
+      const FTRACE_EVENT_RECORD *r = (const FTRACE_EVENT_RECORD*)x;
       t.ts = r->Timestamp;
       t.nameId = r->NameId;
       t.tid = r->Tid;
@@ -949,13 +1031,9 @@ static int scriptPass(ScriptRun *p){
       t.cpu = r->Cpu;
       t.commId = r->CommId;
       t.rawId = r->RawId;
-      t.pStore = ev.s;
-      t.pRecord = a;
       rc = scriptTracepoint(p, &t);
-      ev.i++;
-      if( ev.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&ev, 0);
-    }else if( b && (c==0 || *(const LONGLONG*)b <= *(const LONGLONG*)c) ){
-      const SCHED_SWITCH_RECORD *r = (const SCHED_SWITCH_RECORD*)b;
+    }else if( iMin==SW ){
+      const SCHED_SWITCH_RECORD *r = (const SCHED_SWITCH_RECORD*)x;
       t.ts = r->Timestamp;
       t.nameId = TRACE_STRING_NULL;
       t.tid = r->PrevPid;
@@ -964,25 +1042,20 @@ static int scriptPass(ScriptRun *p){
       t.commId = scriptThreadCommAt(p, r->PrevPid, r->Timestamp,
                                     r->PrevCommId);
       t.rawId = r->RawId;
-      t.pStore = sw.s;
-      t.pRecord = b;
       rc = scriptTracepoint(p, &t);
-      sw.i++;
-      if( sw.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&sw, 0);
-    }else if( c ){
-      rc = scriptSample(p, (const SAMPLE_RECORD*)c);
-      sa.i++;
-      if( sa.i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&sa, 0);
+    }else if( iMin==PF ){
+      rc = scriptFault(p, &a[PF], (const PAGE_FAULT_RECORD*)x);
     }else{
-      break;
+      rc = scriptSample(p, (const SAMPLE_RECORD*)x);
     }
+    a[iMin].i++;
+    if( a[iMin].i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&a[iMin], 0);
   }
-  if( ev.s ) p->nEventDone = ev.i;
-  if( sw.s ) p->nSwitchDone = sw.i;
-  if( sa.s ) p->nSampleDone = sa.i;
-  free(ev.aOrder);
-  free(sw.aOrder);
-  free(sa.aOrder);
+  if( a[EV].s ) p->nEventDone = a[EV].i;
+  if( a[SW].s ) p->nSwitchDone = a[SW].i;
+  if( a[PF].s ) p->nFaultDone = a[PF].i;
+  if( a[SA].s ) p->nSampleDone = a[SA].i;
+  for(i=0; i<N_STREAM; i++) free(a[i].aOrder);
   return rc;
 }
 
@@ -1014,14 +1087,14 @@ static int scriptOpen(ScriptRun *p){
 static int scriptWalk(ScriptRun *p, int bFollow){
   for(;;){
     unsigned long long nBefore = p->nEventDone + p->nSwitchDone
-                               + p->nSampleDone;
+                               + p->nFaultDone + p->nSampleDone;
     int bWriter = bFollow && hostWriterRuns(p->zPath);
     if( scriptLoadFormats(p) || scriptLoadAttrs(p) || scriptPass(p) ){
       return 1;
     }
     if( !bFollow ) return 0;
-    if( !bWriter && p->nEventDone + p->nSwitchDone + p->nSampleDone
-                    ==nBefore ) return 0;
+    if( !bWriter && p->nEventDone + p->nSwitchDone + p->nFaultDone
+                    + p->nSampleDone==nBefore ) return 0;
     Py_BEGIN_ALLOW_THREADS
     usleep(20*1000);
     Py_END_ALLOW_THREADS

@@ -23,6 +23,9 @@ SESSION`; the two outputs must be equal, byte for byte.
             loop, recorded from 200 ms on (-D: the loader's first frames,
             which perf's Python callchains leave unresolved, are not in
             it); and with --include-pid --kernel.
+  faults    a script of this test printing exceptions:page_fault_user's
+            arguments and page_fault_kernel's through trace_unhandled:
+            events the session keeps as page_fault rows.
   samples   perf's event_analyzing_sample.py (process_event's attr, comm,
             dso and symbol into an SQLite database, then grouped) and a
             script of this test printing each sample's param_dict, over a
@@ -198,6 +201,20 @@ def trace_end():
 '''
 
 
+FAULTS_SCRIPT = r'''
+def exceptions__page_fault_user(event_name, context, common_cpu,
+        common_secs, common_nsecs, common_pid, common_comm, common_callchain,
+        address, ip, error_code, perf_sample_dict):
+    s = perf_sample_dict["sample"]
+    print(event_name, common_cpu, common_secs, common_nsecs, common_pid,
+          common_comm, hex(address), hex(ip), error_code,
+          perf_sample_dict["ev_name"], s["pid"], s["tid"], s["time"])
+
+def trace_unhandled(event_name, context, event_fields_dict):
+    print(event_name, sorted(event_fields_dict.items()))
+'''
+
+
 def case_syscalls():
     data, session = record("syscalls", ["raw_syscalls:sys_enter",
                                         "raw_syscalls:sys_exit"], LOAD)
@@ -351,6 +368,21 @@ def per_pid_counts(text):
             name, n = line.split()
             counts[pid][name] = int(n)
     return counts
+
+
+def case_faults():
+    # page_fault rows: the tracepoint's fields are the row's columns
+    data, session = record("faults", ["exceptions:page_fault_user",
+                                      "exceptions:page_fault_kernel"],
+                           LOAD)
+    script = os.path.join(WORK, "faults.py")
+    with open(script, "w") as f:
+        f.write(FAULTS_SCRIPT)
+    out = same("faults.py", script, data, session)
+    for name in ("exceptions__page_fault_user", "page_fault_kernel"):
+        if name not in out:
+            fail("faults.py: no %s event was recorded: nothing compared"
+                 % name)
 
 
 def case_check():
@@ -757,7 +789,7 @@ os.makedirs(WORK, exist_ok=True)
 {"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
  "check": case_check, "tracedat": case_tracedat,
  "stackcollapse": case_stackcollapse, "samples": case_samples,
- "text": case_text,
+ "text": case_text, "faults": case_faults,
  "skeleton": case_skeleton,
  "follow": case_follow, "errors": case_errors}[CASE]()
 print("PASS")
