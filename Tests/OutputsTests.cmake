@@ -68,11 +68,11 @@ set_tests_properties(bench.export_perfetto PROPERTIES LABELS bench TIMEOUT 1800 
 #
 if(TRACER_PYTHON3)
   foreach(case syscalls fields faults check tracedat futex stackcollapse
-               samples text skeleton follow errors)
+               samples text etw skeleton follow errors)
     add_test(NAME outputs.script.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Outputs/script/script_test.py
               $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/script-${case}
-              ${case})
+              ${case} ${TRACER_SHARED_DIR})
     set_tests_properties(outputs.script.${case} PROPERTIES LABELS integration
       TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
     if(TRACER_SANITIZE)

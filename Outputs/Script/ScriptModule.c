@@ -918,17 +918,20 @@ static int scriptWantsSwitch(ScriptRun *p){
   return 0;
 }
 
-/* page_fault rows are tracepoint events too (exceptions:page_fault_user
-** and _kernel), whose fields the row keeps: address, ip and error_code.
-** Their record is rebuilt from the row when the session has the event's
-** format (a binary source's, or text imported with --formats); the
-** latency fields, not kept, are 0.  ETW's faults are not tracepoints. */
+/* page_fault rows are events with a format too: the tracepoints
+** exceptions:page_fault_user and _kernel, whose fields the row keeps
+** (address, ip, error_code), and ETW's faults, whose reader writes a
+** format of the row's address and ip (PageFault:HardFault, ...).  Their
+** record is rebuilt from the row when the session has the event's format
+** (a binary source's, or text imported with --formats); the latency
+** fields, not kept, are 0.  The store is read when an event with an
+** address field is handled. */
 static int scriptWantsFaults(ScriptRun *p){
   ULONG i;
   for(i=0; i<p->nEvent; i++){
     ScriptEvent *e = &p->aEvent[i];
     if( (e->pHandler || p->pUnhandled)
-     && strncmp(e->pFormat->Name, "page_fault_", 11)==0 ) return 1;
+     && TraceEventFindField(e->pFormat, "address") ) return 1;
   }
   return 0;
 }

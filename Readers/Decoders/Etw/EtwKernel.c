@@ -45,6 +45,25 @@ static const PCSZ FaultNames[ETW_FAULT_NAMES] = {
     "HardPageFault", "AccessViolation", "HardFault",
 };
 
+//
+// A page fault's record as `tracestore script` gives it to a handler
+// PageFault__NAME (the MOF class, PageFault_V2, and the event's name): a
+// tracefs-style format of the row's address and ip (0 for HardFault,
+// which has none), written to event_format when the event is first met.
+// ID: the group (2) and the event's type.
+//
+
+static const CHAR FaultFormat[] =
+    "name: %s\nID: %u\nformat:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
+    "\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+    "\tfield:unsigned long address;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+    "print fmt: \"address=0x%%lx ip=0x%%lx\", REC->address, REC->ip\n";
+
 static const PCSZ GroupNames[] = {
     "Header", "IO", "Memory", "Process", "File", "Thread", "TcpIp", "Job",
     "UdpIp", "Registry", "DbgPrint", "Config", "Spare1", "Wnf", "Pool",
@@ -569,6 +588,7 @@ PageFault(
     PETW_IMAGE Image;
     TRACE_FAULT_KIND Kind = TraceFaultKindMaximum;
     ULONG Tid = Event->ThreadId;
+    ULONG Index;
     RTL_STATUS Status;
 
     TraceImportPageFaultUnclassified(&Fault);
@@ -632,6 +652,22 @@ PageFault(
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
+    }
+
+    Index = Event->Type == ETW_TYPE_HARD_FAULT ? ETW_FAULT_NAMES - 1 :
+            Event->Type - ETW_TYPE_TRANSITION_FAULT;
+    if ((Reader->FaultFormats & (1u << Index)) == 0) {
+        CHAR Text[sizeof(FaultFormat) + 64];
+        ULONG Id = (2u << 8) | Event->Type;
+
+        RtlFormat(Text, sizeof(Text), FaultFormat, FaultNames[Index], Id);
+        Status = TraceImportEventFormat(Import, "PageFault", FaultNames[Index],
+                                        Id, Text,
+                                        (ULONG)RtlStringLength(Text));
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        Reader->FaultFormats |= 1u << Index;
     }
 
     return TraceImportPageFault(Import, Context, &Fault);

@@ -146,6 +146,7 @@ typedef struct _ETW_READER {
 
     PETW_TEXT Text;
     ULONG FaultNameIds[ETW_FAULT_NAMES];
+    ULONG FaultFormats;                 // bit i: event_format row written
     ULONG ImagePermsId;
     ETW_NAME_CACHE_ENTRY Names[ETW_NAME_CACHE_ENTRIES];
 

@@ -42,6 +42,10 @@ SESSION`; the two outputs must be equal, byte for byte.
             syscall-counts-by-pid.py, failed-syscalls-by-pid.py and
             check-perf-trace.py print the same over the three (times in
             us: the text has no ns).
+  etw       the ETW sample's page faults (../shared/data/etw), which the
+            reader gives a format (PageFault:HardFault, ...): a script's
+            handler and trace_unhandled see each page_fault row once, with
+            its address and ip (counts and sums against a full scan).
   skeleton  `tracestore script -g python` writes perf-script.py; run
             unchanged, it calls each handler as many times as perf script
             prints events of that name.
@@ -56,7 +60,7 @@ The scripts import Util.syscall_name, which asks the audit package as
 perf's does (Debian: python3-audit; without it perf prints numbers and a
 warning, and so do we); so both run on Debian's python3, which perf
 embeds.  Exit 77 when perf cannot record here.
-usage: script_test.py TRACESTORE WORKDIR CASE
+usage: script_test.py TRACESTORE WORKDIR CASE [SHARED]
 """
 import os
 import re
@@ -65,6 +69,7 @@ import subprocess
 import sys
 
 TS, WORK, CASE = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+SHARED = sys.argv[4] if len(sys.argv) > 4 else "../shared"
 PYTHON = "/usr/bin/python3"
 PERF_SCRIPTS = "/usr/lib/perf-core/scripts/python"
 LOAD = ("ls -R /usr/share/doc > /dev/null; cat /etc/hostname > /dev/null; "
@@ -617,6 +622,58 @@ def case_text():
                   % (script, name, w.count("\n")))
 
 
+ETW_SCRIPT = r'''
+import collections
+n, total = collections.Counter(), collections.Counter()
+
+def PageFault__HardFault(event_name, context, common_cpu, common_secs,
+        common_nsecs, common_pid, common_comm, common_callchain, address, ip):
+    n["HardFault"] += 1
+    total["HardFault"] += address + ip
+
+def trace_unhandled(event_name, context, fields):
+    name = event_name.split("__")[-1]
+    n[name] += 1
+    total[name] += fields.get("address", 0) + fields.get("ip", 0)
+
+def trace_end():
+    for name in sorted(n):
+        print(name, n[name], total[name] % 2**64)
+'''
+
+
+def case_etw():
+    import zipfile
+    sample = os.path.join(SHARED, "data", "etw", "net.4.5.2.x64.etl.zip")
+    if not os.path.exists(sample):
+        skip("no %s" % sample)
+    with zipfile.ZipFile(sample) as z:
+        inner = next(n for n in z.namelist() if n.lower().endswith(".etl"))
+        etl = z.extract(inner, WORK)
+    session = os.path.join(WORK, "etw.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    r = run([TS, "import", "-o", session, etl])
+    if r.returncode != 0:
+        fail("import: %s" % r.stderr)
+    script = os.path.join(WORK, "etw.py")
+    with open(script, "w") as f:
+        f.write(ETW_SCRIPT)
+    r = run([TS, "script", "--python", PYTHON, "-s", script, session])
+    if r.returncode != 0:
+        fail("script: exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+    q = run([TS, "sql", "--csv", session,
+             "SELECT name, count(*), sum(address), sum(coalesce(ip, 0)) "
+             "FROM page_fault GROUP BY name ORDER BY name"])
+    want = ""
+    for line in q.stdout.splitlines()[1:]:
+        name, count, a, b = line.split(",")
+        want += "%s %s %d\n" % (name, count, (int(a) + int(b)) % 2**64)
+    if r.stdout != want or not want:
+        fail("handlers saw %r; the page_fault store holds %r"
+             % (r.stdout, want))
+    print("page faults handed to the script: %s" % want.strip())
+
+
 def event_counts(data):
     """Events per name, from perf script's own listing."""
     r = run(["perf", "script", "-i", data, "-F", "event"])
@@ -789,7 +846,7 @@ os.makedirs(WORK, exist_ok=True)
 {"syscalls": case_syscalls, "fields": case_fields, "futex": case_futex,
  "check": case_check, "tracedat": case_tracedat,
  "stackcollapse": case_stackcollapse, "samples": case_samples,
- "text": case_text, "faults": case_faults,
+ "text": case_text, "faults": case_faults, "etw": case_etw,
  "skeleton": case_skeleton,
  "follow": case_follow, "errors": case_errors}[CASE]()
 print("PASS")
