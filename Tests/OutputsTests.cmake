@@ -68,7 +68,7 @@ set_tests_properties(bench.export_perfetto PROPERTIES LABELS bench TIMEOUT 1800 
 #
 if(TRACER_PYTHON3)
   foreach(case syscalls fields faults check tracedat futex stackcollapse
-               samples text etw skeleton follow errors)
+               samples text etw kvm skeleton follow errors)
     add_test(NAME outputs.script.${case}
       COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/Outputs/script/script_test.py
               $<TARGET_FILE:tracestore> ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/script-${case}

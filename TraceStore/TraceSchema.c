@@ -122,6 +122,10 @@ static const TRACE_COLUMN_DESCRIPTOR KvmExitColumns[] = {
            "numeric exit reason (VMX basic exit reason or SVM exit code)"),
     COLUMN("tsc", U64, KVM_EXIT_RECORD, Tsc, NUL,
            "raw TSC of the exit, when the source records one"),
+    COLUMN("raw", U32, KVM_EXIT_RECORD, RawId, NBLOB,
+           "the kvm_exit event's record bytes (tracepoint sources)"),
+    COLUMN("entry_raw", U32, KVM_EXIT_RECORD, EntryRawId, NBLOB,
+           "the kvm_entry event's record bytes (tracepoint sources)"),
 };
 
 SCHEMA(TraceKvmExitSchema, "kvm_exit", KVM_EXIT_RECORD,
@@ -476,6 +480,7 @@ static const TRACE_FTRACE_FIELD KvmExitFtraceFields[] = {
            Vcpu),
     FTRACE(NULL, NULL, TraceFtraceEventArgs, KVM_EXIT_RECORD, ArgsId),
     FTRACE(NULL, NULL, TraceFtraceNull, KVM_EXIT_RECORD, Tsc),
+    FTRACE(NULL, NULL, TraceFtraceEventRaw, KVM_EXIT_RECORD, RawId),
 };
 
 FTRACE_MAP(KvmExitFtrace, "kvm", EVENTS("kvm_exit"), "kvm_entry", 0,

@@ -90,9 +90,11 @@ typedef struct _KVM_EXIT_RECORD {
     ULONG ArgsId;           // the exit event's full field text
     ULONG ExitCode;         // numeric exit code, or NULL
     ULONGLONG Tsc;          // raw TSC of the exit (kvmtrace), or NULL
+    ULONG RawId;            // the exit event's record bytes, or NULL
+    ULONG EntryRawId;       // the entry event's, or NULL
 } KVM_EXIT_RECORD, *PKVM_EXIT_RECORD;
 
-C_ASSERT(sizeof(KVM_EXIT_RECORD) == 64);
+C_ASSERT(sizeof(KVM_EXIT_RECORD) == 72);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Duration) == 8);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, Rip) == 16);
 C_ASSERT(FIELD_OFFSET(KVM_EXIT_RECORD, ReasonId) == 24);

@@ -96,6 +96,20 @@ static PyTypeObject sContextType = {
 /* A thread's comm from a time on (thread rows). */
 typedef struct { ULONG tid; ULONG commId; LONGLONG ts; } ScriptThreadComm;
 
+/* A tracepoint event, from the store that holds it (ftrace_event, or a
+** dedicated store an ftrace map fills: sched_switch, page_fault). */
+typedef struct {
+  LONGLONG ts;
+  ULONG nameId;                 /* TRACE_STRING_NULL: found by its bytes */
+  ULONG tid, pid, cpu;          /* TRACE_NULL_ULONG: not said */
+  ULONG commId;
+  ULONG rawId;                  /* the record's bytes, as a string id */
+  const BYTE *pRaw;             /* or the bytes themselves (rawId NULL) */
+  ULONG nRaw;
+  PTRACE_STORE pStore;          /* the row's store and record, for errors */
+  const BYTE *pRecord;
+} ScriptTracepoint;
+
 /* A run: the session and what was built for it. */
 typedef struct {
   PTRACE_SESSION pSession;
@@ -121,7 +135,10 @@ typedef struct {
   PyObject **aFrameDso;
   ULONGLONG nFrame;
   const char *zPath;
-  ULONGLONG nEventDone, nSwitchDone, nFaultDone, nSampleDone; /* handed on */
+  ULONGLONG nEventDone, nSwitchDone, nFaultDone, nKvmDone, nSampleDone;
+                                /* rows handed on */
+  ScriptTracepoint *aEntry;     /* kvm entries waiting, a heap by ts */
+  ULONG nEntry, nEntryAlloc;
   ScriptThreadComm *aThread;    /* by (tid, ts): a thread's comms */
   ULONGLONG nThread;
   PyObject *pSwapper;
@@ -496,19 +513,6 @@ static PyObject *scriptField(ScriptEvent *e, int k, const BYTE *pRaw,
   return scriptNumber(f, pRaw + off, len);
 }
 
-/* A tracepoint event, from the store that holds it (ftrace_event, or a
-** dedicated store an ftrace map fills: sched_switch, page_fault). */
-typedef struct {
-  LONGLONG ts;
-  ULONG nameId;                 /* TRACE_STRING_NULL: found by its bytes */
-  ULONG tid, pid, cpu;          /* TRACE_NULL_ULONG: not said */
-  ULONG commId;
-  ULONG rawId;                  /* the record's bytes, as a string id */
-  const BYTE *pRaw;             /* or the bytes themselves (rawId NULL) */
-  ULONG nRaw;
-  PTRACE_STORE pStore;          /* the row's store and record, for errors */
-  const BYTE *pRecord;
-} ScriptTracepoint;
 
 /* perf_sample_dict, from what the session keeps of a tracepoint sample. */
 static PyObject *scriptSampleDict(ScriptRun *p, ScriptEvent *e,
@@ -981,11 +985,56 @@ static int scriptFault(ScriptRun *p, ScriptStream *q,
   return scriptTracepoint(p, &t);
 }
 
-/* The rows of ftrace_event, sched_switch, page_fault and sample committed
-** since the last pass, merged in ts order (at equal ts in that order of
-** stores). */
-static int scriptPass(ScriptRun *p){
-  enum { EV, SW, PF, SA, N_STREAM };
+/* kvm_exit rows hold two tracepoint events, the exit and the entry that
+** ended it (at ts + dur), with both records' bytes.  An entry waits in a
+** heap by ts until the merge reaches it. */
+static int scriptWantsKvm(ScriptRun *p){
+  ULONG i;
+  if( p->pUnhandled ) return 1;
+  for(i=0; i<p->nEvent; i++){
+    ScriptEvent *e = &p->aEvent[i];
+    if( e->pHandler && (strcmp(e->pFormat->Name, "kvm_exit")==0
+                        || strcmp(e->pFormat->Name, "kvm_entry")==0) ){
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int scriptEntryPush(ScriptRun *p, const ScriptTracepoint *t){
+  ULONG i;
+  if( p->nEntry==p->nEntryAlloc ){
+    ULONG n = p->nEntryAlloc ? 2*p->nEntryAlloc : 64;
+    ScriptTracepoint *a = realloc(p->aEntry, n*sizeof(*a));
+    if( a==0 ){ PyErr_NoMemory(); return 1; }
+    p->aEntry = a;
+    p->nEntryAlloc = n;
+  }
+  for(i=p->nEntry++; i>0 && p->aEntry[(i-1)/2].ts > t->ts; i=(i-1)/2){
+    p->aEntry[i] = p->aEntry[(i-1)/2];
+  }
+  p->aEntry[i] = *t;
+  return 0;
+}
+
+static void scriptEntryPop(ScriptRun *p){
+  ScriptTracepoint last = p->aEntry[--p->nEntry];
+  ULONG i = 0, c;
+  while( (c = 2*i + 1) < p->nEntry ){
+    if( c+1<p->nEntry && p->aEntry[c+1].ts < p->aEntry[c].ts ) c++;
+    if( p->aEntry[c].ts >= last.ts ) break;
+    p->aEntry[i] = p->aEntry[c];
+    i = c;
+  }
+  if( p->nEntry ) p->aEntry[i] = last;
+}
+
+/* The rows of ftrace_event, sched_switch, page_fault, kvm_exit and sample
+** committed since the last pass, merged in ts order (at equal ts in that
+** order of stores, entries last).  The entries still waiting are handed
+** on when bDrain (no writer: nothing earlier can come). */
+static int scriptPass(ScriptRun *p, int bDrain){
+  enum { EV, SW, PF, KV, SA, N_STREAM };
   ScriptStream a[N_STREAM];
   int rc, i;
   memset(a, 0, sizeof(a));
@@ -999,6 +1048,10 @@ static int scriptPass(ScriptRun *p){
   if( rc==0 && scriptWantsFaults(p) ){
     rc = scriptStreamOpen(p, "page_fault", &TracePageFaultSchema,
                           p->nFaultDone, &a[PF]);
+  }
+  if( rc==0 && scriptWantsKvm(p) ){
+    rc = scriptStreamOpen(p, "kvm_exit", &TraceKvmExitSchema, p->nKvmDone,
+                          &a[KV]);
   }
   if( rc==0 && p->pProcessEvent ){
     rc = scriptStreamOpen(p, "sample", &TraceSampleSchema, p->nSampleDone,
@@ -1020,6 +1073,12 @@ static int scriptPass(ScriptRun *p){
         x = y;
         iMin = i;
       }
+    }
+    if( p->nEntry && (x ? p->aEntry[0].ts < *(const LONGLONG*)x : bDrain) ){
+      t = p->aEntry[0];
+      scriptEntryPop(p);
+      rc = scriptTracepoint(p, &t);
+      continue;
     }
     if( iMin<0 ) break;
     memset(&t, 0, sizeof(t));
@@ -1048,6 +1107,22 @@ static int scriptPass(ScriptRun *p){
       rc = scriptTracepoint(p, &t);
     }else if( iMin==PF ){
       rc = scriptFault(p, &a[PF], (const PAGE_FAULT_RECORD*)x);
+    }else if( iMin==KV ){
+      const KVM_EXIT_RECORD *r = (const KVM_EXIT_RECORD*)x;
+      t.ts = r->Timestamp;
+      t.nameId = TRACE_STRING_NULL;
+      t.tid = r->Tid;
+      t.pid = r->Pid;
+      t.cpu = r->Cpu;
+      t.commId = r->CommId;
+      t.rawId = r->RawId;
+      rc = scriptTracepoint(p, &t);
+      if( rc==0 && r->EntryRawId!=TRACE_STRING_NULL
+       && r->Duration!=TRACE_NULL_LONGLONG ){
+        t.ts = r->Timestamp + r->Duration;
+        t.rawId = r->EntryRawId;
+        rc = scriptEntryPush(p, &t);
+      }
     }else{
       rc = scriptSample(p, (const SAMPLE_RECORD*)x);
     }
@@ -1057,6 +1132,7 @@ static int scriptPass(ScriptRun *p){
   if( a[EV].s ) p->nEventDone = a[EV].i;
   if( a[SW].s ) p->nSwitchDone = a[SW].i;
   if( a[PF].s ) p->nFaultDone = a[PF].i;
+  if( a[KV].s ) p->nKvmDone = a[KV].i;
   if( a[SA].s ) p->nSampleDone = a[SA].i;
   for(i=0; i<N_STREAM; i++) free(a[i].aOrder);
   return rc;
@@ -1090,14 +1166,16 @@ static int scriptOpen(ScriptRun *p){
 static int scriptWalk(ScriptRun *p, int bFollow){
   for(;;){
     unsigned long long nBefore = p->nEventDone + p->nSwitchDone
-                               + p->nFaultDone + p->nSampleDone;
+                               + p->nFaultDone + p->nKvmDone
+                               + p->nSampleDone;
     int bWriter = bFollow && hostWriterRuns(p->zPath);
-    if( scriptLoadFormats(p) || scriptLoadAttrs(p) || scriptPass(p) ){
+    if( scriptLoadFormats(p) || scriptLoadAttrs(p)
+     || scriptPass(p, !bFollow || !bWriter) ){
       return 1;
     }
     if( !bFollow ) return 0;
     if( !bWriter && p->nEventDone + p->nSwitchDone + p->nFaultDone
-                    + p->nSampleDone==nBefore ) return 0;
+                    + p->nKvmDone + p->nSampleDone==nBefore ) return 0;
     Py_BEGIN_ALLOW_THREADS
     usleep(20*1000);
     Py_END_ALLOW_THREADS
@@ -1130,6 +1208,7 @@ static void scriptRelease(ScriptRun *p){
   free(p->aFrameSym);
   free(p->aFrameDso);
   free(p->aThread);
+  free(p->aEntry);
   Py_XDECREF(p->pProcessEvent);
   Py_XDECREF(p->pSwapper);
   Py_XDECREF(p->pAttrs);

@@ -270,6 +270,7 @@ TraceImportKvmExitKeyed(
     Record->Pid = Event->Pid;
     Record->Cpu = Event->Cpu;
     Record->CommId = Event->CommId;
+    Record->EntryRawId = TRACE_STRING_NULL;
 
     Status = AppendRecord(Import, Import->Stores[TraceRecordKvmExit], Record,
                           &Index);
@@ -307,11 +308,12 @@ RTL_STATUS
 TraceImportKvmEntry(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
+    ULONG RawId,
     PBOOL Paired
     )
 {
     return TraceImportKvmEntryKeyed(Import, Event, (ULONGLONG)Event->Tid + 1,
-                                    Paired);
+                                    RawId, Paired);
 }
 
 RTL_STATUS
@@ -319,6 +321,7 @@ TraceImportKvmEntryKeyed(
     PTRACE_IMPORT Import,
     PTRACE_EVENT_CONTEXT Event,
     ULONGLONG Key,
+    ULONG RawId,
     PBOOL Paired
     )
 {
@@ -344,6 +347,7 @@ TraceImportKvmEntryKeyed(
 
     Record = (PKVM_EXIT_RECORD)(Store->Base + Index * Store->RecordSize);
     Record->Duration = Event->Timestamp - Record->Timestamp;
+    Record->EntryRawId = RawId;
     *Paired = TRUE;
 
     return TraceImportNoteTask(Import, Event);

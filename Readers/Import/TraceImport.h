@@ -476,8 +476,8 @@ RTL_STATUS TraceImportPageFault(PTRACE_IMPORT Import,
                                 PPAGE_FAULT_RECORD Record);
 
 //
-// The caller fills ReasonId, Rip, Vcpu, ArgsId, ExitCode and Tsc; the
-// exit waits (uncommitted) for the next entry of the same task.
+// The caller fills ReasonId, Rip, Vcpu, ArgsId, ExitCode, Tsc and RawId;
+// the exit waits (uncommitted) for the next entry of the same task.
 //
 
 RTL_STATUS TraceImportKvmExit(PTRACE_IMPORT Import,
@@ -485,13 +485,14 @@ RTL_STATUS TraceImportKvmExit(PTRACE_IMPORT Import,
                               PKVM_EXIT_RECORD Record);
 
 //
-// Pairs an entry with the pending exit of the same task.  Returns FALSE in
-// *Paired when there is none (the caller records the entry as a generic
-// event instead).
+// Pairs an entry (its record bytes RawId, or NULL) with the pending exit
+// of the same task.  Returns FALSE in *Paired when there is none (the
+// caller records the entry as a generic event instead).
 //
 
 RTL_STATUS TraceImportKvmEntry(PTRACE_IMPORT Import,
-                               PTRACE_EVENT_CONTEXT Event, PBOOL Paired);
+                               PTRACE_EVENT_CONTEXT Event, ULONG RawId,
+                               PBOOL Paired);
 
 //
 // The same, pairing an exit with the next entry of the same PairKey
@@ -506,7 +507,8 @@ RTL_STATUS TraceImportKvmExitKeyed(PTRACE_IMPORT Import,
 
 RTL_STATUS TraceImportKvmEntryKeyed(PTRACE_IMPORT Import,
                                     PTRACE_EVENT_CONTEXT Event,
-                                    ULONGLONG PairKey, PBOOL Paired);
+                                    ULONGLONG PairKey, ULONG RawId,
+                                    PBOOL Paired);
 
 RTL_STATUS TraceImportSchedSwitch(PTRACE_IMPORT Import,
                                   PTRACE_EVENT_CONTEXT Event,

@@ -618,7 +618,7 @@ Return Value:
 
     Type = TypeOf(Import, Name, NameId, &IsEnd);
     if (Type != NULL && IsEnd) {
-        Status = TraceFtraceEnd(Import, Type, Event, &Handled);
+        Status = TraceFtraceEnd(Import, Type, Event, Fields.RawId, &Handled);
 
     } else if (Type != NULL) {
         PCTRACE_FTRACE_MAP Map = Type->Ftrace;

@@ -418,13 +418,14 @@ TraceFtraceEnd(
     PTRACE_IMPORT Import,
     PCTRACE_RECORD_TYPE Type,
     PTRACE_EVENT_CONTEXT Event,
+    ULONG RawId,
     PBOOL Handled
     )
 {
     *Handled = FALSE;
 
     if (Type->Kind == TraceRecordKvmExit) {
-        return TraceImportKvmEntry(Import, Event, Handled);
+        return TraceImportKvmEntry(Import, Event, RawId, Handled);
     }
     return RTL_STATUS_OK;
 }

@@ -112,11 +112,13 @@ RTL_STATUS TraceFtraceBuild(PTRACE_IMPORT Import, PCTRACE_RECORD_TYPE Type,
 
 //
 // An event that is its map's EndEvent: completes the task's last record
-// (kvm_entry: the exit's dur).  *Handled is FALSE when none waits.
+// (kvm_entry: the exit's dur, and the entry's record bytes RawId, or
+// NULL).  *Handled is FALSE when none waits.
 //
 
 RTL_STATUS TraceFtraceEnd(PTRACE_IMPORT Import, PCTRACE_RECORD_TYPE Type,
-                          PTRACE_EVENT_CONTEXT Event, PBOOL Handled);
+                          PTRACE_EVENT_CONTEXT Event, ULONG RawId,
+                          PBOOL Handled);
 
 //
 // An event printed as text by the kernel's print format (ftrace text,

@@ -1253,8 +1253,13 @@ Routine Description:
     RTL_STATUS Status;
 
     if (Format->RecordEnd) {
-        Status = TraceFtraceEnd(Sink->Import, Format->RecordType, Event,
-                                &Handled);
+        ULONG RawId;
+
+        Status = TraceImportIntern(Sink->Import, (PCSZ)Data, Size, &RawId);
+        if (RTL_SUCCESS(Status)) {
+            Status = TraceFtraceEnd(Sink->Import, Format->RecordType, Event,
+                                    RawId, &Handled);
+        }
     } else {
         Fields.Source.Read = BinaryRead;
         Fields.Source.ArgsId = BinaryArgsId;

@@ -42,6 +42,8 @@ Environment:
 
 #include "TraceEventPrintInternal.h"
 
+#define TEXT_SCAN_BYTES 2048     // a record a ternary's tries put back
+
 typedef struct _SCAN {
     PTRACE_EVENT_TABLE Table;
     PTRACE_EVENT_FORMAT Format;
@@ -222,19 +224,61 @@ Routine Description:
 }
 
 static
+BOOL
+IsConstant(
+    PPRINT_ARG Arg
+    );
+
+static
 VOID
 StoreArg(
     PSCAN Scan,
     PPRINT_ARG Arg,
     ULONGLONG Value
     )
+/*++
+
+Routine Description:
+
+    The field Arg shows (TargetOf) takes Value in the bits Arg's masks
+    keep ("FIELD & 0xffff" and "FIELD & ~0xffff" print two parts of one
+    field: kvm_exit's reason and its flags); its other bits stay.
+
+--*/
 {
     ULONG Index;
+    ULONG Size;
+    ULONGLONG Mask = ~0ULL;
     PCTRACE_EVENT_FIELD Field = TargetOf(Arg, &Index);
+    PPRINT_ARG Walk;
 
-    if (Field != NULL) {
-        StoreNumber(Scan, Field, Index, Value);
+    if (Field == NULL) {
+        return;
     }
+    for (Walk = Arg; Walk != NULL && Walk->Type != ArgField &&
+                     Walk->Type != ArgIndex; ) {
+        if (Walk->Type == ArgOp && Walk->Op == OpAnd) {
+            PPRINT_ARG Constant = IsConstant(Walk->B) ? Walk->B :
+                                  IsConstant(Walk->A) ? Walk->A : NULL;
+
+            if (Constant != NULL) {
+                Mask &= PrintEvaluate(Constant, Scan->Table, Scan->Record,
+                                      Scan->Length);
+            }
+            Walk = Constant == Walk->A ? Walk->B : Walk->A;
+        } else {
+            Walk = Walk->A;
+        }
+    }
+    Size = (Field->Flags & TRACE_FIELD_ARRAY) ? Field->ElementSize :
+                                                Field->Size;
+    if (Mask != ~0ULL && Size != 0 && Size <= 8 &&
+        Field->Offset + (ULONGLONG)Index * Size + Size <= Scan->Length) {
+        Value = (Value & Mask) |
+                (TraceEventReadNumber(Scan->Record + Field->Offset +
+                                      Index * Size, Size) & ~Mask);
+    }
+    StoreNumber(Scan, Field, Index, Value);
 }
 
 static
@@ -268,10 +312,11 @@ SetCondition(
 
 Routine Description:
 
-    A ternary printed its true branch, a constant, and its condition is
-    "FIELD & BIT" (sched_switch's "+" of a preempted task): the bit is set
-    in the field, beside what other items put there.  (A mask of several
-    bits does not say which.)
+    A ternary printed its true branch, and its condition says what a
+    field holds: "FIELD & BIT" (sched_switch's "+" of a preempted task)
+    sets the bit, beside what other items put there (a mask of several
+    bits does not say which); "FIELD == VALUE" (kvm_exit's isa) stores
+    the value.
 
 --*/
 {
@@ -281,8 +326,22 @@ Routine Description:
     ULONG Size;
     ULONGLONG Bit;
 
+    if (Condition != NULL && (Condition->Type == ArgField ||
+                              Condition->Type == ArgCast)) {
+
+        //
+        // "FIELD ? ..." (kvm_entry's immediate_exit): not 0; 1 for a bool.
+        //
+
+        Field = TargetOf(Condition, &Index);
+        if (Field != NULL) {
+            StoreNumber(Scan, Field, Index, 1);
+        }
+        return;
+    }
     if (Condition == NULL || Condition->Type != ArgOp ||
-        Condition->Op != OpAnd || Condition->A == NULL) {
+        (Condition->Op != OpAnd && Condition->Op != OpEq) ||
+        Condition->A == NULL) {
         return;
     }
     Mask = IsConstant(Condition->B) ? Condition->B :
@@ -299,6 +358,10 @@ Routine Description:
         return;
     }
     Bit = PrintEvaluate(Mask, Scan->Table, Scan->Record, Scan->Length);
+    if (Condition->Op == OpEq) {
+        StoreNumber(Scan, Field, Index, Bit);
+        return;
+    }
     if (Bit == 0 || (Bit & (Bit - 1)) != 0) {
         return;
     }
@@ -515,9 +578,7 @@ Routine Description:
         if (!ScanString(Scan, Arg->B, Stop)) {
             return FALSE;
         }
-        if (Arg->B->Type == ArgAtom) {
-            SetCondition(Scan, Arg->A);
-        }
+        SetCondition(Scan, Arg->A);
         return TRUE;
     }
 
@@ -570,17 +631,84 @@ Routine Description:
     return At != NULL ? At : Scan->End;
 }
 
+#define SCAN_CHOICES 4
+
 static
 BOOL
-ScanPrint(
-    PSCAN Scan
+ScanItems(
+    PSCAN Scan,
+    ULONG First,
+    ULONG Choices
+    );
+
+static
+BOOL
+ScanChoice(
+    PSCAN Scan,
+    ULONG Index,
+    ULONG Choices
+    )
+/*++
+
+Routine Description:
+
+    A %s item of a ternary whose branches both match here (kvm_exit's
+    " " : ""): each branch with the items after it, the longer first; the
+    record is put back between tries.
+
+--*/
+{
+    PPRINT_ARG Arg = Scan->Format->Print->Items[Index].Arg;
+    PCSZ Start = Scan->Cursor;
+    PCSZ Stop = StopOf(Scan, Scan->Format->Print, Index);
+    ULONG Length = Scan->Length;
+    BYTE Saved[TEXT_SCAN_BYTES];
+    PPRINT_ARG Branches[2];
+    PCSZ Ends[2];
+    ULONG Try;
+
+    for (Try = 0; Try < 2; Try++) {
+        Branches[Try] = Try == 0 ? Arg->B : Arg->C;
+        Scan->Cursor = Start;
+        Ends[Try] = ScanString(Scan, Branches[Try], Stop) ? Scan->Cursor :
+                                                             NULL;
+    }
+    if (Ends[0] != NULL && Ends[1] != NULL && Ends[0] < Ends[1]) {
+        PPRINT_ARG Other = Branches[0];
+
+        Branches[0] = Branches[1];
+        Branches[1] = Other;
+    }
+    Scan->Table->Rtl->CopyMemory(Saved, Scan->Record, Length);
+    for (Try = 0; Try < 2; Try++) {
+        Scan->Cursor = Start;
+        Scan->Length = Length;
+        Scan->Table->Rtl->CopyMemory(Scan->Record, Saved, Length);
+        if (ScanString(Scan, Branches[Try], Stop)) {
+            if (Branches[Try] == Arg->B) {
+                SetCondition(Scan, Arg->A);
+            }
+            if (ScanItems(Scan, Index + 1, Choices + 1)) {
+                return TRUE;
+            }
+        }
+    }
+    return FALSE;
+}
+
+static
+BOOL
+ScanItems(
+    PSCAN Scan,
+    ULONG First,
+    ULONG Choices
     )
 {
     PTRACE_PRINT Print = Scan->Format->Print;
     ULONG Index;
     ULONGLONG Value;
 
-    for (Index = 0; Index < Print->Count; Index++) {
+    for (Index = First; Index < Print->Count; Index++) {
         PPRINT_ITEM Item = &Print->Items[Index];
         PCSZ Stop;
 
@@ -605,6 +733,10 @@ ScanPrint(
             break;
 
         case ItemString:
+            if (Item->Arg->Type == ArgTernary && Choices < SCAN_CHOICES &&
+                Scan->Length <= TEXT_SCAN_BYTES) {
+                return ScanChoice(Scan, Index, Choices);
+            }
             Stop = StopOf(Scan, Print, Index);
             if (!ScanString(Scan, Item->Arg, Stop)) {
                 return FALSE;
@@ -912,7 +1044,7 @@ TraceEventScanText(
                 PrintCompile(Table, Format);
             }
             if (Format->PrintState == TRACE_PRINT_STATE_READY &&
-                ScanPrint(&Scan)) {
+                ScanItems(&Scan, 0, 0)) {
                 break;
             }
         } else if (Index == 1 ? ScanPairs(&Scan) : ScanSchedPlugin(&Scan)) {

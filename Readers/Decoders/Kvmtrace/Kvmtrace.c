@@ -515,11 +515,13 @@ ImportRecord(
         //
 
         Exit.ArgsId = TRACE_NULL_ULONG;
+        Exit.RawId = TRACE_STRING_NULL;
         return TraceImportKvmExitKeyed(Import, Event, PairKey, &Exit);
     }
 
     case KVMTRACE_EVENT_VMENTRY:
-        Status = TraceImportKvmEntryKeyed(Import, Event, PairKey, &Paired);
+        Status = TraceImportKvmEntryKeyed(Import, Event, PairKey,
+                                          TRACE_STRING_NULL, &Paired);
         if (!RTL_SUCCESS(Status) || Paired) {
             return Status;
         }
