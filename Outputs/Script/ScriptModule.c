@@ -941,6 +941,7 @@ static int scriptWantsFaults(ScriptRun *p){
 }
 
 #define SCRIPT_FAULT_BYTES 256
+#define SCRIPT_SKIP_NAMES 16
 
 static void scriptStoreField(PCTRACE_EVENT_FIELD f, BYTE *a, ULONG n,
                              ULONGLONG v){
@@ -1036,6 +1037,8 @@ static void scriptEntryPop(ScriptRun *p){
 static int scriptPass(ScriptRun *p, int bDrain){
   enum { EV, SW, PF, KV, SA, N_STREAM };
   ScriptStream a[N_STREAM];
+  const BYTE *aHead[N_STREAM];  /* each stream's next row, or NULL */
+  ULONG aSkip[SCRIPT_SKIP_NAMES];  /* name id + 1 of names to pass over */
   int rc, i;
   memset(a, 0, sizeof(a));
   rc = scriptStreamOpen(p, "ftrace_event", &TraceFtraceEventSchema,
@@ -1063,12 +1066,14 @@ static int scriptPass(ScriptRun *p, int bDrain){
     if( p->pFrame && !TraceStoreSchemaMatches(p->pFrame->Header,
                                               &TraceFrameSchema) ) p->pFrame = 0;
   }
+  for(i=0; i<N_STREAM; i++) aHead[i] = scriptStreamRow(&a[i]);
+  memset(aSkip, 0, sizeof(aSkip));
   while( rc==0 ){
     const BYTE *x = 0;
     int iMin = -1;
     ScriptTracepoint t;
     for(i=0; i<N_STREAM; i++){
-      const BYTE *y = scriptStreamRow(&a[i]);
+      const BYTE *y = aHead[i];
       if( y && (x==0 || *(const LONGLONG*)y < *(const LONGLONG*)x) ){
         x = y;
         iMin = i;
@@ -1081,7 +1086,24 @@ static int scriptPass(ScriptRun *p, int bDrain){
       continue;
     }
     if( iMin<0 ) break;
-    memset(&t, 0, sizeof(t));
+    if( iMin==EV && p->pUnhandled==0 ){
+
+      /* Names no handler takes, passed over by their id alone. */
+      ULONG nameId = ((const FTRACE_EVENT_RECORD*)x)->NameId;
+      ULONG *pSkip = &aSkip[nameId % SCRIPT_SKIP_NAMES];
+      if( *pSkip!=nameId + 1 ){
+        ScriptEvent *e = scriptFindEvent(p, nameId, 0, 0);
+        if( e==0 || e->pHandler==0 ) *pSkip = nameId + 1;
+      }
+      if( *pSkip==nameId + 1 ){
+        a[EV].i++;
+        if( a[EV].i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&a[EV], 0);
+        aHead[EV] = scriptStreamRow(&a[EV]);
+        continue;
+      }
+    }
+    t.pRaw = 0;
+    t.nRaw = 0;
     t.pStore = a[iMin].s;
     t.pRecord = x;
     if( iMin==EV ){
@@ -1128,6 +1150,7 @@ static int scriptPass(ScriptRun *p, int bDrain){
     }
     a[iMin].i++;
     if( a[iMin].i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&a[iMin], 0);
+    aHead[iMin] = scriptStreamRow(&a[iMin]);
   }
   if( a[EV].s ) p->nEventDone = a[EV].i;
   if( a[SW].s ) p->nSwitchDone = a[SW].i;
