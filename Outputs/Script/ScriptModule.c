@@ -1088,16 +1088,31 @@ static int scriptPass(ScriptRun *p, int bDrain){
     if( iMin<0 ) break;
     if( iMin==EV && p->pUnhandled==0 ){
 
-      /* Names no handler takes, passed over by their id alone. */
-      ULONG nameId = ((const FTRACE_EVENT_RECORD*)x)->NameId;
-      ULONG *pSkip = &aSkip[nameId % SCRIPT_SKIP_NAMES];
-      if( *pSkip!=nameId + 1 ){
-        ScriptEvent *e = scriptFindEvent(p, nameId, 0, 0);
-        if( e==0 || e->pHandler==0 ) *pSkip = nameId + 1;
+      /* The ftrace_event rows before any other stream's next one whose
+      ** names no handler takes, passed over by their name id alone. */
+      LONGLONG tLimit = 0x7fffffffffffffffLL;
+      ULONGLONG j = a[EV].i, iFirst = a[EV].i;
+      for(i=EV+1; i<N_STREAM; i++){
+        if( aHead[i] && *(const LONGLONG*)aHead[i] < tLimit ){
+          tLimit = *(const LONGLONG*)aHead[i];
+        }
       }
-      if( *pSkip==nameId + 1 ){
-        a[EV].i++;
-        if( a[EV].i % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&a[EV], 0);
+      if( p->nEntry && p->aEntry[0].ts < tLimit ) tLimit = p->aEntry[0].ts;
+      while( j<a[EV].n ){
+        const FTRACE_EVENT_RECORD *r = (const FTRACE_EVENT_RECORD*)
+            (a[EV].aOrder ? scriptStreamRow(&a[EV])
+                          : a[EV].s->Base + j*a[EV].s->RecordSize);
+        ULONG *pSkip = &aSkip[r->NameId % SCRIPT_SKIP_NAMES];
+        if( r->Timestamp > tLimit ) break;
+        if( *pSkip!=r->NameId + 1 ){
+          ScriptEvent *e = scriptFindEvent(p, r->NameId, 0, 0);
+          if( e && e->pHandler ) break;
+          *pSkip = r->NameId + 1;
+        }
+        a[EV].i = ++j;
+        if( j % SCRIPT_DISCARD_ROWS==0 ) scriptStreamDiscard(&a[EV], 0);
+      }
+      if( j!=iFirst ){
         aHead[EV] = scriptStreamRow(&a[EV]);
         continue;
       }

@@ -384,7 +384,8 @@ SetLatency(
 
 Routine Description:
 
-    common_flags and common_preempt_count from the latency column, read
+    common_flags and common_preempt_count (found by TraceEventScanText)
+    from the latency column, read
     as the kernel prints it (trace_print_lat_fmt): irqs off 'd' (or bh
     off 'b', or 'X': no irq flags); need-resched 'N' 'n' 'p' (and the lazy
     'L' 'l' 'B' 'b'); 'Z' 'z' 'H' 'h' 's' for nmi, hardirq and softirq;
@@ -393,10 +394,8 @@ Routine Description:
 
 --*/
 {
-    PCTRACE_EVENT_FIELD FlagsField = TraceEventFindField(Format,
-                                                         "common_flags");
-    PCTRACE_EVENT_FIELD PreemptField =
-        TraceEventFindField(Format, "common_preempt_count");
+    PCTRACE_EVENT_FIELD FlagsField = Format->TextFlags;
+    PCTRACE_EVENT_FIELD PreemptField = Format->TextPreempt;
     ULONG Flags = 0;
     ULONG Preempt = 0;
     ULONG Count = TEXT_SPAN_LENGTH(Latency);

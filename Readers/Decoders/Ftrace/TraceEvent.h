@@ -260,11 +260,16 @@ typedef struct _TRACE_EVENT_FORMAT {
     BOOL BprintFailed;              // bprint: a format ran out of arguments
 
     //
-    // For the text path (EventText.c): the source row whose event_format
-    // row it wrote, + 1.
+    // For the text path (EventText.c, TraceEventPrintScan.c): the source
+    // row whose event_format row it wrote, + 1; the record's fixed part
+    // (the largest field end; 0 until the first scan) and its latency
+    // fields.
     //
 
     ULONGLONG TextSourceId;
+    ULONG TextRecordSize;
+    PCTRACE_EVENT_FIELD TextFlags;
+    PCTRACE_EVENT_FIELD TextPreempt;
 
 } TRACE_EVENT_FORMAT, *PTRACE_EVENT_FORMAT;
 

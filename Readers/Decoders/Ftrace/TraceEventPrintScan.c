@@ -1014,15 +1014,21 @@ TraceEventScanText(
     )
 {
     SCAN Scan;
-    ULONG Fixed = 0;
+    ULONG Fixed = Format->TextRecordSize;
     ULONG Index;
     PCTRACE_EVENT_FIELD Field;
 
-    for (Index = 0; Index < Format->NumberOfFields; Index++) {
-        Field = &Format->Fields[Index];
-        if (Field->Offset + Field->Size > Fixed) {
-            Fixed = Field->Offset + Field->Size;
+    if (Fixed == 0) {
+        for (Index = 0; Index < Format->NumberOfFields; Index++) {
+            Field = &Format->Fields[Index];
+            if (Field->Offset + Field->Size > Fixed) {
+                Fixed = Field->Offset + Field->Size;
+            }
         }
+        Format->TextRecordSize = Fixed;
+        Format->TextFlags = TraceEventFindField(Format, "common_flags");
+        Format->TextPreempt = TraceEventFindField(Format,
+                                                  "common_preempt_count");
     }
     if (Fixed > Capacity || Fixed < Table->TypeOffset + Table->TypeSize ||
         Fixed < Table->PidOffset + Table->PidSize) {
