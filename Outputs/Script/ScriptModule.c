@@ -16,9 +16,10 @@
 ** rows (one TRACE_EVENT_TABLE per source), finds each event's handler
 ** (SYSTEM__NAME, else trace_unhandled) once and defines its print fmt's
 ** flag and symbol tables through Core's define_* (as perf does); then it
-** merges four stores by ts: ftrace_event and sched_switch (tracepoint
-** events with their record's bytes), page_fault (tracepoint events whose
-** record is rebuilt from the row) and, for process_event, sample (with
+** merges five stores by ts: ftrace_event and sched_switch (tracepoint
+** events with their record's bytes), page_fault (events whose record is
+** rebuilt from the row), kvm_exit (an exit and its entry, each with its
+** record's bytes) and, for process_event, sample (with
 ** its call chain from stack and frame).  The rows of one input keep their
 ** store order (the producer's); several inputs' are ordered through an
 ** index of their rows.  A row whose event has no handler, when the script
@@ -97,7 +98,8 @@ static PyTypeObject sContextType = {
 typedef struct { ULONG tid; ULONG commId; LONGLONG ts; } ScriptThreadComm;
 
 /* A tracepoint event, from the store that holds it (ftrace_event, or a
-** dedicated store an ftrace map fills: sched_switch, page_fault). */
+** dedicated store an ftrace map fills: sched_switch, page_fault,
+** kvm_exit). */
 typedef struct {
   LONGLONG ts;
   ULONG nameId;                 /* TRACE_STRING_NULL: found by its bytes */

@@ -42,8 +42,6 @@ Environment:
 #include "FtraceRecord.h"
 #include "TraceEvent.h"
 
-#define TEXT_RECORD_BYTES 2048
-
 //
 // The text field source: the event's printed fields.  Compact is set when
 // sched_switch came in the plugin's compact form, parsed into Spans (by
@@ -385,8 +383,8 @@ SetLatency(
 Routine Description:
 
     common_flags and common_preempt_count (found by TraceEventScanText)
-    from the latency column, read
-    as the kernel prints it (trace_print_lat_fmt): irqs off 'd' (or bh
+    from the latency column, read as the kernel prints it
+    (trace_print_lat_fmt): irqs off 'd' (or bh
     off 'b', or 'X': no irq flags); need-resched 'N' 'n' 'p' (and the lazy
     'L' 'l' 'B' 'b'); 'Z' 'z' 'H' 'h' 's' for nmi, hardirq and softirq;
     then the preempt depth and the migrate-disable depth in hex, '.' for
@@ -467,7 +465,7 @@ Routine Description:
 {
     ULONG Slot = NameId % TRACE_TEXT_EVENT_TYPES;
     PTRACE_EVENT_FORMAT Format;
-    BYTE Record[TEXT_RECORD_BYTES];
+    BYTE Record[TRACE_EVENT_TEXT_RECORD_MAX];
     ULONG Length;
     ULONGLONG SourceId;
     RTL_STATUS Status;

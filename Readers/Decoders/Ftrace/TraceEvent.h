@@ -613,6 +613,8 @@ BOOL TraceEventRender(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format,
 // if the text follows neither the print fmt nor "field=value" pairs.
 //
 
+#define TRACE_EVENT_TEXT_RECORD_MAX 2048    // the Capacity text imports give
+
 BOOL TraceEventScanText(PTRACE_EVENT_TABLE Table, PTRACE_EVENT_FORMAT Format,
                         PCSZ Text, ULONG Length, ULONG Pid, PBYTE Record,
                         ULONG Capacity, PULONG RecordLength);

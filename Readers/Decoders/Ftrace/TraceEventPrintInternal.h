@@ -44,6 +44,8 @@ Abstract:
         TraceEventPrintRender.c     evaluation and rendering of an event;
                                     events printed as field=value
         TraceEventPrintBprint.c     trace_printk's bprint event
+        TraceEventPrintScan.c       the other way: an event's text read
+                                    back into its record
 
 Environment:
 

@@ -17,9 +17,12 @@ Abstract:
     The print fmt's items are matched in order: literal text as written;
     a number conversion by its base; a string up to the literal after it;
     __print_symbolic and __print_flags by their tables' names; a ternary
-    by either branch.  An argument gives its value back when it is a
-    field, a cast or mask of one, an element of an array field, or
-    __get_str of one; other expressions are matched but give nothing.
+    by either branch (where both match, each is tried with the rest of
+    the text), its condition giving a field back when it is "FIELD & BIT",
+    "FIELD == VALUE" or "FIELD".  An argument gives its value back when it
+    is a field, a cast or mask of one (only the mask's bits), an element
+    of an array field, or __get_str of one; other expressions are matched
+    but give nothing.
 
     Text that does not follow the print fmt -- tracefs's own form for the
     syscalls events ("fd: 0x3, buf: 0x7ff..."; "0x4" for an exit), and
@@ -29,8 +32,8 @@ Abstract:
     compact form, as that form.  The other plugins' forms (kvm, kmem,
     futex, hrtimer in trace-cmd report) are not read back.
 
-    What no text shows is 0.  The caller checks nothing more: a record
-    rebuilt here says what the text said, not more.
+    What the text does not show is 0, and the record is padded to 4
+    bytes, as the ring buffer's are.
 
 Environment:
 
@@ -41,8 +44,6 @@ Environment:
 --*/
 
 #include "TraceEventPrintInternal.h"
-
-#define TEXT_SCAN_BYTES 2048     // a record a ternary's tries put back
 
 typedef struct _SCAN {
     PTRACE_EVENT_TABLE Table;
@@ -662,7 +663,7 @@ Routine Description:
     PCSZ Start = Scan->Cursor;
     PCSZ Stop = StopOf(Scan, Scan->Format->Print, Index);
     ULONG Length = Scan->Length;
-    BYTE Saved[TEXT_SCAN_BYTES];
+    BYTE Saved[TRACE_EVENT_TEXT_RECORD_MAX];
     PPRINT_ARG Branches[2];
     PCSZ Ends[2];
     ULONG Try;
@@ -734,7 +735,7 @@ ScanItems(
 
         case ItemString:
             if (Item->Arg->Type == ArgTernary && Choices < SCAN_CHOICES &&
-                Scan->Length <= TEXT_SCAN_BYTES) {
+                Scan->Length <= TRACE_EVENT_TEXT_RECORD_MAX) {
                 return ScanChoice(Scan, Index, Choices);
             }
             Stop = StopOf(Scan, Print, Index);
