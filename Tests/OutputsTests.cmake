@@ -90,3 +90,19 @@ add_test(NAME bench.script
           ${CMAKE_CURRENT_BINARY_DIR}/bench-script "6 60")
 set_tests_properties(bench.script PROPERTIES LABELS bench TIMEOUT 3600
                      RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+
+#
+# The DuckDB extension (DuckDbExt/): every store table of sessions from real
+# captures, read through tracestore_scan in an unmodified DuckDB, equals
+# SQLite's answer through the tracestore extension
+# (Tests/DuckDb/duckdb_test.py says what it imports and checks).
+#
+if(TARGET tracestore_duckdb)
+  add_test(NAME outputs.duckdb.tables
+    COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/DuckDb/duckdb_test.py
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:duckdb_host>
+            ${TRACER_DUCKDB_EXTENSION} ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/duckdb)
+  set_tests_properties(outputs.duckdb.tables PROPERTIES LABELS integration
+    TIMEOUT 300)
+endif()

@@ -21,13 +21,7 @@ set(TRACER_SQLITE_WORK ${CMAKE_BINARY_DIR}/sqlite-amalgamation)
 set(TRACER_SQLITE_DIR ${TRACER_SQLITE_WORK}/${TRACER_SQLITE_AUTOCONF})
 set(TRACER_SQLITE_INCLUDE_DIR ${TRACER_SQLITE_WORK}/include)
 
-function(tracer_check_sha256 File Expected)
-  file(SHA256 ${File} Actual)
-  if(NOT Actual STREQUAL Expected)
-    file(REMOVE ${File})   # fetched again at the next configure
-    message(FATAL_ERROR "${File}: SHA-256 ${Actual}, expected ${Expected}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/Sha256.cmake)
 
 if(NOT EXISTS ${TRACER_SQLITE_DIR}/sqlite3.c)
   file(MAKE_DIRECTORY ${TRACER_SQLITE_WORK})

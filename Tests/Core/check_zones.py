@@ -7,7 +7,7 @@ the data flow (docs/tree.md draws it):
     Cli/  ->  Outputs/<Output>/, Live/  ->  Host/  ->  Readers/TraceFormats
       ->  Readers/Decoders/  ->  Readers/Import/  ->  Readers/Text/
       ->  Kernel/, TraceStore/  ->  Rtl/
-    Sqlite3Ext/  ->  Kernel/, TraceStore/  ->  Rtl/
+    Sqlite3Ext/, DuckDbExt/  ->  Kernel/, TraceStore/  ->  Rtl/
 
 Two kinds of reference are read:
 
@@ -61,6 +61,7 @@ ROOMS = [
     ("Readers/Decoders/", "Readers/Decoders", 4, True),
     ("Readers/", "Readers", 5, True),
     ("Sqlite3Ext/", "Sqlite3Ext", 2, False),
+    ("DuckDbExt/", "DuckDbExt", 2, False),
     ("Host/", "Host", 6, False),
     ("Live/", "Live", 7, False),
     ("Outputs/Export/", "Outputs/Export", 7, False),
@@ -72,8 +73,8 @@ ROOMS = [
 ]
 TOP = sorted({p.split("/")[0] for p, _, _, _ in ROOMS})
 
-# Sqlite3Ext/ is hosted but sits beside the readers: it reaches only the
-# store, the kernel's tables and the Rtl.
+# Sqlite3Ext/ and DuckDbExt/ are hosted but sit beside the readers: they
+# reach only the store, the kernel's tables and the Rtl.
 SQLITE_REACHES = {"Rtl", "Rtl/<Platform>", "TraceStore", "Kernel"}
 
 FREESTANDING = {"stddef.h", "stdint.h", "stdarg.h", "stdbool.h", "stdalign.h",
@@ -99,7 +100,7 @@ def why_not(a, b):
     if acore and bn == "Rtl/<Platform>" and an != "Rtl":
         return "rule 2: the core (%s) reaches a platform back end other " \
                "than through PRTL" % an
-    if an == "Sqlite3Ext" and bn not in SQLITE_REACHES:
+    if an in ("Sqlite3Ext", "DuckDbExt") and bn not in SQLITE_REACHES:
         return "rule 1: the extension references %s (it reaches only %s)" % (
             bn, ", ".join(sorted(SQLITE_REACHES)))
     if an == "Rtl/<Platform>" and bn == "Rtl":
