@@ -102,7 +102,8 @@ if(TARGET tracestore_duckdb)
     COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/DuckDb/duckdb_test.py
             $<TARGET_FILE:tracestore> $<TARGET_FILE:duckdb_host>
             ${TRACER_DUCKDB_EXTENSION} ${TRACER_SHARED_DIR} ${TRACER_DATA_DIR}
-            ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/duckdb)
+            ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/duckdb
+            ${TRACER_DUCKDB_NODE_MODULES})
   set_tests_properties(outputs.duckdb.tables PROPERTIES LABELS integration
     TIMEOUT 300)
 endif()

@@ -12,6 +12,10 @@
 # alone) and TRACER_DUCKDB_LIBRARY (libduckdb.so).  Without the npm
 # registry it says so and the DuckDB targets are not built.
 #
+# The tests' second host, Node's DuckDB (@duckdb/node-api of the same
+# release, which npm checks against the registry's integrity hash), is
+# installed into TRACER_DUCKDB_NODE_MODULES when node and npm are there.
+#
 include(${CMAKE_CURRENT_LIST_DIR}/Sha256.cmake)
 
 set(TRACER_DUCKDB_VERSION 1.4.4)
@@ -65,6 +69,22 @@ if(NOT EXISTS ${TRACER_DUCKDB_LIBRARY}
          DESTINATION ${TRACER_DUCKDB_INCLUDE_DIR})
     file(COPY ${TRACER_DUCKDB_WORK}/package/libduckdb.so
          DESTINATION ${TRACER_DUCKDB_WORK}/lib)
+  endif()
+endif()
+
+set(TRACER_DUCKDB_NODE_API_VERSION 1.4.4-r.4)
+set(TRACER_DUCKDB_NODE_MODULES ${TRACER_DUCKDB_WORK}/node/node_modules)
+find_program(TRACER_NODE node)
+find_program(TRACER_NPM npm)
+if(TRACER_NODE AND TRACER_NPM
+   AND NOT EXISTS ${TRACER_DUCKDB_NODE_MODULES}/@duckdb/node-api)
+  message(STATUS "Installing @duckdb/node-api@${TRACER_DUCKDB_NODE_API_VERSION}")
+  execute_process(COMMAND ${TRACER_NPM} install --no-save --no-audit --no-fund
+                          --prefix ${TRACER_DUCKDB_WORK}/node
+                          @duckdb/node-api@${TRACER_DUCKDB_NODE_API_VERSION}
+                  RESULT_VARIABLE Result OUTPUT_QUIET ERROR_VARIABLE Errors)
+  if(NOT Result EQUAL 0)
+    message(WARNING "npm install @duckdb/node-api failed: ${Errors}")
   endif()
 endif()
 

@@ -15,8 +15,14 @@ text, NULLs, and BLOB columns compared as hex().  Then the cases a user
 meets first: a missing session, a missing store, the string stores (not
 tables) give DuckDB errors, not a crash.
 
+In Node's DuckDB too (@duckdb/node-api, Tests/DuckDb/node_host.mjs, when
+NODE_MODULES holds it): each table's row count, sum of ids and count of
+non-NULL values per column, against SQLite's.
+
 usage: duckdb_test.py TRACESTORE DUCKDB_HOST EXTENSION SHARED DATA WORKDIR
+                      [NODE_MODULES]
 """
+import json
 import csv
 import io
 import os
@@ -26,6 +32,11 @@ import sys
 import zipfile
 
 TS, HOST, EXT, SHARED, DATA, WORK = sys.argv[1:7]
+NODE_MODULES = sys.argv[7] if len(sys.argv) > 7 else ""
+NODE_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "node_host.mjs")
+NODE = shutil.which("node") if os.path.isdir(
+    os.path.join(NODE_MODULES, "@duckdb", "node-api")) else None
 
 
 def fail(msg):
@@ -107,7 +118,24 @@ def compare(session):
                     want[i] if i < len(want) else None,
                     got[i] if i < len(got) else None))
         total += len(want)
+        if NODE:
+            node(session, store, info)
     return len(stores), total
+
+
+def node(session, store, info):
+    """The table's shape in Node's DuckDB against SQLite's."""
+    counts = ", ".join('count("%s")' % n for n, _ in info)
+    sql = "SELECT count(*), coalesce(sum(id), 0), %s FROM %%s" % counts
+    want = sqlite(session, sql % store)[1]
+    r = subprocess.run(["node", NODE_HOST, EXT, sql % (
+        "tracestore_scan('%s', '%s')" % (session, store))],
+        capture_output=True, env=dict(os.environ, NODE_PATH=NODE_MODULES))
+    if r.returncode != 0:
+        fail("node: %s of %s: %s" % (store, session, r.stderr.decode()[-500:]))
+    got = json.loads(r.stdout.decode().splitlines()[0])
+    if got != want:
+        fail("node: %s of %s: %r, SQLite %r" % (store, session, got, want))
 
 
 os.makedirs(WORK, exist_ok=True)
@@ -134,4 +162,6 @@ for sql, what in (
     if what not in err:
         fail("%s: DuckDB said %r" % (sql, err[-300:]))
 print("errors: a missing store or session is a DuckDB error naming it")
+print("Node's DuckDB: %s" % ("every table's counts as SQLite's" if NODE
+                             else "not installed: not run"))
 print("PASS")
