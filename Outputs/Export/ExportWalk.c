@@ -49,6 +49,7 @@
 ** name, so a column a store lacks is skipped and one it gains
 ** (page_fault's `hard`) appears in the args by itself.
 */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -511,6 +512,13 @@ static void spanArgs(Walk *p, unsigned id, EXPORT_EVENT *e){
                      && JsonSkipValue(z, z+n, &err)==z+n;
 }
 
+/* ts + dur, saturated: a damaged row may hold any two values. */
+static long long endOf(long long ts, long long dur){
+  if( dur>0 && ts>LLONG_MAX - dur ) return LLONG_MAX;
+  if( dur<0 && ts<LLONG_MIN - dur ) return LLONG_MIN;
+  return ts + dur;
+}
+
 static void walkSpan(Walk *p, Stream *s, const unsigned char *pRec){
   long long ts = 0, dur = 0, flags = 0, tid = 0, v, end;
   EXPORT_EVENT e;
@@ -519,7 +527,7 @@ static void walkSpan(Walk *p, Stream *s, const unsigned char *pRec){
   colInt(pRec, s->dur.p, &dur);
   colInt(pRec, s->flags.p, &flags);
   colInt(pRec, s->tid.p, &tid);
-  end = ts + (dur>0 ? dur : 0);
+  end = endOf(ts, dur>0 ? dur : 0);
   if( ts<p->iFrom ) ts = p->iFrom;
   if( end>p->iTo ) end = p->iTo;
   pid = rowPid(p, s, pRec, (unsigned)tid);
@@ -656,7 +664,7 @@ static void walkKvmExit(Walk *p, Stream *s, const unsigned char *pRec){
   if( pLane->bOpen ) kvmEnd(p, pLane, ts, 1);
   kvmEvent(p, s, pRec, ts, pid, pLane, &e);
   if( colInt(pRec, s->dur.p, &dur) ){
-    long long end = ts + dur;
+    long long end = endOf(ts, dur);
     if( end>p->iTo ) end = p->iTo;
     if( end<ts ) end = ts;
     e.Dur = end - ts;
@@ -832,7 +840,7 @@ static int streamPeek(Walk *p, Stream *s, long long *pTs){
     }
     if( s->eKind==K_SPAN ){
       colInt(pRec, s->dur.p, &dur);
-      if( ts + (dur>0 ? dur : 0) < p->iFrom ){ s->iPos++; continue; }
+      if( endOf(ts, dur>0 ? dur : 0) < p->iFrom ){ s->iPos++; continue; }
       if( ts<p->iFrom ) ts = p->iFrom;
     }else if( ts<p->iFrom ){
       s->iPos++;
@@ -911,7 +919,7 @@ static int streamOpen(Walk *p, int eKind, PTRACE_STORE pStore, Stream *s){
       colInt(pRec, s->ts.p, &ts);
       if( eKind==K_SPAN ){
         colInt(pRec, s->dur.p, &dur);
-        if( ts + (dur>0 ? dur : 0) < p->iFrom ) continue;
+        if( endOf(ts, dur>0 ? dur : 0) < p->iFrom ) continue;
         if( ts<p->iFrom ) ts = p->iFrom;
       }else if( ts<p->iFrom ){
         continue;
