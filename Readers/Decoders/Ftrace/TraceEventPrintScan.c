@@ -931,6 +931,39 @@ Routine Description:
 
 static
 BOOL
+ScanLabeledNumber(
+    PSCAN Scan,
+    PCSZ Label,
+    PCSZ FieldName
+    )
+/*++
+
+Routine Description:
+
+    An optional "LABEL NUMBER" at the cursor into the field FieldName:
+    TRUE if it is absent or read, FALSE if the event has no such field or
+    no number follows.
+
+--*/
+{
+    ULONG Length = (ULONG)RtlStringLength(Label);
+    PCTRACE_EVENT_FIELD Field;
+    ULONGLONG Value;
+
+    if (!StartsWith(Scan->Cursor, Scan->End, Label, Length)) {
+        return TRUE;
+    }
+    Field = TraceEventFindField(Scan->Format, FieldName);
+    Scan->Cursor += Length;
+    if (Field == NULL || !ScanNumber(Scan, 'd', &Value)) {
+        return FALSE;
+    }
+    StoreNumber(Scan, Field, 0, Value);
+    return TRUE;
+}
+
+static
+BOOL
 ScanSchedPlugin(
     PSCAN Scan
     )
@@ -947,7 +980,6 @@ Routine Description:
 {
     static const CHAR States[] = "SDTtZXxW";
     PCSZ Arrow = Find(Scan->Cursor, Scan->End, " ==> ", 5);
-    ULONGLONG Value;
 
     if (Arrow != NULL) {
         PCTRACE_EVENT_FIELD State = TraceEventFindField(Scan->Format,
@@ -979,27 +1011,9 @@ Routine Description:
     if (!ScanTask(Scan, "", Scan->End)) {
         return FALSE;
     }
-    if (StartsWith(Scan->Cursor, Scan->End, " success=", 9)) {
-        PCTRACE_EVENT_FIELD Success = TraceEventFindField(Scan->Format,
-                                                          "success");
-
-        Scan->Cursor += 9;
-        if (Success == NULL || !ScanNumber(Scan, 'd', &Value)) {
-            return FALSE;
-        }
-        StoreNumber(Scan, Success, 0, Value);
-    }
-    if (StartsWith(Scan->Cursor, Scan->End, " CPU:", 5)) {
-        PCTRACE_EVENT_FIELD Cpu = TraceEventFindField(Scan->Format,
-                                                      "target_cpu");
-
-        Scan->Cursor += 5;
-        if (Cpu == NULL || !ScanNumber(Scan, 'd', &Value)) {
-            return FALSE;
-        }
-        StoreNumber(Scan, Cpu, 0, Value);
-    }
-    return Scan->Cursor == Scan->End;
+    return ScanLabeledNumber(Scan, " success=", "success") &&
+           ScanLabeledNumber(Scan, " CPU:", "target_cpu") &&
+           Scan->Cursor == Scan->End;
 }
 
 BOOL
