@@ -10,7 +10,7 @@
 ** cursor, with the checks of what the cursor reads), the connection's row
 ** counters, and sqlite3_tracestore_init().
 ** Calls: tracestore_scan.c (how the cursor finds its rows),
-** tracestore_session.c, tracestore_guard.c, and the registration of each
+** tracestore_session.c, Guard/StoreGuard.c, and the registration of each
 ** other file's modules and functions.
 **
 ** The extension turns the stores of a Tracer session (a directory written
@@ -37,7 +37,7 @@
 **                         attach and the views share)
 **   tracestore_session.c  sessions opened read-only; the RTL and
 **                         sqlite3_api every connection shares
-**   tracestore_guard.c    store files cut while a statement reads them
+**   Guard/StoreGuard.c    store files cut while a statement reads them
 **
 ** Usage:
 **
@@ -104,7 +104,7 @@
 **   A statement refuses a store file that another program cut shorter
 **   than its committed records (the snapshot checks the size), and one cut
 **   while the statement reads it fails the statement instead of killing
-**   the process with SIGBUS (tracestore_guard.c).
+**   the process with SIGBUS (Guard/StoreGuard.c).
 **
 **   The core is reached only through TraceStore.h; it never sees SQLite.
 **
@@ -177,7 +177,7 @@ SQLITE_EXTENSION_INIT3
 #include "tracestore.h"
 #include "tracestore_views.h"
 #include "tracestore_int.h"
-#include "tracestore_guard.h"
+#include "Guard/StoreGuard.h"
 
 /*
 ** idxNum bits of the tracestore module (see "Push-down" in the header
@@ -857,7 +857,7 @@ static void tsGuardStores(tracestore_vtab *pTab, PTRACE_STORE *apStore){
 }
 
 /*
-** SQLITE_ERROR, with a message, if the SIGBUS guard (tracestore_guard.c)
+** SQLITE_ERROR, with a message, if the SIGBUS guard (Guard/StoreGuard.c)
 ** replaced pages of the table's store or of the session's strings by
 ** zeros: their file was cut, or could not be read, while a statement read
 ** it.  What was read from them is not the file's.
@@ -867,7 +867,7 @@ static int tsGuardError(tracestore_vtab *pTab){
   int i;
   tsGuardStores(pTab, apStore);
   for(i=0; i<3; i++){
-    if( tsGuardDamaged(apStore[i]) ){
+    if( storeGuardDamaged(apStore[i]) ){
       sqlite3_free(pTab->base.zErrMsg);
       pTab->base.zErrMsg = sqlite3_mprintf("cannot read store '%s' of trace "
           "session '%s': %s was cut short (or could not be read) while the "
@@ -891,7 +891,7 @@ static int tsGuardRemap(tracestore_vtab *pTab){
   int i;
   tsGuardStores(pTab, apStore);
   for(i=0; i<3; i++){
-    if( !tsGuardDamaged(apStore[i]) ) continue;
+    if( !storeGuardDamaged(apStore[i]) ) continue;
     memset(&error, 0, sizeof(error));
     status = TraceStoreRemap(apStore[i], &error);
     if( !RTL_SUCCESS(status) ){
@@ -912,13 +912,13 @@ static int tsGuardRemap(tracestore_vtab *pTab){
 ** load and a comparison, on every xColumn), tsGuardCheckSlow() the rest.
 */
 static int tsGuardCheckSlow(tracestore_cursor *pCur){
-  unsigned int n = tsGuardFaults();
+  unsigned int n = storeGuardFaults();
   int rc = tsGuardError((tracestore_vtab*)pCur->base.pVtab);
   if( rc==SQLITE_OK ) pCur->nGuard = n;
   return rc;
 }
 #define tsGuardCheck(pCur) \
-  (tsGuardFaults()==(pCur)->nGuard ? SQLITE_OK : tsGuardCheckSlow(pCur))
+  (storeGuardFaults()==(pCur)->nGuard ? SQLITE_OK : tsGuardCheckSlow(pCur))
 
 /*
 ** Checks the current row, the first time SQLite reads it, against what
@@ -1076,7 +1076,7 @@ static int tracestoreFilter(
   pCur->iTsLo = TS_INT64_MIN;
   pCur->iTsHi = TS_INT64_MAX;
   pCur->iRowid = 0;
-  pCur->nGuard = tsGuardFaults();
+  pCur->nGuard = storeGuardFaults();
   if( pCur->nGuard!=0 ){
     rc = tsGuardRemap(pTab);              /* Cut under an earlier statement */
     if( rc!=SQLITE_OK ) return rc;

@@ -156,7 +156,7 @@ struct tracestore_cursor {
   int bSortFinal;               /* The window holds the last keys */
   int bSortAfter;               /* sortAfter is set */
   tracestore_key sortAfter;     /* Last key of the previous window */
-  unsigned int nGuard;          /* tsGuardFaults() when it was filtered */
+  unsigned int nGuard;          /* storeGuardFaults() when it was filtered */
 };
 
 /*

@@ -10,7 +10,7 @@
 ** Owns: the tracestore_rollup module: its questions, their columns, and
 ** how each value follows the SQL of the view it stands in for.
 ** Calls: TraceStore/ (TraceRollupRead), tracestore_session.c,
-** tracestore_guard.c.  Registered by sqlite3_tracestore_init()
+** Guard/StoreGuard.c.  Registered by sqlite3_tracestore_init()
 ** (tracestore.c) through tracestoreRollupInit(), declared in
 ** tracestore_int.h; tracestore_attach.c makes the tables
 ** (tracestoreRollupQuestions), tracestore_views.c reads them.
@@ -52,7 +52,7 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 #include "TraceStore/TraceRollup.h"
-#include "tracestore_guard.h"
+#include "Guard/StoreGuard.h"
 #include "tracestore_int.h"
 
 /*
@@ -347,7 +347,7 @@ static void tsRollupSeek(ts_rollup_cursor *pCur){
 }
 
 /*
-** The guard (tracestore_guard.c): an error if pages of a file the answer
+** The guard (Guard/StoreGuard.c): an error if pages of a file the answer
 ** read were replaced by zeros while it read them.
 */
 static int tsRollupGuardError(ts_rollup_vtab *pTab, ts_rollup_cursor *pCur){
@@ -357,7 +357,7 @@ static int tsRollupGuardError(ts_rollup_vtab *pTab, ts_rollup_cursor *pCur){
   apCheck[n++] = &pTab->pSession->Strings.Index;
   apCheck[n++] = &pTab->pSession->Strings.Data;
   for(i=0; i<n; i++){
-    if( tsGuardDamaged(apCheck[i]) ){
+    if( storeGuardDamaged(apCheck[i]) ){
       sqlite3_free(pTab->base.zErrMsg);
       pTab->base.zErrMsg = sqlite3_mprintf("cannot read trace session '%s': "
           "%s was cut short (or could not be read) while the statement read "
@@ -376,7 +376,7 @@ static int tsRollupGuardRemap(ts_rollup_vtab *pTab, PTRACE_STORE pStore){
   RTL_ERROR error;
   RTL_STATUS status;
   char *zReason;
-  if( !tsGuardDamaged(pStore) ) return SQLITE_OK;
+  if( !storeGuardDamaged(pStore) ) return SQLITE_OK;
   memset(&error, 0, sizeof(error));
   status = TraceStoreRemap(pStore, &error);
   if( RTL_SUCCESS(status) ) return SQLITE_OK;
@@ -422,7 +422,7 @@ static int tsRollupFilter(
     pCur->apStore[pCur->nStore++] = pStore;
   }
 
-  nGuard = tsGuardFaults();
+  nGuard = storeGuardFaults();
   rc = tsRollupGuardRemap(pTab, &pSession->Strings.Index);
   if( rc==SQLITE_OK ) rc = tsRollupGuardRemap(pTab, &pSession->Strings.Data);
   for(k=0; rc==SQLITE_OK && k<pCur->nStore; k++){
@@ -440,7 +440,7 @@ static int tsRollupFilter(
     }
     pCur->anRecord[k] = status.Records;
   }
-  if( rc==SQLITE_OK && tsGuardFaults()!=nGuard ){
+  if( rc==SQLITE_OK && storeGuardFaults()!=nGuard ){
     rc = tsRollupGuardError(pTab, pCur);
   }
   if( rc!=SQLITE_OK ){

@@ -10,7 +10,7 @@
 ** the RTL.  The opening and closing of a session read-only, with the
 ** messages a person at the prompt sees when that fails; the list of a
 ** session's stores, string stores included.
-** Calls: TraceStore/ (sessions), tracestore_guard.c (which the RTL's
+** Calls: TraceStore/ (sessions), Guard/StoreGuard.c (which the RTL's
 ** read-only mappings go through).  Called by the files of the virtual
 ** tables (tracestore.c, tracestore_info.c) and by tracestore_attach();
 ** declared in tracestore_int.h.
@@ -30,7 +30,7 @@
 **   independent: one may be dropped, or see another session, while others
 **   are read.  The RTL they open it with is one per process, filled in by
 **   the first sqlite3_tracestore_init() under SQLite's main mutex, with
-**   the SIGBUS guard of tracestore_guard.c installed before anything is
+**   the SIGBUS guard of Guard/StoreGuard.c installed before anything is
 **   mapped.
 */
 #include <sqlite3ext.h>
@@ -40,7 +40,7 @@ SQLITE_EXTENSION_INIT1          /* sqlite3_api: defined here, the lowest file */
 
 #include "TraceStore/TraceStore.h"
 #include "tracestore_int.h"
-#include "tracestore_guard.h"
+#include "Guard/StoreGuard.h"
 
 /*
 ** The RTL shared by every connection, filled in once by
@@ -60,7 +60,7 @@ int tsInitializeRtl(char **pzErrMsg){
     memset(&tsRtl, 0, sizeof(tsRtl));
     status = InitializeRtl(&tsRtl);
     if( RTL_SUCCESS(status) ){
-      tsGuardInstall(&tsRtl);
+      storeGuardInstall(&tsRtl);
       tsRtlReady = 1;
     }
   }

@@ -674,7 +674,7 @@ TRACE_STORE_TAKE_SNAPSHOT TraceStoreTakeSnapshot;
 
 //
 // A reader's file mapped anew, whole, in place of its mapping: for a
-// hosted edge whose mapping was damaged (see Sqlite3Ext/tracestore_guard.c).
+// hosted edge whose mapping was damaged (see Guard/StoreGuard.c).
 //
 
 typedef RTL_STATUS (TRACE_STORE_REMAP)(PTRACE_STORE Store, PRTL_ERROR Error);

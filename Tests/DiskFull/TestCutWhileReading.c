@@ -10,7 +10,7 @@
 ** ftrace text SRC with the tracestore command.  A statement steps part
 ** way through page_fault, then the test truncates a file of the session
 ** underneath it, and steps on.  Reading a mapped page past the end of a
-** file raises SIGBUS; the extension's guard (Sqlite3Ext/tracestore_guard.c)
+** file raises SIGBUS; the extension's guard (Guard/StoreGuard.c)
 ** must turn it into an SQL error naming the file, in this process, which
 ** must live on.  Cases:
 **

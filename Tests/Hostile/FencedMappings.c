@@ -13,7 +13,7 @@
 ** followed by an inaccessible region at least as large as the mapping (and
 ** at least 1 MB).  A read past the last page of a store file then faults
 ** (SIGSEGV) at once, and the test sees a crash instead of a plausible
-** wrong answer.  (The extension's own SIGBUS guard, tracestore_guard.c,
+** wrong answer.  (The extension's own SIGBUS guard, Guard/StoreGuard.c,
 ** wraps these in turn and covers only the file's pages.)
 **
 ** Writers' mappings (writable, or at a fixed address inside their
