@@ -4,13 +4,14 @@
 ** `trace-python` and `script` (their CPython modules are built for Linux
 ** CPython), `push`
 ** (its HTTP client speaks BSD sockets, not Winsock), `plot` (cairo) and
-** `top` (a POSIX terminal); and the zstd decompressor, which the Windows
+** `top` (a POSIX terminal), `sql --engine duckdb` (the DuckDB pinned is
+** Linux's); and the zstd decompressor, which the Windows
 ** build has none of (a zstd-compressed trace.dat is then refused by the
 ** reader with the message for TRACE_IMPORT.Zstd == NULL).
 **
 ** Zone: hosted (the command-line front end): libc.  Linked instead of
 ** Cli/CmdRecord.c, Cli/CmdTracePython.c, Outputs/Push/, Outputs/Plot/,
-** Outputs/Script/, Host/HostPython.c,
+** Outputs/Script/, Host/HostPython.c, Cli/SqlDuckDb.c,
 ** Outputs/Top/ and Host/TraceZstd.c in the Windows build; calls
 ** Host/HostUtil.c (hostFail).
 */
@@ -47,6 +48,17 @@ int cmdPush(int argc, char **argv){
   (void)argv;
   hostFail("push: not available in the Windows build yet (its HTTP client "
           "uses BSD sockets); push the session from Linux");
+  return 1;
+}
+
+int sqlRunDuckDb(const char *zSession, const char *zSql, const char *zSource,
+                 SqlMode eMode){
+  (void)zSession;
+  (void)zSql;
+  (void)zSource;
+  (void)eMode;
+  hostFail("sql --engine duckdb: not available in the Windows build (the "
+           "DuckDB it is built against is Linux's); use --engine sqlite");
   return 1;
 }
 

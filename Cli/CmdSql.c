@@ -4,7 +4,8 @@
 ** Zone: hosted (the command-line front end): libc, SQLite's API.  Owns
 ** the SQL command line and the row printers (columns, CSV, JSON).  Calls
 ** SQLite and the extension's public header (Sqlite3Ext/tracestore.h)
-** only, and HostUtil.c (errors, reading SQL text, JSON strings).
+** only, HostUtil.c (errors, reading SQL text, JSON strings), and for
+** --engine duckdb SqlDuckDb.c.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -18,9 +19,9 @@
 #include "Sqlite3Ext/tracestore.h"
 
 static const char zSqlHelp[] =
-"usage: tracestore sql [-c|--csv|--json] SESSION \"SQL\"\n"
-"       tracestore sql [-c|--csv|--json] SESSION -f FILE\n"
-"       tracestore sql [-c|--csv|--json] SESSION [-] < FILE\n"
+"usage: tracestore sql [-c|--csv|--json] [--engine E] SESSION \"SQL\"\n"
+"       tracestore sql [-c|--csv|--json] [--engine E] SESSION -f FILE\n"
+"       tracestore sql [-c|--csv|--json] [--engine E] SESSION [-] < FILE\n"
 "\n"
 "Runs SQL against SESSION with the tracestore extension loaded and the\n"
 "session attached (one table per store, plus store_info).  The SQL is the\n"
@@ -38,14 +39,19 @@ static const char zSqlHelp[] =
 "                prints one JSON document (several print a stream of\n"
 "                arrays, as `jq` reads them).\n"
 "\n"
+"--engine duckdb runs the SQL in DuckDB instead of SQLite (--engine sqlite,\n"
+"the default): libduckdb.so is loaded at run time, the DuckDB extension\n"
+"(tracestore.duckdb_extension, beside the command) LOADed and the session\n"
+"attached with tracestore_attach(): its stores and views by their names,\n"
+"in DuckDB's SQL (docs/duckdb.md).  Without libduckdb.so, a message says\n"
+"how to get it.  JSON values of DuckDB's other types are strings.\n"
+"\n"
 "-c is short for --csv (it is not sqlite3's -cmd).  An SQL error stops at\n"
 "the statement, names it (number, line, text) and exits with status 1;\n"
 "what earlier statements printed stays printed.\n"
 "\n"
 "example: tracestore sql run.trace \\\n"
 "  \"SELECT name, count(*) FROM page_fault GROUP BY name\"\n";
-
-typedef enum SqlMode { SQL_MODE_TABLE, SQL_MODE_CSV, SQL_MODE_JSON } SqlMode;
 
 typedef struct ResultBuf {
   int nCol;
@@ -77,12 +83,12 @@ static int isNumber(const char *z){
 }
 
 /* Prints buffered rows as an aligned table; numeric columns align right. */
-static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
+static void printTable(const char *const *azName, ResultBuf *p){
   int *aW = calloc(p->nCol, sizeof(int));
   int *aRight = calloc(p->nCol, sizeof(int));
   int i, j;
   for(j=0; j<p->nCol; j++){
-    aW[j] = (int)strlen(sqlite3_column_name(pStmt, j));
+    aW[j] = (int)strlen(azName[j]);
     aRight[j] = p->nRow>0;
   }
   for(i=0; i<p->nRow; i++){
@@ -94,8 +100,7 @@ static void printTable(sqlite3_stmt *pStmt, ResultBuf *p){
     }
   }
   for(j=0; j<p->nCol; j++){
-    printf("%s%*s", j ? "  " : "", aRight[j] ? aW[j] : -aW[j],
-           sqlite3_column_name(pStmt, j));
+    printf("%s%*s", j ? "  " : "", aRight[j] ? aW[j] : -aW[j], azName[j]);
   }
   printf("\n");
   for(j=0; j<p->nCol; j++){
@@ -223,8 +228,12 @@ static int runStatement(sqlite3_stmt *pStmt, SqlMode eMode, int *pbTable){
     if( eMode==SQL_MODE_JSON ){
       fputs(nRow ? "\n]\n" : "]\n", stdout);
     }else if( eMode==SQL_MODE_TABLE ){
+      const char **azName = malloc(sizeof(char*)*res.nCol);
+      if( azName==0 ){ hostFail("out of memory"); exit(1); }
+      for(j=0; j<res.nCol; j++) azName[j] = sqlite3_column_name(pStmt, j);
       if( *pbTable ) putchar('\n');
-      printTable(pStmt, &res);
+      printTable(azName, &res);
+      free(azName);
       *pbTable = 1;
     }
   }
@@ -233,14 +242,64 @@ static int runStatement(sqlite3_stmt *pStmt, SqlMode eMode, int *pbTable){
   return rc;
 }
 
+void sqlPrintRows(SqlMode eMode, int nCol, const char *const *azName,
+                  int nRow, char **azCell, const int *abNumber,
+                  int *pbTable){
+  ResultBuf res;
+  int i, j;
+  if( nCol==0 ) return;
+  if( eMode==SQL_MODE_TABLE ){
+    res.nCol = nCol;
+    res.nRow = res.nAlloc = nRow;
+    res.az = azCell;
+    if( *pbTable ) putchar('\n');
+    printTable(azName, &res);
+    *pbTable = 1;
+    return;
+  }
+  if( eMode==SQL_MODE_CSV ){
+    for(j=0; j<nCol; j++){
+      if( j ) putchar(',');
+      csvField(azName[j]);
+    }
+    putchar('\n');
+    for(i=0; i<nRow; i++){
+      for(j=0; j<nCol; j++){
+        if( j ) putchar(',');
+        csvField(azCell[i*nCol+j]);
+      }
+      putchar('\n');
+    }
+    return;
+  }
+  putchar('[');
+  for(i=0; i<nRow; i++){
+    fputs(i ? ",\n{" : "\n{", stdout);
+    for(j=0; j<nCol; j++){
+      const char *z = azCell[i*nCol+j];
+      if( j ) putchar(',');
+      hostJsonString(azName[j]);
+      putchar(':');
+      if( z==0 ){
+        fputs("null", stdout);
+      }else if( abNumber[j] ){
+        fputs(z, stdout);
+      }else{
+        hostJsonText((const unsigned char*)z, (int)strlen(z));
+      }
+    }
+    putchar('}');
+  }
+  fputs(nRow ? "\n]\n" : "]\n", stdout);
+}
+
 /*
 ** Reports an error of the statement that starts at zStmt (inside zSql,
 ** the whole input, named zSource): its number, the line it starts on, and
 ** its first 200 characters with white space folded.
 */
-static void sqlStatementError(const char *zSource, const char *zSql,
-                              const char *zStmt, int iStmt,
-                              const char *zMsg){
+void sqlStatementError(const char *zSource, const char *zSql,
+                       const char *zStmt, int iStmt, const char *zMsg){
   const char *z;
   int iLine = 1, n = 0, bSpace = 0;
   char zText[208];
@@ -270,7 +329,7 @@ static int isOption(const char *z){
 
 int cmdSql(int argc, char **argv){
   SqlMode eMode = SQL_MODE_TABLE;
-  int i, rc = 0, iStmt = 0, bTable = 0, bOptions = 1;
+  int i, rc = 0, iStmt = 0, bTable = 0, bOptions = 1, bDuckDb = 0;
   const char *zSession = 0, *zArg = 0, *zFile = 0, *zTail, *zSource;
   const char *zStmt;
   char *zSql = 0;
@@ -290,6 +349,16 @@ int cmdSql(int argc, char **argv){
         eMode = SQL_MODE_CSV;
       }else if( strcmp(z, "--json")==0 ){
         eMode = SQL_MODE_JSON;
+      }else if( strcmp(z, "--engine")==0 || strncmp(z, "--engine=", 9)==0 ){
+        const char *zEngine = z[8]=='=' ? z+9 : i+1<argc ? argv[++i] : "";
+        if( strcmp(zEngine, "sqlite")==0 ){
+          bDuckDb = 0;
+        }else if( strcmp(zEngine, "duckdb")==0 ){
+          bDuckDb = 1;
+        }else{
+          hostFail("sql: --engine is sqlite or duckdb, not '%s'", zEngine);
+          return 2;
+        }
       }else if( strcmp(z, "-f")==0 || strcmp(z, "--file")==0 ){
         if( i+1>=argc ){
           hostFail("sql: %s needs a file name", z);
@@ -348,6 +417,12 @@ int cmdSql(int argc, char **argv){
            errno==EINVAL ? "it holds a NUL byte" : strerror(errno));
       return 1;
     }
+  }
+
+  if( bDuckDb ){
+    rc = sqlRunDuckDb(zSession, zSql, zSource, eMode);
+    free(zSql);
+    return rc;
   }
 
   db = hostOpenSql(zSession);

@@ -8,7 +8,8 @@
 ** Owns: the check of DuckDB's C API version, the RTL the extension's
 ** sessions are opened with, installing the read guard, and registering
 ** the functions.
-** Calls: tracestore_duckdb_scan.c (tsdRegisterScan), Guard/StoreGuard.c.
+** Calls: tracestore_duckdb_scan.c (tsdRegisterScan),
+** tracestore_duckdb_views.c (tsdRegisterViews), Guard/StoreGuard.c.
 ** Called by DuckDB's LOAD (tracestore_init_c_api).
 **
 ** Usage (duckdb -unsigned, or SET allow_unsigned_extensions = true):
@@ -67,6 +68,7 @@ DUCKDB_EXTENSION_API bool tracestore_init_c_api(
   const duckdb_ext_api_v1 *pApi;
   duckdb_database *pDb;
   duckdb_connection con;
+  char zErr[512];
   bool bOk = true;
 
   pApi = (const duckdb_ext_api_v1*)access->get_api(info, TSD_API_VERSION);
@@ -88,6 +90,9 @@ DUCKDB_EXTENSION_API bool tracestore_init_c_api(
   }
   if( tsdRegisterScan(con) ){
     access->set_error(info, "tracestore: cannot register tracestore_scan");
+    bOk = false;
+  }else if( tsdRegisterViews(con, *pDb, zErr, sizeof(zErr))<0 ){
+    access->set_error(info, zErr);
     bOk = false;
   }
   duckdb_disconnect(&con);

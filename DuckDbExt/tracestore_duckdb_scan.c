@@ -10,13 +10,15 @@
 ** Guard/StoreGuard.h.  Called by DuckDB; registered by
 ** tracestore_duckdb.c (tsdRegisterScan, tracestore_duckdb_int.h).
 **
-**   tracestore_scan(SESSION, STORE [, from_ts := FROM] [, to_ts := TO])
+**   tracestore_scan(SESSION, STORE [, from_ts := FROM] [, to_ts := TO]
+**                   [, missing_ok := true])
 **
 ** The rows of STORE: `id` (the record's index) and the store's columns,
 ** with the names and values of the SQLite tables.  With from_ts or to_ts
 ** (BIGINT, NULL for no bound) only the records with FROM <= ts < TO,
 ** found by binary search in a sorted store and through the block index in
-** any other.  (DuckDB's C API gives a table function one list of
+** any other.  With missing_ok, a store of Tracer's schema that the
+** session lacks reads as empty, with its columns.  (DuckDB's C API gives a table function one list of
 ** positional parameters, so the bounds are named.)
 **
 ** How it works:
@@ -52,6 +54,7 @@
 #include "tracestore_duckdb_int.h"
 #include "tracestore_duckdb_rows.h"
 #include "Guard/StoreGuard.h"
+#include "TraceStore/TraceSchema.h"
 
 DUCKDB_EXTENSION_EXTERN
 
@@ -176,18 +179,38 @@ static void tsdBind(duckdb_bind_info info){
   b->pStore = strcmp(zStore, "string")==0 || strcmp(zStore, "string_data")==0
             ? 0 : TraceSessionFindStore(b->pSession, zStore);
   if( b->pStore==0 ){
-    snprintf(zMsg, sizeof(zMsg), "tracestore_scan: %s has no store %s",
-             zSession, zStore);
-    duckdb_bind_set_error(info, zMsg);
-    goto done;
+    /* missing_ok: a store of Tracer's schema the session lacks is empty
+    ** (the view macros read every store they might use). */
+    PCTRACE_STORE_SCHEMA pSchema = 0;
+    int bMissingOk = 0;
+    duckdb_value v = duckdb_bind_get_named_parameter(info, "missing_ok");
+    if( v ){
+      bMissingOk = !duckdb_is_null_value(v) && duckdb_get_bool(v);
+      duckdb_destroy_value(&v);
+    }
+    for(i=0; bMissingOk && i<TraceRecordKindMaximum; i++){
+      if( strcmp(TraceRecordTypes[i].Schema->Name, zStore)==0 ){
+        pSchema = TraceRecordTypes[i].Schema;
+      }
+    }
+    if( pSchema==0 ){
+      snprintf(zMsg, sizeof(zMsg), "tracestore_scan: %s has no store %s",
+               zSession, zStore);
+      duckdb_bind_set_error(info, zMsg);
+      goto done;
+    }
+    b->nCol = pSchema->NumberOfColumns;
+    memcpy(b->aCol, pSchema->Columns, sizeof(b->aCol[0])*b->nCol);
   }
   b->iFrom = INT64_MIN;
   b->iTo = INT64_MAX;
   b->bTs = tsdBigintArg(info, "from_ts", &b->iFrom)
          | tsdBigintArg(info, "to_ts", &b->iTo);
-  /* A copy: the header is in a mapping that a snapshot may replace. */
-  b->nCol = b->pStore->Header->NumberOfColumns;
-  memcpy(b->aCol, b->pStore->Header->Columns, sizeof(b->aCol[0])*b->nCol);
+  if( b->pStore ){
+    /* A copy: the header is in a mapping that a snapshot may replace. */
+    b->nCol = b->pStore->Header->NumberOfColumns;
+    memcpy(b->aCol, b->pStore->Header->Columns, sizeof(b->aCol[0])*b->nCol);
+  }
   {
     duckdb_logical_type t = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
     duckdb_bind_add_result_column(info, "id", t);
@@ -201,8 +224,9 @@ static void tsdBind(duckdb_bind_info info){
     duckdb_bind_add_result_column(info, zName, t);
     duckdb_destroy_logical_type(&t);
   }
-  duckdb_bind_set_cardinality(info,
-                              (idx_t)b->pStore->Snapshot.RecordCount, false);
+  duckdb_bind_set_cardinality(info, b->pStore ?
+                              (idx_t)b->pStore->Snapshot.RecordCount : 0,
+                              false);
   duckdb_bind_set_bind_data(info, b, tsdBindFree);
   b = 0;
 done:
@@ -290,6 +314,7 @@ static void tsdInit(duckdb_init_info info){
   }
   duckdb_init_set_init_data(info, g, tsdGlobalFree);
   g->nFault = storeGuardFaults();
+  if( b->pStore==0 ) return;                /* missing_ok: no rows */
   {
     /* Cut under an earlier execution: read the file again as it is. */
     PTRACE_STORE apStore[3];
@@ -446,6 +471,9 @@ int tsdRegisterScan(duckdb_connection con){
   t = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
   duckdb_table_function_add_named_parameter(f, "from_ts", t);
   duckdb_table_function_add_named_parameter(f, "to_ts", t);
+  duckdb_destroy_logical_type(&t);
+  t = duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN);
+  duckdb_table_function_add_named_parameter(f, "missing_ok", t);
   duckdb_destroy_logical_type(&t);
   duckdb_table_function_set_bind(f, tsdBind);
   duckdb_table_function_set_init(f, tsdInit);

@@ -4,11 +4,12 @@
 #
 #   FuzzImport.c   one target per reader, the format a compile definition:
 #                  an input is a trace file, imported and read back;
-#   FuzzSession.c  session_store, session_sql and session_export: an input
-#                  is a session (a template imported from small samples,
-#                  one of its files replaced), opened through the store
-#                  API, attached in SQLite through the extension and
-#                  queried, or exported in both formats.
+#   FuzzSession.c  session_store, session_sql, session_export and
+#                  session_duckdb: an input is a session (a template
+#                  imported from small samples, one of its files replaced),
+#                  opened through the store API, attached in SQLite through
+#                  the extension and queried, exported in both formats, or
+#                  scanned as the DuckDB extension scans it.
 #
 #   fuzz build (-DTRACER_FUZZ=ON, CC=clang):  fuzz_NAME, and the ctest test
 #       fuzz_NAME (label fuzz) that runs it for FUZZ_SECONDS (default 15) on
@@ -31,10 +32,11 @@ else()
 endif()
 
 # fuzz_target(NAME [FORMAT format] [EVENTS dir] [DIR TEMPLATE FILE file]
-#             [SESSION samples [ONLY suffix]] [SQL] [SEEDS seed...])
+#             [SESSION samples [ONLY suffix]] [SQL] [EXPORT] [DUCKDB]
+#             [SEEDS seed...])
 # EVENTS: a tracefs events directory given to the import (--formats).
 function(fuzz_target name)
-  cmake_parse_arguments(F "SQL;EXPORT" "FORMAT;EVENTS;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
+  cmake_parse_arguments(F "SQL;EXPORT;DUCKDB" "FORMAT;EVENTS;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
   set(source ${FUZZ_DIR}/FuzzImport.c)
   set(defs)
   set(libs TracerReaders)
@@ -71,6 +73,11 @@ function(fuzz_target name)
                 ${CMAKE_SOURCE_DIR}/Host/HostPortPosix.c
                 ${CMAKE_SOURCE_DIR}/Host/HostText.c
                 ${CMAKE_SOURCE_DIR}/Host/HostIdentity.c)
+  endif()
+  if(F_DUCKDB)
+    # The DuckDB extension's scan, without DuckDB.
+    list(APPEND defs FUZZ_SESSION_DUCKDB)
+    list(APPEND sources ${CMAKE_SOURCE_DIR}/DuckDbExt/tracestore_duckdb_rows.c)
   endif()
   if(TRACER_FUZZ)
     # The fixed findings seed the corpus too, so the clang build (whose
@@ -164,6 +171,8 @@ fuzz_target(session_store SESSION "${FUZZ_SESSION_SAMPLES}")
 fuzz_target(session_sql SESSION "${FUZZ_SESSION_SAMPLES}" SQL)
 # The same session exported, as Chrome JSON and as Perfetto's protobuf.
 fuzz_target(session_export SESSION "${FUZZ_SESSION_SAMPLES}" EXPORT)
+# The same session read as the DuckDB extension's tracestore_scan reads it.
+fuzz_target(session_duckdb SESSION "${FUZZ_SESSION_SAMPLES}" DUCKDB)
 # The same session, only its rollup files (NAME.rollup) replaced, read
 # through the rollups (TraceRollupRead): the decoder of published images.
 fuzz_target(rollup_file SESSION "${FUZZ_SESSION_SAMPLES}" ONLY .rollup)

@@ -31,7 +31,7 @@ target_compile_definitions(TracerSqlite3Amalgamation PRIVATE SQLITE_THREADSAFE=1
 # (Host/HostPort.h) with the Linux-only commands' stubs.
 set(TRACER_WINDOWS_CLI_SOURCES ${TRACESTORE_CLI_SOURCES})
 list(FILTER TRACER_WINDOWS_CLI_SOURCES EXCLUDE REGEX
-     "/Live/Record\\.c$|/Live/RecordTasks\\.c$|/Outputs/Plot/|/Outputs/Push/|/Outputs/Top/|/Outputs/Script/|/HostPython\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/TraceZstd\\.c$|/HostPortPosix\\.c$|/HostIdentity\\.c$")
+     "/Live/Record\\.c$|/Live/RecordTasks\\.c$|/Outputs/Plot/|/Outputs/Push/|/Outputs/Top/|/Outputs/Script/|/HostPython\\.c$|/CmdRecord\\.c$|/CmdTracePython\\.c$|/TraceZstd\\.c$|/HostPortPosix\\.c$|/HostIdentity\\.c$|/SqlDuckDb\\.c$")
 list(APPEND TRACER_WINDOWS_CLI_SOURCES ${CMAKE_SOURCE_DIR}/Host/HostPortWindows.c
      ${CMAKE_SOURCE_DIR}/Cli/CliLinuxOnly.c)
 # HostText.c (the read-a-whole-file loop the CLI shares with the recorder)

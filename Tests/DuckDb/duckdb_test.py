@@ -19,6 +19,15 @@ In Node's DuckDB too (@duckdb/node-api, Tests/DuckDb/node_host.mjs, when
 NODE_MODULES holds it): each table's row count, sum of ids and count of
 non-NULL values per column, against SQLite's.
 
+Each built-in view the SQLite extension makes for the session is read in
+DuckDB after tracestore_attach() and must hold the same rows (floats to 9
+significant digits; ties of the ORDER BY in any order).  Each store's ts
+windows (from_ts/to_ts) must count and sum the ids SQLite's WHERE on ts
+does.  `tracestore sql --engine duckdb` must print SQLite's rows, and
+without libduckdb.so say how to get it.  The extension with a footer
+asking for C API v1.99.0 must be refused by DuckDB with a message naming
+that version.
+
 usage: duckdb_test.py TRACESTORE DUCKDB_HOST EXTENSION SHARED DATA WORKDIR
                       [NODE_MODULES]
 """
@@ -33,6 +42,8 @@ import zipfile
 
 TS, HOST, EXT, SHARED, DATA, WORK = sys.argv[1:7]
 NODE_MODULES = sys.argv[7] if len(sys.argv) > 7 else ""
+FUTURE = os.path.join(os.path.dirname(EXT), "Tests",
+                      "tracestore_future.duckdb_extension")
 NODE_HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "node_host.mjs")
 NODE = shutil.which("node") if os.path.isdir(
@@ -59,8 +70,8 @@ def sqlite(session, sql):
     return rows(r.stdout)
 
 
-def duckdb(sql, expect_error=False):
-    r = run([HOST, "LOAD '%s'" % EXT, sql])
+def duckdb(sql, expect_error=False, before=(), ext=None):
+    r = run([HOST, "LOAD '%s'" % (ext or EXT)] + list(before) + [sql])
     if expect_error:
         if r.returncode == 0 or r.returncode < 0:
             fail("DuckDB: %r gave exit %d, not an error: %s"
@@ -69,7 +80,10 @@ def duckdb(sql, expect_error=False):
     if r.returncode != 0:
         fail("DuckDB: %r: exit %d: %s" % (sql, r.returncode,
                                            r.stderr.decode()[-500:]))
-    return rows(r.stdout)[2:]       # after the LOAD's result and the header
+    out = rows(r.stdout)[2:]        # after the LOAD's result and the header
+    for _ in before:                # and each earlier statement's result
+        out = out[out.index([]) + 1:] if [] in out else out[1:]
+    return out
 
 
 def inputs():
@@ -123,6 +137,72 @@ def compare(session):
     return len(stores), total
 
 
+def number(v):
+    """A value as both engines print it, floats to 9 significant digits."""
+    try:
+        f = float(v)
+    except ValueError:
+        return v
+    if f == int(f) and abs(f) < 2**63 and "e" not in v.lower():
+        return str(int(f))
+    return "%.9g" % f
+
+
+def compare_views(session):
+    """Each built-in view SQLite makes for the session, in DuckDB."""
+    have = [r[0] for r in sqlite(
+        session, "SELECT name FROM temp.sqlite_master WHERE type = 'view'")[1:]]
+    checked = []
+    for view in have:
+        if view in ("args", "event_counts", "event_rate"):
+            continue                    # not in DuckDB (docs/duckdb.md)
+        want = sqlite(session, "SELECT * FROM %s" % view)
+        got = duckdb("SELECT * FROM %s" % view,
+                     before=["SELECT count(*) FROM tracestore_attach('%s')"
+                             % session])
+        if got[:1] != want[:1]:
+            fail("view %s of %s: columns %r in DuckDB, %r in SQLite"
+                 % (view, session, got[:1], want[:1]))
+        w = sorted([number(v) for v in r] for r in want[1:])
+        g = sorted([number(v) for v in r] for r in got[1:])
+        if w != g:
+            i = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b),
+                     min(len(w), len(g)))
+            fail("view %s of %s: %d rows in SQLite, %d in DuckDB; row %d: "
+                 "%r / %r" % (view, session, len(w), len(g), i,
+                              w[i] if i < len(w) else None,
+                              g[i] if i < len(g) else None))
+        checked.append("%s (%d)" % (view, len(w)))
+    return checked
+
+
+def compare_windows(session, stores):
+    """from_ts/to_ts against SQLite's WHERE on ts, for each store with ts."""
+    n = 0
+    for store in stores:
+        cols = [r[0] for r in sqlite(
+            session, "SELECT name FROM pragma_table_info('%s')" % store)[1:]]
+        if "ts" not in cols:
+            continue
+        lo, hi = sqlite(session, "SELECT min(ts), max(ts) FROM %s" % store)[1]
+        if lo == "":
+            continue
+        lo, hi = int(lo), int(hi)
+        for a, b in ((lo + (hi - lo) // 4, lo + (hi - lo) // 2),
+                     (lo, hi), (hi, hi + 1), (hi + 1, hi + 2)):
+            want = sqlite(session, "SELECT count(*), coalesce(sum(id), 0) "
+                          "FROM %s WHERE ts >= %d AND ts < %d"
+                          % (store, a, b))[1]
+            got = duckdb("SELECT count(*), coalesce(sum(id), 0) FROM "
+                         "tracestore_scan('%s', '%s', from_ts := %d, "
+                         "to_ts := %d)" % (session, store, a, b))[0]
+            if got != want:
+                fail("%s of %s, ts in [%d, %d): %r in DuckDB, %r in SQLite"
+                     % (store, session, a, b, got, want))
+            n += 1
+    return n
+
+
 def node(session, store, info):
     """The table's shape in Node's DuckDB against SQLite's."""
     counts = ", ".join('count("%s")' % n for n, _ in info)
@@ -149,6 +229,11 @@ for name, args in inputs():
     if total == 0:
         fail("%s: no rows compared" % name)
     print("%s: %d tables, %d rows equal in SQLite and DuckDB" % (name, n, total))
+    views = compare_views(session)
+    print("%s: views equal: %s" % (name, ", ".join(views) or "none"))
+    stores = [r[0] for r in sqlite(session, "SELECT name FROM store_info")[1:]
+              if r[0] not in ("string", "string_data")]
+    print("%s: %d ts windows equal" % (name, compare_windows(session, stores)))
 
 session = os.path.join(WORK, "tracedat.trace")
 for sql, what in (
@@ -162,6 +247,31 @@ for sql, what in (
     if what not in err:
         fail("%s: DuckDB said %r" % (sql, err[-300:]))
 print("errors: a missing store or session is a DuckDB error naming it")
+# tracestore sql --engine duckdb: the same answers as the SQLite engine.
+for sql in ("SELECT name, count(*) AS n, sum(id) AS ids FROM ftrace_event "
+            "GROUP BY name ORDER BY n DESC, name",
+            "SELECT * FROM page_fault_summary ORDER BY faults DESC, comm"):
+    want = sqlite(session, sql)
+    r = run([TS, "sql", "--engine", "duckdb", "--csv", session, sql])
+    if r.returncode != 0 or rows(r.stdout) != want:
+        fail("sql --engine duckdb %r: exit %d, %r / SQLite %r"
+             % (sql, r.returncode, rows(r.stdout)[:3], want[:3]))
+# Without libduckdb.so: the command alone, elsewhere, says how to get it.
+alone = os.path.join(WORK, "tracestore-alone")
+shutil.copy(TS, alone)
+r = subprocess.run([alone, "sql", "--engine", "duckdb", session, "SELECT 1"],
+                   capture_output=True,
+                   env=dict(os.environ, TRACER_LIBDUCKDB="/nonexistent.so"))
+if r.returncode != 1 or b"npm pack" not in r.stderr:
+    fail("sql --engine duckdb without libduckdb.so: exit %d, %r"
+         % (r.returncode, r.stderr[-300:]))
+print("sql --engine duckdb: SQLite's answers; without libduckdb.so: %s"
+      % r.stderr.decode().strip()[:90])
+
+err = duckdb("SELECT 1", expect_error=True, ext=FUTURE)
+if "v1.99.0" not in err or "C API" not in err:
+    fail("an extension needing C API v1.99.0: DuckDB said %r" % err[-300:])
+print("refusal: %s" % err.strip().splitlines()[0][-160:])
 print("Node's DuckDB: %s" % ("every table's counts as SQLite's" if NODE
                              else "not installed: not run"))
 print("PASS")

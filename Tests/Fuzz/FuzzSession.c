@@ -13,7 +13,14 @@
 **   session_export  (FUZZ_SESSION_EXPORT) the session, once it opens, is
 **                   exported as `tracestore export` does, as Chrome JSON
 **                   and as Perfetto's protobuf, to /dev/null
-**                   (Outputs/Export, linked in with Host/HostUtil.c).
+**                   (Outputs/Export, linked in with Host/HostUtil.c);
+**   session_duckdb  (FUZZ_SESSION_DUCKDB) the session, once it opens, is
+**                   read as the DuckDB extension's scan reads it
+**                   (DuckDbExt/tracestore_duckdb_rows.c, without DuckDB):
+**                   every store whole and in ts windows, through the
+**                   binary search of a sorted store and the block index of
+**                   any store, every column of every row decoded, every
+**                   string resolved (scanAsDuckDb).
 **
 ** The template session is imported once, at start, from small samples of
 ** every kind of store (FUZZ_SESSION_SAMPLES, "FORMAT=PATH,..."): events,
@@ -42,6 +49,10 @@
 #include "FuzzCommon.h"
 #ifdef FUZZ_SESSION_SQL
 # include "Sqlite3Ext/tracestore.h"
+#endif
+
+#ifdef FUZZ_SESSION_DUCKDB
+# include "DuckDbExt/tracestore_duckdb_rows.h"
 #endif
 
 #ifdef FUZZ_SESSION_EXPORT
@@ -298,6 +309,89 @@ static int openAndQuery(void){
 
 #endif
 
+#ifdef FUZZ_SESSION_DUCKDB
+/* Every row of the records of pRange, every column, in DuckDB's batches. */
+static void scanRange(PTRACE_SESSION pSession, PTRACE_STORE pStore,
+                      const TsdRange *pRange, TsdStringCache *pCache){
+  static uint64_t aRow[2048], aValid[32];
+  static int64_t aInt[2048];
+  static double aDouble[2048];
+  static TsdString aStr[2048];
+  uint64_t iNext = pRange->iLo;
+  uint32_t n, c, iBad;
+  while( (n = tsdNextRows(pStore, pRange, &iNext, pRange->iHi, aRow,
+                          2048))>0 ){
+    for(c=0; c<pStore->Header->NumberOfColumns; c++){
+      PCTRACE_COLUMN_DESCRIPTOR pCol = &pStore->Header->Columns[c];
+      if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+        if( tsdReadStrings(pSession, pStore, pCol, aRow, n, aStr, aValid,
+                           pCache, &iBad)<0 ){
+          char zMsg[1400];
+          tsdBadStringMessage(pStore, pCol, aRow[iBad], 0, zMsg,
+                              sizeof(zMsg));
+          return;                       /* the scan's error */
+        }
+      }else{
+        tsdReadColumn(pStore, pCol, aRow, n, aInt, aDouble, aValid);
+      }
+    }
+  }
+}
+
+/* The session read as tracestore_scan reads it. */
+static int scanAsDuckDb(void){
+  static TRACE_SESSION session;
+  static TsdStringCache cache;
+  RTL_ERROR err;
+  ULONG i;
+  memset(&session, 0, sizeof(session));
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenReader(&Rtl, zSession, &session, &err)) ){
+    return 1;
+  }
+  if( !RTL_SUCCESS(TraceStringRefresh(&session.Strings, &err)) ){
+    TraceSessionClose(&session);
+    return 1;
+  }
+  for(i=0; i<session.NumberOfStores; i++){
+    PTRACE_STORE pStore = &session.Stores[i];
+    TRACE_STORE_SNAPSHOT snap;
+    TsdRange range;
+    int w;
+    if( !RTL_SUCCESS(TraceStoreTakeSnapshot(pStore, &snap, &err)) ) continue;
+    tsdStringCacheReset(&cache);
+    memset(&range, 0, sizeof(range));
+    range.iHi = snap.RecordCount;
+    scanRange(&session, pStore, &range, &cache);
+    /* Windows: a quarter, everything, one ts, an empty one; each through
+    ** the block index and, if the store says it is sorted, by search. */
+    for(w=0; w<4 && snap.RecordCount>0; w++){
+      int64_t span = snap.LastTs/2 - snap.FirstTs/2;
+      int64_t a = w==0 ? snap.FirstTs + span/2 : w==1 ? INT64_MIN
+                : w==2 ? snap.LastTs : snap.FirstTs;
+      int64_t b = w==0 ? a + span/2 : w==1 ? INT64_MAX
+                : w==2 ? (snap.LastTs==INT64_MAX ? INT64_MAX
+                          : snap.LastTs + 1) : snap.FirstTs;
+      int bSorted;
+      for(bSorted=0; bSorted<=((snap.Flags & TRACE_SLOT_SORTED)!=0);
+          bSorted++){
+        TsdIndex index;
+        memset(&index, 0, sizeof(index));
+        memset(&range, 0, sizeof(range));
+        range.iHi = snap.RecordCount;
+        if( tsdNarrowTs(pStore, snap.RecordCount, bSorted, &index, a, b,
+                        &range)==0 ){
+          scanRange(&session, pStore, &range, &cache);
+        }
+        tsdIndexFree(&index);
+      }
+    }
+  }
+  TraceSessionClose(&session);
+  return 0;
+}
+#endif
+
 int fuzzOne(const uint8_t *aData, size_t nData){
   initialize();
   if( nData==0 ) return 1;
@@ -312,6 +406,12 @@ int fuzzOne(const uint8_t *aData, size_t nData){
     }
     return 1;
   }
+#ifdef FUZZ_SESSION_DUCKDB
+  if( scanAsDuckDb() && fuzzReplayingSeeds ){
+    fprintf(stderr, "seed: the template does not scan\n");
+    exit(1);
+  }
+#endif
 #ifdef FUZZ_SESSION_ONLY
   if( fuzzReadRollups(&Rtl, zSession) && fuzzReplayingSeeds ){
     fprintf(stderr, "seed: the template's rollups do not read\n");

@@ -1,0 +1,658 @@
+/*
+** tracestore_duckdb_views.c: the SQLite extension's views, in DuckDB SQL,
+** and tracestore_attach(): the stores and views by their bare names.
+**
+** Zone: hosted (the DuckDB extension): libc, pthreads and DuckDB's C
+** extension API; Kernel/KvmExitReason.h (exit reason names) and
+** TraceStore/TraceSchema.h (which stores are event stores); the system
+** call table generated at build time (tracestore_syscalls.h, as the SQLite
+** extension has it); included by nothing.
+** Owns: the view macros, the replacement scan that resolves bare store and
+** view names to the attached session, tracestore_attach(), and the SQL
+** functions kvm_exit_reason_name(), syscall_name(), syscall_nr().
+** Calls: tracestore_scan (through SQL).  Called by DuckDB; registered by
+** tracestore_duckdb.c (tsdRegisterViews, tracestore_duckdb_int.h).
+**
+** Usage:
+**
+**     SELECT * FROM tracestore_attach('run.trace');   -- what it has
+**     SELECT name, count(*) FROM span GROUP BY name;  -- a store
+**     SELECT * FROM span_self_time;                   -- a view
+**     SELECT * FROM tracestore_span_self_time('other.trace');
+**
+** How it works:
+**
+**   DuckDB's C API lets an extension neither run SQL while a query binds
+**   nor keep the database handle past LOAD, so views cannot be made at
+**   attach time.  Instead, at LOAD:
+**
+**   - each view becomes a table macro of the session path,
+**     tracestore_VIEW(SESSION), in the database's default schema, its
+**     text that of the SQLite view rewritten for DuckDB (boolean tests
+**     instead of integers, IS NOT DISTINCT FROM instead of IS, one type
+**     per CASE) over tracestore_scan(SESSION, STORE, missing_ok := true),
+**     so a session without a store reads it as empty;
+**   - a replacement scan resolves a table name DuckDB does not know: a
+**     store name to tracestore_scan(SESSION, NAME), a view name to its
+**     macro, for the session tracestore_attach() named last (one per
+**     process).
+**
+**   The views read the stores, not the rollups (DuckDB's scan of every row
+**   is what the rollups stand in for in SQLite).  args (the fields of an
+**   event's text), event_counts and event_rate (rollups only) are not
+**   here.
+*/
+#include <duckdb_extension.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracestore_duckdb_int.h"
+#include "Kernel/KvmExitReason.h"
+#include "TraceStore/TraceSchema.h"
+#include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
+
+DUCKDB_EXTENSION_EXTERN
+
+/* The session tracestore_attach() named last, or "". */
+static char zAttached[TRACE_PATH_SIZE];
+static pthread_mutex_t attachMutex = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+** The views.  In a body, {STORE} stands for the rows of STORE of the
+** macro's session.  The ORDER BY of each is the SQLite view's.
+*/
+typedef struct TsdView {
+  const char *zName;
+  const char *zBody;
+} TsdView;
+
+/* A frame's name as perf report prints it (TS_FRAME_NAME in SQLite):
+** its symbol, else 0x and 16 hex digits of its offset or address. */
+#define TSD_FRAME_NAME(f) \
+  "coalesce(" f ".symbol, '0x' || lpad(lower(to_hex(coalesce(" f \
+  ".module_offset, " f ".ip))), 16, '0'))"
+
+static const TsdView aView[] = {
+  { "kvm_exit_reasons",
+    "WITH stats AS ("
+      "SELECT reason, exit_code, count(*) AS count, "
+      "count(*) - count(dur) AS unpaired, sum(dur) AS total_dur, "
+      "avg(dur) AS avg_dur, min(dur) AS min_dur, max(dur) AS max_dur "
+      "FROM {kvm_exit} GROUP BY reason, exit_code), "
+    "ranked AS ("
+      "SELECT reason, exit_code, dur, cume_dist() OVER "
+      "(PARTITION BY reason, exit_code ORDER BY dur) AS cd "
+      "FROM {kvm_exit} WHERE dur IS NOT NULL), "
+    "pct AS ("
+      "SELECT reason, exit_code, "
+      "min(CASE WHEN cd >= 0.50 THEN dur END) AS p50_dur, "
+      "min(CASE WHEN cd >= 0.90 THEN dur END) AS p90_dur, "
+      "min(CASE WHEN cd >= 0.99 THEN dur END) AS p99_dur "
+      "FROM ranked GROUP BY reason, exit_code) "
+    "SELECT s.reason AS reason, s.exit_code AS exit_code, "
+    "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
+      "OR s.reason = 'UNKNOWN' "
+      "THEN kvm_exit_reason_name(s.exit_code, 'vmx') END AS vmx_name, "
+    "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
+      "OR s.reason = 'UNKNOWN' "
+      "THEN kvm_exit_reason_name(s.exit_code, 'svm') END AS svm_name, "
+    "s.count AS count, s.unpaired AS unpaired, s.total_dur AS total_dur, "
+    "s.avg_dur AS avg_dur, s.min_dur AS min_dur, s.max_dur AS max_dur, "
+    "p.p50_dur AS p50_dur, p.p90_dur AS p90_dur, p.p99_dur AS p99_dur "
+    "FROM stats AS s LEFT JOIN pct AS p ON p.reason IS NOT DISTINCT FROM "
+    "s.reason AND p.exit_code IS NOT DISTINCT FROM s.exit_code "
+    "ORDER BY s.count DESC, s.reason, s.exit_code" },
+
+  { "page_fault_summary",
+    "SELECT pid, comm, module, count(*) AS faults, "
+    "count(CASE WHEN kind = 'code' THEN 1 END) AS code, "
+    "count(CASE WHEN kind = 'data' THEN 1 END) AS data, "
+    "count(CASE WHEN access = 'read' THEN 1 END) AS reads, "
+    "count(CASE WHEN access = 'write' THEN 1 END) AS writes, "
+    "count(CASE WHEN access = 'exec' THEN 1 END) AS execs, "
+    "count(CASE WHEN access IS NULL THEN 1 END) AS unknown_access "
+    "FROM (SELECT pid, comm, module, "
+      "CASE WHEN error_code IS NULL THEN NULL "
+      "WHEN (error_code & 16) <> 0 THEN 'exec' "
+      "WHEN (error_code & 2) <> 0 THEN 'write' ELSE 'read' END AS access, "
+      "CASE WHEN error_code IS NOT NULL THEN "
+      "(CASE WHEN (error_code & 16) <> 0 THEN 'code' ELSE 'data' END) "
+      "WHEN address IS NULL OR ip IS NULL THEN NULL "
+      "WHEN address = ip THEN 'code' ELSE 'data' END AS kind "
+      "FROM {page_fault}) "
+    "GROUP BY pid, comm, module "
+    "ORDER BY faults DESC, pid, comm, module" },
+
+  { "page_fault_traffic",
+    "SELECT pid, comm, module, count(*) AS faults, "
+    "count(CASE WHEN hard = 1 THEN 1 END) AS hard, "
+    "count(CASE WHEN hard = 0 THEN 1 END) AS soft, "
+    "count(CASE WHEN hard IS NULL THEN 1 END) AS unclassified, "
+    "count(CASE WHEN hard = 1 AND is_code = 1 THEN 1 END) AS hard_code, "
+    "count(CASE WHEN hard = 1 AND is_code = 0 THEN 1 END) AS hard_data, "
+    "count(CASE WHEN hard = 0 AND is_code = 1 THEN 1 END) AS soft_code, "
+    "count(CASE WHEN hard = 0 AND is_code = 0 THEN 1 END) AS soft_data "
+    "FROM (SELECT pid, comm, module, hard, "
+      "CASE WHEN code IS NOT NULL THEN code "
+      "WHEN error_code IS NOT NULL THEN "
+        "CAST((error_code & 16) <> 0 AS BIGINT) "
+      "WHEN address IS NULL OR ip IS NULL THEN NULL "
+      "ELSE CAST(address = ip AS BIGINT) END AS is_code "
+      "FROM {page_fault}) "
+    "GROUP BY pid, comm, module "
+    "ORDER BY faults DESC, pid, comm, module" },
+
+  { "span_self_time",
+    "WITH children AS ("
+      "SELECT parent_id, sum(dur) AS child_dur FROM {span} "
+      "WHERE parent_id IS NOT NULL GROUP BY parent_id), "
+    "by_parent AS ("
+      "SELECT p.name AS name, sum(c.child_dur) AS child_dur "
+      "FROM children AS c JOIN {span} AS p ON p.id = c.parent_id "
+      "GROUP BY p.name), "
+    "outermost AS ("
+      "SELECT name, sum(dur) AS total_dur FROM ("
+        "SELECT name, ts, dur, max(CASE WHEN (flags & 2) <> 0 "
+          "THEN CAST(9223372036854775807 AS HUGEINT) "
+          "ELSE CAST(ts AS HUGEINT) + coalesce(dur, 0) END) OVER ("
+          "PARTITION BY pid, tid, name ORDER BY id "
+          "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS open_until "
+        "FROM {span}) "
+      "WHERE open_until IS NULL OR ts >= open_until GROUP BY name), "
+    "totals AS ("
+      "SELECT name, count(*) AS calls, sum(dur) AS all_dur, "
+      "avg(dur) AS avg_dur, max(dur) AS max_dur, min(depth) AS min_depth, "
+      "max(depth) AS max_depth FROM {span} GROUP BY name) "
+    "SELECT t.name AS name, t.calls AS calls, o.total_dur AS total_dur, "
+    "t.all_dur - coalesce(b.child_dur, 0) AS self_dur, "
+    "t.avg_dur AS avg_dur, t.max_dur AS max_dur, "
+    "t.min_depth AS min_depth, t.max_depth AS max_depth "
+    "FROM totals AS t LEFT JOIN by_parent AS b ON b.name = t.name "
+    "LEFT JOIN outermost AS o ON o.name = t.name "
+    "ORDER BY self_dur DESC, name" },
+
+  { "span_running",
+    "SELECT * FROM {span} WHERE (flags & 2) <> 0 ORDER BY id" },
+
+  { "syscall_counts",
+    "SELECT CASE WHEN raw THEN CAST(k AS BIGINT) ELSE syscall_nr(k) END "
+    "AS id, CASE WHEN raw THEN syscall_name(CAST(k AS BIGINT)) ELSE k END "
+    "AS name, sum(n) AS count "
+    "FROM (SELECT name = 'sys_enter' AS raw, "
+      "CASE WHEN name = 'sys_enter' "
+      "THEN regexp_extract(args, '^NR (-?[0-9]+)', 1) "
+      "ELSE substr(name, 11) END AS k, count(*) AS n "
+      "FROM {ftrace_event} "
+      "WHERE (name = 'sys_enter' AND args GLOB 'NR [0-9-]*') "
+      "OR name GLOB 'sys_enter_?*' "
+      "GROUP BY 1, 2) "
+    "GROUP BY 1, 2 "
+    "ORDER BY count DESC, id, name" },
+
+  { "sample_self",
+    "SELECT s.comm AS comm, f.module AS module, " TSD_FRAME_NAME("f")
+    " AS symbol, f.kernel AS kernel, count(*) AS samples, "
+    "sum(s.period) AS period, "
+    "100.0::DOUBLE * sum(s.period) / (SELECT sum(period) FROM {sample}) "
+    "AS overhead "
+    "FROM {sample} AS s JOIN {stack} AS k ON k.id = s.stack_id "
+    "JOIN {frame} AS f ON f.id = k.frame_id "
+    "GROUP BY 1, 2, 3, 4 "
+    "ORDER BY period DESC, samples DESC, comm, module, symbol" },
+
+  { "sample_flame",
+    "WITH RECURSIVE up(callsite, samples, period, self, self_period) AS ("
+      "SELECT stack_id, count(*), sum(period), count(*), sum(period) "
+      "FROM {sample} WHERE stack_id IS NOT NULL GROUP BY stack_id "
+      "UNION ALL "
+      "SELECT k.parent_id, up.samples, up.period, 0, 0 "
+      "FROM up JOIN {stack} AS k ON k.id = up.callsite "
+      "WHERE k.parent_id IS NOT NULL) "
+    "SELECT k.id AS id, k.parent_id AS parent_id, k.depth AS depth, "
+    "f.module AS module, " TSD_FRAME_NAME("f") " AS name, "
+    "f.kernel AS kernel, sum(up.self) AS self, sum(up.samples) AS total, "
+    "sum(up.self_period) AS self_period, sum(up.period) AS total_period "
+    "FROM up JOIN {stack} AS k ON k.id = up.callsite "
+    "JOIN {frame} AS f ON f.id = k.frame_id "
+    "GROUP BY k.id, k.parent_id, k.depth, f.module, 5, f.kernel "
+    "ORDER BY total DESC, id" },
+};
+
+#define TSD_N_VIEW ((int)(sizeof(aView)/sizeof(aView[0])))
+#define TSD_N_SYSCALL ((int)(sizeof(aTsSyscall)/sizeof(aTsSyscall[0])))
+
+/* ------------------------------------------------------------------------
+** A growing string (the macros' text).
+*/
+typedef struct TsdStr {
+  char *z;
+  size_t n, nAlloc;
+  int bOom;
+} TsdStr;
+
+static void tsdAppend(TsdStr *p, const char *z, size_t n){
+  if( p->bOom ) return;
+  if( p->n + n + 1>p->nAlloc ){
+    size_t nNew = (p->nAlloc + n + 1)*2;
+    char *zNew = realloc(p->z, nNew);
+    if( zNew==0 ){ p->bOom = 1; return; }
+    p->z = zNew;
+    p->nAlloc = nNew;
+  }
+  memcpy(p->z + p->n, z, n);
+  p->n += n;
+  p->z[p->n] = 0;
+}
+
+static void tsdAppendZ(TsdStr *p, const char *z){ tsdAppend(p, z, strlen(z)); }
+
+/* zBody with each {STORE} made the rows of STORE of the macro's session. */
+static void tsdAppendBody(TsdStr *p, const char *zBody){
+  const char *z = zBody;
+  while( *z ){
+    const char *zOpen = strchr(z, '{'), *zClose;
+    if( zOpen==0 || (zClose = strchr(zOpen, '}'))==0 ){
+      tsdAppendZ(p, z);
+      return;
+    }
+    tsdAppend(p, z, (size_t)(zOpen - z));
+    tsdAppendZ(p, "tracestore_scan(session, '");
+    tsdAppend(p, zOpen + 1, (size_t)(zClose - zOpen - 1));
+    tsdAppendZ(p, "', missing_ok := true)");
+    z = zClose + 1;
+  }
+}
+
+/* The event view: one arm per event store, as the SQLite view has them. */
+static void tsdAppendEventBody(TsdStr *p){
+  int i, nArm = 0;
+  for(i=0; i<TraceRecordKindMaximum; i++){
+    PCTRACE_RECORD_TYPE pType = &TraceRecordTypes[i];
+    const char *zStore = pType->Schema->Name;
+    const char *azCol[3], *azAs[3] = { "pid", "tid", "cpu" };
+    int c;
+    if( (pType->Flags & TRACE_RECORD_EVENT)==0 ) continue;
+    if( nArm++ ) tsdAppendZ(p, " UNION ALL ");
+    tsdAppendZ(p, "SELECT ts AS ts, ");
+    if( pType->EventView.Name ){
+      tsdAppendZ(p, pType->EventView.Name);
+    }else{
+      tsdAppendZ(p, "CAST('");
+      tsdAppendZ(p, zStore);
+      tsdAppendZ(p, "' AS VARCHAR)");
+    }
+    tsdAppendZ(p, " AS name");
+    azCol[0] = pType->EventView.Pid;
+    azCol[1] = pType->EventView.Tid;
+    azCol[2] = pType->EventView.Cpu;
+    for(c=0; c<3; c++){
+      tsdAppendZ(p, ", ");
+      tsdAppendZ(p, azCol[c] ? azCol[c] : "CAST(NULL AS BIGINT)");
+      tsdAppendZ(p, " AS ");
+      tsdAppendZ(p, azAs[c]);
+    }
+    tsdAppendZ(p, ", CAST('");
+    tsdAppendZ(p, zStore);
+    tsdAppendZ(p, "' AS VARCHAR) AS store, id AS id FROM {");
+    tsdAppendZ(p, zStore);
+    tsdAppendZ(p, "}");
+  }
+}
+
+/* Runs zSql on con; 0, or -1 with DuckDB's message in zErr. */
+static int tsdExec(duckdb_connection con, const char *zSql, char *zErr,
+                   int nErr){
+  duckdb_result res;
+  int rc = 0;
+  if( duckdb_query(con, zSql, &res)==DuckDBError ){
+    snprintf(zErr, (size_t)nErr, "%s", duckdb_result_error(&res));
+    rc = -1;
+  }
+  duckdb_destroy_result(&res);
+  return rc;
+}
+
+/* CREATE OR REPLACE MACRO tracestore_NAME(session) AS TABLE BODY. */
+static int tsdMakeMacro(duckdb_connection con, const char *zName,
+                        const char *zBody, int bEvent, char *zErr, int nErr){
+  TsdStr s;
+  TsdStr body;
+  int rc;
+  memset(&s, 0, sizeof(s));
+  memset(&body, 0, sizeof(body));
+  if( bEvent ) tsdAppendEventBody(&body); else tsdAppendZ(&body, zBody);
+  tsdAppendZ(&s, "CREATE OR REPLACE MACRO tracestore_");
+  tsdAppendZ(&s, zName);
+  tsdAppendZ(&s, "(session) AS TABLE ");
+  if( !body.bOom ) tsdAppendBody(&s, body.z);
+  if( s.bOom || body.bOom ){
+    snprintf(zErr, (size_t)nErr, "out of memory");
+    rc = -1;
+  }else{
+    rc = tsdExec(con, s.z, zErr, nErr);
+  }
+  free(s.z);
+  free(body.z);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------
+** The replacement scan and tracestore_attach().
+*/
+
+static int tsdIsViewName(const char *zName){
+  int i;
+  if( strcmp(zName, "event")==0 ) return 1;
+  for(i=0; i<TSD_N_VIEW; i++){
+    if( strcmp(zName, aView[i].zName)==0 ) return 1;
+  }
+  return 0;
+}
+
+static int tsdIsStoreName(const char *zName){
+  int i;
+  for(i=0; i<TraceRecordKindMaximum; i++){
+    if( strcmp(zName, TraceRecordTypes[i].Schema->Name)==0 ) return 1;
+  }
+  return 0;
+}
+
+static void tsdReplace(duckdb_replacement_scan_info info,
+                       const char *zTable, void *pData){
+  char zSession[TRACE_PATH_SIZE];
+  char zMacro[TRACE_NAME_SIZE + 16];
+  duckdb_value v;
+  (void)pData;
+  pthread_mutex_lock(&attachMutex);
+  memcpy(zSession, zAttached, sizeof(zSession));
+  pthread_mutex_unlock(&attachMutex);
+  if( zSession[0]==0 || strlen(zTable)>=TRACE_NAME_SIZE ) return;
+  if( tsdIsViewName(zTable) ){
+    snprintf(zMacro, sizeof(zMacro), "tracestore_%s", zTable);
+    duckdb_replacement_scan_set_function_name(info, zMacro);
+    v = duckdb_create_varchar(zSession);
+    duckdb_replacement_scan_add_parameter(info, v);
+    duckdb_destroy_value(&v);
+  }else if( tsdIsStoreName(zTable) ){
+    duckdb_replacement_scan_set_function_name(info, "tracestore_scan");
+    v = duckdb_create_varchar(zSession);
+    duckdb_replacement_scan_add_parameter(info, v);
+    duckdb_destroy_value(&v);
+    v = duckdb_create_varchar(zTable);
+    duckdb_replacement_scan_add_parameter(info, v);
+    duckdb_destroy_value(&v);
+  }
+}
+
+/* tracestore_attach(SESSION): one row (name, kind, rows) per store of the
+** session and per view; SESSION becomes the attached session. */
+typedef struct TsdAttach {
+  int nRow;
+  char azName[TRACE_SESSION_MAX_STORES + TSD_N_VIEW + 1][TRACE_NAME_SIZE];
+  const char *azKind[TRACE_SESSION_MAX_STORES + TSD_N_VIEW + 1];
+  int64_t aRows[TRACE_SESSION_MAX_STORES + TSD_N_VIEW + 1];
+  int iNext;
+} TsdAttach;
+
+static void tsdAttachBind(duckdb_bind_info info){
+  duckdb_value vSession = duckdb_bind_get_parameter(info, 0);
+  char *zSession = duckdb_get_varchar(vSession);
+  TsdAttach *a = calloc(1, sizeof(TsdAttach));
+  PTRACE_SESSION pSession = calloc(1, sizeof(TRACE_SESSION));
+  RTL_ERROR err;
+  duckdb_logical_type t;
+  ULONG i;
+
+  duckdb_destroy_value(&vSession);
+  memset(&err, 0, sizeof(err));
+  if( a==0 || pSession==0 || zSession==0 ){
+    duckdb_bind_set_error(info, "tracestore_attach: out of memory");
+    goto done;
+  }
+  if( strlen(zSession)>=TRACE_PATH_SIZE ){
+    duckdb_bind_set_error(info, "tracestore_attach: the path is too long");
+    goto done;
+  }
+  if( tsdRtl()==0 || !RTL_SUCCESS(TraceSessionOpenReader(tsdRtl(), zSession,
+                                                         pSession, &err)) ){
+    duckdb_bind_set_error(info, err.Message);
+    free(pSession);
+    pSession = 0;
+    goto done;
+  }
+  for(i=0; i<pSession->NumberOfStores; i++){
+    PTRACE_STORE pStore = &pSession->Stores[i];
+    snprintf(a->azName[a->nRow], TRACE_NAME_SIZE, "%s",
+             pStore->Header->Name);
+    a->azKind[a->nRow] = "table";
+    a->aRows[a->nRow++] = (int64_t)pStore->Snapshot.RecordCount;
+  }
+  snprintf(a->azName[a->nRow], TRACE_NAME_SIZE, "event");
+  a->azKind[a->nRow] = "view";
+  a->aRows[a->nRow++] = -1;
+  for(i=0; i<(ULONG)TSD_N_VIEW; i++){
+    snprintf(a->azName[a->nRow], TRACE_NAME_SIZE, "%s", aView[i].zName);
+    a->azKind[a->nRow] = "view";
+    a->aRows[a->nRow++] = -1;
+  }
+  pthread_mutex_lock(&attachMutex);
+  memcpy(zAttached, zSession, strlen(zSession) + 1);
+  pthread_mutex_unlock(&attachMutex);
+  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  duckdb_bind_add_result_column(info, "name", t);
+  duckdb_bind_add_result_column(info, "kind", t);
+  duckdb_destroy_logical_type(&t);
+  t = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+  duckdb_bind_add_result_column(info, "rows", t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_bind_set_bind_data(info, a, free);
+  a = 0;
+done:
+  if( pSession ){
+    TraceSessionClose(pSession);
+    free(pSession);
+  }
+  free(a);
+  duckdb_free(zSession);
+}
+
+static void tsdAttachInit(duckdb_init_info info){ (void)info; }
+
+static void tsdAttachScan(duckdb_function_info info, duckdb_data_chunk out){
+  TsdAttach *a = duckdb_function_get_bind_data(info);
+  duckdb_vector vName = duckdb_data_chunk_get_vector(out, 0);
+  duckdb_vector vKind = duckdb_data_chunk_get_vector(out, 1);
+  duckdb_vector vRows = duckdb_data_chunk_get_vector(out, 2);
+  int64_t *aRows = duckdb_vector_get_data(vRows);
+  idx_t n = 0;
+  while( a->iNext<a->nRow && n<duckdb_vector_size() ){
+    int i = a->iNext++;
+    duckdb_vector_assign_string_element(vName, n, a->azName[i]);
+    duckdb_vector_assign_string_element(vKind, n, a->azKind[i]);
+    if( a->aRows[i]<0 ){
+      duckdb_vector_ensure_validity_writable(vRows);
+      duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vRows), n);
+    }else{
+      aRows[n] = a->aRows[i];
+    }
+    n++;
+  }
+  duckdb_data_chunk_set_size(out, n);
+}
+
+/* ------------------------------------------------------------------------
+** SQL functions (the SQLite extension's, for the views).
+*/
+
+/* kvm_exit_reason_name(EXIT_CODE BIGINT, ISA VARCHAR). */
+static void tsdKvmNameFunc(duckdb_function_info info, duckdb_data_chunk in,
+                           duckdb_vector out){
+  idx_t n = duckdb_data_chunk_get_size(in), k;
+  duckdb_vector vCode = duckdb_data_chunk_get_vector(in, 0);
+  duckdb_vector vIsa = duckdb_data_chunk_get_vector(in, 1);
+  const int64_t *aCode = duckdb_vector_get_data(vCode);
+  const duckdb_string_t *aIsa = duckdb_vector_get_data(vIsa);
+  uint64_t *aCodeValid = duckdb_vector_get_validity(vCode);
+  uint64_t *aIsaValid = duckdb_vector_get_validity(vIsa);
+  uint64_t *aOutValid;
+  (void)info;
+  duckdb_vector_ensure_validity_writable(out);
+  aOutValid = duckdb_vector_get_validity(out);
+  for(k=0; k<n; k++){
+    const char *zName = 0;
+    unsigned isa = 0;
+    if( duckdb_validity_row_is_valid(aCodeValid, k)
+     && duckdb_validity_row_is_valid(aIsaValid, k) ){
+      duckdb_string_t s = aIsa[k];
+      const char *z = duckdb_string_is_inlined(s) ? s.value.inlined.inlined
+                                                  : s.value.pointer.ptr;
+      uint32_t nz = duckdb_string_t_length(s);
+      if( nz==3 && strncasecmp(z, "vmx", 3)==0 ) isa = KVM_EXIT_ISA_VMX;
+      if( nz==3 && strncasecmp(z, "svm", 3)==0 ) isa = KVM_EXIT_ISA_SVM;
+      if( isa && aCode[k]>=0 && aCode[k]<=0xffffffffLL ){
+        zName = KvmExitReasonName(isa, (unsigned)aCode[k],
+                                  KvmExitNamesKernel);
+      }
+    }
+    if( zName==0 ){
+      duckdb_validity_set_row_invalid(aOutValid, k);
+    }else if( isa==KVM_EXIT_ISA_VMX
+           && (aCode[k] & KVM_EXIT_VMX_FAILED_VMENTRY)!=0 ){
+      char zBuf[128];
+      snprintf(zBuf, sizeof(zBuf), "%s FAILED_VMENTRY", zName);
+      duckdb_vector_assign_string_element(out, k, zBuf);
+    }else{
+      duckdb_vector_assign_string_element(out, k, zName);
+    }
+  }
+}
+
+/* syscall_name(NR BIGINT). */
+static void tsdSyscallNameFunc(duckdb_function_info info,
+                               duckdb_data_chunk in, duckdb_vector out){
+  idx_t n = duckdb_data_chunk_get_size(in), k;
+  duckdb_vector vNr = duckdb_data_chunk_get_vector(in, 0);
+  const int64_t *aNr = duckdb_vector_get_data(vNr);
+  uint64_t *aValid = duckdb_vector_get_validity(vNr);
+  uint64_t *aOutValid;
+  (void)info;
+  duckdb_vector_ensure_validity_writable(out);
+  aOutValid = duckdb_vector_get_validity(out);
+  for(k=0; k<n; k++){
+    int i, bFound = 0;
+    if( duckdb_validity_row_is_valid(aValid, k) ){
+      for(i=0; i<TSD_N_SYSCALL; i++){
+        if( aTsSyscall[i].nr==aNr[k] ){
+          duckdb_vector_assign_string_element(out, k, aTsSyscall[i].zName);
+          bFound = 1;
+          break;
+        }
+      }
+    }
+    if( !bFound ) duckdb_validity_set_row_invalid(aOutValid, k);
+  }
+}
+
+/* syscall_nr(NAME VARCHAR). */
+static void tsdSyscallNrFunc(duckdb_function_info info, duckdb_data_chunk in,
+                             duckdb_vector out){
+  idx_t n = duckdb_data_chunk_get_size(in), k;
+  duckdb_vector vName = duckdb_data_chunk_get_vector(in, 0);
+  const duckdb_string_t *aName = duckdb_vector_get_data(vName);
+  uint64_t *aValid = duckdb_vector_get_validity(vName);
+  int64_t *aOut = duckdb_vector_get_data(out);
+  uint64_t *aOutValid;
+  (void)info;
+  duckdb_vector_ensure_validity_writable(out);
+  aOutValid = duckdb_vector_get_validity(out);
+  for(k=0; k<n; k++){
+    int i, bFound = 0;
+    if( duckdb_validity_row_is_valid(aValid, k) ){
+      duckdb_string_t s = aName[k];
+      const char *z = duckdb_string_is_inlined(s) ? s.value.inlined.inlined
+                                                  : s.value.pointer.ptr;
+      uint32_t nz = duckdb_string_t_length(s);
+      for(i=0; i<TSD_N_SYSCALL; i++){
+        if( strlen(aTsSyscall[i].zName)==nz
+         && memcmp(aTsSyscall[i].zName, z, nz)==0 ){
+          aOut[k] = aTsSyscall[i].nr;
+          bFound = 1;
+          break;
+        }
+      }
+    }
+    if( !bFound ) duckdb_validity_set_row_invalid(aOutValid, k);
+  }
+}
+
+/* Registers scalar function zName(aArg...) -> ret. */
+static int tsdScalar(duckdb_connection con, const char *zName, int nArg,
+                     const duckdb_type *aArg, duckdb_type ret,
+                     duckdb_scalar_function_t xFunc){
+  duckdb_scalar_function f = duckdb_create_scalar_function();
+  duckdb_logical_type t;
+  duckdb_state rc;
+  int i;
+  duckdb_scalar_function_set_name(f, zName);
+  for(i=0; i<nArg; i++){
+    t = duckdb_create_logical_type(aArg[i]);
+    duckdb_scalar_function_add_parameter(f, t);
+    duckdb_destroy_logical_type(&t);
+  }
+  t = duckdb_create_logical_type(ret);
+  duckdb_scalar_function_set_return_type(f, t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_scalar_function_set_function(f, xFunc);
+  rc = duckdb_register_scalar_function(con, f);
+  duckdb_destroy_scalar_function(&f);
+  return rc==DuckDBError ? -1 : 0;
+}
+
+int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
+                     int nErr){
+  static const duckdb_type aKvm[2] = { DUCKDB_TYPE_BIGINT,
+                                       DUCKDB_TYPE_VARCHAR };
+  static const duckdb_type aNr[1] = { DUCKDB_TYPE_BIGINT };
+  static const duckdb_type aName[1] = { DUCKDB_TYPE_VARCHAR };
+  duckdb_table_function f;
+  duckdb_logical_type t;
+  duckdb_state rc;
+  int i;
+
+  if( tsdScalar(con, "kvm_exit_reason_name", 2, aKvm, DUCKDB_TYPE_VARCHAR,
+                tsdKvmNameFunc)
+   || tsdScalar(con, "syscall_name", 1, aNr, DUCKDB_TYPE_VARCHAR,
+                tsdSyscallNameFunc)
+   || tsdScalar(con, "syscall_nr", 1, aName, DUCKDB_TYPE_BIGINT,
+                tsdSyscallNrFunc) ){
+    snprintf(zErr, (size_t)nErr, "cannot register the SQL functions");
+    return -1;
+  }
+  f = duckdb_create_table_function();
+  duckdb_table_function_set_name(f, "tracestore_attach");
+  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  duckdb_table_function_add_parameter(f, t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_table_function_set_bind(f, tsdAttachBind);
+  duckdb_table_function_set_init(f, tsdAttachInit);
+  duckdb_table_function_set_function(f, tsdAttachScan);
+  rc = duckdb_register_table_function(con, f);
+  duckdb_destroy_table_function(&f);
+  if( rc==DuckDBError ){
+    snprintf(zErr, (size_t)nErr, "cannot register tracestore_attach");
+    return -1;
+  }
+  duckdb_add_replacement_scan(db, tsdReplace, 0, 0);
+  /* The macros last: a read-only database cannot take them, and the rest
+  ** works without them. */
+  if( tsdMakeMacro(con, "event", 0, 1, zErr, nErr) ) return 1;
+  for(i=0; i<TSD_N_VIEW; i++){
+    if( tsdMakeMacro(con, aView[i].zName, aView[i].zBody, 0, zErr, nErr) ){
+      return 1;
+    }
+  }
+  return 0;
+}
