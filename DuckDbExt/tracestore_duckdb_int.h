@@ -4,6 +4,7 @@
 **   tracestore_duckdb.c       the entry point: the DuckDB API version, the
 **                             RTL, the read guard, registration
 **   tracestore_duckdb_scan.c  tracestore_scan(): a store as a table
+**   tracestore_duckdb_sessions.c  the sessions kept open between queries
 **   tracestore_duckdb_views.c tracestore_attach(), the views, their
 **                             functions
 **   tracestore_duckdb_rows.c  which records a scan reads, and their values
@@ -22,6 +23,36 @@
 /* The RTL every session of the extension is opened with (its read-only
 ** mappings go through the read guard). */
 PRTL tsdRtl(void);
+
+/*
+** A session the extension keeps open (tracestore_duckdb_sessions.c):
+** counted, cached by path between queries, read by one execution at a
+** time (bScanning).
+*/
+typedef struct TsdSession {
+  char zPath[TRACE_PATH_SIZE];
+  uint64_t iDev, iIno;          /* PATH/session.tracer when opened */
+  PTRACE_SESSION pSession;
+  int nRef;                     /* Holders: binds and executions */
+  int bCached, bStale, bScanning;
+  uint64_t iUsed;               /* For eviction */
+} TsdSession;
+
+/* The cached session of zPath (a new one if it changed, was marked stale,
+** or bPrivate), held once; 0 with *pErr set if it does not open. */
+TsdSession *tsdSessionOpen(const char *zPath, int bPrivate,
+                           PRTL_ERROR pErr);
+/* Lets go of one hold; the last of a private or stale session closes it. */
+void tsdSessionRelease(TsdSession *p);
+/* The next tsdSessionOpen of its path opens the session afresh. */
+void tsdSessionStale(TsdSession *p);
+/* Claims p for one execution's reads (and holds it); false if another
+** execution has it.  tsdSessionUnclaim gives it back and lets go. */
+int tsdSessionClaim(TsdSession *p);
+void tsdSessionUnclaim(TsdSession *p);
+/* Held around every snapshot, remap and header read of a session. */
+void tsdSessionLock(void);
+void tsdSessionUnlock(void);
 
 /* Registers tracestore_scan (tracestore_duckdb_scan.c).  0 or -1. */
 int tsdRegisterScan(duckdb_connection con);

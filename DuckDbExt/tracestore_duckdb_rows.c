@@ -32,6 +32,10 @@
 
 #include "tracestore_duckdb_rows.h"
 
+/* Records ahead whose line a column loop asks for: the hardware prefetcher
+** stops at each 4 KB page of the mapping. */
+#define TSD_PREFETCH 16
+
 static int64_t tsdTsOf(PTRACE_STORE pStore, uint64_t i){
   int64_t ts;
   memcpy(&ts, pStore->Base + i*pStore->RecordSize + pStore->TimestampOffset,
@@ -150,6 +154,9 @@ uint32_t tsdNextRows(PTRACE_STORE pStore, const TsdRange *pRange,
 #define TSD_READ_INT(T, NULLV)                                              \
   for(k=0; k<n; k++){                                                       \
     T v;                                                                    \
+    if( k + TSD_PREFETCH<n ){                                               \
+      __builtin_prefetch(pBase + aRow[k + TSD_PREFETCH]*nSize);             \
+    }                                                                       \
     memcpy(&v, pBase + aRow[k]*nSize, sizeof(v));                           \
     aInt[k] = (int64_t)v;                                                   \
     if( bNullable && v==(T)(NULLV) ){                                       \
@@ -227,6 +234,9 @@ int tsdReadStrings(PTRACE_SESSION pSession, PTRACE_STORE pStore,
   for(k=0; k<n; k++){
     uint32_t id;
     uint32_t h;
+    if( k + TSD_PREFETCH<n ){
+      __builtin_prefetch(pBase + aRow[k + TSD_PREFETCH]*nSize);
+    }
     memcpy(&id, pBase + aRow[k]*nSize, sizeof(id));
     if( id==TRACE_STRING_NULL ){
       aValid[k >> 6] &= ~((uint64_t)1 << (k & 63));

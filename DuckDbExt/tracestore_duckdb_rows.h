@@ -86,8 +86,8 @@ uint32_t tsdReadColumn(PTRACE_STORE pStore, PCTRACE_COLUMN_DESCRIPTOR pCol,
 /*
 ** A string as DuckDB's vectors hold one (duckdb_string_t, 16 bytes): up
 ** to 12 bytes inline, else a 4-byte prefix and a pointer, here into the
-** session's mapped string_data (non-owning: valid while the session is
-** open, which is as long as the query's bind data lives).
+** session's mapped string_data (valid while the session is open: the
+** scan copies such strings into the vector's heap).
 */
 typedef union TsdString {
   struct { uint32_t n; char a[12]; } inlined;

@@ -34,6 +34,10 @@
 **
 **   Strings are resolved without refreshing the string store, so threads
 **   never remap it under each other: an id beyond the snapshot is corrupt.
+**   Each thread keeps the strings it resolved lately by id.  A string of up
+**   to 12 bytes is written into the vector as DuckDB's inline string_t; a
+**   longer one is copied into the vector's heap, since a client may hold
+**   a vector after the query, and the session's mapping, are gone.
 **
 **   The block index of an unsorted store is built once per process and
 **   extended by later queries (aIndexCache, under a mutex); a query works
@@ -80,8 +84,9 @@ static uint64_t nIndexUse;
 static pthread_mutex_t indexMutex = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct TsdBind {
-  PTRACE_SESSION pSession;
-  PTRACE_STORE pStore;
+  TsdSession *pShared;          /* The session, held */
+  char zStore[TRACE_NAME_SIZE];
+  int bMissing;                 /* missing_ok and the store is not there */
   ULONG nCol;
   TRACE_COLUMN_DESCRIPTOR aCol[TRACE_STORE_MAX_COLUMNS];
   int bTs;                      /* FROM_TS / TO_TS given */
@@ -89,6 +94,10 @@ typedef struct TsdBind {
 } TsdBind;
 
 typedef struct TsdGlobal {
+  TsdSession *pShared;          /* Claimed (bind's) or private: held */
+  int bClaimed;
+  PTRACE_SESSION pSession;      /* What this execution reads */
+  PTRACE_STORE pStore;
   TsdRange range;
   TsdBlock *aBlock;             /* This query's copy of the block index */
   uint64_t nMorsel;
@@ -112,16 +121,15 @@ _Static_assert(sizeof(TsdString)==sizeof(duckdb_string_t),
 static void tsdBindFree(void *p){
   TsdBind *b = (TsdBind*)p;
   if( b==0 ) return;
-  if( b->pSession ){
-    TraceSessionClose(b->pSession);
-    free(b->pSession);
-  }
+  tsdSessionRelease(b->pShared);
   free(b);
 }
 
 static void tsdGlobalFree(void *p){
   TsdGlobal *g = (TsdGlobal*)p;
   if( g==0 ) return;
+  if( g->bClaimed ) tsdSessionUnclaim(g->pShared);
+  else tsdSessionRelease(g->pShared);
   free(g->aBlock);
   free(g->aProj);
   free(g);
@@ -158,27 +166,46 @@ static void tsdBind(duckdb_bind_info info){
   TsdBind *b = calloc(1, sizeof(TsdBind));
   RTL_ERROR err;
   char zMsg[1400];
+  ULONGLONG nCard = 0;
   ULONG i;
 
   duckdb_destroy_value(&vSession);
   duckdb_destroy_value(&vStore);
   memset(&err, 0, sizeof(err));
-  if( b==0 || (b->pSession = calloc(1, sizeof(TRACE_SESSION)))==0 ){
+  if( b==0 || zSession==0 || zStore==0 ){
     duckdb_bind_set_error(info, "tracestore_scan: out of memory");
     goto done;
   }
-  if( !RTL_SUCCESS(TraceSessionOpenReader(tsdRtl(), zSession, b->pSession,
-                                          &err)) ){
-    free(b->pSession);
-    b->pSession = 0;
-    duckdb_bind_set_error(info, err.Message);
-    goto done;
-  }
+  snprintf(b->zStore, sizeof(b->zStore), "%s", zStore);
   /* The string stores back the text columns; they are not tables (as in
-  ** SQLite). */
-  b->pStore = strcmp(zStore, "string")==0 || strcmp(zStore, "string_data")==0
-            ? 0 : TraceSessionFindStore(b->pSession, zStore);
-  if( b->pStore==0 ){
+  ** SQLite).  A cached session that lacks the store is opened afresh
+  ** once: a live session may have made it since. */
+  for(i=0; i<2 && b->nCol==0; i++){
+    PTRACE_STORE pStore;
+    b->pShared = tsdSessionOpen(zSession, 0, &err);
+    if( b->pShared==0 ){
+      duckdb_bind_set_error(info, err.Message);
+      goto done;
+    }
+    tsdSessionLock();
+    pStore = strcmp(zStore, "string")==0 || strcmp(zStore, "string_data")==0
+           ? 0 : TraceSessionFindStore(b->pShared->pSession, zStore);
+    if( pStore ){
+      /* A copy: the header is in a mapping that a snapshot may replace. */
+      b->nCol = pStore->Header->NumberOfColumns;
+      memcpy(b->aCol, pStore->Header->Columns, sizeof(b->aCol[0])*b->nCol);
+      nCard = pStore->Snapshot.RecordCount;
+    }
+    tsdSessionUnlock();
+    if( pStore==0 && i==0 && b->pShared->bCached ){
+      tsdSessionStale(b->pShared);
+      tsdSessionRelease(b->pShared);
+      b->pShared = 0;
+    }else{
+      break;
+    }
+  }
+  if( b->nCol==0 ){
     /* missing_ok: a store of Tracer's schema the session lacks is empty
     ** (the view macros read every store they might use). */
     PCTRACE_STORE_SCHEMA pSchema = 0;
@@ -199,6 +226,7 @@ static void tsdBind(duckdb_bind_info info){
       duckdb_bind_set_error(info, zMsg);
       goto done;
     }
+    b->bMissing = 1;
     b->nCol = pSchema->NumberOfColumns;
     memcpy(b->aCol, pSchema->Columns, sizeof(b->aCol[0])*b->nCol);
   }
@@ -206,11 +234,6 @@ static void tsdBind(duckdb_bind_info info){
   b->iTo = INT64_MAX;
   b->bTs = tsdBigintArg(info, "from_ts", &b->iFrom)
          | tsdBigintArg(info, "to_ts", &b->iTo);
-  if( b->pStore ){
-    /* A copy: the header is in a mapping that a snapshot may replace. */
-    b->nCol = b->pStore->Header->NumberOfColumns;
-    memcpy(b->aCol, b->pStore->Header->Columns, sizeof(b->aCol[0])*b->nCol);
-  }
   {
     duckdb_logical_type t = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
     duckdb_bind_add_result_column(info, "id", t);
@@ -224,9 +247,7 @@ static void tsdBind(duckdb_bind_info info){
     duckdb_bind_add_result_column(info, zName, t);
     duckdb_destroy_logical_type(&t);
   }
-  duckdb_bind_set_cardinality(info, b->pStore ?
-                              (idx_t)b->pStore->Snapshot.RecordCount : 0,
-                              false);
+  duckdb_bind_set_cardinality(info, (idx_t)nCard, false);
   duckdb_bind_set_bind_data(info, b, tsdBindFree);
   b = 0;
 done:
@@ -279,23 +300,70 @@ static int tsdIndexFor(PTRACE_STORE pStore, uint64_t nRecord,
   return rc;
 }
 
-/* The files a scan reads: its store and the session's strings. */
-static void tsdFiles(TsdBind *b, PTRACE_STORE *apStore){
-  apStore[0] = b->pStore;
-  apStore[1] = &b->pSession->Strings.Index;
-  apStore[2] = &b->pSession->Strings.Data;
+/* The files an execution reads: its store and the session's strings. */
+static void tsdFiles(TsdGlobal *g, PTRACE_STORE *apStore){
+  apStore[0] = g->pStore;
+  apStore[1] = &g->pSession->Strings.Index;
+  apStore[2] = &g->pSession->Strings.Data;
 }
 
-/* The path of a file of the scan whose mapping the guard patched with
-** zeros, or 0. */
-static const char *tsdDamagedFile(TsdBind *b){
+/* The path of a file of the execution whose mapping the guard patched
+** with zeros, or 0. */
+static const char *tsdDamagedFile(TsdGlobal *g){
   PTRACE_STORE apStore[3];
   int i;
-  tsdFiles(b, apStore);
+  tsdFiles(g, apStore);
   for(i=0; i<3; i++){
     if( storeGuardDamaged(apStore[i]) ) return apStore[i]->Path;
   }
   return 0;
+}
+
+/*
+** The session this execution reads: the bind's, claimed, or if another
+** execution reads that one now, a private copy.  Then, under the session
+** lock, a mapping the guard patched (a cut under an earlier execution) is
+** mapped again, and the store's and the strings' snapshots are taken.
+** Returns 0, or -1 with zErr set.
+*/
+static int tsdSnapshot(TsdBind *b, TsdGlobal *g,
+                       PTRACE_STORE_SNAPSHOT pSnap, char *zErr, int nErr){
+  PTRACE_STORE apStore[3];
+  RTL_ERROR err;
+  int i, rc = 0;
+
+  memset(&err, 0, sizeof(err));
+  if( tsdSessionClaim(b->pShared) ){
+    g->pShared = b->pShared;
+    g->bClaimed = 1;
+  }else if( (g->pShared = tsdSessionOpen(b->pShared->zPath, 1, &err))==0 ){
+    snprintf(zErr, (size_t)nErr, "%s", err.Message);
+    return -1;
+  }
+  g->pSession = g->pShared->pSession;
+  tsdSessionLock();
+  g->pStore = TraceSessionFindStore(g->pSession, b->zStore);
+  if( g->pStore==0 ){
+    snprintf(zErr, (size_t)nErr, "tracestore_scan: %s has no store %s",
+             b->pShared->zPath, b->zStore);
+    rc = -1;
+  }else{
+    tsdFiles(g, apStore);
+    for(i=0; i<3 && rc==0; i++){
+      if( storeGuardDamaged(apStore[i])
+       && !RTL_SUCCESS(TraceStoreRemap(apStore[i], &err)) ){
+        rc = -1;
+      }
+    }
+    if( rc==0
+     && (!RTL_SUCCESS(TraceStoreTakeSnapshot(g->pStore, pSnap, &err))
+      || !RTL_SUCCESS(TraceStringRefresh(&g->pSession->Strings, &err))) ){
+      rc = -1;
+    }
+    if( rc ) snprintf(zErr, (size_t)nErr, "%s", err.Message);
+  }
+  tsdSessionUnlock();
+  return rc;
 }
 
 /* Takes this execution's snapshot and decides which records it reads. */
@@ -303,49 +371,35 @@ static void tsdInit(duckdb_init_info info){
   TsdBind *b = duckdb_init_get_bind_data(info);
   TsdGlobal *g = calloc(1, sizeof(TsdGlobal));
   TRACE_STORE_SNAPSHOT snap;
-  RTL_ERROR err;
+  char zErr[1400];
   uint64_t nRecord;
   idx_t i;
 
-  memset(&err, 0, sizeof(err));
   if( g==0 ){
     duckdb_init_set_error(info, "tracestore_scan: out of memory");
     return;
   }
   duckdb_init_set_init_data(info, g, tsdGlobalFree);
   g->nFault = storeGuardFaults();
-  if( b->pStore==0 ) return;                /* missing_ok: no rows */
-  {
-    /* Cut under an earlier execution: read the file again as it is. */
-    PTRACE_STORE apStore[3];
-    tsdFiles(b, apStore);
-    for(i=0; i<3; i++){
-      if( storeGuardDamaged(apStore[i])
-       && !RTL_SUCCESS(TraceStoreRemap(apStore[i], &err)) ){
-        duckdb_init_set_error(info, err.Message);
-        return;
-      }
-    }
-  }
-  if( !RTL_SUCCESS(TraceStoreTakeSnapshot(b->pStore, &snap, &err))
-   || !RTL_SUCCESS(TraceStringRefresh(&b->pSession->Strings, &err)) ){
-    duckdb_init_set_error(info, err.Message);
+  if( b->bMissing ) return;                 /* missing_ok: no rows */
+  if( tsdSnapshot(b, g, &snap, zErr, sizeof(zErr)) ){
+    duckdb_init_set_error(info, zErr);
     return;
   }
   nRecord = snap.RecordCount;
   g->range.iLo = 0;
   g->range.iHi = nRecord;
-  if( b->bTs && b->pStore->TimestampOffset!=TRACE_NO_COLUMN ){
+  if( b->bTs && g->pStore->TimestampOffset!=TRACE_NO_COLUMN ){
     int bSorted = (snap.Flags & TRACE_SLOT_SORTED)!=0;
     g->range.iFrom = b->iFrom;
     g->range.iTo = b->iTo;
     if( bSorted || b->iFrom>=b->iTo ){
       TsdIndex none;
       memset(&none, 0, sizeof(none));
-      tsdNarrowTs(b->pStore, nRecord, 1, &none, b->iFrom, b->iTo, &g->range);
+      tsdNarrowTs(g->pStore, nRecord, 1, &none, b->iFrom, b->iTo, &g->range);
     }else if( snap.FirstTs>=b->iTo || snap.LastTs<b->iFrom ){
       g->range.iHi = g->range.iLo;          /* outside the snapshot */
-    }else if( tsdIndexFor(b->pStore, nRecord, &g->range, &g->aBlock) ){
+    }else if( tsdIndexFor(g->pStore, nRecord, &g->range, &g->aBlock) ){
       duckdb_init_set_error(info, "tracestore_scan: out of memory");
       return;
     }
@@ -375,7 +429,7 @@ static void tsdLocalInit(duckdb_init_info info){
 }
 
 /* Fills output vector v with column pCol (0: the id) of aRow[0..n). */
-static int tsdFillVector(duckdb_function_info info, TsdBind *b, TsdLocal *l,
+static int tsdFillVector(duckdb_function_info info, TsdGlobal *g, TsdLocal *l,
                          duckdb_vector v, PCTRACE_COLUMN_DESCRIPTOR pCol,
                          uint32_t n){
   void *pData = duckdb_vector_get_data(v);
@@ -389,25 +443,35 @@ static int tsdFillVector(duckdb_function_info info, TsdBind *b, TsdLocal *l,
   }
   if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
     uint32_t iBad = 0;
-    int rc = tsdReadStrings(b->pSession, b->pStore, pCol, l->aRow, n,
+    int rc = tsdReadStrings(g->pSession, g->pStore, pCol, l->aRow, n,
                             (TsdString*)pData, l->aValid, &l->strings, &iBad);
     if( rc<0 ){
       int64_t iId;
       uint32_t id32;
-      memcpy(&id32, b->pStore->Base + l->aRow[iBad]*b->pStore->RecordSize
+      memcpy(&id32, g->pStore->Base + l->aRow[iBad]*g->pStore->RecordSize
                     + pCol->Offset, sizeof(id32));
       iId = id32;
-      tsdBadStringMessage(b->pStore, pCol, l->aRow[iBad], iId, zMsg,
+      tsdBadStringMessage(g->pStore, pCol, l->aRow[iBad], iId, zMsg,
                           sizeof(zMsg));
       duckdb_function_set_error(info, zMsg);
       return -1;
     }
     nNull = (uint32_t)rc;
+    /* A string longer than 12 bytes is copied into the vector's heap: a
+    ** client may hold a vector after the query ends, and the bind data
+    ** with the session's mapping is gone then. */
+    for(k=0; k<n; k++){
+      TsdString *pStr = &((TsdString*)pData)[k];
+      if( pStr->pointer.n>sizeof(pStr->inlined.a) ){
+        duckdb_vector_assign_string_element_len(v, k, pStr->pointer.p,
+                                                pStr->pointer.n);
+      }
+    }
   }else if( pCol->Type==TraceColumnDouble ){
-    nNull = tsdReadColumn(b->pStore, pCol, l->aRow, n, 0, (double*)pData,
+    nNull = tsdReadColumn(g->pStore, pCol, l->aRow, n, 0, (double*)pData,
                           l->aValid);
   }else{
-    nNull = tsdReadColumn(b->pStore, pCol, l->aRow, n, (int64_t*)pData, 0,
+    nNull = tsdReadColumn(g->pStore, pCol, l->aRow, n, (int64_t*)pData, 0,
                           l->aValid);
   }
   if( nNull ){
@@ -436,18 +500,18 @@ static void tsdScan(duckdb_function_info info, duckdb_data_chunk out){
       l->iEnd = l->iNext + TSD_MORSEL;
       if( l->iEnd>g->range.iHi ) l->iEnd = g->range.iHi;
     }
-    n = tsdNextRows(b->pStore, &g->range, &l->iNext, l->iEnd, l->aRow, nMax);
+    n = tsdNextRows(g->pStore, &g->range, &l->iNext, l->iEnd, l->aRow, nMax);
     if( n ) break;
   }
   for(p=0; p<g->nProj; p++){
     idx_t c = g->aProj[p];
-    if( tsdFillVector(info, b, l, duckdb_data_chunk_get_vector(out, p),
+    if( tsdFillVector(info, g, l, duckdb_data_chunk_get_vector(out, p),
                       c ? &b->aCol[c-1] : 0, n) ){
       return;
     }
   }
   if( storeGuardFaults()!=g->nFault ){
-    const char *zFile = tsdDamagedFile(b);
+    const char *zFile = tsdDamagedFile(g);
     if( zFile ){
       char zMsg[1400];
       snprintf(zMsg, sizeof(zMsg), "%s: the file was cut while the query "

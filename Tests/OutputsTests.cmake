@@ -106,4 +106,15 @@ if(TARGET tracestore_duckdb)
             ${TRACER_DUCKDB_NODE_MODULES})
   set_tests_properties(outputs.duckdb.tables PROPERTIES LABELS integration
     TIMEOUT 300)
+  # A session being written (GenSession, as import and the Python tracer
+  # write), and damaged ones (Tests/DuckDb/duckdb_live_test.py).
+  foreach(mode live damaged)
+    add_test(NAME outputs.duckdb.${mode}
+      COMMAND ${TRACER_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/DuckDb/duckdb_live_test.py
+              ${mode} $<TARGET_FILE:tracestore> $<TARGET_FILE:duckdb_host>
+              ${TRACER_DUCKDB_EXTENSION} $<TARGET_FILE:GenSession>
+              ${TRACER_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/duckdb-${mode})
+    set_tests_properties(outputs.duckdb.${mode} PROPERTIES LABELS integration
+      TIMEOUT 300)
+  endforeach()
 endif()

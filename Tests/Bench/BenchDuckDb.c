@@ -17,8 +17,9 @@
 **           tracestore_scan at 2 threads (the speed-up)
 **   self    the self time of each name: span joined to its children's
 **           summed dur by parent_id, over both, at 1 thread
-**   window  count(*), sum(dur) of a 1% ts window (from_ts/to_ts), after a
-**           first query that builds the block index (reported apart)
+**   window  count(*), sum(dur) of a 1% ts window (from_ts/to_ts), at 2
+**           threads and at 1, after a first query that builds the block
+**           index of an unsorted store (reported apart)
 **   rss     the peak RssAnon (heap, not the mapped file) sampled every
 **           5 ms during the GROUP BY over tracestore_scan (the join's
 **           hash table is DuckDB's working memory, reported apart),
@@ -182,10 +183,16 @@ int main(int argc, char **argv){
     snprintf(zSql, sizeof(zSql), "SELECT count(*), sum(dur) FROM "
              "tracestore_scan('%s', 'span', from_ts := %lld, to_ts := %lld)",
              zSession, from, to);
+    exec("SET threads = 2");
     tFirst = timed(zSql, &n1);
     for(r=0; r<5; r++){
       double t = timed(zSql, &n1);
       if( t<aBest[3] ) aBest[3] = t;
+    }
+    exec("SET threads = 1");
+    for(r=0; r<5; r++){
+      double t = timed(zSql, &n1);
+      if( t<aBest[6] ) aBest[6] = t;
     }
     snprintf(zSql, sizeof(zSql), "SELECT count(*) FROM %s WHERE ts >= %lld "
              "AND ts < %lld", zScan, from, to);
@@ -195,8 +202,10 @@ int main(int argc, char **argv){
               "%lld\n", n1, n2);
       return 1;
     }
-    printf("@bench\tduckdb\twindow\t%lld\t%.3f ms (first, with the block "
-           "index: %.1f ms)\t%lld rows\n", nRow, aBest[3]*1e3, tFirst*1e3, n1);
+    printf("@bench\tduckdb\twindow\t%lld\t%.3f ms at 2 threads, %.3f ms at 1 "
+           "(the first, which builds the block index of an unsorted store: "
+           "%.1f ms)\t%lld rows\n", nRow, aBest[3]*1e3, aBest[6]*1e3,
+           tFirst*1e3, n1);
   }
   printf("@bench\tduckdb\tgroup2\t%lld\t1 thread %.1f ms, 2 threads %.1f ms"
          "\t%.2fx\n", nRow, aBest[0]*1e3, aBest[1]*1e3, aBest[0]/aBest[1]);
