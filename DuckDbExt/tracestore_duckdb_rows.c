@@ -13,7 +13,9 @@
 ** How it works:
 **
 **   A sorted store (the commit slot says ts never decreases) is narrowed
-**   to [from, to) by two binary searches.  Any other store with a ts
+**   to [from, to) by two binary searches, and each row found is still
+**   tested (a damaged slot may lie about the order; a row outside the
+**   window is then left out, never returned).  Any other store with a ts
 **   column keeps a block index, as the SQLite tables do
 **   (Sqlite3Ext/tracestore_scan.c): the smallest and largest ts of each
 **   block of TSD_BLOCK_SIZE records, 16 bytes per block (1.6 MB for 10^8
@@ -34,7 +36,7 @@
 
 /* Records ahead whose line a column loop asks for: the hardware prefetcher
 ** stops at each 4 KB page of the mapping. */
-#define TSD_PREFETCH 16
+#define TSD_PREFETCH 64
 
 static int64_t tsdTsOf(PTRACE_STORE pStore, uint64_t i){
   int64_t ts;
@@ -110,6 +112,12 @@ int tsdNarrowTs(PTRACE_STORE pStore, uint64_t nRecord, int bSorted,
     if( lo>pRange->iLo ) pRange->iLo = lo;
     if( hi<pRange->iHi ) pRange->iHi = hi;
     if( pRange->iHi<pRange->iLo ) pRange->iHi = pRange->iLo;
+    /* Each row's ts is still tested: a slot that lies about the order
+    ** must not let rows outside the window through. */
+    pRange->bTs = 1;
+    pRange->iFrom = iFrom;
+    pRange->iTo = iTo;
+    pRange->aBlock = 0;
     return 0;
   }
   if( tsdIndexExtend(pStore, pIndex, nRecord) ) return -1;
@@ -128,6 +136,17 @@ uint32_t tsdNextRows(PTRACE_STORE pStore, const TsdRange *pRange,
   if( iEnd>pRange->iHi ) iEnd = pRange->iHi;
   if( !pRange->bTs ){
     while( i<iEnd && n<nMax ) aRow[n++] = i++;
+    *piNext = i;
+    return n;
+  }
+  if( pRange->aBlock==0 ){                  /* sorted: every row tested */
+    for(; i<iEnd && n<nMax; i++){
+      int64_t ts;
+      __builtin_prefetch(pStore->Base + (i + TSD_PREFETCH)*pStore->RecordSize
+                         + pStore->TimestampOffset);
+      ts = tsdTsOf(pStore, i);
+      if( ts>=pRange->iFrom && ts<pRange->iTo ) aRow[n++] = i;
+    }
     *piNext = i;
     return n;
   }

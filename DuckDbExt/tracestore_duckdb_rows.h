@@ -27,9 +27,9 @@ typedef struct TsdBlock {
 
 /*
 ** Which records of a store a scan visits: [iLo, iHi) and, if bTs, only
-** those with from <= ts < to.  aBlock (nBlock entries, covering the first
-** nIndexed records) is the block index of a store that is not sorted by
-** ts, or 0.
+** those with from <= ts < to.  aBlock is the block index of a store that
+** is not sorted by ts (each row of a block that straddles the window is
+** tested), or 0 for a sorted one (each row is tested).
 */
 typedef struct TsdRange {
   uint64_t iLo, iHi;
