@@ -8,8 +8,9 @@
 ** call table generated at build time (tracestore_syscalls.h, as the SQLite
 ** extension has it); included by nothing.
 ** Owns: the view macros, the replacement scan that resolves bare store and
-** view names to the attached session, tracestore_attach(), and the SQL
-** functions kvm_exit_reason_name(), syscall_name(), syscall_nr().
+** view names to the attached session or sessions, tracestore_attach(),
+** tracestore_attach_sessions(), and the SQL functions
+** kvm_exit_reason_name(), syscall_name(), syscall_nr().
 ** Calls: tracestore_scan (through SQL).  Called by DuckDB; registered by
 ** tracestore_duckdb.c (tsdRegisterViews, tracestore_duckdb_int.h).
 **
@@ -19,6 +20,8 @@
 **     SELECT name, count(*) FROM span GROUP BY name;  -- a store
 **     SELECT * FROM span_self_time;                   -- a view
 **     SELECT * FROM tracestore_span_self_time('other.trace');
+**     SELECT * FROM tracestore_attach_sessions('fleet/');
+**     SELECT host, count(*) FROM page_fault GROUP BY host;
 **
 ** How it works:
 **
@@ -35,7 +38,11 @@
 **   - a replacement scan resolves a table name DuckDB does not know: a
 **     store name to tracestore_scan(SESSION, NAME), a view name to its
 **     macro, for the session tracestore_attach() named last (one per
-**     process).
+**     process);
+**   - after tracestore_attach_sessions(), a name resolves to DuckDB's
+**     query() table function over the UNION ALL BY NAME of each session's
+**     store or view, `session` and `host` first (tsdFleetSql), as the
+**     SQLite extension's union views read them.
 **
 **   The views read the stores, not the rollups (DuckDB's scan of every row
 **   is what the rollups stand in for in SQLite).  args (the fields of an
@@ -44,10 +51,14 @@
 */
 #include <duckdb_extension.h>
 
+#include <dirent.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "tracestore_duckdb_int.h"
 #include "Kernel/KvmExitReason.h"
@@ -56,8 +67,20 @@
 
 DUCKDB_EXTENSION_EXTERN
 
-/* The session tracestore_attach() named last, or "". */
+/*
+** What the replacement scan resolves bare names to: the session
+** tracestore_attach() named last (zAttached), or the sessions
+** tracestore_attach_sessions() found (aFleet, nFleet > 0), or nothing.
+*/
+typedef struct TsdFleetSession {
+  char zName[TRACE_NAME_SIZE + 8];  /* Its directory's last component */
+  char zHost[TRACE_NAME_SIZE*2];    /* From its header, "" if none */
+  char zPath[TRACE_PATH_SIZE];
+} TsdFleetSession;
+
 static char zAttached[TRACE_PATH_SIZE];
+static TsdFleetSession *aFleet;
+static int nFleet;
 static pthread_mutex_t attachMutex = PTHREAD_MUTEX_INITIALIZER;
 
 /*
@@ -249,6 +272,16 @@ static void tsdAppend(TsdStr *p, const char *z, size_t n){
 
 static void tsdAppendZ(TsdStr *p, const char *z){ tsdAppend(p, z, strlen(z)); }
 
+/* z as an SQL string literal. */
+static void tsdAppendQuoted(TsdStr *p, const char *z){
+  tsdAppend(p, "'", 1);
+  for(; *z; z++){
+    if( *z=='\'' ) tsdAppend(p, "'", 1);
+    tsdAppend(p, z, 1);
+  }
+  tsdAppend(p, "'", 1);
+}
+
 /* zBody with each {STORE} made the rows of STORE of the macro's session. */
 static void tsdAppendBody(TsdStr *p, const char *zBody){
   const char *z = zBody;
@@ -360,30 +393,85 @@ static int tsdIsStoreName(const char *zName){
   return 0;
 }
 
+/*
+** The fleet's rows of zTable, as SQL: each session's store (or view, over
+** that session alone) with its `session` and `host` first, the arms joined
+** by UNION ALL BY NAME, so a column a session lacks reads NULL there.
+** The caller holds attachMutex and frees the text.
+*/
+static char *tsdFleetSql(const char *zTable, int bView){
+  TsdStr s;
+  int i;
+  memset(&s, 0, sizeof(s));
+  for(i=0; i<nFleet; i++){
+    const TsdFleetSession *f = &aFleet[i];
+    if( i ) tsdAppendZ(&s, " UNION ALL BY NAME ");
+    tsdAppendZ(&s, "SELECT ");
+    tsdAppendQuoted(&s, f->zName);
+    tsdAppendZ(&s, " AS session, ");
+    if( f->zHost[0] ) tsdAppendQuoted(&s, f->zHost);
+    else tsdAppendZ(&s, "CAST(NULL AS VARCHAR)");
+    tsdAppendZ(&s, " AS host, * FROM ");
+    if( bView ){
+      tsdAppendZ(&s, "tracestore_");
+      tsdAppendZ(&s, zTable);
+      tsdAppendZ(&s, "(");
+      tsdAppendQuoted(&s, f->zPath);
+      tsdAppendZ(&s, ")");
+    }else{
+      tsdAppendZ(&s, "tracestore_scan(");
+      tsdAppendQuoted(&s, f->zPath);
+      tsdAppendZ(&s, ", ");
+      tsdAppendQuoted(&s, zTable);
+      tsdAppendZ(&s, ", missing_ok := true)");
+    }
+  }
+  if( s.bOom ){
+    free(s.z);
+    return 0;
+  }
+  return s.z;
+}
+
+static void tsdReplaceWith(duckdb_replacement_scan_info info,
+                           const char *zFunction, const char *zArg1,
+                           const char *zArg2){
+  duckdb_value v;
+  duckdb_replacement_scan_set_function_name(info, zFunction);
+  v = duckdb_create_varchar(zArg1);
+  duckdb_replacement_scan_add_parameter(info, v);
+  duckdb_destroy_value(&v);
+  if( zArg2 ){
+    v = duckdb_create_varchar(zArg2);
+    duckdb_replacement_scan_add_parameter(info, v);
+    duckdb_destroy_value(&v);
+  }
+}
+
 static void tsdReplace(duckdb_replacement_scan_info info,
                        const char *zTable, void *pData){
   char zSession[TRACE_PATH_SIZE];
   char zMacro[TRACE_NAME_SIZE + 16];
-  duckdb_value v;
+  char *zSql = 0;
+  int bView, bStore;
   (void)pData;
+  if( strlen(zTable)>=TRACE_NAME_SIZE ) return;
+  bView = tsdIsViewName(zTable);
+  bStore = !bView && tsdIsStoreName(zTable);
+  if( !bView && !bStore ) return;
   pthread_mutex_lock(&attachMutex);
   memcpy(zSession, zAttached, sizeof(zSession));
+  if( nFleet ) zSql = tsdFleetSql(zTable, bView);
   pthread_mutex_unlock(&attachMutex);
-  if( zSession[0]==0 || strlen(zTable)>=TRACE_NAME_SIZE ) return;
-  if( tsdIsViewName(zTable) ){
+  if( zSql ){
+    /* DuckDB's query() table function runs the union. */
+    tsdReplaceWith(info, "query", zSql, 0);
+    free(zSql);
+  }else if( zSession[0] && bView ){
     snprintf(zMacro, sizeof(zMacro), "tracestore_%s", zTable);
-    duckdb_replacement_scan_set_function_name(info, zMacro);
-    v = duckdb_create_varchar(zSession);
-    duckdb_replacement_scan_add_parameter(info, v);
-    duckdb_destroy_value(&v);
-  }else if( tsdIsStoreName(zTable) ){
-    duckdb_replacement_scan_set_function_name(info, "tracestore_scan");
-    v = duckdb_create_varchar(zSession);
-    duckdb_replacement_scan_add_parameter(info, v);
-    duckdb_destroy_value(&v);
-    v = duckdb_create_varchar(zTable);
-    duckdb_replacement_scan_add_parameter(info, v);
-    duckdb_destroy_value(&v);
+    tsdReplaceWith(info, zMacro, zSession, 0);
+  }else if( zSession[0] ){
+    tsdReplaceWith(info, "tracestore_scan", zSession, zTable);
   }
 }
 
@@ -440,6 +528,9 @@ static void tsdAttachBind(duckdb_bind_info info){
   }
   pthread_mutex_lock(&attachMutex);
   memcpy(zAttached, zSession, strlen(zSession) + 1);
+  free(aFleet);
+  aFleet = 0;
+  nFleet = 0;
   pthread_mutex_unlock(&attachMutex);
   t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
   duckdb_bind_add_result_column(info, "name", t);
@@ -478,6 +569,221 @@ static void tsdAttachScan(duckdb_function_info info, duckdb_data_chunk out){
     }else{
       aRows[n] = a->aRows[i];
     }
+    n++;
+  }
+  duckdb_data_chunk_set_size(out, n);
+}
+
+/* ------------------------------------------------------------------------
+** tracestore_attach_sessions(PATH): many sessions read as one.
+*/
+
+/* True if zPath is a session directory (it holds session.tracer). */
+static int tsdIsSession(const char *zPath){
+  char zFile[TRACE_PATH_SIZE + 300];
+  struct stat st;
+  snprintf(zFile, sizeof(zFile), "%s/session.tracer", zPath);
+  return stat(zFile, &st)==0 && S_ISREG(st.st_mode);
+}
+
+static int tsdCompareNames(const void *a, const void *b){
+  return strcmp(*(char*const*)a, *(char*const*)b);
+}
+
+typedef struct TsdPaths {
+  char **az;
+  int n, nAlloc;
+} TsdPaths;
+
+static int tsdPathsAdd(TsdPaths *p, const char *z){
+  if( p->n==p->nAlloc ){
+    int nNew = p->nAlloc ? p->nAlloc*2 : 16;
+    char **azNew = realloc(p->az, sizeof(char*)*(size_t)nNew);
+    if( azNew==0 ) return -1;
+    p->az = azNew;
+    p->nAlloc = nNew;
+  }
+  if( (p->az[p->n] = strdup(z))==0 ) return -1;
+  p->n++;
+  return 0;
+}
+
+/* Adds zPath if it is a session, else its subdirectories that are, in
+** name order.  -1 when out of memory. */
+static int tsdCollect(TsdPaths *p, const char *zPath){
+  TsdPaths sub;
+  DIR *pDir;
+  struct dirent *e;
+  int i, rc = 0;
+  if( tsdIsSession(zPath) ) return tsdPathsAdd(p, zPath);
+  if( (pDir = opendir(zPath))==0 ) return 0;
+  memset(&sub, 0, sizeof(sub));
+  while( rc==0 && (e = readdir(pDir))!=0 ){
+    char zSub[TRACE_PATH_SIZE + 256];
+    if( e->d_name[0]=='.' ) continue;
+    snprintf(zSub, sizeof(zSub), "%s/%s", zPath, e->d_name);
+    if( tsdIsSession(zSub) ) rc = tsdPathsAdd(&sub, zSub);
+  }
+  closedir(pDir);
+  if( sub.n ) qsort(sub.az, (size_t)sub.n, sizeof(char*), tsdCompareNames);
+  for(i=0; i<sub.n; i++){
+    if( rc==0 ) rc = tsdPathsAdd(p, sub.az[i]);
+    free(sub.az[i]);
+  }
+  free(sub.az);
+  return rc;
+}
+
+/* The name of session i: its directory's last component, "_2", "_3", ...
+** after a name an earlier session took (as the SQLite extension names
+** its schemas). */
+static void tsdFleetName(TsdFleetSession *a, int i){
+  const char *zPath = a[i].zPath, *zBase;
+  size_t n = strlen(zPath);
+  int k, j, bTaken;
+  while( n>1 && zPath[n-1]=='/' ) n--;
+  zBase = zPath + n;
+  while( zBase>zPath && zBase[-1]!='/' ) zBase--;
+  n = (size_t)(zPath + n - zBase);
+  if( n>TRACE_NAME_SIZE ) n = TRACE_NAME_SIZE;
+  for(k=1; ; k++){
+    if( k==1 ){
+      snprintf(a[i].zName, sizeof(a[i].zName), "%.*s", (int)n, zBase);
+    }else{
+      snprintf(a[i].zName, sizeof(a[i].zName), "%.*s_%d", (int)n, zBase, k);
+    }
+    bTaken = strcasecmp(a[i].zName, "main")==0
+          || strcasecmp(a[i].zName, "temp")==0;
+    for(j=0; j<i && !bTaken; j++){
+      bTaken = strcasecmp(a[j].zName, a[i].zName)==0;
+    }
+    if( !bTaken ) break;
+  }
+}
+
+typedef struct TsdFleetRows {
+  TsdFleetSession *a;
+  int n, iNext;
+} TsdFleetRows;
+
+static void tsdFleetRowsFree(void *p){
+  TsdFleetRows *r = (TsdFleetRows*)p;
+  if( r ) free(r->a);
+  free(r);
+}
+
+/*
+** tracestore_attach_sessions(PATH): PATH is a session, a directory of
+** sessions, or a glob(3) pattern of either ('runs/run-?.trace').  Each
+** session is opened (to check it and read its host) before anything
+** changes; then the bare names read every session's rows.
+*/
+static void tsdFleetBind(duckdb_bind_info info){
+  duckdb_value vPath = duckdb_bind_get_parameter(info, 0);
+  char *zArg = duckdb_get_varchar(vPath);
+  TsdFleetRows *r = calloc(1, sizeof(TsdFleetRows));
+  TsdPaths paths;
+  glob_t g;
+  char zMsg[TRACE_PATH_SIZE + 600];
+  duckdb_logical_type t;
+  int i, rc = 0;
+  size_t k;
+
+  duckdb_destroy_value(&vPath);
+  memset(&paths, 0, sizeof(paths));
+  memset(&g, 0, sizeof(g));
+  if( r==0 || zArg==0 ){
+    duckdb_bind_set_error(info, "tracestore_attach_sessions: out of memory");
+    goto done;
+  }
+  if( glob(zArg, GLOB_NOCHECK, 0, &g)!=0 ){
+    duckdb_bind_set_error(info, "tracestore_attach_sessions: out of memory");
+    goto done;
+  }
+  for(k=0; k<g.gl_pathc && rc==0; k++) rc = tsdCollect(&paths, g.gl_pathv[k]);
+  if( rc==0 && paths.n==0 ){
+    snprintf(zMsg, sizeof(zMsg), "tracestore_attach_sessions: '%s' is "
+             "neither a trace session nor a directory or pattern of "
+             "sessions", zArg);
+    duckdb_bind_set_error(info, zMsg);
+    goto done;
+  }
+  r->a = calloc((size_t)paths.n + 1, sizeof(TsdFleetSession));
+  if( rc || r->a==0 ){
+    duckdb_bind_set_error(info, "tracestore_attach_sessions: out of memory");
+    goto done;
+  }
+  for(i=0; i<paths.n; i++){
+    PTRACE_SESSION pSession = calloc(1, sizeof(TRACE_SESSION));
+    RTL_ERROR err;
+    memset(&err, 0, sizeof(err));
+    if( strlen(paths.az[i])>=TRACE_PATH_SIZE || pSession==0
+     || tsdRtl()==0
+     || !RTL_SUCCESS(TraceSessionOpenReader(tsdRtl(), paths.az[i],
+                                            pSession, &err)) ){
+      snprintf(zMsg, sizeof(zMsg), "tracestore_attach_sessions: %s",
+               err.Message[0] ? err.Message : "cannot open a session");
+      duckdb_bind_set_error(info, zMsg);
+      free(pSession);
+      goto done;
+    }
+    snprintf(r->a[i].zPath, sizeof(r->a[i].zPath), "%s", paths.az[i]);
+    snprintf(r->a[i].zHost, sizeof(r->a[i].zHost), "%.*s",
+             (int)sizeof(pSession->Header.Host.HostName),
+             pSession->Header.Host.HostName);
+    TraceSessionClose(pSession);
+    free(pSession);
+    tsdFleetName(r->a, i);
+  }
+  r->n = paths.n;
+
+  /* Everything opened: the bare names read these sessions now. */
+  {
+    TsdFleetSession *aCopy = malloc(sizeof(TsdFleetSession)*(size_t)r->n);
+    if( aCopy==0 ){
+      duckdb_bind_set_error(info, "tracestore_attach_sessions: out of "
+                            "memory");
+      goto done;
+    }
+    memcpy(aCopy, r->a, sizeof(TsdFleetSession)*(size_t)r->n);
+    pthread_mutex_lock(&attachMutex);
+    free(aFleet);
+    aFleet = aCopy;
+    nFleet = r->n;
+    zAttached[0] = 0;
+    pthread_mutex_unlock(&attachMutex);
+  }
+  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  duckdb_bind_add_result_column(info, "session", t);
+  duckdb_bind_add_result_column(info, "host", t);
+  duckdb_bind_add_result_column(info, "path", t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_bind_set_bind_data(info, r, tsdFleetRowsFree);
+  r = 0;
+done:
+  for(i=0; i<paths.n; i++) free(paths.az[i]);
+  free(paths.az);
+  globfree(&g);
+  tsdFleetRowsFree(r);
+  duckdb_free(zArg);
+}
+
+static void tsdFleetScan(duckdb_function_info info, duckdb_data_chunk out){
+  TsdFleetRows *r = duckdb_function_get_bind_data(info);
+  duckdb_vector vHost = duckdb_data_chunk_get_vector(out, 1);
+  idx_t n = 0;
+  while( r->iNext<r->n && n<duckdb_vector_size() ){
+    const TsdFleetSession *f = &r->a[r->iNext++];
+    duckdb_vector_assign_string_element(duckdb_data_chunk_get_vector(out, 0),
+                                        n, f->zName);
+    if( f->zHost[0] ){
+      duckdb_vector_assign_string_element(vHost, n, f->zHost);
+    }else{
+      duckdb_vector_ensure_validity_writable(vHost);
+      duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vHost), n);
+    }
+    duckdb_vector_assign_string_element(duckdb_data_chunk_get_vector(out, 2),
+                                        n, f->zPath);
     n++;
   }
   duckdb_data_chunk_set_size(out, n);
@@ -643,6 +949,21 @@ int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
   duckdb_destroy_table_function(&f);
   if( rc==DuckDBError ){
     snprintf(zErr, (size_t)nErr, "cannot register tracestore_attach");
+    return -1;
+  }
+  f = duckdb_create_table_function();
+  duckdb_table_function_set_name(f, "tracestore_attach_sessions");
+  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  duckdb_table_function_add_parameter(f, t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_table_function_set_bind(f, tsdFleetBind);
+  duckdb_table_function_set_init(f, tsdAttachInit);
+  duckdb_table_function_set_function(f, tsdFleetScan);
+  rc = duckdb_register_table_function(con, f);
+  duckdb_destroy_table_function(&f);
+  if( rc==DuckDBError ){
+    snprintf(zErr, (size_t)nErr, "cannot register "
+             "tracestore_attach_sessions");
     return -1;
   }
   duckdb_add_replacement_scan(db, tsdReplace, 0, 0);

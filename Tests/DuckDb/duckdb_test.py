@@ -23,7 +23,10 @@ Each built-in view the SQLite extension makes for the session is read in
 DuckDB after tracestore_attach() and must hold the same rows (floats to 9
 significant digits; ties of the ORDER BY in any order).  Each store's ts
 windows (from_ts/to_ts) must count and sum the ids SQLite's WHERE on ts
-does.  `tracestore sql --engine duckdb` must print SQLite's rows, and
+does.  With every session of the work directory attached at once
+(tracestore_attach_sessions in both), each table's per-session count and
+id sum, and each view's rows, must equal SQLite's.  `tracestore sql
+--engine duckdb` must print SQLite's rows, and
 without libduckdb.so say how to get it.  The extension with a footer
 asking for C API v1.99.0 must be refused by DuckDB with a message naming
 that version.
@@ -247,6 +250,42 @@ for sql, what in (
     if what not in err:
         fail("%s: DuckDB said %r" % (sql, err[-300:]))
 print("errors: a missing store or session is a DuckDB error naming it")
+# Several sessions at once: tracestore_attach_sessions(DIR) in both.
+def sqlite_fleet(sql):
+    r = run([TS, "sql", "--csv", session, "SELECT tracestore_attach_sessions"
+             "('%s'); %s" % (WORK, sql)])
+    if r.returncode != 0:
+        fail("sqlite fleet: %s" % r.stderr.decode()[-500:])
+    return rows(r.stdout)[2:]      # after the attach's header and count
+
+
+fleet_attach = "SELECT count(*) FROM tracestore_attach_sessions('%s')" % WORK
+names = [r[0] for r in sqlite_fleet(
+    "SELECT name FROM temp.sqlite_master WHERE type = 'view' "
+    "AND sql LIKE '%tracestore sessions%' ORDER BY name")[1:]]
+checked = []
+for name in names:
+    if name in ("args", "event_counts", "event_rate", "store_info"):
+        continue
+    cols = [r[0] for r in sqlite_fleet(
+        "SELECT name FROM pragma_table_info('%s')" % name)[1:]]
+    if "id" in cols and name != "sample_flame":
+        sql = ("SELECT session, host, count(*) AS n, coalesce(sum(id), 0) "
+               "AS ids FROM %s GROUP BY 1, 2 ORDER BY 1" % name)
+    else:
+        sql = "SELECT * FROM %s" % name
+    want = sqlite_fleet(sql)
+    got = duckdb(sql, before=[fleet_attach])
+    w = sorted([number(v) for v in r] for r in want[1:])
+    g = sorted([number(v) for v in r] for r in got[1:])
+    if got[:1] != want[:1] or w != g:
+        fail("fleet %s: SQLite %r... DuckDB %r..." % (name, want[:3], got[:3]))
+    checked.append(name)
+if len(checked) < 10:
+    fail("fleet: only %r compared" % checked)
+print("several sessions: %d tables and views equal SQLite's "
+      "tracestore_attach_sessions: %s" % (len(checked), ", ".join(checked)))
+
 # tracestore sql --engine duckdb: the same answers as the SQLite engine.
 for sql in ("SELECT name, count(*) AS n, sum(id) AS ids FROM ftrace_event "
             "GROUP BY name ORDER BY n DESC, name",
