@@ -105,7 +105,7 @@ if(TARGET tracestore_duckdb)
             ${CMAKE_CURRENT_BINARY_DIR}/outputs-work/duckdb
             ${TRACER_DUCKDB_NODE_MODULES})
   set_tests_properties(outputs.duckdb.tables PROPERTIES LABELS integration
-    TIMEOUT 300)
+    TIMEOUT 300 ENVIRONMENT TRACER_GENSESSION=$<TARGET_FILE:GenSession>)
   # A session being written (GenSession, as import and the Python tracer
   # write), and damaged ones (Tests/DuckDb/duckdb_live_test.py).
   foreach(mode live damaged)

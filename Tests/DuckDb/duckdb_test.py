@@ -4,7 +4,9 @@ SQLite extension, on sessions imported from real captures.
 
 For each input (../shared/data and Tests/Data: trace.dat, ftrace text with
 the events' formats, perf.data with and without call chains, perf script
-text, the ETW sample, kvmtrace), the input is imported, and every store
+text, the ETW sample, kvmtrace, Chrome JSON and uftrace spans; with
+TRACER_GENSESSION, spans as the Python tracer leaves them, calls still
+running), the input is imported, and every store
 table is read twice: by SQLite through the tracestore extension
 (`tracestore sql --csv SESSION "SELECT ... FROM STORE ORDER BY id"`: the
 oracle, tested against the producers elsewhere) and by DuckDB, an
@@ -109,6 +111,8 @@ def inputs():
         ("perfscript", [os.path.join(cap, "perf-pagefaults.txt")]),
         ("etw", [etl]),
         ("kvmtrace", [os.path.join(SHARED, "data", "kvmtrace", "sample.bin")]),
+        ("spans", [os.path.join(DATA, "chrome", "events.json"),
+                   os.path.join(DATA, "uftrace-mt.data")]),
     ]
 
 
@@ -237,6 +241,21 @@ for name, args in inputs():
     stores = [r[0] for r in sqlite(session, "SELECT name FROM store_info")[1:]
               if r[0] not in ("string", "string_data")]
     print("%s: %d ts windows equal" % (name, compare_windows(session, stores)))
+
+# Spans as the Python tracer leaves them when the program is stopped:
+# calls still running (span_running), nested (span_self_time).
+GEN = os.environ.get("TRACER_GENSESSION")
+if GEN:
+    session = os.path.join(WORK, "python.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    subprocess.run([GEN, "--python", "20000", "--leave-open", session],
+                   check=True, stdout=subprocess.DEVNULL)
+    n, total = compare(session)
+    views = compare_views(session)
+    if not any(v.startswith("span_running") for v in views):
+        fail("python: span_running not compared: %r" % views)
+    print("python (GenSession --python --leave-open): %d tables, %d rows; "
+          "views equal: %s" % (n, total, ", ".join(views)))
 
 session = os.path.join(WORK, "tracedat.trace")
 for sql, what in (
