@@ -169,6 +169,19 @@ static char *sqlQuote(const char *z){
   return zOut;
 }
 
+/* Runs a statement of the set-up; 0, or -1 after saying why. */
+static int setupQuery(duckdb_handle con, const char *zSql,
+                      const char *zPrefix){
+  duckdb_result res;
+  int rc = 0;
+  if( dk.query(con, zSql, &res)==DuckDBError ){
+    hostFail("%s%s", zPrefix, dk.result_error(&res));
+    rc = -1;
+  }
+  dk.destroy_result(&res);
+  return rc;
+}
+
 int sqlRunDuckDb(const char *zSession, const char *zSql, const char *zSource,
                  SqlMode eMode){
   duckdb_handle config = 0, db = 0, con = 0, stmts = 0;
@@ -206,22 +219,12 @@ int sqlRunDuckDb(const char *zSession, const char *zSql, const char *zSource,
   zQ = sqlQuote(zExt);
   snprintf(zSetup, sizeof(zSetup), "LOAD %s", zQ ? zQ : "''");
   free(zQ);
-  if( dk.query(con, zSetup, &res)==DuckDBError ){
-    hostFail("sql --engine duckdb: %s", dk.result_error(&res));
-    dk.destroy_result(&res);
-    goto done;
-  }
-  dk.destroy_result(&res);
+  if( setupQuery(con, zSetup, "sql --engine duckdb: ") ) goto done;
   zQ = sqlQuote(zSession);
   snprintf(zSetup, sizeof(zSetup), "SELECT count(*) FROM "
            "tracestore_attach(%s)", zQ ? zQ : "''");
   free(zQ);
-  if( dk.query(con, zSetup, &res)==DuckDBError ){
-    hostFail("%s", dk.result_error(&res));
-    dk.destroy_result(&res);
-    goto done;
-  }
-  dk.destroy_result(&res);
+  if( setupQuery(con, zSetup, "") ) goto done;
 
   nStmt = dk.extract_statements(con, zSql, &stmts);
   if( nStmt==0 ){

@@ -917,15 +917,30 @@ static int tsdScalar(duckdb_connection con, const char *zName, int nArg,
   return rc==DuckDBError ? -1 : 0;
 }
 
+/* Registers table function zName(VARCHAR), its rows made at bind. */
+static int tsdTableOfOne(duckdb_connection con, const char *zName,
+                         duckdb_table_function_bind_t xBind,
+                         duckdb_table_function_t xScan){
+  duckdb_table_function f = duckdb_create_table_function();
+  duckdb_logical_type t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  duckdb_state rc;
+  duckdb_table_function_set_name(f, zName);
+  duckdb_table_function_add_parameter(f, t);
+  duckdb_destroy_logical_type(&t);
+  duckdb_table_function_set_bind(f, xBind);
+  duckdb_table_function_set_init(f, tsdAttachInit);
+  duckdb_table_function_set_function(f, xScan);
+  rc = duckdb_register_table_function(con, f);
+  duckdb_destroy_table_function(&f);
+  return rc==DuckDBError ? -1 : 0;
+}
+
 int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
                      int nErr){
   static const duckdb_type aKvm[2] = { DUCKDB_TYPE_BIGINT,
                                        DUCKDB_TYPE_VARCHAR };
   static const duckdb_type aNr[1] = { DUCKDB_TYPE_BIGINT };
   static const duckdb_type aName[1] = { DUCKDB_TYPE_VARCHAR };
-  duckdb_table_function f;
-  duckdb_logical_type t;
-  duckdb_state rc;
   int i;
 
   if( tsdScalar(con, "kvm_exit_reason_name", 2, aKvm, DUCKDB_TYPE_VARCHAR,
@@ -937,33 +952,10 @@ int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
     snprintf(zErr, (size_t)nErr, "cannot register the SQL functions");
     return -1;
   }
-  f = duckdb_create_table_function();
-  duckdb_table_function_set_name(f, "tracestore_attach");
-  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-  duckdb_table_function_add_parameter(f, t);
-  duckdb_destroy_logical_type(&t);
-  duckdb_table_function_set_bind(f, tsdAttachBind);
-  duckdb_table_function_set_init(f, tsdAttachInit);
-  duckdb_table_function_set_function(f, tsdAttachScan);
-  rc = duckdb_register_table_function(con, f);
-  duckdb_destroy_table_function(&f);
-  if( rc==DuckDBError ){
+  if( tsdTableOfOne(con, "tracestore_attach", tsdAttachBind, tsdAttachScan)
+   || tsdTableOfOne(con, "tracestore_attach_sessions", tsdFleetBind,
+                    tsdFleetScan) ){
     snprintf(zErr, (size_t)nErr, "cannot register tracestore_attach");
-    return -1;
-  }
-  f = duckdb_create_table_function();
-  duckdb_table_function_set_name(f, "tracestore_attach_sessions");
-  t = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-  duckdb_table_function_add_parameter(f, t);
-  duckdb_destroy_logical_type(&t);
-  duckdb_table_function_set_bind(f, tsdFleetBind);
-  duckdb_table_function_set_init(f, tsdAttachInit);
-  duckdb_table_function_set_function(f, tsdFleetScan);
-  rc = duckdb_register_table_function(con, f);
-  duckdb_destroy_table_function(&f);
-  if( rc==DuckDBError ){
-    snprintf(zErr, (size_t)nErr, "cannot register "
-             "tracestore_attach_sessions");
     return -1;
   }
   duckdb_add_replacement_scan(db, tsdReplace, 0, 0);
