@@ -9,6 +9,7 @@
 ** sessions are opened with, installing the read guard, and registering
 ** the functions.
 ** Calls: tracestore_duckdb_scan.c (tsdRegisterScan),
+** tracestore_duckdb_rollup.c (tsdRegisterRollup),
 ** tracestore_duckdb_views.c (tsdRegisterViews), Guard/StoreGuard.c.
 ** Called by DuckDB's LOAD (tracestore_init_c_api).
 **
@@ -90,6 +91,9 @@ DUCKDB_EXTENSION_API bool tracestore_init_c_api(
   }
   if( tsdRegisterScan(con) ){
     access->set_error(info, "tracestore: cannot register tracestore_scan");
+    bOk = false;
+  }else if( tsdRegisterRollup(con) ){
+    access->set_error(info, "tracestore: cannot register tracestore_rollup");
     bOk = false;
   }else if( tsdRegisterViews(con, *pDb, zErr, sizeof(zErr))<0 ){
     access->set_error(info, zErr);

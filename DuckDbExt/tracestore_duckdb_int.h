@@ -5,6 +5,7 @@
 **                             RTL, the read guard, registration
 **   tracestore_duckdb_scan.c  tracestore_scan(): a store as a table
 **   tracestore_duckdb_sessions.c  the sessions kept open between queries
+**   tracestore_duckdb_rollup.c    tracestore_rollup(): the rollups' answers
 **   tracestore_duckdb_views.c tracestore_attach(), the views, their
 **                             functions
 **   tracestore_duckdb_rows.c  which records a scan reads, and their values
@@ -53,6 +54,13 @@ void tsdSessionUnclaim(TsdSession *p);
 /* Held around every snapshot, remap and header read of a session. */
 void tsdSessionLock(void);
 void tsdSessionUnlock(void);
+
+/* Registers tracestore_rollup (tracestore_duckdb_rollup.c).  0 or -1. */
+int tsdRegisterRollup(duckdb_connection con);
+
+/* True if the rollups answer for pSession: its event stores have this
+** version's layouts (tracestore_duckdb_rollup.c). */
+int tsdRollupsApply(PTRACE_SESSION pSession);
 
 /* Registers tracestore_scan (tracestore_duckdb_scan.c).  0 or -1. */
 int tsdRegisterScan(duckdb_connection con);

@@ -44,10 +44,12 @@
 **     store or view, `session` and `host` first (tsdFleetSql), as the
 **     SQLite extension's union views read them.
 **
-**   The views read the stores, not the rollups (DuckDB's scan of every row
-**   is what the rollups stand in for in SQLite).  args (the fields of an
-**   event's text), event_counts and event_rate (rollups only) are not
-**   here.
+**   A view that the SQLite extension answers from the rollups has a macro
+**   over tracestore_rollup() (tracestore_duckdb_rollup.c), the one the
+**   names resolve to when the session's rollups apply (tsdRollupsApply),
+**   and, if it also has SQL over the rows, tracestore_VIEW_rows(SESSION)
+**   for a session whose stores have another version's layout.  args (the
+**   fields of an event's text) is not here.
 */
 #include <duckdb_extension.h>
 
@@ -76,21 +78,43 @@ typedef struct TsdFleetSession {
   char zName[TRACE_NAME_SIZE + 8];  /* Its directory's last component */
   char zHost[TRACE_NAME_SIZE*2];    /* From its header, "" if none */
   char zPath[TRACE_PATH_SIZE];
+  int bRollups;                     /* tsdRollupsApply */
 } TsdFleetSession;
 
 static char zAttached[TRACE_PATH_SIZE];
+static int bAttachedRollups;
 static TsdFleetSession *aFleet;
 static int nFleet;
 static pthread_mutex_t attachMutex = PTHREAD_MUTEX_INITIALIZER;
 
 /*
 ** The views.  In a body, {STORE} stands for the rows of STORE of the
-** macro's session.  The ORDER BY of each is the SQLite view's.
+** macro's session, {rollup:QUESTION} for tracestore_rollup's answer.  A
+** view has its SQL over the rows, over the rollups, or both, as the SQLite
+** extension's views have (Sqlite3Ext/tracestore_views.c).  The ORDER BY of
+** each is the SQLite view's.
 */
 typedef struct TsdView {
   const char *zName;
-  const char *zBody;
+  const char *zBody;            /* Over the rows, or 0 */
+  const char *zRollup;          /* Over the rollups, or 0 */
 } TsdView;
+
+/* The kvm_exit_reasons columns after exit_code, named as the kernel
+** names raw exit codes. */
+#define TSD_KVM_NAMES(reason, code) \
+  "CASE WHEN " reason " GLOB '0x*' OR " reason " GLOB '[0-9]*' " \
+    "OR " reason " = 'UNKNOWN' " \
+    "THEN kvm_exit_reason_name(" code ", 'vmx') END AS vmx_name, " \
+  "CASE WHEN " reason " GLOB '0x*' OR " reason " GLOB '[0-9]*' " \
+    "OR " reason " = 'UNKNOWN' " \
+    "THEN kvm_exit_reason_name(" code ", 'svm') END AS svm_name, "
+
+/* syscall_counts' outer SELECT, over rows (raw, k, n). */
+#define TSD_SYSCALL_OUTER \
+  "SELECT CASE WHEN raw THEN CAST(k AS BIGINT) ELSE syscall_nr(k) END " \
+  "AS id, CASE WHEN raw THEN syscall_name(CAST(k AS BIGINT)) ELSE k END " \
+  "AS name, sum(n) AS count "
 
 /* A frame's name as perf report prints it (TS_FRAME_NAME in SQLite):
 ** its symbol, else 0x and 16 hex digits of its offset or address. */
@@ -116,18 +140,17 @@ static const TsdView aView[] = {
       "min(CASE WHEN cd >= 0.99 THEN dur END) AS p99_dur "
       "FROM ranked GROUP BY reason, exit_code) "
     "SELECT s.reason AS reason, s.exit_code AS exit_code, "
-    "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
-      "OR s.reason = 'UNKNOWN' "
-      "THEN kvm_exit_reason_name(s.exit_code, 'vmx') END AS vmx_name, "
-    "CASE WHEN s.reason GLOB '0x*' OR s.reason GLOB '[0-9]*' "
-      "OR s.reason = 'UNKNOWN' "
-      "THEN kvm_exit_reason_name(s.exit_code, 'svm') END AS svm_name, "
+    TSD_KVM_NAMES("s.reason", "s.exit_code")
     "s.count AS count, s.unpaired AS unpaired, s.total_dur AS total_dur, "
     "s.avg_dur AS avg_dur, s.min_dur AS min_dur, s.max_dur AS max_dur, "
     "p.p50_dur AS p50_dur, p.p90_dur AS p90_dur, p.p99_dur AS p99_dur "
     "FROM stats AS s LEFT JOIN pct AS p ON p.reason IS NOT DISTINCT FROM "
     "s.reason AND p.exit_code IS NOT DISTINCT FROM s.exit_code "
-    "ORDER BY s.count DESC, s.reason, s.exit_code" },
+    "ORDER BY s.count DESC, s.reason, s.exit_code",
+    "SELECT reason, exit_code, " TSD_KVM_NAMES("reason", "exit_code")
+    "count, unpaired, total_dur, avg_dur, min_dur, max_dur, p50_dur, "
+    "p90_dur, p99_dur FROM {rollup:kvm_exit} "
+    "ORDER BY count DESC, reason, exit_code" },
 
   { "page_fault_summary",
     "SELECT pid, comm, module, count(*) AS faults, "
@@ -147,6 +170,9 @@ static const TsdView aView[] = {
       "WHEN address = ip THEN 'code' ELSE 'data' END AS kind "
       "FROM {page_fault}) "
     "GROUP BY pid, comm, module "
+    "ORDER BY faults DESC, pid, comm, module",
+    "SELECT pid, comm, module, faults, code, data, reads, writes, execs, "
+    "unknown_access FROM {rollup:page_fault} "
     "ORDER BY faults DESC, pid, comm, module" },
 
   { "page_fault_traffic",
@@ -166,6 +192,9 @@ static const TsdView aView[] = {
       "ELSE CAST(address = ip AS BIGINT) END AS is_code "
       "FROM {page_fault}) "
     "GROUP BY pid, comm, module "
+    "ORDER BY faults DESC, pid, comm, module",
+    "SELECT pid, comm, module, faults, hard, soft, unclassified, hard_code, "
+    "hard_data, soft_code, soft_data FROM {rollup:page_fault} "
     "ORDER BY faults DESC, pid, comm, module" },
 
   { "span_self_time",
@@ -195,16 +224,15 @@ static const TsdView aView[] = {
     "t.min_depth AS min_depth, t.max_depth AS max_depth "
     "FROM totals AS t LEFT JOIN by_parent AS b ON b.name = t.name "
     "LEFT JOIN outermost AS o ON o.name = t.name "
-    "ORDER BY self_dur DESC, name" },
+    "ORDER BY self_dur DESC, name",
+    "SELECT name, calls, total_dur, self_dur, avg_dur, max_dur, min_depth, "
+    "max_depth FROM {rollup:span} ORDER BY self_dur DESC, name" },
 
   { "span_running",
-    "SELECT * FROM {span} WHERE (flags & 2) <> 0 ORDER BY id" },
+    "SELECT * FROM {span} WHERE (flags & 2) <> 0 ORDER BY id", 0 },
 
   { "syscall_counts",
-    "SELECT CASE WHEN raw THEN CAST(k AS BIGINT) ELSE syscall_nr(k) END "
-    "AS id, CASE WHEN raw THEN syscall_name(CAST(k AS BIGINT)) ELSE k END "
-    "AS name, sum(n) AS count "
-    "FROM (SELECT name = 'sys_enter' AS raw, "
+    TSD_SYSCALL_OUTER "FROM (SELECT name = 'sys_enter' AS raw, "
       "CASE WHEN name = 'sys_enter' "
       "THEN regexp_extract(args, '^NR (-?[0-9]+)', 1) "
       "ELSE substr(name, 11) END AS k, count(*) AS n "
@@ -213,6 +241,8 @@ static const TsdView aView[] = {
       "OR name GLOB 'sys_enter_?*' "
       "GROUP BY 1, 2) "
     "GROUP BY 1, 2 "
+    "ORDER BY count DESC, id, name",
+    TSD_SYSCALL_OUTER "FROM {rollup:syscall} GROUP BY 1, 2 "
     "ORDER BY count DESC, id, name" },
 
   { "sample_self",
@@ -224,7 +254,7 @@ static const TsdView aView[] = {
     "FROM {sample} AS s JOIN {stack} AS k ON k.id = s.stack_id "
     "JOIN {frame} AS f ON f.id = k.frame_id "
     "GROUP BY 1, 2, 3, 4 "
-    "ORDER BY period DESC, samples DESC, comm, module, symbol" },
+    "ORDER BY period DESC, samples DESC, comm, module, symbol", 0 },
 
   { "sample_flame",
     "WITH RECURSIVE up(callsite, samples, period, self, self_period) AS ("
@@ -241,7 +271,15 @@ static const TsdView aView[] = {
     "FROM up JOIN {stack} AS k ON k.id = up.callsite "
     "JOIN {frame} AS f ON f.id = k.frame_id "
     "GROUP BY k.id, k.parent_id, k.depth, f.module, 5, f.kernel "
-    "ORDER BY total DESC, id" },
+    "ORDER BY total DESC, id", 0 },
+
+  { "event_counts", 0,
+    "SELECT store, name, count FROM {rollup:event_count} "
+    "ORDER BY count DESC, store, name" },
+
+  { "event_rate", 0,
+    "SELECT store, name, ts, dur, count, count * 1e9 / dur AS per_second "
+    "FROM {rollup:event_rate} ORDER BY store, name, ts" },
 };
 
 #define TSD_N_VIEW ((int)(sizeof(aView)/sizeof(aView[0])))
@@ -282,7 +320,8 @@ static void tsdAppendQuoted(TsdStr *p, const char *z){
   tsdAppend(p, "'", 1);
 }
 
-/* zBody with each {STORE} made the rows of STORE of the macro's session. */
+/* zBody with each {STORE} made the rows of STORE of the macro's session,
+** each {rollup:QUESTION} its rollup's answer to QUESTION. */
 static void tsdAppendBody(TsdStr *p, const char *zBody){
   const char *z = zBody;
   while( *z ){
@@ -292,9 +331,15 @@ static void tsdAppendBody(TsdStr *p, const char *zBody){
       return;
     }
     tsdAppend(p, z, (size_t)(zOpen - z));
-    tsdAppendZ(p, "tracestore_scan(session, '");
-    tsdAppend(p, zOpen + 1, (size_t)(zClose - zOpen - 1));
-    tsdAppendZ(p, "', missing_ok := true)");
+    if( strncmp(zOpen + 1, "rollup:", 7)==0 ){
+      tsdAppendZ(p, "tracestore_rollup(session, '");
+      tsdAppend(p, zOpen + 8, (size_t)(zClose - zOpen - 8));
+      tsdAppendZ(p, "')");
+    }else{
+      tsdAppendZ(p, "tracestore_scan(session, '");
+      tsdAppend(p, zOpen + 1, (size_t)(zClose - zOpen - 1));
+      tsdAppendZ(p, "', missing_ok := true)");
+    }
     z = zClose + 1;
   }
 }
@@ -348,9 +393,11 @@ static int tsdExec(duckdb_connection con, const char *zSql, char *zErr,
   return rc;
 }
 
-/* CREATE OR REPLACE MACRO tracestore_NAME(session) AS TABLE BODY. */
+/* CREATE OR REPLACE MACRO tracestore_NAME[SUFFIX](session) AS TABLE BODY
+** (the event view's body if bEvent). */
 static int tsdMakeMacro(duckdb_connection con, const char *zName,
-                        const char *zBody, int bEvent, char *zErr, int nErr){
+                        const char *zSuffix, const char *zBody, int bEvent,
+                        char *zErr, int nErr){
   TsdStr s;
   TsdStr body;
   int rc;
@@ -359,6 +406,7 @@ static int tsdMakeMacro(duckdb_connection con, const char *zName,
   if( bEvent ) tsdAppendEventBody(&body); else tsdAppendZ(&body, zBody);
   tsdAppendZ(&s, "CREATE OR REPLACE MACRO tracestore_");
   tsdAppendZ(&s, zName);
+  tsdAppendZ(&s, zSuffix);
   tsdAppendZ(&s, "(session) AS TABLE ");
   if( !body.bOom ) tsdAppendBody(&s, body.z);
   if( s.bOom || body.bOom ){
@@ -385,6 +433,28 @@ static int tsdIsViewName(const char *zName){
   return 0;
 }
 
+/*
+** The macro that answers view zView for a session (bRollups: its rollups
+** apply, tsdRollupsApply), into zMacro: the rollup version where there is
+** one, else the rows' ("_rows" when it has both).  False if none answers
+** (event_counts and event_rate without rollups, as SQLite has no such
+** views then).
+*/
+static int tsdViewMacro(const char *zView, int bRollups, char *zMacro,
+                        size_t nMacro){
+  int i;
+  for(i=0; i<TSD_N_VIEW; i++){
+    const TsdView *v = &aView[i];
+    if( strcmp(zView, v->zName)!=0 ) continue;
+    if( v->zRollup && !bRollups && v->zBody==0 ) return 0;
+    snprintf(zMacro, nMacro, "tracestore_%s%s", zView,
+             v->zRollup && !bRollups ? "_rows" : "");
+    return 1;
+  }
+  snprintf(zMacro, nMacro, "tracestore_%s", zView);   /* event */
+  return 1;
+}
+
 static int tsdIsStoreName(const char *zName){
   int i;
   for(i=0; i<TraceRecordKindMaximum; i++){
@@ -401,11 +471,16 @@ static int tsdIsStoreName(const char *zName){
 */
 static char *tsdFleetSql(const char *zTable, int bView){
   TsdStr s;
-  int i;
+  int i, nArm = 0;
   memset(&s, 0, sizeof(s));
   for(i=0; i<nFleet; i++){
     const TsdFleetSession *f = &aFleet[i];
-    if( i ) tsdAppendZ(&s, " UNION ALL BY NAME ");
+    char zMacro[TRACE_NAME_SIZE + 32];
+    if( bView && !tsdViewMacro(zTable, f->bRollups, zMacro,
+                               sizeof(zMacro)) ){
+      continue;
+    }
+    if( nArm++ ) tsdAppendZ(&s, " UNION ALL BY NAME ");
     tsdAppendZ(&s, "SELECT ");
     tsdAppendQuoted(&s, f->zName);
     tsdAppendZ(&s, " AS session, ");
@@ -413,8 +488,7 @@ static char *tsdFleetSql(const char *zTable, int bView){
     else tsdAppendZ(&s, "CAST(NULL AS VARCHAR)");
     tsdAppendZ(&s, " AS host, * FROM ");
     if( bView ){
-      tsdAppendZ(&s, "tracestore_");
-      tsdAppendZ(&s, zTable);
+      tsdAppendZ(&s, zMacro);
       tsdAppendZ(&s, "(");
       tsdAppendQuoted(&s, f->zPath);
       tsdAppendZ(&s, ")");
@@ -426,7 +500,7 @@ static char *tsdFleetSql(const char *zTable, int bView){
       tsdAppendZ(&s, ", missing_ok := true)");
     }
   }
-  if( s.bOom ){
+  if( s.bOom || nArm==0 ){
     free(s.z);
     return 0;
   }
@@ -451,9 +525,9 @@ static void tsdReplaceWith(duckdb_replacement_scan_info info,
 static void tsdReplace(duckdb_replacement_scan_info info,
                        const char *zTable, void *pData){
   char zSession[TRACE_PATH_SIZE];
-  char zMacro[TRACE_NAME_SIZE + 16];
+  char zMacro[TRACE_NAME_SIZE + 32];
   char *zSql = 0;
-  int bView, bStore;
+  int bView, bStore, bRollups, bFleet;
   (void)pData;
   if( strlen(zTable)>=TRACE_NAME_SIZE ) return;
   bView = tsdIsViewName(zTable);
@@ -461,15 +535,18 @@ static void tsdReplace(duckdb_replacement_scan_info info,
   if( !bView && !bStore ) return;
   pthread_mutex_lock(&attachMutex);
   memcpy(zSession, zAttached, sizeof(zSession));
-  if( nFleet ) zSql = tsdFleetSql(zTable, bView);
+  bRollups = bAttachedRollups;
+  bFleet = nFleet>0;
+  if( bFleet ) zSql = tsdFleetSql(zTable, bView);
   pthread_mutex_unlock(&attachMutex);
-  if( zSql ){
+  if( bFleet ){
     /* DuckDB's query() table function runs the union. */
-    tsdReplaceWith(info, "query", zSql, 0);
+    if( zSql ) tsdReplaceWith(info, "query", zSql, 0);
     free(zSql);
   }else if( zSession[0] && bView ){
-    snprintf(zMacro, sizeof(zMacro), "tracestore_%s", zTable);
-    tsdReplaceWith(info, zMacro, zSession, 0);
+    if( tsdViewMacro(zTable, bRollups, zMacro, sizeof(zMacro)) ){
+      tsdReplaceWith(info, zMacro, zSession, 0);
+    }
   }else if( zSession[0] ){
     tsdReplaceWith(info, "tracestore_scan", zSession, zTable);
   }
@@ -492,6 +569,7 @@ static void tsdAttachBind(duckdb_bind_info info){
   PTRACE_SESSION pSession = calloc(1, sizeof(TRACE_SESSION));
   RTL_ERROR err;
   duckdb_logical_type t;
+  int bRollups;
   ULONG i;
 
   duckdb_destroy_value(&vSession);
@@ -526,8 +604,10 @@ static void tsdAttachBind(duckdb_bind_info info){
     a->azKind[a->nRow] = "view";
     a->aRows[a->nRow++] = -1;
   }
+  bRollups = tsdRollupsApply(pSession);
   pthread_mutex_lock(&attachMutex);
   memcpy(zAttached, zSession, strlen(zSession) + 1);
+  bAttachedRollups = bRollups;
   free(aFleet);
   aFleet = 0;
   nFleet = 0;
@@ -731,6 +811,7 @@ static void tsdFleetBind(duckdb_bind_info info){
     snprintf(r->a[i].zHost, sizeof(r->a[i].zHost), "%.*s",
              (int)sizeof(pSession->Header.Host.HostName),
              pSession->Header.Host.HostName);
+    r->a[i].bRollups = tsdRollupsApply(pSession);
     TraceSessionClose(pSession);
     free(pSession);
     tsdFleetName(r->a, i);
@@ -961,9 +1042,13 @@ int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
   duckdb_add_replacement_scan(db, tsdReplace, 0, 0);
   /* The macros last: a read-only database cannot take them, and the rest
   ** works without them. */
-  if( tsdMakeMacro(con, "event", 0, 1, zErr, nErr) ) return 1;
+  if( tsdMakeMacro(con, "event", "", 0, 1, zErr, nErr) ) return 1;
   for(i=0; i<TSD_N_VIEW; i++){
-    if( tsdMakeMacro(con, aView[i].zName, aView[i].zBody, 0, zErr, nErr) ){
+    const TsdView *v = &aView[i];
+    if( (v->zRollup && tsdMakeMacro(con, v->zName, "", v->zRollup, 0, zErr,
+                                    nErr))
+     || (v->zBody && tsdMakeMacro(con, v->zName, v->zRollup ? "_rows" : "",
+                                  v->zBody, 0, zErr, nErr)) ){
       return 1;
     }
   }
