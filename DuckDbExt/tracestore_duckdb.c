@@ -9,7 +9,8 @@
 ** sessions are opened with, installing the read guard, and registering
 ** the functions.
 ** Calls: tracestore_duckdb_scan.c (tsdRegisterScan),
-** tracestore_duckdb_rollup.c (tsdRegisterRollup),
+** tracestore_duckdb_rollup.c (tsdRegisterRollup), tracestore_duckdb_args.c
+** (tsdRegisterArgs),
 ** tracestore_duckdb_views.c (tsdRegisterViews), Guard/StoreGuard.c.
 ** Called by DuckDB's LOAD (tracestore_init_c_api).
 **
@@ -91,6 +92,10 @@ DUCKDB_EXTENSION_API bool tracestore_init_c_api(
   }
   if( tsdRegisterScan(con) ){
     access->set_error(info, "tracestore: cannot register tracestore_scan");
+    bOk = false;
+  }else if( tsdRegisterArgs(con) ){
+    access->set_error(info, "tracestore: cannot register "
+                      "tracestore_event_args");
     bOk = false;
   }else if( tsdRegisterRollup(con) ){
     access->set_error(info, "tracestore: cannot register tracestore_rollup");

@@ -6,6 +6,7 @@
 **   tracestore_duckdb_scan.c  tracestore_scan(): a store as a table
 **   tracestore_duckdb_sessions.c  the sessions kept open between queries
 **   tracestore_duckdb_rollup.c    tracestore_rollup(): the rollups' answers
+**   tracestore_duckdb_args.c      tracestore_event_args(): the args view
 **   tracestore_duckdb_views.c tracestore_attach(), the views, their
 **                             functions
 **   tracestore_duckdb_rows.c  which records a scan reads, and their values
@@ -54,6 +55,9 @@ void tsdSessionUnclaim(TsdSession *p);
 /* Held around every snapshot, remap and header read of a session. */
 void tsdSessionLock(void);
 void tsdSessionUnlock(void);
+
+/* Registers tracestore_event_args (tracestore_duckdb_args.c).  0 or -1. */
+int tsdRegisterArgs(duckdb_connection con);
 
 /* Registers tracestore_rollup (tracestore_duckdb_rollup.c).  0 or -1. */
 int tsdRegisterRollup(duckdb_connection con);

@@ -49,7 +49,8 @@
 **   names resolve to when the session's rollups apply (tsdRollupsApply),
 **   and, if it also has SQL over the rows, tracestore_VIEW_rows(SESSION)
 **   for a session whose stores have another version's layout.  args (the
-**   fields of an event's text) is not here.
+**   fields of each ftrace_event's text) reads tracestore_event_args()
+**   (tracestore_duckdb_args.c).
 */
 #include <duckdb_extension.h>
 
@@ -272,6 +273,9 @@ static const TsdView aView[] = {
     "JOIN {frame} AS f ON f.id = k.frame_id "
     "GROUP BY k.id, k.parent_id, k.depth, f.module, 5, f.kernel "
     "ORDER BY total DESC, id", 0 },
+
+  { "args",
+    "SELECT * FROM tracestore_event_args(session)", 0 },
 
   { "event_counts", 0,
     "SELECT store, name, count FROM {rollup:event_count} "

@@ -2,11 +2,12 @@
 ** tracestore_args.c: the fields of an event's text as rows, the way
 ** Perfetto's `args` table shows an event's arguments.
 **
-** Zone: hosted (the SQLite extension): libc and SQLite's API only (it
-** reads text, not sessions); included by nothing outside Sqlite3Ext/.
-** Owns: the parser of an event's fields, the eponymous table-valued
-** function tracestore_args and the SQL function tracestore_arg().
-** Calls: SQLite only.  Registered by sqlite3_tracestore_init() through
+** Zone: hosted (the SQLite extension): libc and SQLite's API (it reads
+** text, not sessions), Kernel/EventFields.h; included by nothing outside
+** Sqlite3Ext/.
+** Owns: the eponymous table-valued function tracestore_args and the SQL
+** function tracestore_arg().
+** Calls: SQLite, and the parser of Kernel/EventFields.c.  Registered by sqlite3_tracestore_init() through
 ** tracestoreArgsInit() (tracestore_views.h).
 **
 ** Usage:
@@ -35,33 +36,10 @@
 **
 ** How it works:
 **
-**   The kernel prints most tracepoints as `key=value key=value ...`
-**   (sched_process_exec: "filename=/bin/ls pid=7 old_pid=7"), the syscall
-**   tracepoints as `key: value, key: value`.  The text is read as words
-**   separated by blanks, where a bracketed part ((...), [...], {...}) or a
-**   quoted string ("..." or '...' at the start of a word or value) is one
-**   piece, blanks and all, if it is closed before the end of the text.
-**
-**     - A word `KEY=VALUE` starts a field; so does a word `KEY:` (the value
-**       is the next word, unless that one is itself a field).  A KEY is a
-**       letter or '_' followed by letters, digits, '_', '.', '-', '[' and
-**       ']'.  Other words before a field ("set" in "set reason=0") are
-**       not fields and are skipped.
-**     - The value runs on over the following words, blanks included, so
-**       that a comm such as "CPU 0/KVM" stays whole, unless the value so
-**       far is empty, a number or quoted, ends with ',', or the next word
-**       is a field or has no letter or digit ("==>" in sched_switch).  One
-**       ',' at the end of a value is a separator, not part of it.
-**     - A value that is a decimal integer, or 0x and 1 to 16 hex digits,
-**       is an integer; one above 2^63-1 (an unsigned 64-bit field) is the
-**       int64 with the same bits, as address columns are.  A quoted value
-**       loses its quotes (and the backslashes before quotes) in
-**       string_value; display_value keeps them.
-**
-**   Texts that are not fields ("pio_write at 0x3f8 size 1") have no rows.
-**   Any text, including bytes that are not UTF-8 and NULs, is read without
-**   error: the matching of brackets and quotes is done once per text, in
-**   linear time, so the cost is linear in the text's length.
+**   The fields are found by the parser the DuckDB extension shares,
+**   Kernel/EventFields.c, whose header says how a text is read.  A quoted
+**   value loses its quotes (and the backslashes before quotes) in
+**   string_value; display_value keeps them.
 */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
@@ -69,273 +47,60 @@ SQLITE_EXTENSION_INIT3
 #include <string.h>
 
 #include "tracestore_views.h"
+#include "Kernel/EventFields.h"
 
 /* -------------------------------------------------------------------------
-** The parser.
+** The parser (Kernel/EventFields.c), with its scratch memory.
 */
 
 typedef struct ts_args_parser ts_args_parser;
 struct ts_args_parser {
-  const char *z;        /* The text (not NUL-terminated) */
-  int n;                /* Its length in bytes */
-  int i;                /* Where the next field is looked for */
-  int *aMatch;          /* aMatch[k]: the closer of an opener or opening
-                        ** quote at k, or -1 (also for every other byte) */
-  int *aStack;          /* Openers not closed yet, while matching */
-  int nAlloc;           /* Entries allocated in aMatch and aStack */
-  int aSmall[2*256];    /* Both arrays, for texts of up to 256 bytes */
+  EVENT_FIELDS fields;
+  int n;                /* The text's length */
+  LONG *aScratch;       /* 2*n LONGs: aSmall, or nAlloc from the heap */
+  int nAlloc;
+  LONG aSmall[2*256];   /* For texts of up to 256 bytes */
 };
 
-/* One field: key [zKey, zKey+nKey), value [zVal, zVal+nVal). */
-typedef struct ts_arg ts_arg;
-struct ts_arg {
-  const char *zKey;
-  int nKey;
-  const char *zVal;
-  int nVal;
-  int bQuoted;          /* The value is one quoted string */
-};
-
-static int tsIsBlank(char c){
-  return c==' ' || c=='\t' || c=='\n' || c=='\r' || c=='\f' || c=='\v';
-}
-
-static int tsIsAlnum(char c){
-  return (c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9');
-}
+typedef EVENT_FIELD ts_arg;
 
 /*
-** True if a quote at k starts a quoted string: at the start of a word or
-** of a value, or just inside a bracket.
-*/
-static int tsQuoteStarts(const char *z, int k){
-  char p;
-  if( k==0 ) return 1;
-  p = z[k-1];
-  return tsIsBlank(p) || p=='=' || p=='(' || p=='[' || p=='{' || p==',';
-}
-
-/*
-** Fills p->aMatch for the text: one pass with a stack of open brackets;
-** a quoted string is skipped whole.  A closer that does not close the
-** innermost open bracket is an ordinary byte, and so is an opener that is
-** never closed.  If no closing quote follows a quote, none follows any
-** later quote of that kind either, so the search for it is not repeated:
-** the pass stays linear.
-*/
-static void tsArgsMatch(ts_args_parser *p){
-  const char *z = p->z;
-  int n = p->n;
-  int nStack = 0;
-  int bNoQuote[2] = {0, 0};     /* No closing " / ' after this point */
-  int k, j, q;
-  for(k=0; k<n; k++) p->aMatch[k] = -1;
-  for(k=0; k<n; k++){
-    char c = z[k];
-    if( (c=='"' || c=='\'') && !bNoQuote[c=='\''] && tsQuoteStarts(z, k) ){
-      q = c=='\'';
-      for(j=k+1; j<n && z[j]!=c; j++){
-        if( z[j]=='\\' ) j++;
-      }
-      if( j<n ){
-        p->aMatch[k] = j;
-        k = j;
-      }else{
-        bNoQuote[q] = 1;
-      }
-    }else if( c=='(' || c=='[' || c=='{' ){
-      p->aStack[nStack++] = k;
-    }else if( (c==')' || c==']' || c=='}') && nStack>0 ){
-      char o = z[p->aStack[nStack-1]];
-      if( (c==')' && o=='(') || (c==']' && o=='[') || (c=='}' && o=='{') ){
-        p->aMatch[p->aStack[--nStack]] = k;
-      }
-    }
-  }
-}
-
-/*
-** Starts parsing z[0..n).  Returns SQLITE_NOMEM if the arrays cannot be
+** Starts parsing z[0..n).  Returns SQLITE_NOMEM if the scratch cannot be
 ** allocated.  tsArgsReset() frees what this allocated.
 */
 static int tsArgsStart(ts_args_parser *p, const char *z, int n){
-  p->z = z;
-  p->n = n;
-  p->i = 0;
-  if( n<=(int)(sizeof(p->aSmall)/sizeof(p->aSmall[0])/2) ){
-    if( p->nAlloc==0 ){
-      p->aMatch = p->aSmall;
-      p->aStack = p->aSmall + n;
-    }else{
-      p->aStack = p->aMatch + n;
+  LONG *aScratch = p->aSmall;
+  if( n>(int)(sizeof(p->aSmall)/sizeof(p->aSmall[0])/2) ){
+    if( n>p->nAlloc ){
+      LONG *aNew = sqlite3_malloc64(sizeof(LONG)*2*(sqlite3_uint64)n);
+      if( aNew==0 ) return SQLITE_NOMEM;
+      sqlite3_free(p->aScratch==p->aSmall ? 0 : p->aScratch);
+      p->aScratch = aNew;
+      p->nAlloc = n;
     }
-  }else if( n>p->nAlloc ){
-    int *aNew = sqlite3_malloc64(sizeof(int)*2*(sqlite3_uint64)n);
-    if( aNew==0 ) return SQLITE_NOMEM;
-    if( p->nAlloc>0 ) sqlite3_free(p->aMatch);
-    p->aMatch = aNew;
-    p->aStack = aNew + n;
-    p->nAlloc = n;
-  }else{
-    p->aStack = p->aMatch + n;
+    aScratch = p->aScratch;
+  }else if( p->nAlloc==0 ){
+    p->aScratch = p->aSmall;
   }
-  tsArgsMatch(p);
+  p->n = n;
+  EventFieldsStart(&p->fields, z, n, aScratch);
   return SQLITE_OK;
 }
 
 static void tsArgsReset(ts_args_parser *p){
-  if( p->nAlloc>0 ) sqlite3_free(p->aMatch);
-  p->aMatch = p->aStack = 0;
+  if( p->nAlloc>0 ) sqlite3_free(p->aScratch);
+  p->aScratch = 0;
   p->nAlloc = 0;
 }
 
-/* The end of the word that starts at i (brackets and quotes whole). */
-static int tsWordEnd(ts_args_parser *p, int i){
-  while( i<p->n && !tsIsBlank(p->z[i]) ){
-    i = p->aMatch[i]>=0 ? p->aMatch[i]+1 : i+1;
-  }
-  return i;
-}
-
-static int tsSkipBlanks(ts_args_parser *p, int i){
-  while( i<p->n && tsIsBlank(p->z[i]) ) i++;
-  return i;
-}
-
-/*
-** If the word [i, iEnd) starts a field, returns the length of its key and
-** sets *peForm to '=' (KEY=VALUE) or ':' (a word "KEY:"); else returns 0.
-*/
-static int tsFieldKey(ts_args_parser *p, int i, int iEnd, char *peForm){
-  const char *z = p->z;
-  int k = i;
-  char c = z[k];
-  if( !((c>='a' && c<='z') || (c>='A' && c<='Z') || c=='_') ) return 0;
-  for(k++; k<iEnd; k++){
-    c = z[k];
-    if( !(tsIsAlnum(c) || c=='_' || c=='.' || c=='-' || c=='[' || c==']') ){
-      break;
-    }
-  }
-  if( k<iEnd && z[k]=='=' ){
-    *peForm = '=';
-    return k-i;
-  }
-  if( k==iEnd-1 && z[k]==':' ){
-    *peForm = ':';
-    return k-i;
-  }
-  return 0;
-}
-
-/* True if [z, z+n) is an integer tsArgValue() takes. */
-static int tsIsInteger(const char *z, int n, sqlite3_int64 *piValue);
-
-/*
-** Finds the next field.  Returns 1 and fills *pArg, or 0 when there is
-** none left.
-*/
 static int tsArgsNext(ts_args_parser *p, ts_arg *pArg){
-  const char *z = p->z;
-  int i = p->i, iEnd, nKey, iVal, iValEnd, j, jEnd, k;
-  char eForm, eNext;
-  sqlite3_int64 iDummy;
-
-  for(;;){
-    i = tsSkipBlanks(p, i);
-    if( i>=p->n ){
-      p->i = i;
-      return 0;
-    }
-    iEnd = tsWordEnd(p, i);
-    nKey = tsFieldKey(p, i, iEnd, &eForm);
-    if( nKey>0 ) break;
-    i = iEnd;
-  }
-  pArg->zKey = z+i;
-  pArg->nKey = nKey;
-
-  if( eForm=='=' ){
-    iVal = i+nKey+1;
-    iValEnd = iEnd;
-  }else{
-    /* "KEY:" and the next word, unless that one is a field itself. */
-    iVal = iValEnd = iEnd;
-    j = tsSkipBlanks(p, iEnd);
-    if( j<p->n ){
-      jEnd = tsWordEnd(p, j);
-      if( tsFieldKey(p, j, jEnd, &eNext)==0 ){
-        iVal = j;
-        iValEnd = jEnd;
-      }
-    }
-  }
-
-  /* A quoted value, closed at its end (or before a final comma). */
-  pArg->bQuoted = 0;
-  if( iValEnd>iVal && p->aMatch[iVal]>=0 && (z[iVal]=='"' || z[iVal]=='\'')
-   && (p->aMatch[iVal]==iValEnd-1
-       || (p->aMatch[iVal]==iValEnd-2 && z[iValEnd-1]==',')) ){
-    pArg->bQuoted = 1;
-  }
-
-  /* Runs on over the following words (see the header comment). */
-  while( iValEnd>iVal && !pArg->bQuoted && z[iValEnd-1]!=','
-      && !tsIsInteger(z+iVal, iValEnd-iVal, &iDummy) ){
-    j = tsSkipBlanks(p, iValEnd);
-    if( j>=p->n ) break;
-    jEnd = tsWordEnd(p, j);
-    if( tsFieldKey(p, j, jEnd, &eNext)>0 ) break;
-    for(k=j; k<jEnd && !tsIsAlnum(z[k]); k++){}
-    if( k==jEnd ) break;
-    iValEnd = jEnd;
-  }
-
-  p->i = iValEnd;
-  if( iValEnd>iVal && z[iValEnd-1]==',' ) iValEnd--;
-  pArg->zVal = z+iVal;
-  pArg->nVal = iValEnd-iVal;
-  return 1;
+  return EventFieldsNext(&p->fields, pArg);
 }
 
-/*
-** True if [z, z+n) is a decimal integer (a '-' and up to 19 digits within
-** int64, or up to 20 digits within uint64) or "0x" and 1 to 16 hex
-** digits; its value is in *piValue (uint64 values as the same bits).
-*/
 static int tsIsInteger(const char *z, int n, sqlite3_int64 *piValue){
-  sqlite3_uint64 u = 0, d;
-  int i = 0, bNeg = 0;
-  if( n>2 && z[0]=='0' && (z[1]=='x' || z[1]=='X') ){
-    if( n>18 ) return 0;
-    for(i=2; i<n; i++){
-      char c = z[i];
-      if( c>='0' && c<='9' ) d = (sqlite3_uint64)(c-'0');
-      else if( c>='a' && c<='f' ) d = (sqlite3_uint64)(c-'a'+10);
-      else if( c>='A' && c<='F' ) d = (sqlite3_uint64)(c-'A'+10);
-      else return 0;
-      u = u*16 + d;
-    }
-    *piValue = (sqlite3_int64)u;
-    return 1;
-  }
-  if( n>0 && z[0]=='-' ){
-    bNeg = 1;
-    i = 1;
-  }
-  if( i>=n ) return 0;
-  for(; i<n; i++){
-    if( z[i]<'0' || z[i]>'9' ) return 0;
-    d = (sqlite3_uint64)(z[i]-'0');
-    if( u>(0xffffffffffffffffULL-d)/10 ) return 0;
-    u = u*10 + d;
-  }
-  if( bNeg ){
-    if( u>0x8000000000000000ULL ) return 0;
-    *piValue = (sqlite3_int64)(0-u);
-  }else{
-    *piValue = (sqlite3_int64)u;
-  }
+  LONGLONG v;
+  if( !EventFieldInteger(z, n, &v) ) return 0;
+  *piValue = v;
   return 1;
 }
 
@@ -345,20 +110,20 @@ static int tsIsInteger(const char *z, int n, sqlite3_int64 *piValue){
 */
 static void tsResultValue(sqlite3_context *ctx, const ts_arg *pArg){
   sqlite3_int64 v;
-  if( !pArg->bQuoted && tsIsInteger(pArg->zVal, pArg->nVal, &v) ){
+  if( !pArg->Quoted && tsIsInteger(pArg->Value, pArg->ValueLength, &v) ){
     sqlite3_result_int64(ctx, v);
-  }else if( pArg->bQuoted ){
-    char q = pArg->zVal[0];
-    int n = pArg->nVal-2, i, j;
+  }else if( pArg->Quoted ){
+    char q = pArg->Value[0];
+    int n = pArg->ValueLength-2, i, j;
     char *zOut = sqlite3_malloc64((sqlite3_uint64)n+1);
     if( zOut==0 ){
       sqlite3_result_error_nomem(ctx);
       return;
     }
     for(i=0, j=0; i<n; i++){
-      char c = pArg->zVal[1+i];
-      if( c=='\\' && i+1<n && (pArg->zVal[2+i]==q || pArg->zVal[2+i]=='\\') ){
-        c = pArg->zVal[2+i];
+      char c = pArg->Value[1+i];
+      if( c=='\\' && i+1<n && (pArg->Value[2+i]==q || pArg->Value[2+i]=='\\') ){
+        c = pArg->Value[2+i];
         i++;
       }
       zOut[j++] = c;
@@ -366,7 +131,7 @@ static void tsResultValue(sqlite3_context *ctx, const ts_arg *pArg){
     zOut[j] = 0;
     sqlite3_result_text(ctx, zOut, j, sqlite3_free);
   }else{
-    sqlite3_result_text(ctx, pArg->zVal, pArg->nVal, SQLITE_TRANSIENT);
+    sqlite3_result_text(ctx, pArg->Value, pArg->ValueLength, SQLITE_TRANSIENT);
   }
 }
 
@@ -396,7 +161,7 @@ static void tracestoreArgFunc(
     return;
   }
   while( tsArgsNext(&parser, &arg) ){
-    if( arg.nKey==nKey && memcmp(arg.zKey, zKey, (size_t)nKey)==0 ){
+    if( arg.KeyLength==nKey && memcmp(arg.Key, zKey, (size_t)nKey)==0 ){
       tsResultValue(ctx, &arg);
       break;
     }
@@ -553,10 +318,10 @@ static int tracestoreArgsColumn(
   tracestore_args_cursor *pCur = (tracestore_args_cursor*)cur;
   const ts_arg *pArg = &pCur->arg;
   sqlite3_int64 v;
-  int bInt = !pArg->bQuoted && tsIsInteger(pArg->zVal, pArg->nVal, &v);
+  int bInt = !pArg->Quoted && tsIsInteger(pArg->Value, pArg->ValueLength, &v);
   switch( i ){
     case TSA_COLUMN_KEY:
-      sqlite3_result_text(ctx, pArg->zKey, pArg->nKey, SQLITE_TRANSIENT);
+      sqlite3_result_text(ctx, pArg->Key, pArg->KeyLength, SQLITE_TRANSIENT);
       break;
     case TSA_COLUMN_INT_VALUE:
       if( bInt ) sqlite3_result_int64(ctx, v);
@@ -568,7 +333,7 @@ static int tracestoreArgsColumn(
       sqlite3_result_text(ctx, bInt ? "int" : "string", -1, SQLITE_STATIC);
       break;
     case TSA_COLUMN_DISPLAY_VALUE:
-      sqlite3_result_text(ctx, pArg->zVal, pArg->nVal, SQLITE_TRANSIENT);
+      sqlite3_result_text(ctx, pArg->Value, pArg->ValueLength, SQLITE_TRANSIENT);
       break;
     case TSA_COLUMN_TEXT:
       sqlite3_result_text(ctx, pCur->zText, pCur->parser.n, SQLITE_TRANSIENT);

@@ -169,8 +169,6 @@ def compare_views(session):
         session, "SELECT name FROM temp.sqlite_master WHERE type = 'view'")[1:]]
     checked = []
     for view in have:
-        if view == "args":
-            continue                    # not in DuckDB (docs/duckdb.md)
         want = sqlite(session, "SELECT * FROM %s" % view)
         got = duckdb("SELECT * FROM %s" % view,
                      before=["SELECT count(*) FROM tracestore_attach('%s')"
@@ -299,7 +297,7 @@ names = [r[0] for r in sqlite_fleet(
     "AND sql LIKE '%tracestore sessions%' ORDER BY name")[1:]]
 checked = []
 for name in names:
-    if name in ("args", "store_info"):
+    if name == "store_info":
         continue
     cols = [r[0] for r in sqlite_fleet(
         "SELECT name FROM pragma_table_info('%s')" % name)[1:]]

@@ -20,7 +20,8 @@
 **                   every store whole and in ts windows, through the
 **                   binary search of a sorted store and the block index of
 **                   any store, every column of every row decoded, every
-**                   string resolved (scanAsDuckDb).
+**                   string resolved, each args text parsed as the args
+**                   view parses it (scanAsDuckDb).
 **
 ** The template session is imported once, at start, from small samples of
 ** every kind of store (FUZZ_SESSION_SAMPLES, "FORMAT=PATH,..."): events,
@@ -53,6 +54,7 @@
 
 #ifdef FUZZ_SESSION_DUCKDB
 # include "DuckDbExt/tracestore_duckdb_rows.h"
+# include "Kernel/EventFields.h"
 #endif
 
 #ifdef FUZZ_SESSION_EXPORT
@@ -324,12 +326,31 @@ static void scanRange(PTRACE_SESSION pSession, PTRACE_STORE pStore,
     for(c=0; c<pStore->Header->NumberOfColumns; c++){
       PCTRACE_COLUMN_DESCRIPTOR pCol = &pStore->Header->Columns[c];
       if( pCol->Flags & TRACE_COLUMN_STRING_ID ){
+        uint32_t k;
         if( tsdReadStrings(pSession, pStore, pCol, aRow, n, aStr, aValid,
                            pCache, &iBad)<0 ){
           char zMsg[1400];
           tsdBadStringMessage(pStore, pCol, aRow[iBad], 0, zMsg,
                               sizeof(zMsg));
           return;                       /* the scan's error */
+        }
+        /* The args view's parser over each text (Kernel/EventFields.c). */
+        for(k=0; k<n && strcmp(pCol->Name, "args")==0; k++){
+          const char *z = aStr[k].inlined.n<=12 ? aStr[k].inlined.a
+                                                : aStr[k].pointer.p;
+          LONG nz = (LONG)aStr[k].inlined.n;
+          EVENT_FIELDS fields;
+          EVENT_FIELD field;
+          LONG *aScratch;
+          LONGLONG v;
+          if( ((aValid[k >> 6] >> (k & 63)) & 1)==0 ) continue;
+          aScratch = malloc(sizeof(LONG)*2*((size_t)nz + 1));
+          if( aScratch==0 ) continue;
+          EventFieldsStart(&fields, z, nz, aScratch);
+          while( EventFieldsNext(&fields, &field) ){
+            EventFieldInteger(field.Value, field.ValueLength, &v);
+          }
+          free(aScratch);
         }
       }else{
         tsdReadColumn(pStore, pCol, aRow, n, aInt, aDouble, aValid);
