@@ -13,7 +13,8 @@ live: GenSession writes spans (as the importers do, then as the Python
     n(n-1)/2, min 0, max n-1), every row named (no row half-written), and
     n never smaller than the answer before.  Then the session, closed, is
     read by SQLite's extension (the oracle) and DuckDB: the same count,
-    id sum and per-name counts.
+    id sum and per-name counts.  Then the same while `tracestore
+    trace-python` itself records a busy Python program for 3 seconds.
 
 damaged: a session from capture-1's trace.dat with
     - a string id in ftrace_event.store past the string store: the query
@@ -115,6 +116,71 @@ def live(kind):
     print("live %s: %d answers while writing, %d distinct counts, each a "
           "committed snapshot; closed: %d names as SQLite's"
           % (kind, len(answers), growing, len(want)))
+
+
+PROGRAM = """
+import sys, time
+def leaf(i):
+    return i * 2
+def work(n):
+    return sum(leaf(i) for i in range(n))
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    work(200)
+"""
+
+
+def live_python():
+    """The real Python tracer writing, DuckDB reading."""
+    session = os.path.join(WORK, "live-trace-python.trace")
+    shutil.rmtree(session, ignore_errors=True)
+    prog = os.path.join(WORK, "busy.py")
+    with open(prog, "w") as f:
+        f.write(PROGRAM)
+    writer = subprocess.Popen([TS, "trace-python", "-o", session, "--",
+                               prog, "3"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while not os.path.exists(os.path.join(session, "span.store")):
+        if writer.poll() is not None or time.time() > deadline:
+            fail("trace-python: no span store (%s)"
+                 % writer.stderr.read().decode()[-300:])
+        time.sleep(0.01)
+    sql = ("SELECT count(*), coalesce(sum(id), 0), count(name), "
+           "coalesce(min(id), 0), coalesce(max(id), -1) FROM "
+           "tracestore_scan('%s', 'span')" % session)
+    answers = []
+    while writer.poll() is None:
+        r = duckdb([sql] * 10)
+        if r.returncode != 0:
+            fail("trace-python: %s" % r.stderr.decode()[-300:])
+        answers += [rows[0] for rows in results(r.stdout)]
+    if writer.returncode != 0:
+        fail("trace-python exit %d: %s" % (writer.returncode,
+                                            writer.stderr.read()[-300:]))
+    last = 0
+    for a in answers:
+        count, ids, named, lo, hi = (int(v) for v in a)
+        if ids != count * (count - 1) // 2 or named != count or \
+           (count and (lo != 0 or hi != count - 1)) or count < last:
+            fail("trace-python: not a committed snapshot after %d: %r"
+                 % (last, a))
+        last = count
+    distinct = len(set(int(a[0]) for a in answers))
+    if distinct < 3:
+        fail("trace-python: %d distinct counts in %d answers" % (
+            distinct, len(answers)))
+    q = ("SELECT name, count(*) AS n FROM %s GROUP BY name "
+         "ORDER BY n DESC, name")
+    s = subprocess.run([TS, "sql", "--csv", session, q % "span"],
+                       capture_output=True)
+    d = duckdb([q % ("tracestore_scan('%s', 'span')" % session)])
+    if s.stdout.decode().splitlines()[1:] != \
+       d.stdout.decode().splitlines()[2:]:
+        fail("trace-python: the closed session differs from SQLite's")
+    print("live trace-python: %d answers while it ran, %d distinct counts, "
+          "each a committed snapshot; closed: per-name counts as SQLite's"
+          % (len(answers), distinct))
 
 
 def expect_error(session, statements, needles, what):
@@ -222,6 +288,7 @@ os.makedirs(WORK, exist_ok=True)
 if MODE == "live":
     live("import")
     live("python")
+    live_python()
 elif MODE == "damaged":
     damaged()
 else:
