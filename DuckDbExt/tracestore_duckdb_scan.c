@@ -7,8 +7,9 @@
 ** Owns: the table function's bind, init and scan, the per-process cache
 ** of block indexes, and the check of the read guard after each batch.
 ** Calls: tracestore_duckdb_rows.c (which records, their values),
-** Guard/StoreGuard.h.  Called by DuckDB; registered by
-** tracestore_duckdb.c (tsdRegisterScan, tracestore_duckdb_int.h).
+** tracestore_duckdb_sessions.c, Guard/StoreGuard.h.  Called by DuckDB;
+** registered by tracestore_duckdb.c (tsdRegisterScan,
+** tracestore_duckdb_int.h).
 **
 **   tracestore_scan(SESSION, STORE [, from_ts := FROM] [, to_ts := TO]
 **                   [, missing_ok := true])
@@ -18,17 +19,20 @@
 ** (BIGINT, NULL for no bound) only the records with FROM <= ts < TO,
 ** found by binary search in a sorted store and through the block index in
 ** any other.  With missing_ok, a store of Tracer's schema that the
-** session lacks reads as empty, with its columns.  (DuckDB's C API gives a table function one list of
-** positional parameters, so the bounds are named.)
+** session lacks reads as empty, with its columns.  (DuckDB's C API gives
+** a table function one list of positional parameters, so the bounds are
+** named.)
 **
 ** How it works:
 **
-**   Bind opens the session and declares the columns.  Each execution
-**   (the global init) takes the store's snapshot, the commit protocol's,
-**   and one of the string stores after it, so every string a committed
-**   record names is there; the query reads that snapshot and nothing
-**   later.  Only the columns the query uses are decoded (projection push-
-**   down).  The records are handed to DuckDB's threads in morsels of
+**   Bind takes the session, kept open between queries
+**   (tracestore_duckdb_sessions.c), and declares the columns.  Each
+**   execution (the global init) claims it, or opens a private copy if
+**   another execution reads it, and takes the store's snapshot, the
+**   commit protocol's, and one of the string stores after it, so every
+**   string a committed record names is there; the query reads that
+**   snapshot and nothing later.  Only the columns the query uses are
+**   decoded (projection push-down).  The records are handed to DuckDB's threads in morsels of
 **   TSD_MORSEL records claimed by an atomic counter; each thread decodes a
 **   vector's worth at a time straight into DuckDB's vectors.
 **

@@ -213,14 +213,18 @@ int main(int argc, char **argv){
            "%.1f ms)\t%lld rows\n", nRow, aBest[3]*1e3, aBest[6]*1e3,
            tFirst*1e3, n1);
   }
-  if( bWindowOnly ) bNative = 0;
-  else printf("@bench\tduckdb\tgroup2\t%lld\t1 thread %.1f ms, 2 threads %.1f ms"
-         "\t%.2fx\n", nRow, aBest[0]*1e3, aBest[1]*1e3, aBest[0]/aBest[1]);
-  if( !bWindowOnly ) printf("@bench\tduckdb\trss\t%lld\tpeak RssAnon %.1f MB in the GROUP BY "
-         "(%.1f MB before; %.1f MB in the join) for a %.1f MB store"
-         "\t%.2f%%\n", nRow, anPeakAnonKb[0]/1024.0, nAnonBefore/1024.0,
-         anPeakAnonKb[1]/1024.0, st.st_size/1048576.0,
-         100.0*(anPeakAnonKb[0] - nAnonBefore)*1024.0/st.st_size);
+  if( bWindowOnly ){
+    bNative = 0;
+  }else{
+    printf("@bench\tduckdb\tgroup2\t%lld\t1 thread %.1f ms, 2 threads "
+           "%.1f ms\t%.2fx\n", nRow, aBest[0]*1e3, aBest[1]*1e3,
+           aBest[0]/aBest[1]);
+    printf("@bench\tduckdb\trss\t%lld\tpeak RssAnon %.1f MB in the GROUP "
+           "BY (%.1f MB before; %.1f MB in the join) for a %.1f MB store"
+           "\t%.2f%%\n", nRow, anPeakAnonKb[0]/1024.0, nAnonBefore/1024.0,
+           anPeakAnonKb[1]/1024.0, st.st_size/1048576.0,
+           100.0*(anPeakAnonKb[0] - nAnonBefore)*1024.0/st.st_size);
+  }
 
   if( bNative ){
     double tCopy = now();
