@@ -23,7 +23,11 @@ Environment:
 #define SHT_SYMTAB      2
 #define SHT_NOTE        7
 #define SHT_DYNSYM      11
+#define STT_NOTYPE      0
 #define STT_FUNC        2
+#define STV_INTERNAL    1
+#define STV_HIDDEN      2
+#define SHF_EXECINSTR   0x4
 #define STT_GNU_IFUNC   10
 #define STB_LOCAL       0
 #define STB_GLOBAL      1
@@ -508,6 +512,37 @@ Routine Description:
 }
 
 static
+BOOL
+IsCodeLabel(
+    PELF_IMAGE Image,
+    const BYTE *Entry
+    )
+/*++
+
+Routine Description:
+
+    TRUE if symbol Entry of Image is a label perf takes as a function: an
+    STT_NOTYPE symbol (an assembly label, such as ld.so's _start) in a
+    section of code (SHF_EXECINSTR), neither absolute nor hidden or
+    internal.  perf's dso__load_sym() keeps these; its samples at ld.so's
+    entry are named _start.
+
+--*/
+{
+    ULONG SectionIndex = RtlReadUInt16(Entry + 6);
+    const BYTE *Header;
+
+    if ((Entry[4] & 15) != STT_NOTYPE || SectionIndex == 0 ||
+        SectionIndex >= Image->Count || (Entry[5] & 3) == STV_INTERNAL ||
+        (Entry[5] & 3) == STV_HIDDEN) {
+        return FALSE;
+    }
+    Header = Image->Data + Image->Table +
+             (ULONGLONG)SectionIndex * Image->EntrySize;
+    return (RtlReadUInt64(Header + 8) & SHF_EXECINSTR) != 0;
+}
+
+static
 RTL_STATUS
 ReadSymbols(
     PRTL Rtl,
@@ -564,7 +599,8 @@ Routine Description:
         PELF_SYMBOL Symbol;
         ULONG NameLength;
 
-        if (((Info & 15) != STT_FUNC && (Info & 15) != STT_GNU_IFUNC) ||
+        if ((((Info & 15) != STT_FUNC && (Info & 15) != STT_GNU_IFUNC) &&
+             !IsCodeLabel(Image, Entry)) ||
             (ULONG)RtlReadUInt16(Entry + 6) == 0 || Value == 0 ||
             NameOffset >= Strings->Size ||
             !FileOffset(Symbols, Value, &Start)) {
