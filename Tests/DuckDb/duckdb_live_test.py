@@ -66,6 +66,36 @@ def results(stdout):
     return out
 
 
+def watch(kind, session, writer, batch):
+    """Queries the span store until writer exits; each answer must be a
+    committed snapshot, never smaller than the one before.  Returns the
+    number of answers and of distinct counts."""
+    sql = ("SELECT count(*), coalesce(sum(id), 0), count(name), "
+           "coalesce(min(id), 0), coalesce(max(id), -1) FROM "
+           "tracestore_scan('%s', 'span')" % session)
+    answers = []
+    while writer.poll() is None:
+        r = duckdb([sql] * batch)
+        if r.returncode != 0:
+            fail("%s: %s" % (kind, r.stderr.decode()[-300:]))
+        answers += [rows[0] for rows in results(r.stdout)]
+    if writer.returncode != 0:
+        fail("%s: the writer's exit %d" % (kind, writer.returncode))
+    last = 0
+    for a in answers:
+        count, ids, named, lo, hi = (int(v) for v in a)
+        if ids != count * (count - 1) // 2 or named != count or \
+           (count and (lo != 0 or hi != count - 1)) or count < last:
+            fail("%s: not a committed snapshot after %d: %r"
+                 % (kind, last, a))
+        last = count
+    distinct = len(set(int(a[0]) for a in answers))
+    if distinct < 3:
+        fail("%s: only %d distinct counts in %d answers: the writer was not "
+             "seen writing" % (kind, distinct, len(answers)))
+    return len(answers), distinct
+
+
 def live(kind):
     session = os.path.join(WORK, "live-%s.trace" % kind)
     shutil.rmtree(session, ignore_errors=True)
@@ -76,30 +106,7 @@ def live(kind):
     while not os.path.exists(os.path.join(session, "span.store")):
         time.sleep(0.01)
     time.sleep(0.05)
-    sql = ("SELECT count(*), coalesce(sum(id), 0), count(name), "
-           "coalesce(min(id), 0), coalesce(max(id), -1) FROM "
-           "tracestore_scan('%s', 'span')" % session)
-    answers = []
-    while writer.poll() is None:
-        r = duckdb([sql] * 20)
-        if r.returncode != 0:
-            fail("%s: %s" % (kind, r.stderr.decode()[-300:]))
-        answers += [rows[0] for rows in results(r.stdout)]
-    if writer.returncode != 0:
-        fail("%s: GenSession exit %d" % (kind, writer.returncode))
-    last = 0
-    for a in answers:
-        count, ids, named, lo, hi = (int(v) for v in a)
-        if ids != count * (count - 1) // 2 or named != count or \
-           (count and (lo != 0 or hi != count - 1)):
-            fail("%s: not a committed snapshot: %r" % (kind, a))
-        if count < last:
-            fail("%s: the count went back from %d to %d" % (kind, last, count))
-        last = count
-    growing = len(set(int(a[0]) for a in answers))
-    if growing < 3:
-        fail("%s: only %d distinct counts in %d answers: the writer was not "
-             "seen writing" % (kind, growing, len(answers)))
+    nAnswer, growing = watch(kind, session, writer, 20)
     # Closed: SQLite's answer and DuckDB's.
     q = "SELECT name, count(*), sum(id) FROM %s GROUP BY name ORDER BY name"
     s = subprocess.run([TS, "sql", "--csv", session, q % "span"],
@@ -115,7 +122,7 @@ def live(kind):
                                                            got[:3]))
     print("live %s: %d answers while writing, %d distinct counts, each a "
           "committed snapshot; closed: %d names as SQLite's"
-          % (kind, len(answers), growing, len(want)))
+          % (kind, nAnswer, growing, len(want)))
 
 
 PROGRAM = """
@@ -146,30 +153,7 @@ def live_python():
             fail("trace-python: no span store (%s)"
                  % writer.stderr.read().decode()[-300:])
         time.sleep(0.01)
-    sql = ("SELECT count(*), coalesce(sum(id), 0), count(name), "
-           "coalesce(min(id), 0), coalesce(max(id), -1) FROM "
-           "tracestore_scan('%s', 'span')" % session)
-    answers = []
-    while writer.poll() is None:
-        r = duckdb([sql] * 10)
-        if r.returncode != 0:
-            fail("trace-python: %s" % r.stderr.decode()[-300:])
-        answers += [rows[0] for rows in results(r.stdout)]
-    if writer.returncode != 0:
-        fail("trace-python exit %d: %s" % (writer.returncode,
-                                            writer.stderr.read()[-300:]))
-    last = 0
-    for a in answers:
-        count, ids, named, lo, hi = (int(v) for v in a)
-        if ids != count * (count - 1) // 2 or named != count or \
-           (count and (lo != 0 or hi != count - 1)) or count < last:
-            fail("trace-python: not a committed snapshot after %d: %r"
-                 % (last, a))
-        last = count
-    distinct = len(set(int(a[0]) for a in answers))
-    if distinct < 3:
-        fail("trace-python: %d distinct counts in %d answers" % (
-            distinct, len(answers)))
+    nAnswer, distinct = watch("trace-python", session, writer, 10)
     q = ("SELECT name, count(*) AS n FROM %s GROUP BY name "
          "ORDER BY n DESC, name")
     s = subprocess.run([TS, "sql", "--csv", session, q % "span"],
@@ -180,7 +164,7 @@ def live_python():
         fail("trace-python: the closed session differs from SQLite's")
     print("live trace-python: %d answers while it ran, %d distinct counts, "
           "each a committed snapshot; closed: per-name counts as SQLite's"
-          % (len(answers), distinct))
+          % (nAnswer, distinct))
 
 
 def expect_error(session, statements, needles, what):
