@@ -229,6 +229,15 @@ typedef RTL_STATUS (RTL_DELETE_FILE)(PRTL Rtl, PCSZ Path);
 typedef RTL_DELETE_FILE *PRTL_DELETE_FILE;
 
 //
+// Makes a directory's entries durable: the files created, renamed or
+// removed in it survive a power cut once this returns (Linux: fsync of the
+// directory; Windows: nothing to do, NTFS journals its metadata).
+//
+
+typedef RTL_STATUS (RTL_FLUSH_DIRECTORY)(PRTL Rtl, PCSZ Path);
+typedef RTL_FLUSH_DIRECTORY *PRTL_FLUSH_DIRECTORY;
+
+//
 // Calls Callback once per directory entry name (excluding "." and "..").
 // Enumeration stops early if the callback returns FALSE.
 //
@@ -347,6 +356,16 @@ typedef ULONG (RTL_GET_ID)(PRTL Rtl);
 typedef RTL_GET_ID *PRTL_GET_ID;
 
 //
+// Writes the running kernel's boot id, NUL-terminated, into Buffer: a text
+// that differs after every boot (Linux: /proc/sys/kernel/random/boot_id).
+// RTL_STATUS_NOT_FOUND where the platform has none; then nothing can tell
+// that the machine went down since a file was written.
+//
+
+typedef RTL_STATUS (RTL_GET_BOOT_ID)(PRTL Rtl, PCHAR Buffer, ULONG Size);
+typedef RTL_GET_BOOT_ID *PRTL_GET_BOOT_ID;
+
+//
 // Memory routines.  CompareMemory returns <0, 0 or >0 like memcmp.
 //
 
@@ -390,6 +409,7 @@ typedef struct _RTL {
     PRTL_RENAME_FILE RenameFile;
     PRTL_DELETE_FILE DeleteFile;
     PRTL_ENUMERATE_DIRECTORY EnumerateDirectory;
+    PRTL_FLUSH_DIRECTORY FlushDirectory;
 
     PRTL_MAP_FILE MapFile;
     PRTL_UNMAP Unmap;
@@ -406,6 +426,7 @@ typedef struct _RTL {
     PRTL_QUERY_TIME QueryTime;
     PRTL_GET_ID GetProcessId;
     PRTL_GET_ID GetThreadId;
+    PRTL_GET_BOOT_ID GetBootId;
 
     PRTL_COPY_MEMORY CopyMemory;
     PRTL_FILL_MEMORY FillMemory;

@@ -45,6 +45,7 @@ Environment:
 #define SYS_MADVISE         28
 #define SYS_GETPID          39
 #define SYS_FCNTL           72
+#define SYS_FSYNC           74
 #define SYS_FDATASYNC       75
 #define SYS_FTRUNCATE       77
 #define SYS_GETTID          186
@@ -537,6 +538,27 @@ End:
 
 static
 RTL_STATUS
+LinuxFlushDirectory(
+    PRTL Rtl,
+    PCSZ Path
+    )
+{
+    LONG_PTR Fd;
+    LONG_PTR Result;
+
+    Fd = Syscall4(SYS_OPENAT, AT_FDCWD, Path,
+                  O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (IS_ERROR(Fd)) {
+        return (RTL_STATUS)Fd;
+    }
+
+    Result = Syscall1(SYS_FSYNC, Fd);
+    Syscall1(SYS_CLOSE, Fd);
+    return IS_ERROR(Result) ? (RTL_STATUS)Result : RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
 LinuxMapFile(
     PRTL Rtl,
     HANDLE Handle,
@@ -784,6 +806,41 @@ LinuxGetThreadId(
     return (ULONG)Syscall0(SYS_GETTID);
 }
 
+static
+RTL_STATUS
+LinuxGetBootId(
+    PRTL Rtl,
+    PCHAR Buffer,
+    ULONG Size
+    )
+{
+    HANDLE Handle;
+    RTL_STATUS Status;
+    SIZE_T Read = 0;
+
+    if (Size < 2) {
+        return RTL_STATUS_INVALID_PARAMETER;
+    }
+
+    Status = LinuxOpenFile(Rtl, "/proc/sys/kernel/random/boot_id",
+                           RtlOpenReadOnly, &Handle);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    Status = LinuxReadFile(Rtl, Handle, 0, Buffer, Size - 1, &Read);
+    LinuxCloseFile(Rtl, Handle);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    while (Read > 0 && (Buffer[Read - 1] == '\n' || Buffer[Read - 1] == ' ')) {
+        Read--;
+    }
+    Buffer[Read] = '\0';
+    return Read != 0 ? RTL_STATUS_OK : RTL_STATUS_NOT_FOUND;
+}
+
 RTL_STATUS
 InitializeRtl(
     PRTL Rtl
@@ -820,6 +877,7 @@ Return Value:
     Rtl->RenameFile = LinuxRenameFile;
     Rtl->DeleteFile = LinuxDeleteFile;
     Rtl->EnumerateDirectory = LinuxEnumerateDirectory;
+    Rtl->FlushDirectory = LinuxFlushDirectory;
 
     Rtl->MapFile = LinuxMapFile;
     Rtl->Unmap = LinuxUnmap;
@@ -836,6 +894,7 @@ Return Value:
     Rtl->QueryTime = LinuxQueryTime;
     Rtl->GetProcessId = LinuxGetProcessId;
     Rtl->GetThreadId = LinuxGetThreadId;
+    Rtl->GetBootId = LinuxGetBootId;
 
     return RTL_STATUS_OK;
 }

@@ -1178,6 +1178,37 @@ WindowsGetThreadId(
     return GetCurrentThreadId();
 }
 
+static
+RTL_STATUS
+WindowsFlushDirectory(
+    PRTL Rtl,
+    PCSZ Path
+    )
+{
+    //
+    // NTFS journals its metadata: a created or renamed file's entry is
+    // durable with the journal, which FlushFileBuffers of the file forces.
+    //
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
+WindowsGetBootId(
+    PRTL Rtl,
+    PCHAR Buffer,
+    ULONG Size
+    )
+{
+    //
+    // No boot id is read on Windows yet: readers then never assume that
+    // the machine went down since a session was last synced.
+    //
+
+    return RTL_STATUS_NOT_FOUND;
+}
+
 RTL_STATUS
 InitializeRtl(
     PRTL Rtl
@@ -1215,6 +1246,7 @@ Return Value:
     Rtl->RenameFile = WindowsRenameFile;
     Rtl->DeleteFile = WindowsDeleteFile;
     Rtl->EnumerateDirectory = WindowsEnumerateDirectory;
+    Rtl->FlushDirectory = WindowsFlushDirectory;
 
     Rtl->MapFile = WindowsMapFile;
     Rtl->Unmap = WindowsUnmap;
@@ -1231,6 +1263,7 @@ Return Value:
     Rtl->QueryTime = WindowsQueryTime;
     Rtl->GetProcessId = WindowsGetProcessId;
     Rtl->GetThreadId = WindowsGetThreadId;
+    Rtl->GetBootId = WindowsGetBootId;
 
     return RTL_STATUS_OK;
 }
