@@ -69,7 +69,9 @@ set(TRACER_STRINGS_UNIT_CASES
   strings_reopen
   string_collision
   session_roundtrip
-  session_not_session)
+  session_not_session
+  session_power_cut
+  session_durable_damaged)
 
 set(TRACER_STORE_LONG_CASES
   growth

@@ -23,16 +23,9 @@ Environment:
 
 --*/
 
-#include "TraceStore.h"
+#include "TraceStoreInternal.h"
 #include "TraceSchema.h"
 #include "TraceRollup.h"
-
-typedef struct _ENUMERATE_CONTEXT {
-    PTRACE_SESSION Session;
-    ULONG Count;
-    BOOL Overflow;
-    CHAR Names[TRACE_SESSION_MAX_STORES + 2][TRACE_NAME_SIZE];
-} ENUMERATE_CONTEXT, *PENUMERATE_CONTEXT;
 
 static
 BOOL
@@ -446,10 +439,26 @@ Return Value:
         goto Error;
     }
 
+    Status = TraceDurableOpenWriter(Session, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
     Status = OpenWriterStrings(Session, Error);
     if (!RTL_SUCCESS(Status)) {
         goto Error;
     }
+
+    //
+    // What is there is durable before anything is added; from here on a
+    // power cut leaves a session that opens (docs/durability.md).
+    //
+
+    Status = TraceSessionSync(Session, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+    Session->HasDurable = TRUE;
 
     return RTL_STATUS_OK;
 
@@ -506,7 +515,7 @@ CollectStoreName(
     PCSZ Name
     )
 {
-    PENUMERATE_CONTEXT Enumerate = (PENUMERATE_CONTEXT)Context;
+    PTRACE_STORE_NAMES Enumerate = (PTRACE_STORE_NAMES)Context;
     SIZE_T Stem;
     SIZE_T Index;
 
@@ -587,11 +596,10 @@ Return Value:
     return ReadSessionHeader(Session, FilePath, Error);
 }
 
-static
 RTL_STATUS
-ListStoreNames(
+TraceSessionListStores(
     PTRACE_SESSION Session,
-    PENUMERATE_CONTEXT Enumerate,
+    PTRACE_STORE_NAMES Enumerate,
     PRTL_ERROR Error
     )
 /*++
@@ -651,10 +659,44 @@ Return Value:
 }
 
 static
+BOOL
+ShownRecords(
+    PTRACE_SESSION Session,
+    PCSZ Name,
+    PULONGLONG Limit
+    )
+/*++
+
+Routine Description:
+
+    How many records of a store a reader shows: all that are committed,
+    unless the machine went down since the last sync (TraceDurable.c):
+    then those the sync made durable, and none of a store it does not
+    list (FALSE: the file is not opened).
+
+--*/
+{
+    PTRACE_DURABLE_ENTRY Entry;
+
+    *Limit = TRACE_COMMIT_ALL;
+    if (!Session->PowerCut) {
+        return TRUE;
+    }
+
+    Entry = TraceDurableEntry(&Session->Durable, Name, FALSE);
+    if (Entry == NULL) {
+        return FALSE;
+    }
+
+    *Limit = Entry->RecordCount;
+    return TRUE;
+}
+
+static
 RTL_STATUS
 OpenListedStores(
     PTRACE_SESSION Session,
-    PENUMERATE_CONTEXT Enumerate,
+    PTRACE_STORE_NAMES Enumerate,
     PRTL_ERROR Error
     )
 /*++
@@ -686,6 +728,7 @@ Return Value:
     RTL_STATUS Status;
     CHAR FilePath[TRACE_PATH_SIZE];
     ULONG Index;
+    ULONGLONG Limit;
     BOOL HaveIndex = FALSE;
     BOOL HaveData = FALSE;
 
@@ -693,7 +736,8 @@ Return Value:
         PCSZ Name = Enumerate->Names[Index];
         PTRACE_STORE Store;
 
-        if (RtlStringEqual(Name, TraceStringSchema.Name)) {
+        if (RtlStringEqual(Name, TraceStringSchema.Name) &&
+            ShownRecords(Session, Name, &Limit)) {
             Store = &Session->Strings.Index;
             HaveIndex = TRUE;
         } else {
@@ -702,7 +746,7 @@ Return Value:
 
         TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
                       TRACE_STORE_FILE_SUFFIX);
-        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        Status = TraceStoreOpenReaderUpTo(Rtl, FilePath, Limit, Store, Error);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
@@ -713,6 +757,11 @@ Return Value:
         PTRACE_STORE Store;
 
         if (RtlStringEqual(Name, TraceStringSchema.Name)) {
+            continue;
+        }
+
+        if (!ShownRecords(Session, Name, &Limit)) {
+            Session->SkippedStores++;
             continue;
         }
 
@@ -730,7 +779,7 @@ Return Value:
 
         TraceJoinPath(FilePath, sizeof(FilePath), Path, Name,
                       TRACE_STORE_FILE_SUFFIX);
-        Status = TraceStoreOpenReader(Rtl, FilePath, Store, Error);
+        Status = TraceStoreOpenReaderUpTo(Rtl, FilePath, Limit, Store, Error);
         if (!RTL_SUCCESS(Status)) {
             return Status;
         }
@@ -857,7 +906,7 @@ Return Value:
 --*/
 {
     RTL_STATUS Status;
-    PENUMERATE_CONTEXT Enumerate = NULL;
+    PTRACE_STORE_NAMES Enumerate = NULL;
 
     if (RtlStringLength(Path) + 64 > TRACE_PATH_SIZE) {
         return RtlSetError(Error, RTL_STATUS_TOO_LARGE, 0, 0,
@@ -879,7 +928,12 @@ Return Value:
         goto Error;
     }
 
-    Status = ListStoreNames(Session, Enumerate, Error);
+    Status = TraceDurableOpenReader(Session, Error);
+    if (!RTL_SUCCESS(Status)) {
+        goto Error;
+    }
+
+    Status = TraceSessionListStores(Session, Enumerate, Error);
     if (!RTL_SUCCESS(Status)) {
         goto Error;
     }
@@ -1059,6 +1113,36 @@ TraceSessionCommit(
     return RTL_STATUS_OK;
 }
 
+static
+LONG
+CloseCounted(
+    PTRACE_SESSION Session,
+    PTRACE_STORE Store
+    )
+/*++
+
+Routine Description:
+
+    Closes a store; a writer's final count goes into its durable table
+    first.  Returns non-zero if the close's flush failed.
+
+--*/
+{
+    PTRACE_DURABLE_ENTRY Entry;
+
+    if (Session->Writable && Session->HasDurable &&
+        Store->FileHandle != INVALID_HANDLE_VALUE) {
+        Entry = TraceDurableEntry(&Session->Durable, Store->Name, TRUE);
+        if (Entry != NULL) {
+            Entry->RecordCount = Store->CommittedCount;
+        } else {
+            Session->HasDurable = FALSE;
+        }
+    }
+
+    return RTL_SUCCESS(TraceStoreClose(Store)) ? 0 : 1;
+}
+
 VOID
 TraceSessionClose(
     PTRACE_SESSION Session
@@ -1075,6 +1159,7 @@ Routine Description:
 {
     PRTL Rtl = Session->Rtl;
     ULONG Index;
+    LONG Status = 0;
 
     //
     // A writer's rollups take in the last commit and are published for
@@ -1108,13 +1193,25 @@ Routine Description:
     TraceStoreStartClose(&Session->Strings.Data);
 
     for (Index = 0; Index < Session->NumberOfStores; Index++) {
-        TraceStoreClose(&Session->Stores[Index]);
+        Status |= CloseCounted(Session, &Session->Stores[Index]);
     }
     Session->NumberOfStores = 0;
 
-    TraceStoreClose(&Session->Strings.Index);
-    TraceStoreClose(&Session->Strings.Data);
+    Status |= CloseCounted(Session, &Session->Strings.Index);
+    Status |= CloseCounted(Session, &Session->Strings.Data);
     TraceHashDestroy(&Session->Strings.Table);
+
+    //
+    // A writer that opened fully records the final counts as durable,
+    // once every store's flush succeeded (else the last sync's stand).
+    //
+
+    if (Session->Writable && Session->HasDurable && Status == 0 &&
+        RTL_SUCCESS(Rtl->FlushFile(Rtl, Session->HeaderHandle))) {
+        RTL_ERROR Ignored;
+        TraceDurableWrite(Session, TRACE_DURABLE_CLOSED, &Ignored);
+    }
+    Session->HasDurable = FALSE;
 
     if (Session->HeaderHandle != INVALID_HANDLE_VALUE) {
         Rtl->CloseFile(Rtl, Session->HeaderHandle);

@@ -464,6 +464,17 @@ typedef struct _TRACE_STORE {
     SIZE_T MappedFileBytes;
 
     //
+    // Reader of a session whose last sync was made on an earlier boot
+    // (the machine went down since: see TraceDurable.c): records past
+    // DurableLimit were never made durable and are not shown; Unsynced
+    // counts those the latest commit slot claimed.  TRACE_COMMIT_ALL and 0
+    // otherwise.
+    //
+
+    ULONGLONG DurableLimit;
+    ULONGLONG Unsynced;
+
+    //
     // Last snapshot taken (readers) or published (writer).
     //
 
@@ -505,6 +516,37 @@ typedef RTL_STATUS (TRACE_STORE_OPEN_READER)(PRTL Rtl, PCSZ Path,
                                              PRTL_ERROR Error);
 typedef TRACE_STORE_OPEN_READER *PTRACE_STORE_OPEN_READER;
 TRACE_STORE_OPEN_READER TraceStoreOpenReader;
+
+//
+// TraceStoreOpenReader that shows at most Limit records, whatever the
+// commit slots say (sets DurableLimit before the first snapshot).
+//
+
+RTL_STATUS
+TraceStoreOpenReaderUpTo(
+    PRTL Rtl,
+    PCSZ Path,
+    ULONGLONG Limit,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    );
+
+//
+// Settles a store file that no writer of this session has open: when its
+// latest commit holds more than Limit records, commits Limit instead (the
+// records past it were never made durable) and adds the difference to
+// *Dropped; then trims and flushes the file.  Receives the committed count.
+//
+
+RTL_STATUS
+TraceStoreSettle(
+    PRTL Rtl,
+    PCSZ Path,
+    ULONGLONG Limit,
+    PULONGLONG RecordCount,
+    PULONGLONG Dropped,
+    PRTL_ERROR Error
+    );
 
 //
 // Reserves Count records at the end of the store, growing the file when
@@ -691,10 +733,11 @@ TRACE_STORE_FLUSH TraceStoreFlush;
 
 //
 // Closes a store.  A writer commits nothing more: uncommitted records are
-// discarded; the file is trimmed to the committed records and flushed.
+// discarded; the file is trimmed to the committed records and flushed
+// (the flush's error is returned: the records are then not durable).
 //
 
-typedef VOID (TRACE_STORE_CLOSE)(PTRACE_STORE Store);
+typedef RTL_STATUS (TRACE_STORE_CLOSE)(PTRACE_STORE Store);
 typedef TRACE_STORE_CLOSE *PTRACE_STORE_CLOSE;
 TRACE_STORE_CLOSE TraceStoreClose;
 
@@ -1073,6 +1116,103 @@ C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Host) == 56);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Reserved) == 232);
 C_ASSERT(FIELD_OFFSET(TRACE_SESSION_HEADER, Checksum) == 504);
 
+//
+// What the session's last sync made durable: `session.durable`, replaced
+// whole (written aside, flushed, renamed, directory flushed) by each sync
+// (TraceSessionSync, the writer's open and close).  Each store's count of
+// records that were on the device when the file was written, and the
+// kernel boot id of the writer that wrote it: a reader on another boot
+// knows the machine went down since, and shows no record past the counts
+// (the pages there may hold zeros or older bytes); the next writer rolls
+// the stores back to them for good, counting what it dropped in Lost.
+// Sessions made before issue 30 have no such file and open as before.
+//
+
+#define TRACE_DURABLE_MAGIC       0x314C425255445254ULL   // "TRDURBL1"
+#define TRACE_DURABLE_VERSION     1
+#define TRACE_DURABLE_FILE        "session.durable"
+#define TRACE_DURABLE_MAX_ENTRIES (TRACE_SESSION_MAX_STORES + 2)
+#define TRACE_DURABLE_CLOSED      0x0001  // written by the writer's close
+
+typedef struct _TRACE_DURABLE_ENTRY {
+
+    //
+    // Store name, NUL-terminated.
+    //
+
+    CHAR Name[TRACE_NAME_SIZE];
+
+    //
+    // Records of the store on the device at the sync.
+    //
+
+    ULONGLONG RecordCount;
+
+    //
+    // Records that power cuts took, so far: committed past a sync and
+    // rolled back by the next writer.
+    //
+
+    ULONGLONG Lost;
+
+    ULONGLONG Reserved[2];
+
+} TRACE_DURABLE_ENTRY, *PTRACE_DURABLE_ENTRY;
+
+C_ASSERT(sizeof(TRACE_DURABLE_ENTRY) == 64);
+
+typedef struct _TRACE_DURABLE {
+    ULONGLONG Magic;
+    ULONG Version;
+    ULONG NumberOfEntries;
+
+    //
+    // Syncs written so far, and the wall-clock time of the last (ns since
+    // the Unix epoch).
+    //
+
+    ULONGLONG Sequence;
+    LONGLONG SyncedRealtimeNs;
+
+    //
+    // Boot id of the writer's kernel, NUL-terminated; empty where the
+    // platform has none (then no reader assumes a power cut).
+    //
+
+    CHAR BootId[TRACE_BOOT_ID_SIZE];
+
+    //
+    // Power cuts writers recovered from, and the store files they found
+    // created after the last sync and removed.
+    //
+
+    ULONG Recoveries;
+    ULONG RemovedStores;
+
+    //
+    // TRACE_DURABLE_* flags.
+    //
+
+    ULONG Flags;
+    ULONG Reserved0;
+    ULONGLONG Reserved[4];
+
+    TRACE_DURABLE_ENTRY Entries[TRACE_DURABLE_MAX_ENTRIES];
+
+    ULONGLONG Reserved1[7];
+
+    //
+    // XXH3-64 of the bytes above.
+    //
+
+    ULONGLONG Checksum;
+
+} TRACE_DURABLE, *PTRACE_DURABLE;
+
+C_ASSERT(FIELD_OFFSET(TRACE_DURABLE, BootId) == 32);
+C_ASSERT(FIELD_OFFSET(TRACE_DURABLE, Entries) == 128);
+C_ASSERT(sizeof(TRACE_DURABLE) == 128 + 64 * TRACE_DURABLE_MAX_ENTRIES + 64);
+
 struct _TRACE_ROLLUP;
 
 typedef struct _TRACE_SESSION {
@@ -1093,7 +1233,21 @@ typedef struct _TRACE_SESSION {
 
     struct _TRACE_ROLLUP *Rollups[TRACE_SESSION_MAX_STORES];
     BOOL RollupsElsewhere;
-    ULONG Padding;
+
+    //
+    // Durability (TraceDurable.c).  Durable: the writer's table of what
+    // it made durable, written by each sync; for a reader, the file read
+    // (HasDurable).  PowerCut: a reader found it written on another boot
+    // than the running kernel's, so each store shows at most its count
+    // there, and SkippedStores store files it does not list were not
+    // opened.  BootId: the running kernel's, empty if unknown.
+    //
+
+    BOOL HasDurable;
+    BOOL PowerCut;
+    ULONG SkippedStores;
+    TRACE_DURABLE Durable;
+    CHAR BootId[TRACE_BOOT_ID_SIZE];
 
     CHAR Path[TRACE_PATH_SIZE];
 } TRACE_SESSION, *PTRACE_SESSION;
@@ -1146,6 +1300,17 @@ PTRACE_STORE TraceSessionFindStore(PTRACE_SESSION Session, PCSZ Name);
 //
 
 RTL_STATUS TraceSessionCommit(PTRACE_SESSION Session);
+
+//
+// Makes every committed record durable: flushes each store (and the
+// session header), then replaces session.durable with their counts
+// (TRACE_DURABLE).  After a power cut at any later instant, a reader sees
+// at least these records of each store, and never a record that was not
+// committed.  Call it where the writer commits (the same thread); it
+// costs a device flush per store.  The writer's open and close sync too.
+//
+
+RTL_STATUS TraceSessionSync(PTRACE_SESSION Session, PRTL_ERROR Error);
 
 //
 // Folds every store's committed records into its rollup, publishing if

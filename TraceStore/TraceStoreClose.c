@@ -114,7 +114,7 @@ Routine Description:
     Rtl->WriteBack(Rtl, Store->FileHandle, 0, Size);
 }
 
-VOID
+RTL_STATUS
 TraceStoreClose(
     PTRACE_STORE Store
     )
@@ -126,22 +126,29 @@ Routine Description:
     (TraceStoreStartClose, if not done yet), flushes, and releases its
     lock by closing.
 
+Return Value:
+
+    RTL_STATUS_OK, or the writer's flush error: its committed records are
+    then not known to be on the device.
+
 --*/
 {
     PRTL Rtl = Store->Rtl;
+    RTL_STATUS Status = RTL_STATUS_OK;
 
     if (Store->FileHandle == INVALID_HANDLE_VALUE) {
-        return;
+        return RTL_STATUS_OK;
     }
 
     if (Store->Writable && (Store->Mapping != NULL || Store->Trimmed)) {
         TraceStoreStartClose(Store);
-        Rtl->FlushFile(Rtl, Store->FileHandle);
+        Status = Rtl->FlushFile(Rtl, Store->FileHandle);
     }
 
     TraceStoreReleaseFile(Store);
     Store->Base = NULL;
     Store->Trimmed = FALSE;
+    return Status;
 }
 
 VOID

@@ -80,6 +80,7 @@ TraceStoreInitialize(
     Store->Rtl = Rtl;
     Store->FileHandle = INVALID_HANDLE_VALUE;
     Store->CommitLimit = TRACE_COMMIT_ALL;
+    Store->DurableLimit = TRACE_COMMIT_ALL;
     TraceStoreCopyName(Store->Path, sizeof(Store->Path), Path);
 }
 

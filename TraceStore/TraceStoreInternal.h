@@ -108,4 +108,37 @@ VOID TraceStorePublishSlot(PTRACE_STORE Store, ULONGLONG RecordCount,
 
 VOID TraceStoreReleaseFile(PTRACE_STORE Store);
 
+//
+// TraceSession.c: the name of every NAME.store in a session's directory,
+// in name order (Names zeroed by the caller; large: allocate it).
+//
+
+typedef struct _TRACE_STORE_NAMES {
+    PTRACE_SESSION Session;
+    ULONG Count;
+    BOOL Overflow;
+    CHAR Names[TRACE_SESSION_MAX_STORES + 2][TRACE_NAME_SIZE];
+} TRACE_STORE_NAMES, *PTRACE_STORE_NAMES;
+
+RTL_STATUS TraceSessionListStores(PTRACE_SESSION Session,
+                                  PTRACE_STORE_NAMES Names,
+                                  PRTL_ERROR Error);
+
+//
+// TraceDurable.c: what a session's last sync made durable
+// (session.durable), read when a session is opened.  The writer's
+// TraceDurableOpenWriter rolls every store back to it after a power cut
+// and flushes them all; the reader's TraceDurableOpenReader tells
+// OpenListedStores how many records of each store to show (no entry:
+// not at all).  TraceDurableEntry finds a store's entry (Add: adding it,
+// NULL when the table is full).
+//
+
+RTL_STATUS TraceDurableOpenWriter(PTRACE_SESSION Session, PRTL_ERROR Error);
+RTL_STATUS TraceDurableOpenReader(PTRACE_SESSION Session, PRTL_ERROR Error);
+PTRACE_DURABLE_ENTRY TraceDurableEntry(PTRACE_DURABLE Durable, PCSZ Name,
+                                       BOOL Add);
+RTL_STATUS TraceDurableWrite(PTRACE_SESSION Session, ULONG Flags,
+                             PRTL_ERROR Error);
+
 #endif // _TRACER_TRACE_STORE_INTERNAL_H_

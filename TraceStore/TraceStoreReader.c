@@ -61,11 +61,25 @@ TraceStoreOpenReader(
     PRTL_ERROR Error
     )
 {
+    return TraceStoreOpenReaderUpTo(Rtl, Path, TRACE_COMMIT_ALL, Store,
+                                    Error);
+}
+
+RTL_STATUS
+TraceStoreOpenReaderUpTo(
+    PRTL Rtl,
+    PCSZ Path,
+    ULONGLONG Limit,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    )
+{
     RTL_STATUS Status;
     ULONGLONG FileSize;
     TRACE_STORE_SNAPSHOT Snapshot;
 
     TraceStoreInitialize(Rtl, Path, Store);
+    Store->DurableLimit = Limit;
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadOnly, &Store->FileHandle);
     if (!RTL_SUCCESS(Status)) {
@@ -226,6 +240,17 @@ Return Value:
         return RtlSetError(Error, RTL_STATUS_CORRUPT, 0, 128,
                            "%s: byte offset 128: no valid commit slot "
                            "(sequence, parity or checksum)", Store->Path);
+    }
+
+    //
+    // After a power cut, only what the last sync made durable: the pages
+    // past it may hold zeros or older bytes, whatever the slot claims.
+    //
+
+    Store->Unsynced = 0;
+    if (Latest.RecordCount > Store->DurableLimit) {
+        Store->Unsynced = Latest.RecordCount - Store->DurableLimit;
+        Latest.RecordCount = Store->DurableLimit;
     }
 
     if (Latest.RecordCount > MAX_RECORD_COUNT ||

@@ -292,8 +292,9 @@ Routine Description:
     Store->Repaired = Latest->Repaired;
 }
 
+static
 RTL_STATUS
-TraceStoreOpenWriter(
+OpenForAppending(
     PRTL Rtl,
     PCSZ Path,
     PCTRACE_STORE_SCHEMA Schema,
@@ -304,24 +305,9 @@ TraceStoreOpenWriter(
 
 Routine Description:
 
-    Opens (creating if needed) a store for appending.  See TraceStore.h.
-
-Arguments:
-
-    Rtl - Supplies the RTL.
-
-    Path - Supplies the store file path.
-
-    Schema - Supplies the record type; an existing file must match it.
-
-    Store - Receives the open store.
-
-    Error - Receives the reason on failure.
-
-Return Value:
-
-    RTL_STATUS_OK, RTL_STATUS_LOCKED if another writer holds the store, or
-    another error; on failure Store holds nothing that needs closing.
+    Opens a store file for appending and resumes after its latest commit,
+    which it does not yet publish again: TraceStoreOpenWriter, and
+    TraceStoreSettle with no Schema (an existing file of any layout).
 
 --*/
 {
@@ -331,10 +317,9 @@ Return Value:
 
     TraceStoreInitialize(Rtl, Path, Store);
     Store->Writable = TRUE;
-    TraceStoreCopyName(Store->Name, sizeof(Store->Name), Schema->Name);
 
     Status = Rtl->OpenFile(Rtl, Path, RtlOpenReadWrite, &Store->FileHandle);
-    if (Status == RTL_STATUS_NOT_FOUND) {
+    if (Status == RTL_STATUS_NOT_FOUND && Schema != NULL) {
         Status = CreateStoreFile(Rtl, Path, Schema, &Store->FileHandle,
                                  Error);
         if (!RTL_SUCCESS(Status)) {
@@ -371,7 +356,7 @@ Return Value:
         goto Error;
     }
 
-    if (!TraceStoreSchemaMatches(Store->Header, Schema)) {
+    if (Schema != NULL && !TraceStoreSchemaMatches(Store->Header, Schema)) {
         Status = RtlSetError(Error, RTL_STATUS_BAD_VERSION, 0, 16,
                              "%s: the store's record layout differs from "
                              "this build's '%s' (written by another "
@@ -391,14 +376,117 @@ Return Value:
         goto Error;
     }
 
+    TraceStoreCopyName(Store->Name, sizeof(Store->Name),
+                       Schema != NULL ? Schema->Name : Store->Header->Name);
     ResumeAfterSlot(Store, &Latest, FileSize);
-    TraceStorePublishSlot(Store, Store->CommittedCount, Store->Capacity);
-
     return RTL_STATUS_OK;
 
 Error:
     TraceStoreReleaseFile(Store);
     return Status;
+}
+
+RTL_STATUS
+TraceStoreOpenWriter(
+    PRTL Rtl,
+    PCSZ Path,
+    PCTRACE_STORE_SCHEMA Schema,
+    PTRACE_STORE Store,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    Opens (creating if needed) a store for appending.  See TraceStore.h.
+
+Arguments:
+
+    Rtl - Supplies the RTL.
+
+    Path - Supplies the store file path.
+
+    Schema - Supplies the record type; an existing file must match it.
+
+    Store - Receives the open store.
+
+    Error - Receives the reason on failure.
+
+Return Value:
+
+    RTL_STATUS_OK, RTL_STATUS_LOCKED if another writer holds the store, or
+    another error; on failure Store holds nothing that needs closing.
+
+--*/
+{
+    RTL_STATUS Status;
+
+    Status = OpenForAppending(Rtl, Path, Schema, Store, Error);
+    if (RTL_SUCCESS(Status)) {
+        TraceStorePublishSlot(Store, Store->CommittedCount, Store->Capacity);
+    }
+
+    return Status;
+}
+
+RTL_STATUS
+TraceStoreSettle(
+    PRTL Rtl,
+    PCSZ Path,
+    ULONGLONG Limit,
+    PULONGLONG RecordCount,
+    PULONGLONG Dropped,
+    PRTL_ERROR Error
+    )
+/*++
+
+Routine Description:
+
+    See TraceStore.h.  Used when a session writer opens (TraceDurable.c):
+    after a power cut, the records past the last sync are rolled back for
+    good; in any case the file is flushed, so that the count it returns
+    is durable.  The new last ts is the last kept record's when the store
+    is sorted; otherwise the slot keeps its wider bounds.
+
+Return Value:
+
+    RTL_STATUS_OK, or the error opening or flushing the file.
+
+--*/
+{
+    RTL_STATUS Status;
+    TRACE_STORE Store;
+
+    Status = OpenForAppending(Rtl, Path, NULL, &Store, Error);
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
+    }
+
+    if (Store.CommittedCount > Limit) {
+        *Dropped += Store.CommittedCount - Limit;
+        Store.CommittedCount = Limit;
+        Store.ReservedCount = Limit;
+        if (Limit == 0) {
+            Store.FirstTs = 0;
+            Store.LastTs = 0;
+        } else if (Store.TimestampOffset != TRACE_NO_COLUMN &&
+                   (Store.SlotFlags & TRACE_SLOT_SORTED)) {
+            Rtl->CopyMemory(&Store.LastTs, Store.Base + (Limit - 1) *
+                            Store.RecordSize + Store.TimestampOffset,
+                            sizeof(Store.LastTs));
+        }
+    }
+
+    TraceStorePublishSlot(&Store, Store.CommittedCount, Store.Capacity);
+    *RecordCount = Store.CommittedCount;
+
+    Status = TraceStoreClose(&Store);
+    if (!RTL_SUCCESS(Status)) {
+        return RtlSetError(Error, Status, 0, 0, "%s: cannot flush: %s", Path,
+                           RtlStatusText(Status));
+    }
+
+    return RTL_STATUS_OK;
 }
 
 static

@@ -669,6 +669,213 @@ CaseSessionNotSession(const char *Dir)
 
 //
 // ---------------------------------------------------------------------------
+// Power cuts (TraceStore/TraceDurable.c), simulated in process: the
+// session is copied while its writer is open (the copy holds every
+// committed record, as the page cache does), the records past the last
+// sync are zeroed in the copy (pages the disk never got), and the copy's
+// session.durable is made to name another boot.  Tests/PowerLoss/ cuts a
+// real machine's power.
+// ---------------------------------------------------------------------------
+//
+
+static void
+RewriteDurable(const char *SessionPath, const char *BootId, ULONG Offset,
+               BYTE Flip)
+{
+    char Path[1100];
+    TRACE_DURABLE Durable;
+    FILE *File;
+
+    snprintf(Path, sizeof(Path), "%s/%s", SessionPath, TRACE_DURABLE_FILE);
+    File = fopen(Path, "r+b");
+    CHECK(File != NULL, "%s: cannot open", Path);
+    CHECK(fread(&Durable, sizeof(Durable), 1, File) == 1, "%s: short", Path);
+    if (BootId != NULL) {
+        snprintf(Durable.BootId, sizeof(Durable.BootId), "%s", BootId);
+        Durable.Checksum = Rtl.Hash64(&Durable,
+                                      FIELD_OFFSET(TRACE_DURABLE, Checksum));
+    }
+    ((PBYTE)&Durable)[Offset] ^= Flip;
+    rewind(File);
+    CHECK(fwrite(&Durable, sizeof(Durable), 1, File) == 1, "%s: write", Path);
+    fclose(File);
+}
+
+static void
+ZeroRecords(const char *SessionPath, const char *Store, ULONGLONG First,
+            ULONGLONG Last, ULONG RecordSize)
+{
+    char Path[1100];
+    FILE *File;
+    ULONGLONG Index;
+    BYTE Zero[256];
+
+    memset(Zero, 0, sizeof(Zero));
+    snprintf(Path, sizeof(Path), "%s/%s.store", SessionPath, Store);
+    File = fopen(Path, "r+b");
+    CHECK(File != NULL, "%s: cannot open", Path);
+    for (Index = First; Index < Last; Index++) {
+        fseek(File, (long)(TRACE_STORE_HEADER_SIZE + Index * RecordSize),
+              SEEK_SET);
+        CHECK(fwrite(Zero, RecordSize, 1, File) == 1, "%s: write", Path);
+    }
+    fclose(File);
+}
+
+static void
+CasePowerCut(const char *Dir)
+{
+    char Path[1024];
+    char Copy[1024];
+    char Command[2200];
+    char Thread[1100];
+    PTRACE_SESSION Writer;
+    PTRACE_SESSION Reader;
+    PTRACE_STORE Store;
+    PTRACE_STORE Later;
+    PTRACE_DURABLE_ENTRY Entry;
+    TRACE_STORE_SNAPSHOT Snap;
+    RTL_ERROR Error;
+    ULONG Id;
+
+    StorePath(Path, sizeof(Path), Dir, "run.trace");
+    StorePath(Copy, sizeof(Copy), Dir, "cut.trace");
+
+    //
+    // 1000 records made durable, 500 more committed; then a store created
+    // (after the sync: no reader after a cut may trust its file).
+    //
+
+    Writer = OpenSessionWriter(Path);
+    memset(&Error, 0, sizeof(Error));
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TestRecordSchema, &Store,
+                                       &Error), &Error);
+    TestAppend(Store, 1000, 81);
+    Id = Intern(&Writer->Strings, "durable string", 14);
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+    CHECK_STATUS(TraceSessionSync(Writer, &Error), &Error);
+    TestAppend(Store, 500, 81);
+    Intern(&Writer->Strings, "committed, not synced", 21);
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TraceThreadSchema, &Later,
+                                       &Error), &Error);
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+
+    //
+    // On this boot a reader trusts the commit slots (a killed writer's
+    // pages are in the page cache).
+    //
+
+    Reader = OpenSessionReader(Path);
+    CHECK(Reader->HasDurable && !Reader->PowerCut, "same boot seen as a cut");
+    Snapshot(TraceSessionFindStore(Reader, "test_record"), &Snap);
+    CHECK(Snap.RecordCount == 1500, "same boot: %llu records",
+          (unsigned long long)Snap.RecordCount);
+    CloseSession(Reader);
+
+    snprintf(Command, sizeof(Command), "cp -a '%s' '%s'", Path, Copy);
+    CHECK(system(Command) == 0, "%s", Command);
+    CloseSession(Writer);
+    ZeroRecords(Copy, "test_record", 1000, 1500, TestRecordSchema.RecordSize);
+    RewriteDurable(Copy, "another-boot", 0, 0);
+
+    //
+    // After the cut: the durable records, none past them, the later store
+    // not opened.
+    //
+
+    Reader = OpenSessionReader(Copy);
+    CHECK(Reader->PowerCut, "the reader did not see the cut");
+    Store = TraceSessionFindStore(Reader, "test_record");
+    Snapshot(Store, &Snap);
+    CHECK(Snap.RecordCount == 1000 && Store->Unsynced == 500,
+          "after the cut: %llu records, %llu unsynced",
+          (unsigned long long)Snap.RecordCount,
+          (unsigned long long)Store->Unsynced);
+    TestVerifyRange(Store, 0, 1000, 81, "after the cut");
+    ExpectLookup(&Reader->Strings, Id, "durable string", 14, "after the cut");
+    Snapshot(&Reader->Strings.Index, &Snap);
+    CHECK(Snap.RecordCount == Id + 1, "strings after the cut: %llu, not %u",
+          (unsigned long long)Snap.RecordCount, Id + 1);
+    CHECK(TraceSessionFindStore(Reader, "thread") == NULL &&
+          Reader->SkippedStores == 1, "the store made after the sync opened");
+    CloseSession(Reader);
+
+    //
+    // The next writer rolls back for good and counts it; the session then
+    // continues on this boot.
+    //
+
+    Writer = OpenSessionWriter(Copy);
+    CHECK(Writer->Durable.Recoveries == 1 &&
+          Writer->Durable.RemovedStores == 1, "recoveries %u, removed %u",
+          Writer->Durable.Recoveries, Writer->Durable.RemovedStores);
+    Entry = NULL;
+    for (Id = 0; Id < Writer->Durable.NumberOfEntries; Id++) {
+        if (strcmp(Writer->Durable.Entries[Id].Name, "test_record") == 0) {
+            Entry = &Writer->Durable.Entries[Id];
+        }
+    }
+    CHECK(Entry != NULL && Entry->Lost == 500 && Entry->RecordCount == 1000,
+          "test_record: lost %llu, count %llu",
+          Entry ? (unsigned long long)Entry->Lost : 0ULL,
+          Entry ? (unsigned long long)Entry->RecordCount : 0ULL);
+    snprintf(Thread, sizeof(Thread), "%s/thread.store", Copy);
+    CHECK(access(Thread, F_OK) != 0, "%s: not removed", Thread);
+    CHECK_STATUS(TraceSessionOpenStore(Writer, &TestRecordSchema, &Store,
+                                       &Error), &Error);
+    CHECK(Store->CommittedCount == 1000, "the writer resumes at %llu",
+          (unsigned long long)Store->CommittedCount);
+    TestAppend(Store, 10, 81);
+    CHECK_STATUS(TraceSessionCommit(Writer), NULL);
+    CloseSession(Writer);
+
+    Reader = OpenSessionReader(Copy);
+    CHECK(!Reader->PowerCut && Reader->Durable.Recoveries == 1,
+          "after recovery: cut %d, recoveries %u", Reader->PowerCut,
+          Reader->Durable.Recoveries);
+    Store = TraceSessionFindStore(Reader, "test_record");
+    Snapshot(Store, &Snap);
+    CHECK(Snap.RecordCount == 1010, "after recovery: %llu records",
+          (unsigned long long)Snap.RecordCount);
+    TestVerifyRange(Store, 0, 1010, 81, "after recovery");
+    CloseSession(Reader);
+}
+
+static void
+CaseDurableDamaged(const char *Dir)
+{
+    char Path[1024];
+    PTRACE_SESSION Session;
+    RTL_ERROR Error;
+    RTL_STATUS Status;
+
+    StorePath(Path, sizeof(Path), Dir, "run.trace");
+    CloseSession(OpenSessionWriter(Path));
+
+    //
+    // session.durable is only ever renamed into place whole: a damaged one
+    // is an error naming it and the byte, for the reader and the writer.
+    //
+
+    RewriteDurable(Path, NULL, 200, 0x40);
+    Session = TestAllocateSession(&Rtl);
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenReader(&Rtl, Path, Session, &Error);
+    CHECK(Status == RTL_STATUS_CORRUPT &&
+          TestMessageNamesFile(Error.Message, TRACE_DURABLE_FILE) &&
+          strstr(Error.Message, "byte offset") != NULL,
+          "reader: %s: %s", TestStatusName(Status), Error.Message);
+    memset(&Error, 0, sizeof(Error));
+    Status = TraceSessionOpenWriter(&Rtl, Path, Session, &Error);
+    CHECK(Status == RTL_STATUS_CORRUPT &&
+          TestMessageNamesFile(Error.Message, TRACE_DURABLE_FILE),
+          "writer: %s: %s", TestStatusName(Status), Error.Message);
+    TestFreeSession(&Rtl, Session);
+}
+
+//
+// ---------------------------------------------------------------------------
 // Driver.
 // ---------------------------------------------------------------------------
 //
@@ -680,6 +887,8 @@ static const TEST_CASE Cases[] = {
     { "string_collision", CaseStringCollision },
     { "session_roundtrip", CaseSessionRoundtrip },
     { "session_not_session", CaseSessionNotSession },
+    { "session_power_cut", CasePowerCut },
+    { "session_durable_damaged", CaseDurableDamaged },
 };
 
 int
