@@ -17,6 +17,7 @@
 #include "Cli/Cli.h"
 #include "Readers/TraceFormats.h"
 #include "Readers/Decoders/Ftrace/TraceEvent.h"
+#include "Host/HostSync.h"
 #include "Host/TraceZstd.h"
 #include "Live/LiveRollups.h"
 #include "TraceStore/TraceSchema.h"
@@ -24,6 +25,7 @@
 static const char zImportHelp[] =
 "usage: tracestore import [--format FORMAT] [--reorder-window EVENTS]\n"
 "                         [--host NAME] [--formats DIR]\n"
+"                         [--sync-interval SECONDS] [--sync-log FILE]\n"
 "                         -o SESSION [CLOCK OPTIONS] FILE...\n"
 "\n"
 "Decodes each FILE and appends its events to SESSION (a directory, created\n"
@@ -60,7 +62,17 @@ static const char zImportHelpTail[] =
 "8 in span.flags.\n"
 "\n"
 "On bad input the import stops with FILE:LINE (or the byte offset) and the\n"
-"reason, exits 1, and keeps everything read before the error.\n";
+"reason, exits 1, and keeps everything read before the error.\n"
+"\n"
+"Durability (docs/durability.md): the session is synced (every store\n"
+"flushed, then session.durable replaced) when the import opens and closes\n"
+"it, and every --sync-interval:\n";
+
+static const char zImportHelpDurable[] =
+"After a power cut at any instant, the session opens; each store holds at\n"
+"least what the last sync made durable and never a record that was not\n"
+"committed; `tracestore info` counts what the cut took.  A sync costs a\n"
+"device flush per store.\n";
 
 static void importHelp(FILE *out){
   const PCTRACE_FORMAT *pp;
@@ -69,6 +81,8 @@ static void importHelp(FILE *out){
     fprintf(out, "  %-17s %s\n", (*pp)->Name, (*pp)->Description);
   }
   fputs(zImportHelpTail, out);
+  hostSyncHelp(out, "0, open and close only");
+  fputs(zImportHelpDurable, out);
 }
 
 typedef struct ProgressState {
@@ -101,6 +115,7 @@ typedef struct ImportOptions {
   long long iClockOffset;     /* --clock-offset NS */
   long long iTscOffset;       /* --tsc-offset N (or the auto value) */
   PTRACE_EVENT_TABLE pFormats;  /* --formats, or 0 */
+  HostSync sync;              /* --sync-interval, --sync-log */
 } ImportOptions;
 
 /* --formats DIR: the events' format files (TraceEventFormatDir.c). */
@@ -213,7 +228,7 @@ static int autoTscOffset(PTRACE_SESSION pSession, const char *zSession,
 }
 
 static int importOne(PTRACE_SESSION pSession, const char *zPath,
-                     const ImportOptions *pOpt,
+                     ImportOptions *pOpt,
                      PTRACE_SESSION_HOST pRecorded){
   TRACE_IMPORT imp;
   ProgressState prog;
@@ -234,6 +249,9 @@ static int importOne(PTRACE_SESSION pSession, const char *zPath,
   imp.Zstd = TraceZstdDecompressor();
   imp.HostSymbols = 1;
   imp.Worker = &hostImportWorker;
+  imp.SyncEveryNs = (LONGLONG)(pOpt->sync.rInterval*1e9);
+  imp.Synced = hostSyncLogged;
+  imp.SyncedContext = &pOpt->sync;
 
   prog.zPath = zPath;
   prog.tStart = t0;
@@ -352,7 +370,14 @@ int cmdImport(int argc, char **argv){
   }
   memset(&opt, 0, sizeof(opt));
   for(i=0; i<argc; i++){
-    if( strcmp(argv[i], "-o")==0 && i+1<argc ){
+    int nSync = hostSyncOption(&opt.sync, argc, argv, i);
+    if( nSync<0 ){
+      hostFail("import: %s", opt.sync.zError);
+      return 2;
+    }
+    if( nSync ){
+      i += nSync - 1;
+    }else if( strcmp(argv[i], "-o")==0 && i+1<argc ){
       zOut = argv[++i];
     }else if( strcmp(argv[i], "--host")==0 && i+1<argc ){
       zHost = argv[++i];
@@ -406,14 +431,20 @@ int cmdImport(int argc, char **argv){
   opt.iClockOffset = 0;
   opt.iTscOffset = 0;
 
+  if( hostSyncStart(&opt.sync, &Rtl) ){
+    hostFail("import: %s", opt.sync.zError);
+    return 2;
+  }
   hostStartWorkers();
   pSession = hostNewSession();
   memset(&err, 0, sizeof(err));
   if( !RTL_SUCCESS(TraceSessionOpenWriter(&Rtl, zOut, pSession, &err)) ){
     hostFail("%s", err.Message);
+    hostSyncAfterClose(&opt.sync, 0);
     free(pSession);
     return 1;
   }
+  hostSyncLogged(&opt.sync, pSession);   /* the open's sync */
   /* The session's host (written once, when the session has none): --host,
   ** else the machine the first input was recorded on when it says (a
   ** perf.data's HOSTNAME), else this machine. */
@@ -425,7 +456,9 @@ int cmdImport(int argc, char **argv){
   for(i=0; i<argc && rc==0; i++){
     if( strcmp(argv[i], "-o")==0 || strcmp(argv[i], "--format")==0
      || strcmp(argv[i], "--reorder-window")==0
-     || strcmp(argv[i], "--host")==0 || strcmp(argv[i], "--formats")==0 ){
+     || strcmp(argv[i], "--host")==0 || strcmp(argv[i], "--formats")==0
+     || strcmp(argv[i], "--sync-interval")==0
+     || strcmp(argv[i], "--sync-log")==0 ){
       i++;
       continue;
     }
@@ -450,7 +483,9 @@ int cmdImport(int argc, char **argv){
   if( !bHostSet && !setHost(pSession, &host, zOut) ) rc = 1;
 
   liveRollupsStop(pRollups);
+  hostSyncBeforeClose(&opt.sync, pSession);
   TraceSessionClose(pSession);
+  hostSyncAfterClose(&opt.sync, pSession);
   free(pSession);
   if( opt.pFormats ){
     TraceEventTableRelease(opt.pFormats);

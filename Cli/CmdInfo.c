@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "Cli/Cli.h"
 #include "TraceStore/TraceRollup.h"
@@ -250,6 +251,89 @@ static void infoRollups(PTRACE_SESSION pSession, int bJson){
   }
 }
 
+/*
+** What the session promises after a power cut (TraceStore/TraceDurable.c,
+** docs/durability.md): its last sync, whether this reader sees the
+** session after one (records past the sync not shown), and what earlier
+** cuts took (rolled back by the next writer).
+*/
+static void infoDurable(PTRACE_SESSION pSession, int bJson){
+  PTRACE_DURABLE d = &pSession->Durable;
+  PTRACE_STORE aAll[TRACE_SESSION_MAX_STORES + 2];
+  unsigned long long nLost = 0;
+  int nAll = 0, i, n;
+  char zWhen[64];
+  time_t t;
+  struct tm *pTm;
+  if( !pSession->HasDurable ){
+    if( bJson ) printf(",\n  \"durable\": null");
+    else printf("\ndurability: no session.durable (made before issue 30)\n");
+    return;
+  }
+  for(i=0; i<(int)pSession->NumberOfStores; i++) aAll[nAll++] = &pSession->Stores[i];
+  aAll[nAll++] = &pSession->Strings.Index;
+  aAll[nAll++] = &pSession->Strings.Data;
+  for(i=0; i<(int)d->NumberOfEntries; i++) nLost += d->Entries[i].Lost;
+  t = (time_t)(d->SyncedRealtimeNs/1000000000LL);
+  pTm = gmtime(&t);
+  if( pTm==0 || strftime(zWhen, sizeof(zWhen), "%Y-%m-%d %H:%M:%S UTC", pTm)==0 ){
+    snprintf(zWhen, sizeof(zWhen), "%lld ns", (long long)d->SyncedRealtimeNs);
+  }
+  if( bJson ){
+    printf(",\n  \"durable\": {\"sequence\": %llu, \"synced_ns\": %lld, "
+           "\"closed\": %s, \"boot_id\": ", (unsigned long long)d->Sequence,
+           (long long)d->SyncedRealtimeNs,
+           (d->Flags & TRACE_DURABLE_CLOSED) ? "true" : "false");
+    if( d->BootId[0] ) hostJsonString(d->BootId); else printf("null");
+    printf(", \"power_cut\": %s, \"unsynced\": {",
+           pSession->PowerCut ? "true" : "false");
+    for(i=n=0; i<nAll; i++){
+      if( aAll[i]->Unsynced==0 ) continue;
+      printf("%s", n++ ? ", " : "");
+      hostJsonString(aAll[i]->Name);
+      printf(": %llu", (unsigned long long)aAll[i]->Unsynced);
+    }
+    printf("}, \"skipped_stores\": %u, \"recoveries\": %u, \"lost\": {",
+           pSession->SkippedStores, d->Recoveries);
+    for(i=n=0; i<(int)d->NumberOfEntries; i++){
+      if( d->Entries[i].Lost==0 ) continue;
+      printf("%s", n++ ? ", " : "");
+      hostJsonString(d->Entries[i].Name);
+      printf(": %llu", (unsigned long long)d->Entries[i].Lost);
+    }
+    printf("}, \"removed_stores\": %u}", d->RemovedStores);
+    return;
+  }
+  printf("\ndurability (docs/durability.md):\n");
+  printf("  last sync:  %s, sync %llu, %s\n", zWhen,
+         (unsigned long long)d->Sequence,
+         (d->Flags & TRACE_DURABLE_CLOSED) ? "at its writer's close"
+         : "by a writer still writing, killed, or cut off");
+  if( pSession->PowerCut ){
+    printf("  power cut:  the last sync was made on boot %s, not this one:\n"
+           "              the stores are shown as it left them\n", d->BootId);
+    for(i=0; i<nAll; i++){
+      if( aAll[i]->Unsynced==0 ) continue;
+      printf("              %s: %llu records committed after it not shown\n",
+             aAll[i]->Name, (unsigned long long)aAll[i]->Unsynced);
+    }
+    if( pSession->SkippedStores ){
+      printf("              %u store files created after it not opened\n",
+             pSession->SkippedStores);
+    }
+  }
+  if( d->Recoveries ){
+    printf("  recovered:  %u power cuts; they took %llu records", d->Recoveries,
+           nLost);
+    for(i=n=0; i<(int)d->NumberOfEntries; i++){
+      if( d->Entries[i].Lost==0 ) continue;
+      printf("%s%s %llu", n++ ? ", " : " (", d->Entries[i].Name,
+             (unsigned long long)d->Entries[i].Lost);
+    }
+    printf("%s and %u store files\n", n ? ")" : "", d->RemovedStores);
+  }
+}
+
 /* A header field, or NULL (sessions made before issue 19 have none). */
 static void infoHostField(const char *zKey, const char *z, int bJson){
   if( bJson ){
@@ -330,7 +414,9 @@ int cmdInfo(int argc, char **argv){
     infoMetadata(pSession, 1);
     printf(",\n  \"rollups\": [");
     infoRollups(pSession, 1);
-    printf("\n  ],\n");
+    printf("\n  ]");
+    infoDurable(pSession, 1);
+    printf(",\n");
     if( iFirst<=iLast ){
       /* Unsigned: from -2^63 to 2^63-1 is 2^64-1 ns, not an overflow. */
       printf("  \"first_ts\": %lld,\n  \"last_ts\": %lld,\n"
@@ -349,6 +435,7 @@ int cmdInfo(int argc, char **argv){
     infoSources(pSession, 0);
     infoMetadata(pSession, 0);
     infoRollups(pSession, 0);
+    infoDurable(pSession, 0);
   }
 
   TraceSessionClose(pSession);

@@ -20,6 +20,7 @@
 static const char zRecordHelp[] =
 "usage: tracestore record [-e SYSTEM[:EVENT]]... [-f FILTER] [-p PID]\n"
 "                         [--duration SEC] [--max-size BYTES] [-b KB]\n"
+"                         [--sync-interval SECONDS] [--sync-log FILE]\n"
 "                         -o SESSION [-- COMMAND ARGS...]\n"
 "\n"
 "Records kernel trace events live from a private tracefs instance\n"
@@ -43,7 +44,23 @@ static const char zRecordHelp[] =
 "On stop the buffers are drained and a summary is\n"
 "printed: events per store, events lost (overruns in\n"
 "per_cpu/cpuN/stats, also kept as the ftrace_event store's dropped\n"
-"count), bytes and rate.  Needs root (tracefs).\n";
+"count), bytes and rate.  Needs root (tracefs).\n"
+"\n"
+"Durability (docs/durability.md): the session is synced (every store\n"
+"flushed, then session.durable replaced) when record opens and closes it,\n"
+"and every --sync-interval:\n";
+
+static const char zRecordHelpDurable[] =
+"After a power cut at any instant, the session opens; each store holds at\n"
+"least what the last sync made durable (a second or so before the cut,\n"
+"by default) and never a record that was not committed; `tracestore info`\n"
+"counts what the cut took.  A sync costs a device flush per store.\n";
+
+static void recordHelp(FILE *out){
+  fputs(zRecordHelp, out);
+  hostSyncHelp(out, "1");
+  fputs(zRecordHelpDurable, out);
+}
 
 /* "tracestore record: " and the message: the recorder's xFail. */
 static void recordFail(const char *zFormat, ...){
@@ -59,25 +76,38 @@ int cmdRecord(int argc, char **argv){
   RecordOptions o;
   TRACE_SESSION_HOST host;
   const char *zHost = 0;
-  int i;
+  HostSync sync;
+  int i, rc;
 
   memset(&o, 0, sizeof(o));
   o.azSpec = azSpec;
   o.azFilter = azFilter;
   o.nBufferKb = 4096;
   o.xFail = recordFail;
+  memset(&sync, 0, sizeof(sync));
+  sync.rInterval = 1.0;
+  o.pSync = &sync;
   for(i=0; i<argc; i++){
     const char *z = argv[i];
+    int nSync = hostSyncOption(&sync, argc, argv, i);
+    if( nSync<0 ){
+      recordFail("%s", sync.zError);
+      return 2;
+    }
+    if( nSync ){
+      i += nSync - 1;
+      continue;
+    }
     if( strcmp(z, "--")==0 ){
       o.azCmd = &argv[i+1];
       if( o.azCmd[0]==0 ){ recordFail("-- needs a COMMAND"); return 2; }
       break;
     }else if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
-      fputs(zRecordHelp, stdout);
+      recordHelp(stdout);
       return 0;
     }else if( i+1>=argc ){
       recordFail("unknown option or missing value: '%s'", z);
-      fputs(zRecordHelp, stderr);
+      recordHelp(stderr);
       return 2;
     }else if( strcmp(z, "-e")==0 ){
       if( o.nSpec>=256 ){ recordFail("too many -e"); return 2; }
@@ -123,12 +153,12 @@ int cmdRecord(int argc, char **argv){
       }
     }else{
       recordFail("unknown option '%s'", z);
-      fputs(zRecordHelp, stderr);
+      recordHelp(stderr);
       return 2;
     }
   }
   if( o.zOut==0 ){
-    fputs(zRecordHelp, stderr);
+    recordHelp(stderr);
     return 2;
   }
   if( o.iPid && o.azCmd ){
@@ -141,6 +171,12 @@ int cmdRecord(int argc, char **argv){
   }
   hostGatherHost(zHost, &host);
   o.pHost = &host;
+  if( hostSyncStart(&sync, &Rtl) ){
+    recordFail("%s", sync.zError);
+    return 2;
+  }
   hostStartWorkers();
-  return recordRun(&Rtl, &o);
+  rc = recordRun(&Rtl, &o);
+  hostSyncAfterClose(&sync, 0);
+  return rc;
 }

@@ -29,11 +29,13 @@
 #include <string.h>
 
 #include "Cli/Cli.h"
+#include "Host/HostSync.h"
 
 static const char zTracePythonHelp[] =
 "usage: tracestore trace-python [-o SESSION] [--include MODULE]...\n"
 "                               [--exclude MODULE]... [--max-depth N]\n"
 "                               [--c-calls] [--python EXE]\n"
+"                               [--sync-interval SECONDS] [--sync-log FILE]\n"
 "                               -- [PYTHON] SCRIPT ARGS...\n"
 "                             | -- [PYTHON] -m MODULE ARGS...\n"
 "\n"
@@ -56,7 +58,24 @@ static const char zTracePythonHelp[] =
 "Rows: ts, dur (ns, CLOCK_MONOTONIC), name (module.qualname), depth,\n"
 "parent_id, tid, pid, cat 'python', args 'FILE:FIRSTLINE'; flags 2 on a\n"
 "call still running (or running when the program was killed).\n"
-"In a program: import tracestore; tracestore.start(PATH); ...; stop().\n";
+"In a program: import tracestore; tracestore.start(PATH); ...; stop().\n"
+"\n"
+"Durability (docs/durability.md): the session is synced (every store\n"
+"flushed, then session.durable replaced) when the tracer opens and closes\n"
+"it, and every --sync-interval (on the tracer's own thread):\n";
+
+static const char zTracePythonHelpDurable[] =
+"After a power cut at any instant, the session opens; each store holds at\n"
+"least what the last sync made durable and never a row that was not\n"
+"committed (a call still running may show a dur from after the sync);\n"
+"`tracestore info` counts what the cut took.  A sync costs a device flush\n"
+"per store.\n";
+
+static void tracePythonHelp(FILE *out){
+  fputs(zTracePythonHelp, out);
+  hostSyncHelp(out, "1");
+  fputs(zTracePythonHelpDurable, out);
+}
 
 /* The program the interpreter runs (-c): see the header. */
 static const char zBootstrap[] =
@@ -80,6 +99,8 @@ static const char zBootstrap[] =
 "    exc = [p for p in e.pop('TRACESTORE_EXCLUDE', '').split(',') if p]\n"
 "    depth = int(e.pop('TRACESTORE_MAX_DEPTH', '0'))\n"
 "    ccalls = e.pop('TRACESTORE_C_CALLS', '') == '1'\n"
+"    sync = float(e.pop('TRACESTORE_SYNC_INTERVAL', '1'))\n"
+"    synclog = e.pop('TRACESTORE_SYNC_LOG', None)\n"
 "    _tracestore_restore_path()\n"
 "    a = sys.argv[1:]\n"
 "    main = sys.modules['__main__']\n"
@@ -110,7 +131,8 @@ static const char zBootstrap[] =
 "        d['__file__'] = path\n"
 "    try:\n"
 "        tracestore.start(out, include=inc, exclude=exc, max_depth=depth,\n"
-"                         c_calls=ccalls)\n"
+"                         c_calls=ccalls, sync_interval=sync,\n"
+"                         sync_log=synclog)\n"
 "    except OSError as x:\n"
 "        fail(x)\n"
 "    try:\n"
@@ -149,17 +171,30 @@ int cmdTracePython(int argc, char **argv){
 
   unsetenv("TRACESTORE_INCLUDE");
   unsetenv("TRACESTORE_EXCLUDE");
+  unsetenv("TRACESTORE_SYNC_INTERVAL");
+  unsetenv("TRACESTORE_SYNC_LOG");
   for(i=0; i<argc; i++){
     const char *z = argv[i];
+    if( strcmp(z, "--sync-interval")==0 || strcmp(z, "--sync-log")==0 ){
+      HostSync sync;
+      memset(&sync, 0, sizeof(sync));
+      if( hostSyncOption(&sync, argc, argv, i)<0 ){
+        hostFail("trace-python: %s", sync.zError);
+        return 2;
+      }
+      setenv(z[7]=='i' ? "TRACESTORE_SYNC_INTERVAL" : "TRACESTORE_SYNC_LOG",
+             argv[++i], 1);
+      continue;
+    }
     if( strcmp(z, "--")==0 ){ i++; break; }
     if( strcmp(z, "--help")==0 || strcmp(z, "-h")==0 ){
-      fputs(zTracePythonHelp, stdout);
+      tracePythonHelp(stdout);
       return 0;
     }
     if( strcmp(z, "--c-calls")==0 ){ setenv("TRACESTORE_C_CALLS", "1", 1); continue; }
     if( i+1>=argc ){
       hostFail("trace-python: %s: unknown option or missing value", z);
-      fputs(zTracePythonHelp, stderr);
+      tracePythonHelp(stderr);
       return 2;
     }
     if( strcmp(z, "-o")==0 ){
@@ -180,7 +215,7 @@ int cmdTracePython(int argc, char **argv){
       setenv("TRACESTORE_MAX_DEPTH", zDepth, 1);
     }else{
       hostFail("trace-python: unknown option '%s'", z);
-      fputs(zTracePythonHelp, stderr);
+      tracePythonHelp(stderr);
       return 2;
     }
   }
@@ -199,7 +234,7 @@ int cmdTracePython(int argc, char **argv){
   nProg = argc - i;
   if( nProg<1 || (strcmp(argv[i], "-m")==0 && nProg<2) ){
     hostFail("trace-python: no program: -- SCRIPT ARGS or -- -m MODULE ARGS");
-    fputs(zTracePythonHelp, stderr);
+    tracePythonHelp(stderr);
     return 2;
   }
   setenv("TRACESTORE_OUT", zOut, 1);

@@ -708,12 +708,16 @@ static int recOpenSession(Recorder *p){
     p->xFail("%s: cannot write the session header", p->pOpts->zOut);
     return 1;
   }
+  hostSyncLogged(p->pOpts->pSync, p->pSession);   /* the open's sync */
   p->pRollups = liveRollupsStart(p->pSession);
   p->imp.Rtl = pRtl;
   p->imp.Session = p->pSession;
   p->imp.Path = p->zInst;
   p->imp.FormatName = "tracefs";
   p->imp.CommitEvery = 4096;
+  p->imp.SyncEveryNs = (LONGLONG)(p->pOpts->pSync->rInterval*1e9);
+  p->imp.Synced = hostSyncLogged;
+  p->imp.SyncedContext = p->pOpts->pSync;
   if( !RTL_SUCCESS(TraceImportBegin(&p->imp)) ){
     p->xFail("%s", p->imp.Error.Message);
     return 1;
@@ -1105,7 +1109,12 @@ static int recClose(Recorder *p, int rc){
   }
   if( p->pSink && p->bImport ) TraceEventSinkRelease(p->pSink);
   liveRollupsStop(p->pRollups);
-  if( p->pSession ){ TraceSessionClose(p->pSession); free(p->pSession); }
+  if( p->pSession ){
+    hostSyncBeforeClose(p->pOpts->pSync, p->pSession);
+    TraceSessionClose(p->pSession);
+    hostSyncAfterClose(p->pOpts->pSync, p->pSession);
+    free(p->pSession);
+  }
   free(p->pSink);
   if( p->bTable ) TraceEventTableRelease(&p->table);
   free(p->zKallsyms);

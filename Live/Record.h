@@ -12,6 +12,7 @@
 #ifndef TRACER_RECORD_H
 #define TRACER_RECORD_H
 
+#include "Host/HostSync.h"
 #include "TraceStore/TraceStore.h"
 
 typedef struct RecordOptions RecordOptions;
@@ -26,6 +27,7 @@ struct RecordOptions {
   unsigned long long mxBytes;   /* --max-size BYTES, or 0 */
   long nBufferKb;               /* -b KB: ring buffer per CPU */
   const TRACE_SESSION_HOST *pHost;  /* this machine (or --host), or NULL */
+  HostSync *pSync;              /* --sync-interval, --sync-log (started) */
   /*
   ** Prints one error line ("tracestore record: " and the message) to
   ** stderr.  The caller supplies it, so that the wording of errors is the

@@ -42,6 +42,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "Host/HostSync.h"
 #include "TraceStore/TraceStore.h"
 #include "TraceStore/TraceSchema.h"
 
@@ -144,6 +145,11 @@ struct PytGlobal {
   struct { void *p; size_t n; int bDiscard; } aPage[PYT_PAGE_QUEUE];
   unsigned int nPageHead, nPageTail;
   PRTL_DISCARD_MEMORY xDiscard;   /* the RTL's own DiscardMemory */
+  /* Durability: start(sync_interval=, sync_log=); the committer thread
+  ** syncs (docs/durability.md). */
+  HostSync sync;
+  int64_t iLastSync;      /* pytMono of the last sync */
+  int bSyncFailed;        /* a sync failed (said once on stderr) */
   char zError[512];
 };
 

@@ -4,7 +4,8 @@
 **
 **   import tracestore
 **   tracestore.start("run.trace", include=None, exclude=None,
-**                    max_depth=0, c_calls=False)
+**                    max_depth=0, c_calls=False, sync_interval=1.0,
+**                    sync_log=None)
 **   ...                       # every Python call is a row of `span`
 **   tracestore.stop()         # -> the number of calls recorded
 **
@@ -83,15 +84,23 @@ static PyObject *pytStop(PyObject *pSelf, PyObject *pArg);
 
 static PyObject *pytStart(PyObject *pSelf, PyObject *pArgs, PyObject *pKw){
   static char *azKw[] = { "path", "include", "exclude", "max_depth",
-                          "c_calls", 0 };
+                          "c_calls", "sync_interval", "sync_log", 0 };
   PyObject *pPath = 0, *pInclude = 0, *pExclude = 0;
   int mxDepth = 0, bCCalls = 0;
+  double rSync = 1.0;
+  const char *zSyncLog = 0;
   PyObject *pBytes = 0, *pStop = 0, *pRes;
   static int bAtexit = 0;
   (void)pSelf;
 
-  if( !PyArg_ParseTupleAndKeywords(pArgs, pKw, "O|OOip:start", azKw, &pPath,
-                                   &pInclude, &pExclude, &mxDepth, &bCCalls) ){
+  if( !PyArg_ParseTupleAndKeywords(pArgs, pKw, "O|OOipdz:start", azKw,
+                                   &pPath, &pInclude, &pExclude, &mxDepth,
+                                   &bCCalls, &rSync, &zSyncLog) ){
+    return 0;
+  }
+  if( !(rSync>=0) || rSync>86400 ){
+    PyErr_SetString(PyExc_ValueError, "tracestore.start: sync_interval is "
+                    "seconds from 0 (open and close only) to 86400");
     return 0;
   }
   if( g.pSession ){
@@ -111,10 +120,21 @@ static PyObject *pytStart(PyObject *pSelf, PyObject *pArgs, PyObject *pKw){
   }
   g.opt.mxDepth = mxDepth;
   g.opt.bCCalls = bCCalls;
-  if( !PyUnicode_FSConverter(pPath, &pBytes) ) return 0;
+  memset(&g.sync, 0, sizeof(g.sync));
+  g.sync.rInterval = rSync;
+  g.sync.zLog = zSyncLog;
+  if( hostSyncStart(&g.sync, &g.rtl) ){
+    PyErr_Format(PyExc_OSError, "tracestore.start: %s", g.sync.zError);
+    return 0;
+  }
+  if( !PyUnicode_FSConverter(pPath, &pBytes) ){
+    hostSyncAfterClose(&g.sync, 0);
+    return 0;
+  }
   if( pytWriterOpen(PyBytes_AS_STRING(pBytes)) ){
     Py_DECREF(pBytes);
     PyErr_Format(PyExc_OSError, "tracestore.start: %s", g.zError);
+    hostSyncAfterClose(&g.sync, 0);
     return 0;
   }
   Py_DECREF(pBytes);
@@ -174,9 +194,13 @@ static PyObject *pytStats(PyObject *pSelf, PyObject *pArg){
 
 static PyMethodDef aMethod[] = {
   {"start", (PyCFunction)(void(*)(void))pytStart, METH_VARARGS|METH_KEYWORDS,
-   "start(path, include=None, exclude=None, max_depth=0, c_calls=False)\n"
+   "start(path, include=None, exclude=None, max_depth=0, c_calls=False,\n"
+   "      sync_interval=1.0, sync_log=None)\n"
    "Record every Python call of every thread into the session at path\n"
-   "(its `span` store), until stop() or exit."},
+   "(its `span` store), until stop() or exit.  Every sync_interval seconds\n"
+   "(0: at start and stop only) the committed rows are made durable: after\n"
+   "a power cut the session holds them (docs/durability.md); sync_log\n"
+   "names a file that gets a line per sync."},
   {"stop", pytStop, METH_NOARGS,
    "stop() -> calls recorded.  Closes calls still running (flags 2)."},
   {"stats", pytStats, METH_NOARGS, "stats() -> dict of writer counters"},

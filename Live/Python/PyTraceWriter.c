@@ -263,8 +263,38 @@ int pytWriterOpen(const char *zPath){
   pytClockStart();
   g.iLastCommit = pytNow();
   g.iLastTs = g.iLastCommit;
+  g.iLastSync = pytMono();
+  g.bSyncFailed = 0;
+  hostSyncLogged(&g.sync, p);     /* the open's sync */
   pytProcessRow();
   return 0;
+}
+
+/*
+** The committer's sync (docs/durability.md), outside the GIL: the flushes
+** read only counts and file handles.  The log hashes records through the
+** span store's mapping, which a reserve on the program's thread can move:
+** that part runs under the GIL, and only with sync_log.
+*/
+static void pytSync(PyThreadState *ts){
+  RTL_ERROR err;
+  int64_t now = pytMono();
+  if( g.pSession==0 || g.sync.rInterval<=0
+   || now - g.iLastSync < (int64_t)(g.sync.rInterval*1e9) ) return;
+  g.iLastSync = now;
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionSync(g.pSession, &err)) ){
+    if( !g.bSyncFailed ){
+      fprintf(stderr, "tracestore: sync failed: %s\n", err.Message);
+      g.bSyncFailed = 1;
+    }
+    return;
+  }
+  if( g.sync.pLog ){
+    PyEval_RestoreThread(ts);
+    hostSyncLogged(&g.sync, g.pSession);
+    PyEval_SaveThread();
+  }
 }
 
 /* Frees the stacks of threads that have ended. */
@@ -340,7 +370,9 @@ void pytWriterClose(void){
     t->nRecorded = 0;
     t->iTop = PYT_NO_ROW;
   }
+  hostSyncBeforeClose(&g.sync, g.pSession);
   TraceSessionClose(g.pSession);
+  hostSyncAfterClose(&g.sync, g.pSession);
   free(g.pSession);
   g.pSession = 0;
   g.pSpan = 0;
@@ -621,6 +653,7 @@ static void *pytCommitter(void *pArg){
     ** than in the program's commits: it costs the program nothing. */
     pthread_mutex_unlock(&g.mutex);
     if( g.pSession ) TraceSessionUpdateRollups(g.pSession, FALSE);
+    pytSync(ts);
     pthread_mutex_lock(&g.mutex);
     now = pytMono();
     last = __atomic_load_n(&g.iLastCommit, __ATOMIC_ACQUIRE);

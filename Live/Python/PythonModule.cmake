@@ -17,7 +17,8 @@ set(TRACER_PYTHON_SOURCES
   ${CMAKE_SOURCE_DIR}/Live/Python/PyTraceModule.c
   ${CMAKE_SOURCE_DIR}/Live/Python/PyTraceWriter.c
   ${CMAKE_SOURCE_DIR}/Live/Python/PyTraceHooks.c
-  ${CMAKE_SOURCE_DIR}/Host/HostIdentity.c)
+  ${CMAKE_SOURCE_DIR}/Host/HostIdentity.c
+  ${CMAKE_SOURCE_DIR}/Host/HostSync.c)
 set(TRACER_PYTHON_MODULES "")
 
 function(tracer_python_module version executable include_dir suffix)

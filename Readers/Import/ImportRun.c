@@ -51,6 +51,31 @@ Commit(
     }
 
     Import->SinceCommit = 0;
+
+    if (Import->SyncEveryNs > 0) {
+        PRTL Rtl = Import->Rtl;
+        LONGLONG Now = Rtl->QueryTime(Rtl, RtlClockMonotonic);
+
+        if (Import->LastSyncNs == 0) {
+            Import->LastSyncNs = Now;
+        } else if (Now - Import->LastSyncNs >= Import->SyncEveryNs) {
+            RTL_ERROR SyncError;
+
+            SyncError.Message[0] = '\0';
+            Status = TraceSessionSync(Import->Session, &SyncError);
+            if (!RTL_SUCCESS(Status)) {
+                return RtlSetError(&Import->Error, Status,
+                                   (ULONG)Import->Lines, ~0ULL,
+                                   "%s: sync failed: %s", Import->Path,
+                                   SyncError.Message);
+            }
+            Import->LastSyncNs = Now;
+            if (Import->Synced != NULL) {
+                Import->Synced(Import->SyncedContext, Import->Session);
+            }
+        }
+    }
+
     return RTL_STATUS_OK;
 }
 

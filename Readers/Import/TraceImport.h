@@ -109,6 +109,14 @@ typedef VOID (TRACE_IMPORT_PROGRESS)(PVOID Context, ULONGLONG BytesDone,
 typedef TRACE_IMPORT_PROGRESS *PTRACE_IMPORT_PROGRESS;
 
 //
+// Called after each sync the import makes (SyncEveryNs), with the session
+// whose Durable table the sync wrote, so a hosted edge can log it.
+//
+
+typedef VOID (TRACE_IMPORT_SYNCED)(PVOID Context, PTRACE_SESSION Session);
+typedef TRACE_IMPORT_SYNCED *PTRACE_IMPORT_SYNCED;
+
+//
 // What one event line (or binary record) says about its task.
 //
 
@@ -186,6 +194,19 @@ typedef struct _TRACE_IMPORT {
     ULONG Padding;
     PTRACE_IMPORT_PROGRESS Progress;
     PVOID ProgressContext;
+
+    //
+    // Durability (tracestore --sync-interval): at the first commit at
+    // least SyncEveryNs after the last sync, TraceSessionSync, then
+    // Synced.  0: the session is synced only when opened and closed.
+    // LastSyncNs is the import's own (monotonic clock).
+    //
+
+    LONGLONG SyncEveryNs;
+    LONGLONG LastSyncNs;
+    PTRACE_IMPORT_SYNCED Synced;
+    PVOID SyncedContext;
+
     PCTRACE_DECOMPRESSOR Zstd;      // NULL when the edge has none
     PCTRACE_WORKER Worker;          // NULL when the edge has none
     DOUBLE TscMhz;                  // TSC rate for TSC-clocked inputs, or 0
