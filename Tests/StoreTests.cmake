@@ -24,6 +24,8 @@ tracer_store_test_program(TestStoreCorrupt
   ${TRACER_STORE_TEST_DIR}/TestStoreCorrupt.c)
 tracer_store_test_program(TestStoreLive ${TRACER_STORE_TEST_DIR}/TestLive.c)
 tracer_store_test_program(TestStoreCrash ${TRACER_STORE_TEST_DIR}/TestCrash.c)
+tracer_store_test_program(CheckDurable
+  ${CMAKE_CURRENT_SOURCE_DIR}/PowerLoss/CheckDurable.c)
 tracer_store_test_program(BenchAppend
   ${CMAKE_CURRENT_SOURCE_DIR}/Bench/BenchAppend.c)
 target_link_libraries(BenchAppend PRIVATE pthread)
