@@ -185,7 +185,8 @@ Routine Description:
 
     Status = RTL_STATUS_OK;
 
-    if (Import->Stores[TraceRecordSource] != NULL) {
+    if (Import->Stores[TraceRecordSource] != NULL &&
+        Import->FormatName != NULL) {
         Source.ImportedRealtimeNs = Import->ImportedRealtimeNs;
         Source.FirstTs = TRACE_NULL_LONGLONG;
         Source.LastTs = TRACE_NULL_LONGLONG;
@@ -311,9 +312,20 @@ TraceImportRun(
         Format = TraceDetectFormat(Import, Formats);
     }
     if (Format == NULL) {
+
+        //
+        // Nothing is read, but the session gets the tables of an import
+        // (empty), as after an error in the first event: a query of
+        // `source` finds no row rather than no table.
+        //
+
+        RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
+                    "%s: unrecognized format", Import->Path);
+        if (RTL_SUCCESS(TraceImportBegin(Import))) {
+            TraceImportEnd(Import);
+        }
         TraceImportUnmapInput(Import);
-        return RtlSetError(&Import->Error, RTL_STATUS_BAD_FORMAT, 0, 0,
-                           "%s: unrecognized format", Import->Path);
+        return RTL_STATUS_BAD_FORMAT;
     }
     Import->FormatName = Format->Name;
 

@@ -127,7 +127,7 @@ set_tests_properties(reader.detect.samples PROPERTIES LABELS integration TIMEOUT
 
 # Bad input: an error naming FILE:LINE and the byte offset, exit 1, the
 # events before the bad line kept.
-foreach(case truncated garbage orphan)
+foreach(case truncated garbage orphan flipped)
   add_test(NAME reader.perf.bad_input.script_${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/perf_bad_input.sh $<TARGET_FILE:tracestore>
             ${CAPTURE_1}/perf-kvm.txt ${READER_WORK}/perf-bad-script-${case} perf-script ${case})
