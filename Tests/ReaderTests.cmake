@@ -64,7 +64,7 @@ function(reader_guard_test name format sample)
     COMMAND sh -c "rm -rf \"$1\" && exec \"$0\" \"$2\" \"$3\" \"$1\" $4 $5"
             $<TARGET_FILE:TestReaderGuard> ${READER_WORK}/guard-${name} ${format} ${sample}
             ${ARGN})
-  set_tests_properties(reader.guard.${name} PROPERTIES LABELS unit TIMEOUT 300)
+  set_tests_properties(reader.guard.${name} PROPERTIES LABELS unit TIMEOUT 600)
 endfunction()
 
 reader_guard_test(ftrace ftrace ${FTRACE_SAMPLE} 8192 2000)
