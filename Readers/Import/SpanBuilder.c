@@ -282,6 +282,13 @@ Routine Description:
 }
 
 static
+PSPAN_RECORD
+SpanRecord(
+    PTRACE_IMPORT Import,
+    ULONGLONG Index
+    );
+
+static
 RTL_STATUS
 SpanPush(
     PTRACE_IMPORT Import,
@@ -312,6 +319,9 @@ SpanPush(
 
     Thread->Frames[Thread->Depth].Index = Index;
     Thread->Frames[Thread->Depth].End = End;
+    Thread->Frames[Thread->Depth].Begin = SpanRecord(Import, Index &
+                                                     ~TRACE_SPAN_PRELUDE)->Timestamp;
+    Thread->Frames[Thread->Depth].Written = Import->EventOffset;
     Thread->Depth++;
     return RTL_STATUS_OK;
 }
@@ -320,14 +330,20 @@ static
 VOID
 SpanPopEnded(
     PTRACE_SPAN_THREAD Thread,
-    LONGLONG Timestamp
+    LONGLONG Timestamp,
+    ULONGLONG ZeroWritten
     )
 /*++
 
 Routine Description:
 
     Pops the spans of known end (Chrome X) that ended by Timestamp: an
-    event at or after a span's end is not inside it.
+    event at or after a span's end is not inside it, but for a
+    zero-duration X event at the end of a longer one that was written
+    before it (ZeroWritten, its input position; ~0 for any other event):
+    X events are written when they end (clang -ftime-trace), so it ended
+    first, inside the span, as its last callee, in the microsecond the
+    span ended.
 
 --*/
 {
@@ -335,7 +351,9 @@ Routine Description:
         PTRACE_SPAN_FRAME Top = &Thread->Frames[Thread->Depth - 1];
 
         if (Top->End == TRACE_SPAN_OPEN || (Top->Index & TRACE_SPAN_PRELUDE) ||
-            Top->End > Timestamp) {
+            Top->End > Timestamp ||
+            (Top->End == Timestamp && Top->Begin < Timestamp &&
+             ZeroWritten < Top->Written)) {
             break;
         }
         Thread->Depth--;
@@ -376,7 +394,7 @@ Routine Description:
         Import->LastTs = End;
     }
     if (PopEnded) {
-        SpanPopEnded(*Thread, Event->Timestamp);
+        SpanPopEnded(*Thread, Event->Timestamp, ~0ULL);
     }
 
     return RTL_STATUS_OK;
@@ -508,11 +526,13 @@ Routine Description:
     ULONGLONG Index;
 
     Status = SpanEnter(Import, Event,
-                       End == TRACE_SPAN_OPEN ? Event->Timestamp : End, TRUE,
+                       End == TRACE_SPAN_OPEN ? Event->Timestamp : End, FALSE,
                        &Thread);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
+    SpanPopEnded(Thread, Event->Timestamp,
+                 End == Event->Timestamp ? Import->EventOffset : ~0ULL);
 
     SpanFill(&Record, Event->Timestamp, Duration, NameId, CategoryId, ArgsId,
              0);

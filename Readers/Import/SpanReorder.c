@@ -31,7 +31,8 @@ Abstract:
     and instants first, in input order (a zero-length B/E pair stays a
     pair), then complete events, longer first (a parent before what it
     contains), and among complete events of the same interval the one
-    written later first (written at its end, the later one is the outer).
+    written later first (written at its end, the later one is the outer),
+    but for zero-duration ones, which contain nothing: in input order.
 
 Environment:
 
@@ -64,6 +65,9 @@ TraceSpanEventBefore(
     }
     if (A->Duration != B->Duration) {
         return A->Duration > B->Duration;
+    }
+    if (A->Duration == 0) {
+        return A->Sequence < B->Sequence;
     }
     return A->Sequence > B->Sequence;
 }

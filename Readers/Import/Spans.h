@@ -37,6 +37,8 @@ typedef struct _TRACE_SPAN_FRAME {
     ULONGLONG Index;        // record index; TRACE_SPAN_PRELUDE bit set for
                             // a span opened before the recording
     LONGLONG End;           // end ts when known (X), else TRACE_SPAN_OPEN
+    LONGLONG Begin;         // ts of the span
+    ULONGLONG Written;      // input position of the event that opened it
 } TRACE_SPAN_FRAME, *PTRACE_SPAN_FRAME;
 
 typedef struct _TRACE_SPAN_MISSING {

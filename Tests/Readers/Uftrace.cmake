@@ -49,7 +49,7 @@ add_test(NAME reader.chrome.same_as_uftrace
           ${READER_WORK}/chrome-same chrome ${UFTRACE_CHROME_SAMPLE})
 set_tests_properties(reader.chrome.same_as_uftrace PROPERTIES LABELS integration TIMEOUT 120)
 
-foreach(case events repair bare truncated cut-event cut-object cut-anywhere order late)
+foreach(case events repair bare truncated cut-event cut-object cut-anywhere order late boundary)
   add_test(NAME reader.chrome.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/chrome_cases.sh $<TARGET_FILE:tracestore>
             ${TRACER_DATA_DIR}/chrome ${READER_WORK}/chrome-${case} ${case})

@@ -19,6 +19,12 @@
 #               same-interval X events, B/E with X and instants, metadata
 #               written after the events it names, nested counters and
 #               values that are not numbers
+#   boundary    zero-duration X events at a span's ends, in clang's order
+#               (each X written when it ends): one at P's end written
+#               before P is inside P (it ended first); one at P's begin
+#               (written before P), and one at Q's begin written after
+#               it, are inside (longer first); one at P's end written
+#               after P is after it
 #   late        a reorder window too small for the input (--reorder-window
 #               2): the span that comes after its turn is placed under its
 #               open enclosing span and flagged 8; with the default window
@@ -145,6 +151,21 @@ late)
 2,10000,1000,1,a,2,1,1,0
 3,12000,1000,1,b,2,1,1,0
 4,14000,1000,1,c,2,1,1,0"
+  ;;
+boundary)
+  # R [0,100); P [10,20) holds first (10), c [12,15) and last (20, written
+  # before P); next (20, written after P) follows P; Q [30,35) holds z (30,
+  # written before Q: its first callee, or before it; longer first says in).
+  import boundary.json 0
+  sql "$span" > "$work/actual"
+  expect "0,0,100000,,R,0,1,1,0
+1,10000,10000,0,P,1,1,1,0
+2,10000,0,1,first,2,1,1,0
+3,12000,3000,1,c,2,1,1,0
+4,20000,0,1,last,2,1,1,0
+5,20000,0,0,next,1,1,1,0
+6,30000,5000,0,Q,1,1,1,0
+7,30000,0,6,z,2,1,1,0"
   ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac

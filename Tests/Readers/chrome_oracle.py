@@ -12,9 +12,12 @@ the reader:
     the file writes them in: a B..E pair contains what happens on its
     thread between them (at the same ts, B, E and instants keep the
     file's order), an X [ts, ts+dur) contains an event that begins inside
-    it and ends by its end; at the same ts X events come after B/E/instant
+    it and ends by its end, and a zero-duration X at its end that the file
+    writes before it (X events are written when they end, clang's are: it
+    ended first, so inside); at the same ts X events come after B/E/instant
     events, longer first, and of two X events with the same interval the
-    one written later is the outer; instants with scope g or p are at
+    one written later is the outer (zero-duration ones, which contain
+    nothing, in the file's order); instants with scope g or p are at
     depth 0;
   - process_name / thread_name metadata anywhere in the file name the
     process and thread (the last one wins); no name is NULL;
@@ -99,11 +102,11 @@ for seq, e in enumerate(events):
     ts = ns(e["ts"])
     if ph == "X":
         dur = ns(e["dur"])
-        key = (ts, CLASS_X, -dur, -seq)
+        key = (ts, CLASS_X, -dur, -seq if dur else seq)
     else:
         dur = None
         key = (ts, CLASS_BE, 0, seq)
-    spans.append(dict(ph=ph, key=key, ts=ts, dur=dur, pid=pid, tid=tid,
+    spans.append(dict(ph=ph, key=key, seq=seq, ts=ts, dur=dur, pid=pid, tid=tid,
                       name=e.get("name"), cat=e.get("cat"),
                       args=e.get("args"), scope=e.get("s", "t")))
 
@@ -138,6 +141,9 @@ def contains(p, c):
         return False
     p_end = p["ts"] + p["dur"]
     c_end = c["ts"] + (c["dur"] or 0)
+    if (c["ph"] == "X" and c["dur"] == 0 and c["ts"] == p_end and p["dur"] > 0
+            and c["seq"] < p["seq"]):
+        return True                 # written first, so it ended first: inside
     return c["ts"] < p_end and c_end <= p_end
 
 
