@@ -11,9 +11,11 @@ usage: uftrace_producer.py TRACESTORE SESSION UFTRACE_DIR CHECK[,CHECK...]
           as "linux:schedule" spans (uftrace's report and chrome export
           do the same); the repairs of docs/reader-spans.md ("uftrace record
           directories"): exits without an entry begin at the trace's first
-          ts (flags 1); a forked child starts inside the calls its parent
-          was in at its fork() (named from the parent's records); an exec
-          cuts the calls still open at the new session's start (flags 2).
+          ts (flags 1), a forked child's exit of fork() among them (the
+          calls of its parent it never leaves are no spans of its own, as
+          replay and dump --chrome show it: its calls nest that many levels
+          above their record depth until an exec); an exec cuts the calls
+          still open at the new session's start (flags 2).
   args    every span's args: "arguments" and "retval" are the text
           `uftrace replay --no-merge` prints for the call (present only
           when the record carries them: uftrace prints "()" without).
@@ -186,31 +188,6 @@ def expected_spans(data):
     first_ts = min(r[0] for rs in records.values() for r in rs)
     last_ts = max(r[0] for rs in records.values() for r in rs)
 
-    # The calls a forked child starts inside: its first record is the
-    # exit of fork() at depth D; its parent's latest entry of that call
-    # before the FORK line gives the names of the D + 1 open calls.
-    inherited = {}
-    for (fork_ts, pid, ppid) in forks:
-        first = records.get(pid, [None])[0]
-        if first is None or first[1] != "exit" or tasks.get(pid) != pid:
-            continue
-        best = None
-        for tid, rs in records.items():
-            if tasks.get(tid) != ppid:
-                continue
-            stack = []
-            for (ts, kind, name, depth) in rs:
-                if kind == "entry":
-                    del stack[depth:]
-                    stack.append(name)
-                    if (name == first[2] and depth == first[3] and
-                            ts < fork_ts and (best is None or ts >= best[0])):
-                        best = (ts, list(stack))
-                elif kind == "exit":
-                    del stack[depth:]
-        if best is not None:
-            inherited[pid] = best[1]
-
     # Every context switch of a recorded task, and the end of the trace.
     by_tid = {}
     for (ts, tid, out) in switches:
@@ -221,7 +198,6 @@ def expected_spans(data):
     spans = []
     for tid, rs in records.items():
         pid = tasks[tid]
-        names = inherited.get(tid, [])
         entry_text = iter(entries.get(tid, []))
         exit_text = iter(exits.get(tid, []))
         texts = []
@@ -233,30 +209,26 @@ def expected_spans(data):
             else:
                 texts.append(None)
 
-        # The scan: exits without entries and the inherited calls that an
-        # exec (or the end) closes, in order; the last one is outermost.
-        missing = []
-        entered, inside, program, last = 0, len(names), None, 0
+        # The scan: exits without entries, in order (the last one is
+        # outermost), and per program the depth of the calls it never
+        # leaves (a forked child's parent's): the least record depth.
+        missing, shifts = [], []
+        entered, program = 0, None
         for (r, text) in zip(rs, texts):
             ts, kind, name, depth = r
             s = session_of(sessions, forks, pid, ts)
-            if program is not None and s != program and sessions[s][1] == pid:
-                cut = max(sessions[s][0], last)
-                for level in reversed(range(inside)):
-                    missing.append((cut, names[level], None))
-                entered, inside = 0, 0
-            program, last = s, ts
+            if program is None or (s != program and sessions[s][1] == pid):
+                shifts.append(depth)
+                entered = 0
+            program = s
+            shifts[-1] = min(shifts[-1], depth)
             if kind == "entry":
                 entered += 1
-                inside = min(inside, depth)
             elif kind == "exit":
                 if entered:
                     entered -= 1
                 else:
                     missing.append((ts, name, text))
-                inside = min(inside, depth)
-        for level in reversed(range(inside)):
-            missing.append((last_ts, names[level], None))
 
         # The import: records and this task's switches in time order.
         stack = []
@@ -269,7 +241,7 @@ def expected_spans(data):
         events = [(r[0], 0, i) for i, r in enumerate(rs)]
         events += [(ts, 1, out) for (ts, out) in by_tid.get(tid, [])]
         events.sort(key=lambda e: (e[0], e[1]))
-        user, sched, program, last = 0, 0, None, 0
+        user, sched, program, last, segment = 0, 0, None, 0, -1
         for (ts, source, value) in events:
             if source == 1:
                 if value and user > 0:
@@ -287,6 +259,8 @@ def expected_spans(data):
             r, text = rs[value], texts[value]
             _, kind, name, depth = r
             s = session_of(sessions, forks, pid, ts)
+            if program is None or (s != program and sessions[s][1] == pid):
+                segment += 1
             if program is not None and s != program and sessions[s][1] == pid:
                 cut = max(sessions[s][0], last)
                 for frame in stack:
@@ -295,9 +269,11 @@ def expected_spans(data):
                 stack, user, sched = [], 0, 0
             program, last = s, ts
             if kind == "entry":
-                if depth != len(stack):
-                    fail("tid %d: %s at depth %d in uftrace, nesting %d" %
-                         (tid, name.decode(), depth, len(stack)))
+                if depth - shifts[segment] != len(stack):
+                    fail("tid %d: %s at depth %d in uftrace (%d levels above "
+                         "it not its own), nesting %d" %
+                         (tid, name.decode(), depth, shifts[segment],
+                          len(stack)))
                 # "()": no argument data (uftrace prints the parentheses
                 # whether or not the record has arguments).
                 frame = dict(ts=ts, name=name, depth=len(stack),

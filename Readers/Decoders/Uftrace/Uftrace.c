@@ -27,8 +27,8 @@ Abstract:
         perf-cpuN.dat           context switches (UftracePerf.c)
 
     The import maps every file, scans each task once (UftraceScan.c: the
-    exits without an entry, the calls a forked child starts inside, the
-    calls an exec cuts), then merges the tasks' records and the context
+    exits without an entry, a forked child's exit of fork() among them,
+    and the calls an exec cuts), then merges the tasks' records and the context
     switches in time order (TimeMerge.h, one source per file), so that a
     directory gives a sorted span store.  This module holds that order of
     the work and the spans each record becomes.
@@ -486,9 +486,6 @@ Routine Description:
     if (Reader->MergeMemory != NULL) {
         Rtl->Unmap(Rtl, Reader->MergeMemory, Reader->MergeMemorySize);
     }
-    if (Reader->NamePool != NULL) {
-        Rtl->Unmap(Rtl, Reader->NamePool, Reader->NamePoolSize);
-    }
     while (Reader->Arena != NULL) {
         PUFTRACE_ARENA_BLOCK Block = Reader->Arena;
 
@@ -607,9 +604,6 @@ Routine Description:
     }
     if (RTL_SUCCESS(Status)) {
         Status = InternNames(Reader);
-    }
-    if (RTL_SUCCESS(Status)) {
-        Status = UftraceSetupForks(Reader);
     }
     if (!RTL_SUCCESS(Status)) {
         goto End;

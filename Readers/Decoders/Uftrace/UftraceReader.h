@@ -65,7 +65,6 @@ Environment:
 #define UFTRACE_PATH_SIZE       4096
 #define UFTRACE_NAME_SIZE       64
 #define UFTRACE_MAX_FORK_DEPTH  64
-#define UFTRACE_MAX_DEPTH       1024        // the record's depth is 10 bits
 
 #define UFTRACE_TEXT_SIZE       (32 * 1024)
 #define UFTRACE_JSON_SIZE       (200 * 1024)
@@ -170,19 +169,14 @@ typedef struct _UFTRACE_TASK {
     LONGLONG SessionUntil;
 
     //
-    // Calls and programs: the depth the records imply, uftrace's count of
-    // user functions (what decides whether a context switch shows), the
-    // frames inherited from the parent that have not returned, the
-    // session of the program running, and open linux:schedule spans.
+    // Calls and programs: uftrace's count of user functions (what decides
+    // whether a context switch shows), the session of the program
+    // running, and open linux:schedule spans.
     //
 
-    ULONG Entered;              // scan: calls begun in this program, open
     ULONG UserDepth;
-    ULONG Inherited;
-    ULONG Fork;                 // the FORK line that made it + 1, or 0
     ULONG Program;              // session of the last record + 1
     ULONG SchedDepth;
-    BOOL Scanned;
     ULONG Padding;
     LONGLONG CutTime;           // import: the latest record's time
 } UFTRACE_TASK, *PUFTRACE_TASK;
@@ -191,14 +185,6 @@ typedef struct _UFTRACE_FORK {
     ULONG Pid;
     ULONG ParentPid;
     LONGLONG Timestamp;
-    ULONG Task;                 // the child's main task + 1, or 0
-    ULONG Depth;                // of the child's first record (an exit)
-    ULONGLONG Address;          // of that record: the fork call
-    ULONG Inherited;            // calls the child starts inside, 0: none
-    ULONG Names;                // offset of their names in the pool
-    BOOL Named;                 // the parent's fork call was found
-    ULONG Padding;
-    LONGLONG NamedAt;           // its time
 } UFTRACE_FORK, *PUFTRACE_FORK;
 
 typedef struct _UFTRACE_PERF {
@@ -280,14 +266,6 @@ typedef struct _UFTRACE_READER {
     PBYTE ArenaEnd;
     PVOID PatternWorkspace;
     SIZE_T PatternWorkspaceSize;
-
-    //
-    // fork: names of the calls forked children start inside.
-    //
-
-    PULONG NamePool;
-    SIZE_T NamePoolSize;
-    ULONGLONG *Stack;               // a scanned task's call addresses
 
     ULONG ExecNameIds[7];
     ULONG ScheduleNameId;
@@ -426,7 +404,6 @@ RTL_STATUS UftraceInternRecord(PUFTRACE_READER Reader, PUFTRACE_TASK Task,
 // ---------------------------------------------------------------------------
 //
 
-RTL_STATUS UftraceSetupForks(PUFTRACE_READER Reader);
 
 VOID UftraceScanTasks(PUFTRACE_READER Reader);
 

@@ -347,7 +347,7 @@ AllocateArrays(
 Routine Description:
 
     One allocation for the arrays whose sizes task.txt gives: sessions,
-    tasks, forks, and the fixed symbol cache and call stack.
+    tasks, forks, and the fixed symbol cache.
 
 --*/
 {
@@ -359,8 +359,7 @@ Routine Description:
 
     Size = Sessions * sizeof(UFTRACE_SESSION) +
            Tasks * sizeof(UFTRACE_TASK) + Forks * sizeof(UFTRACE_FORK) +
-           UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY) +
-           UFTRACE_MAX_DEPTH * sizeof(ULONGLONG) + 64;
+           UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY) + 64;
     Size = (SIZE_T)ALIGN_UP(Size, RTL_PAGE_SIZE);
 
     Status = Rtl->AllocatePages(Rtl, Size, &Reader->Arrays);
@@ -373,8 +372,6 @@ Routine Description:
     Arrays = (PBYTE)Reader->Arrays;
     Reader->Cache = (PUFTRACE_SYMBOL_CACHE_ENTRY)Arrays;
     Arrays += UFTRACE_SYMBOL_CACHE * sizeof(UFTRACE_SYMBOL_CACHE_ENTRY);
-    Reader->Stack = (ULONGLONG *)Arrays;
-    Arrays += UFTRACE_MAX_DEPTH * sizeof(ULONGLONG);
     Reader->Sessions = (PUFTRACE_SESSION)Arrays;
     Arrays += Sessions * sizeof(UFTRACE_SESSION);
     Reader->Tasks = (PUFTRACE_TASK)Arrays;
@@ -540,7 +537,6 @@ Routine Description:
     }
     Fork->Pid = (ULONG)Pid;
     Fork->ParentPid = (ULONG)ParentPid;
-    Fork->Names = ~0u;
     Reader->ForkCount++;
     return RTL_STATUS_OK;
 }
