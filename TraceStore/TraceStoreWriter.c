@@ -298,6 +298,8 @@ OpenForAppending(
     PRTL Rtl,
     PCSZ Path,
     PCTRACE_STORE_SCHEMA Schema,
+    ULONGLONG Limit,
+    PULONGLONG Dropped,
     PTRACE_STORE Store,
     PRTL_ERROR Error
     )
@@ -308,6 +310,8 @@ Routine Description:
     Opens a store file for appending and resumes after its latest commit,
     which it does not yet publish again: TraceStoreOpenWriter, and
     TraceStoreSettle with no Schema (an existing file of any layout).
+    Of the committed records at most Limit are kept; the others are added
+    to *Dropped.
 
 --*/
 {
@@ -371,6 +375,18 @@ Routine Description:
         goto Error;
     }
 
+    //
+    // After a power cut (TraceStoreSettle) the slot can count records the
+    // disk never got, even past the end of the file (its growth had not
+    // reached the file system's journal): they are not checked, only
+    // dropped.
+    //
+
+    if (Latest.RecordCount > Limit) {
+        *Dropped += Latest.RecordCount - Limit;
+        Latest.RecordCount = Limit;
+    }
+
     Status = TraceStoreValidateSlot(Path, Store->Header, &Latest, FileSize, Error);
     if (!RTL_SUCCESS(Status)) {
         goto Error;
@@ -420,8 +436,10 @@ Return Value:
 --*/
 {
     RTL_STATUS Status;
+    ULONGLONG Dropped = 0;
 
-    Status = OpenForAppending(Rtl, Path, Schema, Store, Error);
+    Status = OpenForAppending(Rtl, Path, Schema, TRACE_COMMIT_ALL, &Dropped,
+                              Store, Error);
     if (RTL_SUCCESS(Status)) {
         TraceStorePublishSlot(Store, Store->CommittedCount, Store->Capacity);
     }
@@ -456,16 +474,14 @@ Return Value:
 {
     RTL_STATUS Status;
     TRACE_STORE Store;
+    ULONGLONG Before = *Dropped;
 
-    Status = OpenForAppending(Rtl, Path, NULL, &Store, Error);
+    Status = OpenForAppending(Rtl, Path, NULL, Limit, Dropped, &Store, Error);
     if (!RTL_SUCCESS(Status)) {
         return Status;
     }
 
-    if (Store.CommittedCount > Limit) {
-        *Dropped += Store.CommittedCount - Limit;
-        Store.CommittedCount = Limit;
-        Store.ReservedCount = Limit;
+    if (*Dropped != Before) {
         if (Limit == 0) {
             Store.FirstTs = 0;
             Store.LastTs = 0;
