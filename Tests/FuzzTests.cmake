@@ -33,10 +33,10 @@ endif()
 
 # fuzz_target(NAME [FORMAT format] [EVENTS dir] [DIR TEMPLATE FILE file]
 #             [SESSION samples [ONLY suffix]] [SQL] [EXPORT] [DUCKDB]
-#             [SEEDS seed...])
+#             [DURABLE] [SEEDS seed...])
 # EVENTS: a tracefs events directory given to the import (--formats).
 function(fuzz_target name)
-  cmake_parse_arguments(F "SQL;EXPORT;DUCKDB" "FORMAT;EVENTS;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
+  cmake_parse_arguments(F "SQL;EXPORT;DUCKDB;DURABLE" "FORMAT;EVENTS;DIR;FILE;SESSION;ONLY" "SEEDS" ${ARGN})
   set(source ${FUZZ_DIR}/FuzzImport.c)
   set(defs)
   set(libs TracerReaders)
@@ -55,6 +55,9 @@ function(fuzz_target name)
   endif()
   if(F_ONLY)
     list(APPEND defs FUZZ_SESSION_ONLY="${F_ONLY}")
+  endif()
+  if(F_DURABLE)
+    list(APPEND defs FUZZ_SESSION_DURABLE)
   endif()
   if(F_SQL)
     list(APPEND defs FUZZ_SESSION_SQL)
@@ -176,3 +179,6 @@ fuzz_target(session_duckdb SESSION "${FUZZ_SESSION_SAMPLES}" DUCKDB)
 # The same session, only its rollup files (NAME.rollup) replaced, read
 # through the rollups (TraceRollupRead): the decoder of published images.
 fuzz_target(rollup_file SESSION "${FUZZ_SESSION_SAMPLES}" ONLY .rollup)
+# The same session, only its session.durable replaced (its checksum made
+# right): what readers and the next writer do after a power cut.
+fuzz_target(durable_file SESSION "${FUZZ_SESSION_SAMPLES}" ONLY .durable DURABLE)

@@ -100,6 +100,7 @@ Return Value:
     HANDLE Handle;
     SIZE_T Read = 0;
     ULONGLONG Size = 0;
+    ULONG Index;
     CHAR FilePath[TRACE_PATH_SIZE];
 
     TraceJoinPath(FilePath, sizeof(FilePath), Session->Path,
@@ -155,6 +156,9 @@ Return Value:
     }
 
     Durable->BootId[sizeof(Durable->BootId) - 1] = '\0';
+    for (Index = 0; Index < Durable->NumberOfEntries; Index++) {
+        Durable->Entries[Index].Name[TRACE_NAME_SIZE - 1] = '\0';
+    }
     return RTL_STATUS_OK;
 }
 

@@ -40,6 +40,14 @@
 ** rollup_file) the byte picks among the template's files with that suffix
 ** only, and the session is also read through the rollups: each event
 ** store's answer (TraceRollupRead), every row of it.
+**
+** durable_file (FUZZ_SESSION_DURABLE, with FUZZ_SESSION_ONLY ".durable"):
+** the input replaces session.durable, its checksum made right when it has
+** the file's size, so that mutations reach what a reader does after a
+** power cut (another boot id: stores shown up to their counts, unlisted
+** ones left out) and what the next writer does (stores rolled back,
+** unlisted ones removed); then a writer opens and closes the session and
+** it is read again.
 */
 #include <dirent.h>
 #include <stdio.h>
@@ -161,6 +169,15 @@ static void makeSession(const uint8_t *aData, size_t nData){
     int rc;
     snprintf(zPath, sizeof(zPath), "%s/%s", zSession, azFile[i]);
     if( i==iFile ){
+#ifdef FUZZ_SESSION_DURABLE
+      TRACE_DURABLE durable;
+      if( nData - 1==sizeof(durable) ){
+        memcpy(&durable, aData + 1, sizeof(durable));
+        durable.Checksum = Rtl.Hash64(&durable,
+                                      FIELD_OFFSET(TRACE_DURABLE, Checksum));
+        rc = fuzzWriteFile(zPath, (const uint8_t*)&durable, sizeof(durable));
+      }else
+#endif
       rc = fuzzWriteFile(zPath, aData + 1, nData - 1);
     }else{
       rc = fuzzWriteFile(zPath, aaFile[i], anFile[i]);
@@ -433,7 +450,25 @@ int fuzzOne(const uint8_t *aData, size_t nData){
     exit(1);
   }
 #endif
-#ifdef FUZZ_SESSION_ONLY
+#ifdef FUZZ_SESSION_DURABLE
+  {
+    TRACE_SESSION *pWriter = calloc(1, sizeof(TRACE_SESSION));
+    RTL_ERROR err;
+    if( pWriter==0 ) return 1;
+    memset(&err, 0, sizeof(err));
+    if( RTL_SUCCESS(TraceSessionOpenWriter(&Rtl, zSession, pWriter, &err)) ){
+      TraceSessionClose(pWriter);
+      if( fuzzReadSession(&Rtl, zSession) && fuzzReplayingSeeds ){
+        fprintf(stderr, "seed: the session does not open after a writer\n");
+        exit(1);
+      }
+    }else if( fuzzReplayingSeeds ){
+      fprintf(stderr, "seed: no writer opens the template: %s\n", err.Message);
+      exit(1);
+    }
+    free(pWriter);
+  }
+#elif defined(FUZZ_SESSION_ONLY)
   if( fuzzReadRollups(&Rtl, zSession) && fuzzReplayingSeeds ){
     fprintf(stderr, "seed: the template's rollups do not read\n");
     exit(1);
