@@ -11,10 +11,12 @@
 # ratio is against the reference of the same size.  (10^8 events would be a 10 GB text input; the cost per sync
 # is a flush of what was written since the last, so it follows the write
 # rate, not the size: see the note.)
-# usage: bench_sync.sh TRACESTORE [WORKDIR]
+# usage: bench_sync.sh TRACESTORE [WORKDIR [SIZES]]   (SIZES: default
+#        "1000000 10000000", the events and the calls)
 set -eu
 . "$(dirname "$0")/bench_lib.sh"
 ts=$1; work=${2:-${TMPDIR:-/tmp}/tracer-bench-sync}
+sizes=${3:-1000000 10000000}
 mkdir -p "$work"
 sample=$(dirname "$0")/../Data/ftrace-capture-1.txt
 per_mb=$(awk 'END { print NR }' "$sample")    # events per copy of the sample
@@ -37,7 +39,7 @@ turns() {
 }
 
 bench_head sync input size "sync-interval 0 (open, close)" "1 s" "0.1 s"
-for n in 1000000 10000000; do
+for n in $sizes; do
   mb=$(calc %d "$n / $per_mb * $sample_mb + 1")
   gen_ftrace "$sample" "$mb" "$work/in-$n.txt"
   cat "$work/in-$n.txt" > /dev/null
@@ -59,7 +61,7 @@ def main(n):
     return s
 main(int(sys.argv[1]))
 PY
-for n in 1000000 10000000; do
+for n in $sizes; do
   TAIL="-- $work/calls.py $n" turns "$ts" trace-python
   t0=$T0 t1=$T1 t2=$T2
   bench_row sync "tracestore trace-python" "$n calls" "$t0 s" \

@@ -107,6 +107,7 @@ if [ $quick = 1 ]; then
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 45 "$work/tracedat" "$shared/tools/capture.sh"
   step sh Tests/Bench/bench_perf_data.sh "$ts" "$work/perf-data" ""
   step sh Tests/Bench/bench_script.sh "$ts" "$work/script" ""
+  step sh Tests/Bench/bench_sync.sh "$ts" "$work/sync" "100000 1000000"
   step "$b/Tests/BenchSql" --window-rows 10000000 --scan-rows 1000000 --big-gb 0.5 "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 1000000 "$work/plot" 10000
   step "$py" Tests/Bench/bench_rollup.py "$b" "$work/rollup" --sizes 1e5,1e6 --scan-up-to 1e5
@@ -123,6 +124,7 @@ else
   step sh Tests/Bench/bench_tracedat.sh "$ts" "$shared/data/capture-1/trace-v6.dat" 450 "$work/tracedat" "$shared/tools/capture.sh"
   step sh Tests/Bench/bench_perf_data.sh "$ts" "$work/perf-data" "6 60"
   step sh Tests/Bench/bench_script.sh "$ts" "$work/script" "6 60"
+  step sh Tests/Bench/bench_sync.sh "$ts" "$work/sync"
   step "$b/Tests/BenchSql" "$work/sql"
   step sh Tests/Bench/bench_plot.sh "$ts" "$b/Tests/BenchPlotSession" 10000000 "$work/plot"
   step "$py" Tests/Bench/bench_rollup.py "$b" "$work/rollup"
