@@ -25,7 +25,7 @@ endforeach()
 # with uftrace, every span row compared with uftrace replay (--flat: times,
 # depths, context switches; --no-merge: arguments and return values) and
 # span_self_time with uftrace report.  See uftrace_producer.sh.
-foreach(case specs auto glob sched nosched damage)
+foreach(case specs auto glob sched nosched damage cut)
   add_test(NAME reader.uftrace.producer.${case}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/Readers/uftrace_producer.sh $<TARGET_FILE:tracestore>
             ${TRACER_DATA_DIR}/uftrace-args.c ${READER_WORK}/uftrace-producer-${case} ${case})

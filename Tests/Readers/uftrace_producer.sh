@@ -13,6 +13,10 @@
 #   sched     default recording (context switches); uftrace report
 #   nosched   --no-sched; uftrace report
 #   damage    the -a recording damaged in every way uftrace_damage.sh knows
+#   cut       fork + exec, the forked child's task file cut at 30%, 60%
+#             and 90%: the child's spans are exactly the entries `uftrace
+#             dump` shows of the cut file, and its exit of fork() (before
+#             issue 30, also the parent's calls it was made inside: 2 more)
 set -eu
 ts=$1; src=$2; work=$3; case=$4
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +51,26 @@ nosched)
 damage)
   uftrace record -d data -a ./args fork
   exec "$here/uftrace_damage.sh" "$ts" "$work/data" "$work/damage" 300 ;;
+cut)
+  uftrace record -d data ./args fork
+  # The forked child: the task whose process task.txt names in a FORK line.
+  child=$(sed -n 's/^FORK .* pid=\([0-9]*\) .*/\1/p' data/task.txt | head -1)
+  [ -n "$child" ] && [ -s "data/$child.dat" ] || { echo "FAIL: no forked child"; exit 1; }
+  size=$(wc -c < "data/$child.dat")
+  for pct in 30 60 90; do
+    rm -rf cut session; cp -r data cut
+    head -c $((size * pct / 100)) "data/$child.dat" > "cut/$child.dat"
+    want=$(uftrace dump -d cut 2>/dev/null | grep -c " $child: \[entry\]" || true)
+    set +e; "$ts" import -o session cut > out 2>&1; set -e
+    got=$("$ts" sql --csv session "SELECT count(*) FROM span WHERE tid = $child
+          AND name NOT LIKE 'linux:%' AND flags & 1 = 0" | tail -1)
+    fork=$("$ts" sql --csv session "SELECT group_concat(name) FROM span
+           WHERE tid = $child AND flags & 1 = 1" | tail -1)
+    [ "$got" = "$want" ] && [ "$fork" = fork ] ||
+      { cat out; echo "FAIL: cut at $pct%: $got spans from entries (uftrace dump: $want), exits without entry '$fork' (want 'fork')"; exit 1; }
+    echo "ok: the child's file cut at $pct%: $got spans, as uftrace dump's entries, and its exit of fork()"
+  done
+  exit 0 ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 
