@@ -562,7 +562,14 @@ def check(sample, path, summary, sess_rows):
 # Exports the viewers do not load as the file says yet, each with why (the
 # open issue "what people see"); a listed export that passes is a failure,
 # so that the list is kept true.
-KNOWN = {}
+KNOWN = {
+    "Data/chrome/boundary.json":
+        "speedscope 1.25.0 turns each X into a B and an E and, at equal ts, "
+        "takes the E first unless both have the same frame key (function "
+        "my): a zero-duration X that shares its ts with another event is "
+        "ended before it begins ('Tried to end ...'); the export writes the "
+        "spans as the file's, DevTools' trace engine loads them",
+}
 
 
 def main():
