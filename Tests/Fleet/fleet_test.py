@@ -392,7 +392,9 @@ def case_sessions_live():
                 fail("one statement saw %d rows in the union, %d in the "
                      "session's table" % (n, own))
             polls += 1
-        if polls < 5:
+        # (each poll scans every session's page_fault: under ASan on a
+        # busy 2-core machine a poll of the 4 s run took about 1 s)
+        if polls < 3:
             fail("only %d polls while the writer ran" % polls)
     finally:
         if wp.poll() is None:
