@@ -491,9 +491,15 @@ Return Value:
                             Store.RecordSize + Store.TimestampOffset,
                             sizeof(Store.LastTs));
         }
+
+        //
+        // Only a store rolled back is published again: every writer open
+        // settles every store, most of them unchanged.
+        //
+
+        TraceStorePublishSlot(&Store, Store.CommittedCount, Store.Capacity);
     }
 
-    TraceStorePublishSlot(&Store, Store.CommittedCount, Store.Capacity);
     *RecordCount = Store.CommittedCount;
 
     Status = TraceStoreClose(&Store);
