@@ -34,7 +34,8 @@
 static const char zTracePythonHelp[] =
 "usage: tracestore trace-python [-o SESSION] [--include MODULE]...\n"
 "                               [--exclude MODULE]... [--max-depth N]\n"
-"                               [--c-calls] [--python EXE]\n"
+"                               [--c-calls] [--lines MODULE[,MODULE...]]\n"
+"                               [--python EXE]\n"
 "                               [--sync-interval SECONDS] [--sync-log FILE]\n"
 "                               -- [PYTHON] SCRIPT ARGS...\n"
 "                             | -- [PYTHON] -m MODULE ARGS...\n"
@@ -51,6 +52,11 @@ static const char zTracePythonHelp[] =
 "                     (repeatable; their callees are still recorded)\n"
 "  --max-depth N      record calls at most N deep (per thread)\n"
 "  --c-calls          record calls of C functions too (cat 'c')\n"
+"  --lines MODULES    record every line executed by functions of these\n"
+"                     modules and their submodules (',' between them;\n"
+"                     repeatable) into the `line` store: ts, dur,\n"
+"                     self_dur, span_id, file, lineno, name, tid.  Views\n"
+"                     line_time (kernprof's table) and line_hot\n"
 "  --python EXE       the interpreter (default: python3); 3.11 or later,\n"
 "                     with the tracestore module built for it; or name\n"
 "                     it first after --: -- python3.12 SCRIPT ARGS\n"
@@ -97,6 +103,7 @@ static const char zBootstrap[] =
 "    out = e.pop('TRACESTORE_OUT')\n"
 "    inc = [p for p in e.pop('TRACESTORE_INCLUDE', '').split(',') if p]\n"
 "    exc = [p for p in e.pop('TRACESTORE_EXCLUDE', '').split(',') if p]\n"
+"    lines = [p for p in e.pop('TRACESTORE_LINES', '').split(',') if p]\n"
 "    depth = int(e.pop('TRACESTORE_MAX_DEPTH', '0'))\n"
 "    ccalls = e.pop('TRACESTORE_C_CALLS', '') == '1'\n"
 "    sync = float(e.pop('TRACESTORE_SYNC_INTERVAL', '1'))\n"
@@ -132,7 +139,7 @@ static const char zBootstrap[] =
 "    try:\n"
 "        tracestore.start(out, include=inc, exclude=exc, max_depth=depth,\n"
 "                         c_calls=ccalls, sync_interval=sync,\n"
-"                         sync_log=synclog)\n"
+"                         sync_log=synclog, lines=lines)\n"
 "    except OSError as x:\n"
 "        fail(x)\n"
 "    try:\n"
@@ -171,6 +178,7 @@ int cmdTracePython(int argc, char **argv){
 
   unsetenv("TRACESTORE_INCLUDE");
   unsetenv("TRACESTORE_EXCLUDE");
+  unsetenv("TRACESTORE_LINES");
   unsetenv("TRACESTORE_SYNC_INTERVAL");
   unsetenv("TRACESTORE_SYNC_LOG");
   for(i=0; i<argc; i++){
@@ -204,6 +212,19 @@ int cmdTracePython(int argc, char **argv){
     }else if( strcmp(z, "--include")==0 || strcmp(z, "--exclude")==0 ){
       if( tpAppendEnv(z[2]=='i' ? "TRACESTORE_INCLUDE" : "TRACESTORE_EXCLUDE",
                       argv[++i]) ) return 2;
+    }else if( strcmp(z, "--lines")==0 ){
+      char *zList = strdup(argv[++i]), *zTok, *zSave = 0;
+      int bAny = 0;
+      if( zList==0 ) return 2;
+      for(zTok=strtok_r(zList, ",", &zSave); zTok; zTok=strtok_r(0, ",", &zSave)){
+        if( tpAppendEnv("TRACESTORE_LINES", zTok) ){ free(zList); return 2; }
+        bAny = 1;
+      }
+      free(zList);
+      if( !bAny ){
+        hostFail("trace-python: --lines: module names, not '%s'", argv[i]);
+        return 2;
+      }
     }else if( strcmp(z, "--max-depth")==0 ){
       char *zEnd;
       long n = strtol(argv[++i], &zEnd, 10);

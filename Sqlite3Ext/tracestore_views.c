@@ -58,6 +58,8 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tracestore_views.h"
@@ -173,6 +175,116 @@ static void tsSyscallNrFunc(
   }
 }
 
+/*
+** source_line(FILE, LINENO): line LINENO (1-based) of text file FILE,
+** without its line end, or NULL when the file cannot be read or is
+** shorter (line_time and line_hot show it as kernprof's Line Contents).
+** The last few files read are kept, with where each line starts, per
+** connection: the views call it once per row they show.  Files over 64 MB
+** are not read.  SQLITE_DIRECTONLY: it reads files, so a view or trigger
+** stored in a database file cannot call it (the temp views can).
+*/
+#define TS_SOURCE_CACHE 8
+#define TS_SOURCE_MAX   (64 << 20)
+typedef struct ts_source ts_source;
+struct ts_source {
+  char *zPath;          /* file name, sqlite3_malloc'ed */
+  char *zText;          /* its bytes, or NULL if unreadable */
+  long *aLine;          /* offset of each line's start, nLine+1 entries */
+  int nLine;
+  unsigned int iUsed;   /* for least-recently-used eviction */
+};
+typedef struct ts_source_cache ts_source_cache;
+struct ts_source_cache {
+  ts_source a[TS_SOURCE_CACHE];
+  unsigned int iClock;
+};
+
+static void tsSourceClear(ts_source *p){
+  sqlite3_free(p->zPath);
+  sqlite3_free(p->zText);
+  sqlite3_free(p->aLine);
+  memset(p, 0, sizeof(*p));
+}
+
+static void tsSourceCacheFree(void *pArg){
+  ts_source_cache *c = (ts_source_cache*)pArg;
+  int i;
+  for(i=0; i<TS_SOURCE_CACHE; i++) tsSourceClear(&c->a[i]);
+  sqlite3_free(c);
+}
+
+/* Reads file zPath into p (zText NULL if it cannot be read). */
+static int tsSourceLoad(ts_source *p, const char *zPath){
+  FILE *f;
+  long n = 0, i;
+  int k;
+  p->zPath = sqlite3_mprintf("%s", zPath);
+  if( p->zPath==0 ) return SQLITE_NOMEM;
+  f = fopen(zPath, "rb");
+  if( f==0 ) return SQLITE_OK;
+  if( fseek(f, 0, SEEK_END)==0 ) n = ftell(f);
+  if( n<0 || n>TS_SOURCE_MAX || fseek(f, 0, SEEK_SET)!=0 ){
+    fclose(f);
+    return SQLITE_OK;
+  }
+  p->zText = sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if( p->zText==0 ){ fclose(f); return SQLITE_NOMEM; }
+  n = (long)fread(p->zText, 1, (size_t)n, f);
+  fclose(f);
+  p->zText[n] = 0;
+  p->nLine = 0;
+  for(i=0; i<n; i++) if( p->zText[i]=='\n' ) p->nLine++;
+  if( n>0 && p->zText[n-1]!='\n' ) p->nLine++;
+  p->aLine = sqlite3_malloc64(sizeof(long)*((sqlite3_uint64)p->nLine + 1));
+  if( p->aLine==0 ) return SQLITE_NOMEM;
+  p->aLine[0] = 0;
+  for(i=0, k=1; i<n && k<=p->nLine; i++){
+    if( p->zText[i]=='\n' ) p->aLine[k++] = i+1;
+  }
+  p->aLine[p->nLine] = n + (n>0 && p->zText[n-1]!='\n' ? 1 : 0);
+  return SQLITE_OK;
+}
+
+static void tsSourceLineFunc(
+  sqlite3_context *ctx,
+  int argc,
+  sqlite3_value **argv
+){
+  ts_source_cache *c = (ts_source_cache*)sqlite3_user_data(ctx);
+  const char *zPath = (const char*)sqlite3_value_text(argv[0]);
+  sqlite3_int64 iLine;
+  ts_source *p = 0;
+  long iStart, iEnd;
+  int i;
+  (void)argc;
+  if( zPath==0 || !tsIntegerArg(argv[1], &iLine) ) return;
+  for(i=0; i<TS_SOURCE_CACHE && p==0; i++){
+    if( c->a[i].zPath && strcmp(c->a[i].zPath, zPath)==0 ) p = &c->a[i];
+  }
+  if( p==0 ){
+    p = &c->a[0];
+    for(i=1; i<TS_SOURCE_CACHE; i++){
+      if( c->a[i].iUsed<p->iUsed ) p = &c->a[i];
+    }
+    tsSourceClear(p);
+    if( tsSourceLoad(p, zPath)!=SQLITE_OK ){
+      tsSourceClear(p);
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+  }
+  p->iUsed = ++c->iClock;
+  if( p->zText==0 || iLine<1 || iLine>p->nLine ) return;
+  iStart = p->aLine[iLine-1];
+  iEnd = p->aLine[iLine];
+  while( iEnd>iStart && (p->zText[iEnd-1]=='\n' || p->zText[iEnd-1]=='\r') ){
+    iEnd--;
+  }
+  sqlite3_result_text(ctx, p->zText + iStart, (int)(iEnd - iStart),
+                      SQLITE_TRANSIENT);
+}
+
 int tracestoreViewsInit(sqlite3 *db){
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
   int rc;
@@ -185,6 +297,14 @@ int tracestoreViewsInit(sqlite3 *db){
   if( rc==SQLITE_OK ){
     rc = sqlite3_create_function_v2(db, "syscall_nr", 1, flags, 0,
                                     tsSyscallNrFunc, 0, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    ts_source_cache *c = sqlite3_malloc(sizeof(*c));
+    if( c==0 ) return SQLITE_NOMEM;
+    memset(c, 0, sizeof(*c));
+    rc = sqlite3_create_function_v2(db, "source_line", 2,
+                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+                                    tsSourceLineFunc, 0, 0, tsSourceCacheFree);
   }
   return rc;
 }
@@ -200,6 +320,7 @@ int tracestoreViewsInit(sqlite3 *db){
 #define TS_HAS_KVM_EXIT      TS_HAS(TraceRecordKvmExit)
 #define TS_HAS_FTRACE_EVENT  TS_HAS(TraceRecordFtraceEvent)
 #define TS_HAS_SPAN          TS_HAS(TraceRecordSpan)
+#define TS_HAS_LINE          TS_HAS(TraceRecordLine)
 #define TS_HAS_STACKS        (TS_HAS(TraceRecordSample) | \
                               TS_HAS(TraceRecordStack) | \
                               TS_HAS(TraceRecordFrame))
@@ -484,12 +605,40 @@ static const char zTsSampleFlameView[] =
   "JOIN frame AS f ON f.id = k.frame_id "
   "GROUP BY k.id ORDER BY total DESC, id";
 
+/*
+** line_time: kernprof's table (line_profiler's Line #, Hits, Time, Per Hit,
+** % Time, Line Contents), per function and line: a line's share is of
+** the time of all the function's lines.  Functions in order of file and
+** first line.  line_hot: every line by its self time, the program's
+** hottest first.  One GROUP BY pass over line each.
+*/
+static const char zTsLineTimeView[] =
+  "WITH per_line AS ("
+    "SELECT name, file, lineno, count(*) AS hits, sum(dur) AS total_dur, "
+    "sum(self_dur) AS self_dur FROM line GROUP BY name, file, lineno) "
+  "SELECT name AS function, file, lineno, hits, total_dur, "
+  "total_dur * 1.0 / hits AS per_hit, "
+  "round(100.0 * total_dur / nullif(function_dur, 0), 1) AS pct_time, "
+  "self_dur, source_line(file, lineno) AS line_contents "
+  "FROM (SELECT *, sum(total_dur) OVER (PARTITION BY name) AS function_dur, "
+    "min(lineno) OVER (PARTITION BY name) AS first_line FROM per_line) "
+  "ORDER BY file, first_line, function, lineno";
+
+static const char zTsLineHotView[] =
+  "WITH per_line AS ("
+    "SELECT file, lineno, name, count(*) AS hits, sum(self_dur) AS self_dur, "
+    "sum(dur) AS total_dur FROM line GROUP BY file, lineno, name) "
+  "SELECT file, lineno, name AS function, hits, self_dur, total_dur, "
+  "round(100.0 * self_dur / nullif(sum(self_dur) OVER (), 0), 1) "
+  "AS pct_self, source_line(file, lineno) AS line_contents "
+  "FROM per_line ORDER BY self_dur DESC, file, lineno";
+
 /* The names of the views below, for tracestoreIsViewName(). */
 static const char *const azTsViewName[] = {
   "event", "args", "syscall_counts", "kvm_exit_reasons",
   "page_fault_summary", "page_fault_traffic", "span_self_time",
   "span_running", "event_counts", "event_rate", "sample_self",
-  "sample_flame",
+  "sample_flame", "line_time", "line_hot",
 };
 
 int tracestoreIsViewName(const char *zName){
@@ -645,6 +794,13 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
       rc = tsAddView(aView, pnView, "span_running", TS_HAS_SPAN,
                      (mask & TS_HAS_RU_SPAN_OPEN) ? zTsSpanRunningRollup :
                      zTsSpanRunningView);
+    }
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  if( mask & TS_HAS_LINE ){
+    rc = tsAddView(aView, pnView, "line_time", TS_HAS_LINE, zTsLineTimeView);
+    if( rc==SQLITE_OK ){
+      rc = tsAddView(aView, pnView, "line_hot", TS_HAS_LINE, zTsLineHotView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
@@ -1107,6 +1263,39 @@ static const tracestore_doc_column aSampleSelfDoc[] = {
   { 0, 0, 0 }
 };
 
+static const tracestore_doc_column aLineTimeDoc[] = {
+  { "function", "TEXT", "the function the line is in (line.name: "
+    "module.qualname)" },
+  { "file", "TEXT", "its source file" },
+  { "lineno", "INTEGER", "kernprof's Line #" },
+  { "hits", "INTEGER", "times the line ran (line events): Hits" },
+  { "total_dur", "INTEGER", "sum of the line's dur, the calls it made "
+    "included, ns: Time" },
+  { "per_hit", "REAL", "total_dur / hits, ns: Per Hit" },
+  { "pct_time", "REAL", "total_dur as a percentage of the sum of its "
+    "function's lines' total_dur: % Time" },
+  { "self_dur", "INTEGER", "sum of self_dur: total_dur without the time in "
+    "traced lines it called, ns" },
+  { "line_contents", "TEXT", "the line's text (source_line(file, lineno)), "
+    "NULL when the file cannot be read" },
+  { 0, 0, 0 }
+};
+
+static const tracestore_doc_column aLineHotDoc[] = {
+  { "file", "TEXT", "source file" },
+  { "lineno", "INTEGER", "line number" },
+  { "function", "TEXT", "the function the line is in" },
+  { "hits", "INTEGER", "times the line ran" },
+  { "self_dur", "INTEGER", "sum of self_dur, ns: the time spent on this "
+    "line and in untraced code it called (library functions, C), not in "
+    "traced lines deeper down" },
+  { "total_dur", "INTEGER", "sum of dur, ns" },
+  { "pct_self", "REAL", "self_dur as a percentage of all lines' self_dur: "
+    "every ns inside traced code counts once, at its innermost traced line" },
+  { "line_contents", "TEXT", "the line's text, or NULL" },
+  { 0, 0, 0 }
+};
+
 static const tracestore_doc_column aSampleFlameDoc[] = {
   { "id", "INTEGER", "the callsite (stack.id)" },
   { "parent_id", "INTEGER", "its caller's callsite, NULL at a root" },
@@ -1272,6 +1461,19 @@ static const tracestore_doc_object aDocObject[] = {
     "by period.",
     "SELECT comm, module, symbol, overhead FROM sample_self LIMIT 20;",
     aSampleSelfDoc },
+  { "line_time", "view", "line store",
+    "Line-level time per function, in kernprof's layout (line_profiler's "
+    "Line #, Hits, Time, Per Hit, % Time, Line Contents), for every "
+    "function trace-python --lines traced: no function registered by "
+    "hand.  Ordered by file, the function's first line, and line.",
+    "SELECT lineno, hits, total_dur, per_hit, pct_time, line_contents FROM "
+    "line_time WHERE function = '__main__.main';", aLineTimeDoc },
+  { "line_hot", "view", "line store",
+    "The hottest lines of the whole program, by self time: where the "
+    "program's time went, line by line, across every traced module.  "
+    "Ordered by self_dur.",
+    "SELECT file, lineno, self_dur, pct_self, line_contents FROM line_hot "
+    "LIMIT 10;", aLineHotDoc },
   { "sample_flame", "view", "sample, stack and frame stores",
     "The flame graph of the samples: every callsite their stacks pass "
     "through, with the samples that end there (self) and that pass "
@@ -1378,6 +1580,13 @@ static const tracestore_doc_object aDocObject[] = {
     "after it when bit 31 is set); NULL for a code without a name.",
     "SELECT kvm_exit_reason_name(48, 'vmx'), "
     "kvm_exit_reason_name(0x7b, 'svm');", 0 },
+  { "source_line", "function", "always",
+    "source_line(FILE, LINENO): line LINENO (from 1) of the text file "
+    "FILE, without its line end; NULL when the file cannot be read (or is "
+    "over 64 MB) or has no such line.  Reads the file as it is now, which "
+    "may not be what ran.  Not callable from views or triggers stored in "
+    "a database file.",
+    "SELECT source_line('/usr/lib/python3.11/json/__init__.py', 1);", 0 },
   { "syscall_name", "function", "always",
     "syscall_name(NR): the name of x86-64 system call NR, or NULL.  The "
     "table is generated at build time from the kernel's asm/unistd_64.h.",

@@ -267,6 +267,30 @@ static const TRACE_COLUMN_DESCRIPTOR SpanColumns[] = {
 SCHEMA(TraceSpanSchema, "span", SPAN_RECORD, SpanColumns,
        "function calls and other nested intervals (Perfetto's slice)");
 
+static const TRACE_COLUMN_DESCRIPTOR LineColumns[] = {
+    COLUMN("ts", I64, LINE_RECORD, Timestamp, TS,
+           "time of the line event, ns"),
+    COLUMN("dur", I64, LINE_RECORD, Duration, TRACE_COLUMN_DURATION,
+           "until the frame's next line or its end, ns; callees included"),
+    COLUMN("self_dur", I64, LINE_RECORD, SelfDuration, 0,
+           "dur minus the time in traced code it called, ns"),
+    COLUMN("span_id", I64, LINE_RECORD, SpanId, NUL,
+           "id of the span of the enclosing call, or NULL"),
+    COLUMN("file", U32, LINE_RECORD, FileId, STR,
+           "source file"),
+    COLUMN("lineno", U32, LINE_RECORD, LineNo, 0,
+           "line number"),
+    COLUMN("name", U32, LINE_RECORD, NameId, STR,
+           "function, module.qualname as in span.name"),
+    COLUMN("tid", U32, LINE_RECORD, Tid, 0,
+           "thread id"),
+    COLUMN("flags", U32, LINE_RECORD, Flags, 0,
+           "2 still running (or running when the recording ended)"),
+};
+
+SCHEMA(TraceLineSchema, "line", LINE_RECORD, LineColumns,
+       "source lines a Python program executed (trace-python --lines)");
+
 static const TRACE_COLUMN_DESCRIPTOR CounterColumns[] = {
     COLUMN("ts", I64, COUNTER_RECORD, Timestamp, TS,
            "time of the sample, ns"),
@@ -562,6 +586,8 @@ const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
     RECORD(TraceRecordMetadata, TraceMetadataSchema, 0,
            NULL, NULL, NULL, NULL, NULL),
     RECORD(TraceRecordEventFormat, TraceEventFormatSchema, 0,
+           NULL, NULL, NULL, NULL, NULL),
+    RECORD(TraceRecordLine, TraceLineSchema, 0,
            NULL, NULL, NULL, NULL, NULL),
 };
 

@@ -239,6 +239,32 @@ C_ASSERT(sizeof(SPAN_RECORD) == 56);
 C_ASSERT(FIELD_OFFSET(SPAN_RECORD, NameId) == 24);
 
 //
+// line: a source line a Python program executed (trace-python --lines):
+// one row per line event of a traced code object, as sys.settrace and
+// line_profiler count them.  A row lasts until the next line event of its
+// frame or the frame's end (return, yield, exception): time spent in the
+// calls the line makes is in its dur, as line_profiler's Time counts it;
+// self_dur leaves out the time spent in traced lines deeper down (every ns
+// inside traced code counts once, at its innermost traced line).
+//
+
+typedef struct _LINE_RECORD {
+    LONGLONG Timestamp;     // ts of the line event
+    LONGLONG Duration;      // until the frame's next line event or its end
+    LONGLONG SelfDuration;  // dur - time in traced frames it called
+    LONGLONG SpanId;        // span row of the enclosing call, or NULL
+    ULONG FileId;           // source file (co_filename)
+    ULONG LineNo;           // line number, 1-based
+    ULONG NameId;           // function, "module.qualname" (span.name)
+    ULONG Tid;
+    ULONG Flags;            // SPAN_FLAG_END_MISSING while it runs
+    ULONG Padding;
+} LINE_RECORD, *PLINE_RECORD;
+
+C_ASSERT(sizeof(LINE_RECORD) == 56);
+C_ASSERT(FIELD_OFFSET(LINE_RECORD, FileId) == 32);
+
+//
 // counter: one sample of a named counter (perf stat intervals, Chrome "C"
 // events).
 //
@@ -382,6 +408,7 @@ extern const TRACE_STORE_SCHEMA TraceStackSchema;
 extern const TRACE_STORE_SCHEMA TraceFrameSchema;
 extern const TRACE_STORE_SCHEMA TraceMetadataSchema;
 extern const TRACE_STORE_SCHEMA TraceEventFormatSchema;
+extern const TRACE_STORE_SCHEMA TraceLineSchema;
 extern const TRACE_STORE_SCHEMA TraceStringSchema;
 extern const TRACE_STORE_SCHEMA TraceStringDataSchema;
 
@@ -413,6 +440,7 @@ typedef enum _TRACE_RECORD_KIND {
     TraceRecordSample,
     TraceRecordMetadata,
     TraceRecordEventFormat,
+    TraceRecordLine,
     TraceRecordKindMaximum
 } TRACE_RECORD_KIND;
 

@@ -30,6 +30,12 @@
 **     queues them: unmapping 2 MB behind the writer cost fib 8 ns a call.
 **     An unmapping may come late but never after the store is closed:
 **     pytCommitterStop runs what is left before pytWriterClose.
+**   - Lines (--lines, docs/python-tracer.md): a traced frame has at most
+**     one running `line` row, written at its line event with flags 2 and
+**     finished (dur, self_dur, flags 0) at the frame's next line event or
+**     its end; commits refresh running lines as they do running calls.
+**     Line rows' ts come from the same clamped clock, so `line` is sorted
+**     by ts too, and a line's span row is committed before it.
 **   - Commits: at an event at least PYT_COMMIT_NS after the last commit,
 **     and from the committer thread when the program makes no calls (it
 **     sleeps, waits, runs C code), so SQL sees calls within ~10 ms.
@@ -58,14 +64,22 @@
 #define PYT_NO_ROW        (~0ULL)
 #define PYT_PAGE_QUEUE    16
 
+typedef struct PytCode PytCode;
+
 /* One open call of a thread.  Row is PYT_NO_ROW for a call that is not
 ** recorded (filtered out, deeper than --max-depth): it is still pushed so
-** that its return pops it. */
+** that its return pops it.  The line fields are set only with --lines. */
 typedef struct PytFrame PytFrame;
 struct PytFrame {
   uint64_t iRow;          /* span row, or PYT_NO_ROW */
   int64_t iTs;            /* ts of the call */
   uint64_t iPrevTop;      /* the thread's iTop before this call */
+  PytCode *pLines;        /* its code's names if its lines are traced */
+  PyObject *pCode;        /* that code object (borrowed: the frame runs it) */
+  uint64_t iLine;         /* row of its running line, or PYT_NO_ROW */
+  int64_t iLineTs;        /* ts of that line */
+  int64_t iLineChild;     /* time that line spent in traced frames */
+  int iPrevLineTop;       /* the thread's iLineTop before this call */
 };
 
 /* A thread's state.  Created at its first event; lives until the thread
@@ -81,17 +95,23 @@ struct PytThread {
   int nAlloc;             /* frames allocated */
   int nRecorded;          /* frames with a row: the next row's depth */
   uint64_t iTop;          /* row of the innermost recorded call */
+  int iLineTop;           /* frame of the innermost traced frame, or -1 */
   PytFrame *aFrame;
 };
 
 /* What a code object is recorded as, cached in its co_extra slot for the
 ** session of generation iGen. */
-typedef struct PytCode PytCode;
 struct PytCode {
   unsigned int iGen;
   unsigned int nameId;    /* "module.qualname" */
   unsigned int argsId;    /* "file:firstline" */
   int bSkip;              /* --include/--exclude leave it out */
+  int bLines;             /* --lines traces its lines */
+  unsigned int fileId;    /* co_filename, with bLines */
+  int bLocalEvents;       /* 3.12+: its LINE and JUMP events are on (kept
+                          ** across sessions, to turn them off) */
+  int iJumpFrom, iJumpTo; /* 3.12+: the last backward jump looked at */
+  int iJumpLine;          /* its line if both ends share it, else -1 */
 };
 
 typedef struct PytOptions PytOptions;
@@ -100,6 +120,7 @@ struct PytOptions {
   char **azExclude; int nExclude;
   int mxDepth;                      /* 0: no limit */
   int bCCalls;                      /* record C functions too */
+  char **azLines; int nLines;       /* --lines: module prefixes */
 };
 
 typedef struct PytGlobal PytGlobal;
@@ -109,9 +130,11 @@ struct PytGlobal {
   unsigned int iGen;      /* session generation, bumped by each start() */
   TRACE_SESSION *pSession;
   TRACE_STORE *pSpan;
+  TRACE_STORE *pLine;         /* the line store, with --lines, else NULL */
   TRACE_STORE *pThreadStore;  /* a row per thread: its threading name */
   TRACE_STORE *pProcessStore; /* the process: "python3 prog.py" */
   TRACE_TS_TRACKER tracker;   /* ts of the rows since the last commit */
+  TRACE_TS_TRACKER lineTracker;
   unsigned int pid;
   unsigned int catPython; /* "python" */
   unsigned int catC;      /* "c" */
@@ -125,6 +148,7 @@ struct PytGlobal {
   int64_t iLastCommit;    /* ts of the last commit (atomic) */
   int64_t iLastTs;        /* latest ts seen */
   uint64_t nCalls;        /* rows written */
+  uint64_t nLines;        /* line rows written */
   uint64_t nCommits;
   int64_t nsCommit;       /* total time spent committing */
   PytThread *pThreads;
@@ -132,6 +156,7 @@ struct PytGlobal {
   int eMode;              /* PYT_MODE_* */
   int iTool;              /* sys.monitoring tool id */
   PyObject *pMissing;     /* sys.monitoring.MISSING */
+  PyObject *pDisable;     /* sys.monitoring.DISABLE */
   int bCommitterRun;
   int bCommitterStop;
   int bCommitterReady;    /* it has its thread state (under mutex) */
@@ -204,8 +229,10 @@ void pytOptionsFree(PytOptions *p);
 int pytHooksInstall(PyObject *pModule);
 void pytHooksRemove(void);
 void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
-             unsigned int catId, int bSkip, int64_t now);
+             unsigned int catId, int bSkip, PytCode *pLines, PyObject *pCode,
+             int64_t now);
 void pytReturn(PytThread *t, int64_t now);
+void pytUnmapRow(TRACE_STORE *pStore, uint64_t iRow);
 extern PyMethodDef pytHookMethods[];
 
 #endif /* PYTRACE_H */

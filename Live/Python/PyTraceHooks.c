@@ -27,6 +27,23 @@
 **
 ** A return with no open call on its thread (the frame began before
 ** start()) is ignored, as a sys.setprofile recorder ignores it.
+**
+** Lines (--lines): a line event of a frame whose code is traced becomes a
+** `line` row, the same events sys.settrace's "line" gives, so that hits
+** equal a sys.settrace recorder's and line_profiler's:
+**
+**   - 3.11: the C trace function (PyEval_SetTrace's), switched per frame:
+**     the profile hook, at each call and return, sets the thread's
+**     c_tracefunc when the frame that runs next is traced and clears it
+**     when not.  The interpreter already checks for tracing at every
+**     instruction (the profile hook turns that on), and calls the trace
+**     function only where it is set, so untraced frames pay one compare
+**     per call and return.  A program's own sys.settrace is left alone.
+**   - 3.12+: sys.monitoring LINE events, enabled per code object
+**     (set_local_events) at the first call of a traced code, and JUMP
+**     events for the one case LINE misses and sys.settrace counts: a jump
+**     backwards within one line (a loop on one line).  Other jumps are
+**     switched off where they are (DISABLE), after one callback each.
 */
 #include <string.h>
 #include <time.h>
@@ -37,19 +54,80 @@
 ** A long call returns to a row the store has unmapped behind its writer:
 ** writing its dur faulted the page in again, and nothing would unmap it
 ** a second time.  So it is unmapped here (the page cache keeps it), when
-** the whole page lies in the unmapped part.
+** the whole page lies in the unmapped part.  The same for a long line.
 */
-static void pytUnmapRow(uint64_t iRow){
-  uint64_t iFrom = (iRow*sizeof(SPAN_RECORD)) & ~4095ULL;
-  uint64_t iTo = ((iRow + 1)*sizeof(SPAN_RECORD) + 4095) & ~4095ULL;
-  if( iTo <= (g.pSpan->DiscardedBytes & ~4095ULL) ){
-    g.rtl.DiscardMemory(&g.rtl, g.pSpan->Base + iFrom, (SIZE_T)(iTo - iFrom));
+void pytUnmapRow(TRACE_STORE *pStore, uint64_t iRow){
+  uint64_t n = pStore->RecordSize;
+  uint64_t iFrom = (iRow*n) & ~4095ULL;
+  uint64_t iTo = ((iRow + 1)*n + 4095) & ~4095ULL;
+  if( iTo <= (pStore->DiscardedBytes & ~4095ULL) ){
+    g.rtl.DiscardMemory(&g.rtl, pStore->Base + iFrom, (SIZE_T)(iTo - iFrom));
   }
+}
+
+/* Finishes the running line of frame f at now. */
+static void pytLineEnd(PytFrame *f, int64_t now){
+  LINE_RECORD *r = (LINE_RECORD*)(g.pLine->Base + f->iLine*sizeof(LINE_RECORD));
+  int64_t dur = now - f->iLineTs;
+  __atomic_store_n(&r->SelfDuration, dur - f->iLineChild, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->Duration, dur, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
+  if( f->iLine*sizeof(LINE_RECORD) < g.pLine->DiscardedBytes ){
+    pytUnmapRow(g.pLine, f->iLine);
+  }
+  f->iLine = PYT_NO_ROW;
+}
+
+/*
+** A line event of code pCode at line iLine: the innermost frame's running
+** line ends and a row for this one begins.  Ignored unless that frame runs
+** pCode and its lines are traced (a frame begun before start()).
+*/
+static void pytLine(PytThread *t, PyObject *pCode, int iLine, int64_t now){
+  PytFrame *f;
+  LINE_RECORD *r;
+  ULONGLONG iRow;
+  if( t->nDepth==0 ) return;
+  f = &t->aFrame[t->nDepth-1];
+  if( f->pLines==0 || f->pCode!=pCode ) return;
+  if( now<g.iLastTs ) now = g.iLastTs;
+  if( f->iLine!=PYT_NO_ROW ) pytLineEnd(f, now);
+  if( !RTL_SUCCESS(TraceStoreReserveOne(g.pLine, &iRow)) ){
+    TraceStoreAddDropped(g.pLine, 1);   /* disk full: store_info.dropped */
+    return;
+  }
+  r = (LINE_RECORD*)(g.pLine->Base + iRow*sizeof(LINE_RECORD));
+  r->Timestamp = now;
+  r->Duration = 0;
+  r->SelfDuration = 0;
+  r->SpanId = t->iTop==PYT_NO_ROW ? -1 : (LONGLONG)t->iTop;
+  r->FileId = f->pLines->fileId;
+  r->LineNo = (ULONG)iLine;
+  r->NameId = f->pLines->nameId;
+  r->Tid = t->tid;
+  r->Flags = SPAN_FLAG_END_MISSING;
+  r->Padding = 0;
+  TraceStoreTrackTs(&g.lineTracker, now);
+  f->iLine = iRow;
+  f->iLineTs = now;
+  f->iLineChild = 0;
+  g.nLines++;
+  g.iLastTs = now;
+  if( now - g.iLastCommit >= PYT_COMMIT_NS ) pytCommit(now);
+}
+
+/* A traced frame ends (returns, yields, unwinds): its running line ends,
+** and its time is the enclosing traced line's time in traced code. */
+static void pytLinesPop(PytThread *t, PytFrame *f, int64_t now){
+  if( f->iLine!=PYT_NO_ROW ) pytLineEnd(f, now);
+  t->iLineTop = f->iPrevLineTop;
+  if( t->iLineTop>=0 ) t->aFrame[t->iLineTop].iLineChild += now - f->iTs;
 }
 
 /* Pushes a call; records it unless bSkip or deeper than --max-depth. */
 void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
-             unsigned int catId, int bSkip, int64_t now){
+             unsigned int catId, int bSkip, PytCode *pLines, PyObject *pCode,
+             int64_t now){
   PytFrame *f;
   SPAN_RECORD *r;
   ULONGLONG iRow;
@@ -66,6 +144,16 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   }
   f = &t->aFrame[t->nDepth++];
   f->iRow = PYT_NO_ROW;
+  f->iTs = now;
+  if( g.pLine ){
+    f->pLines = pLines;
+    f->pCode = pCode;
+    f->iLine = PYT_NO_ROW;
+    if( pLines ){
+      f->iPrevLineTop = t->iLineTop;
+      t->iLineTop = t->nDepth - 1;
+    }
+  }
   if( bSkip || (g.opt.mxDepth>0 && t->nRecorded>=g.opt.mxDepth) ) return;
 
   if( !RTL_SUCCESS(TraceStoreReserveOne(g.pSpan, &iRow)) ){
@@ -87,7 +175,6 @@ void pytCall(PytThread *t, unsigned int nameId, unsigned int argsId,
   r->Padding = 0;
   TraceStoreTrackTs(&g.tracker, now);
   f->iRow = iRow;
-  f->iTs = now;
   f->iPrevTop = t->iTop;
   t->iTop = iRow;
   t->nRecorded++;
@@ -103,12 +190,13 @@ void pytReturn(PytThread *t, int64_t now){
   if( t->nDepth==0 ) return;
   if( now<g.iLastTs ) now = g.iLastTs;
   f = &t->aFrame[--t->nDepth];
+  if( g.pLine && f->pLines ) pytLinesPop(t, f, now);
   if( f->iRow==PYT_NO_ROW ) return;
   r = (SPAN_RECORD*)(g.pSpan->Base + f->iRow*sizeof(SPAN_RECORD));
   __atomic_store_n(&r->Duration, now - f->iTs, __ATOMIC_RELAXED);
   __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
   if( f->iRow*sizeof(SPAN_RECORD) < g.pSpan->DiscardedBytes ){
-    pytUnmapRow(f->iRow);
+    pytUnmapRow(g.pSpan, f->iRow);
   }
   t->iTop = f->iPrevTop;
   t->nRecorded--;
@@ -121,6 +209,10 @@ static inline PytThread *pytThread(void){
   if( t==0 || t->iGen!=g.iGen ) t = pytThreadSlow();
   return t;
 }
+
+#if PY_VERSION_HEX >= 0x030C0000
+static void pytLocalEvents(PyCodeObject *pCode, PytCode *c);
+#endif
 
 /* The code's cached names, computing them at its first call. */
 static inline PytCode *pytCode(PyCodeObject *pCode, PyFrameObject *pFrame){
@@ -139,6 +231,9 @@ static inline PytCode *pytCode(PyCodeObject *pCode, PyFrameObject *pFrame){
     }
     c = pytCodeSlow(pCode, pGlobals, c);
     Py_XDECREF(pGlobals);
+#if PY_VERSION_HEX >= 0x030C0000
+    if( c && (c->bLines || c->bLocalEvents) ) pytLocalEvents(pCode, c);
+#endif
   }
   return c;
 }
@@ -147,11 +242,44 @@ static void pytCallCode(PytThread *t, PyCodeObject *pCode,
                         PyFrameObject *pFrame, int64_t now){
   PytCode *c = pytCode(pCode, pFrame);
   if( c ){
-    pytCall(t, c->nameId, c->argsId, g.catPython, c->bSkip, now);
+    pytCall(t, c->nameId, c->argsId, g.catPython, c->bSkip,
+            c->bLines ? c : 0, (PyObject*)pCode, now);
   }else{
-    pytCall(t, TRACE_STRING_NULL, TRACE_STRING_NULL, g.catPython, 1, now);
+    pytCall(t, TRACE_STRING_NULL, TRACE_STRING_NULL, g.catPython, 1, 0, 0, now);
   }
 }
+
+#if PY_VERSION_HEX < 0x030C0000
+/*
+** 3.11's trace function, set only while a traced frame runs (pytFollow):
+** its line events.  Calls, returns and exceptions are the profile hook's.
+*/
+static int pytTraceLine(PyObject *pObj, PyFrameObject *pFrame, int what,
+                        PyObject *pArg){
+  PytThread *t = pytCurrent;
+  PyCodeObject *pCode;
+  (void)pObj; (void)pArg;
+  if( what!=PyTrace_LINE || !__atomic_load_n(&g.bActive, __ATOMIC_RELAXED)
+   || t==0 || t->iGen!=g.iGen ){
+    return 0;
+  }
+  pCode = PyFrame_GetCode(pFrame);
+  Py_DECREF(pCode);                 /* the frame holds it */
+  pytLine(t, (PyObject*)pCode, PyFrame_GetLineNumber(pFrame), pytNow());
+  return 0;
+}
+
+/* The thread's trace function: on while the innermost frame is traced.
+** A trace function of the program's own (a debugger) is left alone. */
+static void pytFollow(PytThread *t){
+  PyThreadState *ts = PyThreadState_Get();
+  Py_tracefunc want = t->nDepth>0 && t->aFrame[t->nDepth-1].pLines
+                    ? pytTraceLine : 0;
+  if( ts->c_tracefunc==want ) return;
+  if( ts->c_tracefunc!=0 && ts->c_tracefunc!=pytTraceLine ) return;
+  ts->c_tracefunc = want;
+}
+#endif
 
 /*
 ** The profile hook (Py_tracefunc).
@@ -177,7 +305,8 @@ static int pytProfile(PyObject *pObj, PyFrameObject *pFrame, int what,
       break;
     case PyTrace_C_CALL:
       if( g.opt.bCCalls && pArg ){
-        pytCall(t, pytInternC(pArg, 0), TRACE_STRING_NULL, g.catC, 0, now);
+        pytCall(t, pytInternC(pArg, 0), TRACE_STRING_NULL, g.catC, 0, 0, 0,
+                now);
       }
       break;
     case PyTrace_C_RETURN:
@@ -185,6 +314,9 @@ static int pytProfile(PyObject *pObj, PyFrameObject *pFrame, int what,
       if( g.opt.bCCalls && pArg ) pytReturn(t, now);
       break;
   }
+#if PY_VERSION_HEX < 0x030C0000
+  if( g.pLine ) pytFollow(t);
+#endif
   return 0;
 }
 
@@ -253,13 +385,59 @@ static PyObject *pytMonReturn(PyObject *pSelf, PyObject *const *apArg,
   Py_RETURN_NONE;
 }
 
+/* LINE (code, line_number). */
+static PyObject *pytMonLine(PyObject *pSelf, PyObject *const *apArg,
+                            Py_ssize_t nArg){
+  PytThread *t = nArg>=2 ? pytActive() : 0;
+  (void)pSelf;
+  if( t ){
+    long iLine = PyLong_AsLong(apArg[1]);
+    if( iLine<0 ){ PyErr_Clear(); Py_RETURN_NONE; }
+    pytLine(t, apArg[0], (int)iLine, pytNow());
+  }
+  Py_RETURN_NONE;
+}
+
+/*
+** JUMP (code, from, to), byte offsets.  sys.settrace gives a line event
+** for a jump backwards within one line, where no LINE event comes (the
+** next instruction is on the line of the last).  Every other jump is
+** switched off where it is: its answer never changes.
+*/
+static PyObject *pytMonJump(PyObject *pSelf, PyObject *const *apArg,
+                            Py_ssize_t nArg){
+  PytThread *t = nArg>=3 ? pytActive() : 0;
+  PytFrame *f;
+  PytCode *c;
+  long iFrom, iTo;
+  (void)pSelf;
+  if( t==0 || t->nDepth==0 ) Py_RETURN_NONE;
+  iFrom = PyLong_AsLong(apArg[1]);
+  iTo = PyLong_AsLong(apArg[2]);
+  if( iFrom<0 || iTo<0 ){ PyErr_Clear(); Py_RETURN_NONE; }
+  if( iTo>iFrom ) return Py_NewRef(g.pDisable);
+  f = &t->aFrame[t->nDepth-1];
+  c = f->pLines;
+  if( c==0 || f->pCode!=apArg[0] ) Py_RETURN_NONE;
+  if( c->iJumpFrom!=(int)iFrom || c->iJumpTo!=(int)iTo ){
+    int a = PyCode_Addr2Line((PyCodeObject*)apArg[0], (int)iFrom);
+    int b = PyCode_Addr2Line((PyCodeObject*)apArg[0], (int)iTo);
+    c->iJumpFrom = (int)iFrom;
+    c->iJumpTo = (int)iTo;
+    c->iJumpLine = a==b && b>=0 ? b : -1;
+  }
+  if( c->iJumpLine<0 ) return Py_NewRef(g.pDisable);
+  pytLine(t, apArg[0], c->iJumpLine, pytNow());
+  Py_RETURN_NONE;
+}
+
 static PyObject *pytMonCCall(PyObject *pSelf, PyObject *const *apArg,
                              Py_ssize_t nArg){
   PytThread *t = nArg>=3 && pytIsCCall(apArg, nArg) ? pytActive() : 0;
   (void)pSelf;
   if( t ){
     pytCall(t, pytInternC(apArg[2], nArg>=4 ? apArg[3] : 0),
-            TRACE_STRING_NULL, g.catC, 0, pytNow());
+            TRACE_STRING_NULL, g.catC, 0, 0, 0, pytNow());
   }
   Py_RETURN_NONE;
 }
@@ -281,6 +459,8 @@ PyMethodDef pytHookMethods[] = {
   {"_on_return", (PyCFunction)(void(*)(void))pytMonReturn, METH_FASTCALL, 0},
   {"_on_c_call", (PyCFunction)(void(*)(void))pytMonCCall, METH_FASTCALL, 0},
   {"_on_c_return", (PyCFunction)(void(*)(void))pytMonCReturn, METH_FASTCALL, 0},
+  {"_on_line", (PyCFunction)(void(*)(void))pytMonLine, METH_FASTCALL, 0},
+  {"_on_jump", (PyCFunction)(void(*)(void))pytMonJump, METH_FASTCALL, 0},
 #endif
   {0, 0, 0, 0}
 };
@@ -369,14 +549,40 @@ static long pytEvent(const char *zName){
   return v;
 }
 
-/* The events and the callbacks they go to (bC: with --c-calls only). */
-static const struct { const char *zEvent; const char *zCallback; int bC; } aCb[] = {
+/* The events and the callbacks they go to (eWhen: PYT_CB_*). */
+#define PYT_CB_ALWAYS 0
+#define PYT_CB_C      1     /* with --c-calls, for every code */
+#define PYT_CB_LINES  2     /* with --lines, for the traced codes only */
+static const struct { const char *zEvent; const char *zCallback; int eWhen; } aCb[] = {
   { "PY_START", "_on_call", 0 },     { "PY_RESUME", "_on_call", 0 },
   { "PY_THROW", "_on_call", 0 },     { "PY_RETURN", "_on_return", 0 },
   { "PY_YIELD", "_on_return", 0 },   { "PY_UNWIND", "_on_return", 0 },
   { "CALL", "_on_c_call", 1 },       { "C_RETURN", "_on_c_return", 1 },
   { "C_RAISE", "_on_c_return", 1 },
+  { "LINE", "_on_line", 2 },         { "JUMP", "_on_jump", 2 },
 };
+
+/*
+** Turns a code object's LINE and JUMP events on (its lines are traced) or
+** off (they were, in an earlier session).  On failure its lines are not
+** traced.
+*/
+static void pytLocalEvents(PyCodeObject *pCode, PytCode *c){
+  long mask = 0;
+  PyObject *pRes;
+  if( g.eMode!=PYT_MODE_MONITORING ){ c->bLines = 0; return; }
+  if( c->bLines ){
+    long evLine = pytEvent("LINE"), evJump = pytEvent("JUMP");
+    if( evLine<0 || evJump<0 ){ PyErr_Clear(); c->bLines = 0; return; }
+    mask = evLine | evJump;
+  }
+  pRes = pytMonitoring("set_local_events", "(iOl)", g.iTool, (PyObject*)pCode,
+                       mask);
+  if( pRes==0 ){ PyErr_Clear(); c->bLines = 0; return; }
+  Py_DECREF(pRes);
+  c->bLocalEvents = c->bLines;
+  c->iJumpFrom = c->iJumpTo = -1;
+}
 
 /* Registers the callbacks under a free tool id.  Returns 0, or 1 (no
 ** tool id free: the caller falls back to the profile hook). */
@@ -386,10 +592,12 @@ static int pytInstallMonitoring(PyObject *pModule){
   size_t i;
   PyObject *pRes;
   g.iTool = -1;
-  if( g.pMissing==0 ){
+  if( g.pMissing==0 || g.pDisable==0 ){
     PyObject *pMon = PySys_GetObject("monitoring");
     g.pMissing = pMon ? PyObject_GetAttrString(pMon, "MISSING") : 0;
-    if( g.pMissing==0 ) PyErr_Clear();
+    g.pDisable = pMon ? PyObject_GetAttrString(pMon, "DISABLE") : 0;
+    if( g.pMissing==0 || g.pDisable==0 ) PyErr_Clear();
+    if( g.pDisable==0 ) return 1;
   }
   for(i=0; i<sizeof(aTry)/sizeof(aTry[0]); i++){
     pRes = pytMonitoring("use_tool_id", "(is)", aTry[i], "tracestore");
@@ -400,7 +608,8 @@ static int pytInstallMonitoring(PyObject *pModule){
   for(i=0; i<sizeof(aCb)/sizeof(aCb[0]); i++){
     PyObject *pCb;
     long ev;
-    if( aCb[i].bC && !g.opt.bCCalls ) continue;
+    if( aCb[i].eWhen==PYT_CB_C && !g.opt.bCCalls ) continue;
+    if( aCb[i].eWhen==PYT_CB_LINES && g.pLine==0 ) continue;
     ev = pytEvent(aCb[i].zEvent);
     pCb = PyObject_GetAttrString(pModule, aCb[i].zCallback);
     if( ev<0 || pCb==0 ){ Py_XDECREF(pCb); goto fail; }
@@ -408,7 +617,7 @@ static int pytInstallMonitoring(PyObject *pModule){
     Py_DECREF(pCb);
     if( pRes==0 ) goto fail;
     Py_DECREF(pRes);
-    mask |= ev;
+    if( aCb[i].eWhen!=PYT_CB_LINES ) mask |= ev;
   }
   pRes = pytMonitoring("set_events", "(il)", g.iTool, mask);
   if( pRes==0 ) goto fail;
@@ -429,6 +638,11 @@ fail:
 int pytHooksInstall(PyObject *pModule){
 #if PY_VERSION_HEX >= 0x030C0000
   if( pytInstallMonitoring(pModule)==0 ) return 0;
+  if( g.pLine ){
+    PyErr_SetString(PyExc_RuntimeError, "tracestore.start: lines= needs a "
+                    "free sys.monitoring tool id, and none is");
+    return 1;
+  }
 #endif
   return pytInstallProfile(pModule);
 }
@@ -443,6 +657,7 @@ void pytHooksRemove(void){
                           PyThreadState_Get()->interp);
     for(; ts; ts=PyThreadState_Next(ts)){
       if( ts->c_profilefunc==pytProfile ) _PyEval_SetProfile(ts, NULL, NULL);
+      if( ts->c_tracefunc==pytTraceLine ) _PyEval_SetTrace(ts, NULL, NULL);
     }
 #endif
     if( pytSetThreadingHook(Py_None) ) PyErr_Clear();

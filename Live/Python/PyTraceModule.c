@@ -5,8 +5,9 @@
 **   import tracestore
 **   tracestore.start("run.trace", include=None, exclude=None,
 **                    max_depth=0, c_calls=False, sync_interval=1.0,
-**                    sync_log=None)
-**   ...                       # every Python call is a row of `span`
+**                    sync_log=None, lines=None)
+**   ...                       # every Python call is a row of `span`,
+**                             # every line of the modules in lines= of `line`
 **   tracestore.stop()         # -> the number of calls recorded
 **
 ** Zone: hosted (the live recorders): libc, pthreads, the CPython C API.
@@ -31,6 +32,7 @@ static void pytForkChild(void){
   __atomic_store_n(&g.bActive, 0, __ATOMIC_RELAXED);
   g.pSession = 0;          /* the parent's; left mapped, never closed here */
   g.pSpan = 0;
+  g.pLine = 0;
   g.bCommitterRun = 0;     /* the thread is not in the child */
   g.nPageHead = g.nPageTail;  /* its queue: the parent's pages */
   pthread_mutex_init(&g.mutex, 0);  /* it may have held the lock */
@@ -84,8 +86,8 @@ static PyObject *pytStop(PyObject *pSelf, PyObject *pArg);
 
 static PyObject *pytStart(PyObject *pSelf, PyObject *pArgs, PyObject *pKw){
   static char *azKw[] = { "path", "include", "exclude", "max_depth",
-                          "c_calls", "sync_interval", "sync_log", 0 };
-  PyObject *pPath = 0, *pInclude = 0, *pExclude = 0;
+                          "c_calls", "sync_interval", "sync_log", "lines", 0 };
+  PyObject *pPath = 0, *pInclude = 0, *pExclude = 0, *pLines = 0;
   int mxDepth = 0, bCCalls = 0;
   double rSync = 1.0;
   const char *zSyncLog = 0;
@@ -93,9 +95,9 @@ static PyObject *pytStart(PyObject *pSelf, PyObject *pArgs, PyObject *pKw){
   static int bAtexit = 0;
   (void)pSelf;
 
-  if( !PyArg_ParseTupleAndKeywords(pArgs, pKw, "O|OOipdz:start", azKw,
+  if( !PyArg_ParseTupleAndKeywords(pArgs, pKw, "O|OOipdzO:start", azKw,
                                    &pPath, &pInclude, &pExclude, &mxDepth,
-                                   &bCCalls, &rSync, &zSyncLog) ){
+                                   &bCCalls, &rSync, &zSyncLog, &pLines) ){
     return 0;
   }
   if( !(rSync>=0) || rSync>86400 ){
@@ -114,7 +116,8 @@ static PyObject *pytStart(PyObject *pSelf, PyObject *pArgs, PyObject *pKw){
   }
   pytOptionsFree(&g.opt);
   if( pytStrings(pInclude, &g.opt.azInclude, &g.opt.nInclude, "include")
-   || pytStrings(pExclude, &g.opt.azExclude, &g.opt.nExclude, "exclude") ){
+   || pytStrings(pExclude, &g.opt.azExclude, &g.opt.nExclude, "exclude")
+   || pytStrings(pLines, &g.opt.azLines, &g.opt.nLines, "lines") ){
     pytOptionsFree(&g.opt);
     return 0;
   }
@@ -184,8 +187,9 @@ static PyObject *pytStop(PyObject *pSelf, PyObject *pArg){
 /* stats() -> dict: what the writer did so far (for the benchmark). */
 static PyObject *pytStats(PyObject *pSelf, PyObject *pArg){
   (void)pSelf; (void)pArg;
-  return Py_BuildValue("{s:K,s:K,s:L,s:s}",
+  return Py_BuildValue("{s:K,s:K,s:K,s:L,s:s}",
                        "calls", (unsigned long long)g.nCalls,
+                       "lines", (unsigned long long)g.nLines,
                        "commits", (unsigned long long)g.nCommits,
                        "commit_ns", (long long)g.nsCommit,
                        "mode", g.eMode==PYT_MODE_MONITORING ? "sys.monitoring"
@@ -195,9 +199,11 @@ static PyObject *pytStats(PyObject *pSelf, PyObject *pArg){
 static PyMethodDef aMethod[] = {
   {"start", (PyCFunction)(void(*)(void))pytStart, METH_VARARGS|METH_KEYWORDS,
    "start(path, include=None, exclude=None, max_depth=0, c_calls=False,\n"
-   "      sync_interval=1.0, sync_log=None)\n"
+   "      sync_interval=1.0, sync_log=None, lines=None)\n"
    "Record every Python call of every thread into the session at path\n"
-   "(its `span` store), until stop() or exit.  Every sync_interval seconds\n"
+   "(its `span` store), until stop() or exit; and every line executed by\n"
+   "functions of the modules lines= names (prefixes, as include=) into its\n"
+   "`line` store.  Every sync_interval seconds\n"
    "(0: at start and stop only) the committed rows are made durable: after\n"
    "a power cut the session holds them (docs/durability.md); sync_log\n"
    "names a file that gets a line per sync."},

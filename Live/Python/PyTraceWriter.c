@@ -229,6 +229,9 @@ int pytWriterOpen(const char *zPath){
                                          &g.pThreadStore, &err))
    || !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceProcessSchema,
                                          &g.pProcessStore, &err))
+   || (g.opt.nLines>0
+       && !RTL_SUCCESS(TraceSessionOpenStore(p, &TraceLineSchema, &g.pLine,
+                                             &err)))
    || !RTL_SUCCESS(TraceSessionSetClock(p, "mono"))
    || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "python", 6, &g.catPython))
    || !RTL_SUCCESS(TraceStringIntern(&p->Strings, "c", 1, &g.catC)) ){
@@ -236,6 +239,7 @@ int pytWriterOpen(const char *zPath){
              err.Message[0] ? err.Message : "cannot open the span store");
     TraceSessionClose(p);
     free(p);
+    g.pLine = 0;
     return 1;
   }
   /* The machine, as import and record name it (a session made before
@@ -252,12 +256,18 @@ int pytWriterOpen(const char *zPath){
   ** page-cache pages: pre-faulting costs the committer thread a third. */
   g.pSpan->DiscardBehind = TRUE;
   g.pSpan->LargePages = TRUE;
+  if( g.pLine ){
+    g.pLine->DiscardBehind = TRUE;
+    g.pLine->LargePages = TRUE;
+  }
   p->RollupsElsewhere = TRUE;     /* the committer thread folds them */
   g.pSession = p;
   g.tracker = (TRACE_TS_TRACKER)TRACE_TS_TRACKER_INIT;
+  g.lineTracker = (TRACE_TS_TRACKER)TRACE_TS_TRACKER_INIT;
   g.pid = (unsigned int)getpid();
   g.iGen++;
   g.nCalls = 0;
+  g.nLines = 0;
   g.nCommits = 0;
   g.nsCommit = 0;
   pytClockStart();
@@ -313,8 +323,9 @@ static void pytReapThreads(void){
 }
 
 /*
-** Sets the dur of every row whose call is still running to now - ts: what
-** a reader sees of them, and what stays if the program is killed.
+** Sets the dur of every row whose call (or line) is still running to
+** now - ts: what a reader sees of them, and what stays if the program is
+** killed.
 */
 static void pytRefreshOpen(int64_t now){
   PytThread *t;
@@ -327,6 +338,13 @@ static void pytRefreshOpen(int64_t now){
         SPAN_RECORD *r = (SPAN_RECORD*)(g.pSpan->Base
                                         + f->iRow*sizeof(SPAN_RECORD));
         __atomic_store_n(&r->Duration, now - f->iTs, __ATOMIC_RELAXED);
+      }
+      if( g.pLine && f->pLines && f->iLine!=PYT_NO_ROW ){
+        LINE_RECORD *r = (LINE_RECORD*)(g.pLine->Base
+                                        + f->iLine*sizeof(LINE_RECORD));
+        __atomic_store_n(&r->SelfDuration, now - f->iLineTs - f->iLineChild,
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&r->Duration, now - f->iLineTs, __ATOMIC_RELAXED);
       }
     }
   }
@@ -346,6 +364,7 @@ void pytCommit(int64_t now){
   ** commit need not read them back. */
   if( RTL_SUCCESS(TraceStringCommit(&g.pSession->Strings)) ){
     TraceStoreCommitTracked(g.pSpan, &g.tracker);
+    if( g.pLine ) TraceStoreCommitTracked(g.pLine, &g.lineTracker);
     TraceStoreCommit(g.pThreadStore, TRACE_COMMIT_ALL);
     TraceStoreCommit(g.pProcessStore, TRACE_COMMIT_ALL);
   }
@@ -369,6 +388,7 @@ void pytWriterClose(void){
     t->nDepth = 0;
     t->nRecorded = 0;
     t->iTop = PYT_NO_ROW;
+    t->iLineTop = -1;
   }
   hostSyncBeforeClose(&g.sync, g.pSession);
   TraceSessionClose(g.pSession);
@@ -376,6 +396,7 @@ void pytWriterClose(void){
   free(g.pSession);
   g.pSession = 0;
   g.pSpan = 0;
+  g.pLine = 0;
   g.pThreadStore = 0;
   g.pProcessStore = 0;
 }
@@ -412,6 +433,7 @@ PytThread *pytThreadSlow(void){
   t->nDepth = 0;
   t->nRecorded = 0;
   t->iTop = PYT_NO_ROW;
+  t->iLineTop = -1;
   if( g.pSession ) pytThreadRow(t);
   return t;
 }
@@ -482,6 +504,8 @@ PytCode *pytCodeSlow(PyCodeObject *pCode, PyObject *pGlobals, PytCode *p){
   p->argsId = pytIntern(zName, strlen(zName));
   free(zName);
   p->bSkip = 0;
+  p->bLines = g.opt.nLines>0 && pytMatch(zMod, g.opt.azLines, g.opt.nLines);
+  p->fileId = p->bLines ? pytIntern(zFile, strlen(zFile)) : TRACE_STRING_NULL;
   if( g.opt.nInclude>0 && !pytMatch(zMod, g.opt.azInclude, g.opt.nInclude) ){
     p->bSkip = 1;
   }
@@ -597,6 +621,21 @@ void pytDiscardAsync(PRTL pRtl, PCVOID p, SIZE_T n){
   if( pytPageQueue((void*)p, n, 1) ) g.xDiscard(&g.rtl, p, n);
 }
 
+/* The store whose mapping holds p (span or line), or NULL. */
+static TRACE_STORE *pytStoreOf(void *p){
+  TRACE_STORE *a[2];
+  int i;
+  a[0] = g.pSpan;
+  a[1] = g.pLine;
+  for(i=0; i<2; i++){
+    PBYTE pMap = a[i] ? (PBYTE)a[i]->Mapping : 0;
+    if( pMap && (PBYTE)p>=pMap && (PBYTE)p<pMap + a[i]->MappingSize ){
+      return a[i];
+    }
+  }
+  return 0;
+}
+
 /* Runs the queued page work; called with g.mutex held, which it lets go
 ** of while working. */
 static void pytPageRun(void){
@@ -604,7 +643,7 @@ static void pytPageRun(void){
     void *p = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].p;
     size_t n = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].n;
     int bDiscard = g.aPage[g.nPageHead % PYT_PAGE_QUEUE].bDiscard;
-    TRACE_STORE *pStore = g.pSpan;
+    TRACE_STORE *pStore = pytStoreOf(p);
     g.nPageHead++;
     pthread_mutex_unlock(&g.mutex);
     if( bDiscard ){
@@ -618,7 +657,7 @@ static void pytPageRun(void){
       ** pre-fault. */
       PBYTE pWriter = __atomic_load_n(&pStore->Base, __ATOMIC_RELAXED)
         + __atomic_load_n(&pStore->ReservedCount, __ATOMIC_RELAXED)
-          * sizeof(SPAN_RECORD);
+          * pStore->RecordSize;
       PBYTE pStart = (PBYTE)p, pEnd = (PBYTE)p + n;
       if( pStart<pWriter ) pStart = pWriter;
       if( pEnd>pStart ){
@@ -661,7 +700,8 @@ static void *pytCommitter(void *pArg){
     pthread_mutex_unlock(&g.mutex);
     PyEval_RestoreThread(ts);
     if( g.pSession && g.bActive ){
-      int bNew = g.pSpan->ReservedCount!=g.pSpan->CommittedCount;
+      int bNew = g.pSpan->ReservedCount!=g.pSpan->CommittedCount
+              || (g.pLine && g.pLine->ReservedCount!=g.pLine->CommittedCount);
       now = pytNow();
       if( bNew || now - g.iLastCommit >= PYT_REFRESH_NS ) pytCommit(now);
     }
@@ -722,7 +762,9 @@ void pytOptionsFree(PytOptions *p){
   int i;
   for(i=0; i<p->nInclude; i++) free(p->azInclude[i]);
   for(i=0; i<p->nExclude; i++) free(p->azExclude[i]);
+  for(i=0; i<p->nLines; i++) free(p->azLines[i]);
   free(p->azInclude);
   free(p->azExclude);
+  free(p->azLines);
   memset(p, 0, sizeof(*p));
 }
