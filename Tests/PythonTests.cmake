@@ -12,7 +12,14 @@
 #                                = the recorder's c_call .. c_return
 #   python.live.VERSION          count(*)/max(ts) seen growing from another
 #                                process while the program runs
-#   python.kill.VERSION          a SIGKILLed program's committed calls intact
+#   python.lines.VERSION         --lines: per-line hits = a pure-Python
+#                                sys.settrace counter's, other modules no
+#                                rows, calls unchanged, line_time
+#   python.lines_live.VERSION    --lines: line's count(*)/max(ts) growing
+#   python.kernprof              --lines hits = line_profiler's (kernprof
+#                                -l, Debian's python3-line-profiler)
+#   python.kill.VERSION          a SIGKILLed program's committed calls
+#                                (and lines) intact
 #   python.cli.VERSION           -m, the script's view, errors
 #   python.clock.VERSION         the kernel's getppid events (tracestore
 #                                record, root) inside the Python calls
@@ -99,6 +106,13 @@ foreach(entry ${TRACER_PYTHON_MODULES})
       LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
       ENVIRONMENT "${TRACER_PY_ENV}")
   endforeach()
+  add_test(NAME python.lines.${version}
+    COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_lines_test.py
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+            ${CMAKE_CURRENT_BINARY_DIR}/python-work/lines-${version})
+  set_tests_properties(python.lines.${version} PROPERTIES
+    LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TRACER_PY_ENV}")
   foreach(program callbacks generators exceptions async_prog)
     add_test(NAME python.tree_c.${version}.${program}
       COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_tree_test.py
@@ -110,7 +124,7 @@ foreach(entry ${TRACER_PYTHON_MODULES})
       LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
       ENVIRONMENT "${TRACER_PY_ENV}")
   endforeach()
-  foreach(mode live kill)
+  foreach(mode live lines_live kill)
     add_test(NAME python.${mode}.${version}
       COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_live_test.py
               $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}

@@ -1,6 +1,6 @@
 """The Python tracer seen live from another process, and after SIGKILL.
 
-    python_live_test.py TRACESTORE EXT PYTHON WORKDIR live|kill
+    python_live_test.py TRACESTORE EXT PYTHON WORKDIR live|lines_live|kill
 
 live: `tracestore trace-python --include __main__ --include json` runs
 programs/json_loop.py for 1.5 s while this process (a second process)
@@ -10,16 +10,23 @@ runs, and some answer is less than 50 ms behind CLOCK_MONOTONIC (the
 tracer's clock).  Every name is in __main__ or json (the filter); the
 program's output and exit status are its own.
 
-kill: the same program without end, SIGKILLed once the session holds
+lines_live: the same with --lines __main__, asking line's count(*) and
+max(ts), and line_hot once in a while: the same rules, and every line row
+is of __main__'s file.
+
+kill: the same program without end (with --lines __main__), SIGKILLed once the session holds
 calls; then the session opens and every committed row is intact: names
 resolve, parent rows exist one level up on the same thread and begin no
 later; rows are final (flags 0) or were running at the kill (flags 2, one
 chain per thread from depth 0, the program's <module> and main among
 them); a final row ends within its final parent; round_trip rows are no
-more than the rounds the program reported plus one.
+more than the rounds the program reported plus one.  Lines: a row still
+running (flags 2) is in a running call, at most one per call; the others
+are final (flags 0), 0 <= self_dur <= dur.
 
 Exit 77 (skip) when PYTHON does not exist.
 """
+import collections
 import os
 import shutil
 import signal
@@ -48,11 +55,12 @@ def wait_for_store(session, proc, timeout=20):
     return False
 
 
-def live(tracestore, ext, python, program, work, fails):
+def live(tracestore, ext, python, program, work, fails, store='span'):
     session = os.path.join(work, 'live.trace')
+    lines = ['--lines', '__main__'] if store == 'line' else []
     proc = subprocess.Popen([tracestore, 'trace-python', '--python', python,
                              '--include', '__main__', '--include', 'json',
-                             '-o', session, '--', program, '1.5'],
+                             '-o', session] + lines + ['--', program, '1.5'],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     if not wait_for_store(session, proc):
@@ -65,8 +73,10 @@ def live(tracestore, ext, python, program, work, fails):
                 conn = connect(ext, session)
             before = time.monotonic_ns()
             count, max_ts = conn.execute(
-                'SELECT count(*), max(ts) FROM span').fetchone()
+                'SELECT count(*), max(ts) FROM %s' % store).fetchone()
             seen.append((count, max_ts or 0, before))
+            if store == 'line' and len(seen) % 10 == 0:
+                conn.execute('SELECT * FROM line_hot').fetchall()
         except sqlite3.Error as x:
             fails.append('query failed while running: %s' % x)
             break
@@ -92,6 +102,10 @@ def live(tracestore, ext, python, program, work, fails):
                        "'json.%'").fetchone()[0]
     if bad:
         fails.append('%d rows outside --include __main__ json' % bad)
+    if store == 'line':
+        files = conn.execute('SELECT DISTINCT file FROM line').fetchall()
+        if files != [(program,)]:
+            fails.append('line rows of %r, not only %s' % (files, program))
     if lags:
         print('live: %d queries, count grew %d times, lag behind now: '
               'min %.1f ms, median %.1f ms' % (len(seen), grows, lags[0],
@@ -102,7 +116,8 @@ def kill(tracestore, ext, python, program, work, fails):
     session = os.path.join(work, 'kill.trace')
     progress = os.path.join(work, 'progress')
     proc = subprocess.Popen([tracestore, 'trace-python', '--python', python,
-                             '-o', session, '--', program, '0', progress],
+                             '-o', session, '--lines', '__main__', '--',
+                             program, '0', progress],
                             stdout=subprocess.DEVNULL)
     if not wait_for_store(session, proc):
         fails.append('no span store appeared')
@@ -156,6 +171,22 @@ def kill(tracestore, ext, python, program, work, fails):
     if not 0 < trips <= rounds + 1:
         fails.append('%d round_trip rows, the program reported %d rounds'
                      % (trips, rounds))
+    spans = {r[0]: r[7] for r in rows}
+    lines = conn.execute('SELECT span_id, flags, dur, self_dur FROM line'
+                         ).fetchall()
+    running_lines = collections.Counter()
+    for span_id, flags, dur, self_dur in lines:
+        if flags == 2:
+            running_lines[span_id] += 1
+            if spans.get(span_id) != 2:
+                fails.append('a running line in span %r, not running'
+                             % span_id)
+        elif flags != 0 or not 0 <= self_dur <= dur:
+            fails.append('line of span %r: flags %d dur %d self_dur %d'
+                         % (span_id, flags, dur, self_dur))
+    if not lines or any(n > 1 for n in running_lines.values()):
+        fails.append('%d lines, running per call: %r'
+                     % (len(lines), running_lines))
     print('kill: %d rows intact after SIGKILL, %d running (flags 2), '
           '%d round trips of %d reported' % (len(rows), len(running), trips,
                                               rounds))
@@ -171,8 +202,11 @@ def main():
     program = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            'programs', 'json_loop.py')
     fails = []
-    (live if mode == 'live' else kill)(tracestore, ext, python, program,
-                                        work, fails)
+    if mode == 'kill':
+        kill(tracestore, ext, python, program, work, fails)
+    else:
+        live(tracestore, ext, python, program, work, fails,
+             'line' if mode == 'lines_live' else 'span')
     for f in fails[:20]:
         print('FAIL:', f)
     return 1 if fails else 0

@@ -1,7 +1,8 @@
 # The module trace-python --lines traces in lines_prog.py: every construct
 # whose line events have rules of their own.
-import threading
 import asyncio
+import threading
+import time
 
 
 def loops(n):
@@ -170,3 +171,12 @@ async def agen(n):
 
 def run_async(n):
     return asyncio.run(parent(n))
+
+
+def nap(seconds):
+    time.sleep(seconds)
+
+
+def timed():
+    nap(0.05)
+    time.sleep(0.05)

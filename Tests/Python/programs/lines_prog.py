@@ -23,6 +23,7 @@ def main():
     print("threads", lines_lib.threads(4))
     print("async", lines_lib.run_async(5))
     print("other", lines_other.helper(square, n))
+    lines_lib.timed()
     return 3
 
 
