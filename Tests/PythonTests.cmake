@@ -16,8 +16,9 @@
 #                                sys.settrace counter's, other modules no
 #                                rows, calls unchanged, line_time
 #   python.lines_live.VERSION    --lines: line's count(*)/max(ts) growing
-#   python.kernprof              --lines hits = line_profiler's (kernprof
-#                                -l, Debian's python3-line-profiler)
+#   python.kernprof.VERSION      --lines hits = line_profiler's (kernprof
+#                                -l; Debian packages it for 3.11 only: the
+#                                others skip)
 #   python.kill.VERSION          a SIGKILLed program's committed calls
 #                                (and lines) intact
 #   python.cli.VERSION           -m, the script's view, errors
@@ -112,6 +113,13 @@ foreach(entry ${TRACER_PYTHON_MODULES})
             ${CMAKE_CURRENT_BINARY_DIR}/python-work/lines-${version})
   set_tests_properties(python.lines.${version} PROPERTIES
     LABELS integration TIMEOUT 180 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TRACER_PY_ENV}")
+  add_test(NAME python.kernprof.${version}
+    COMMAND ${TRACER_PYTHON3} ${TRACER_PY_TESTS}/python_kernprof_test.py
+            $<TARGET_FILE:tracestore> $<TARGET_FILE:tracestore_ext> ${python}
+            ${CMAKE_CURRENT_BINARY_DIR}/python-work/kernprof-${version})
+  set_tests_properties(python.kernprof.${version} PROPERTIES
+    LABELS integration TIMEOUT 120 SKIP_RETURN_CODE 77
     ENVIRONMENT "${TRACER_PY_ENV}")
   foreach(program callbacks generators exceptions async_prog)
     add_test(NAME python.tree_c.${version}.${program}

@@ -14,7 +14,7 @@ if [ "${1:-}" = "--windows" ]; then
   pkgs="gcc-mingw-w64-x86-64 wine wine64 cmake make libxxhash-dev linux-libc-dev sqlite3 python3 mono-xbuild"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 else
-pkgs="gcc cmake make libsqlite3-dev sqlite3 libxxhash-dev libzstd-dev linux-libc-dev trace-cmd python3 python3-dev uftrace clang libclang-rt-14-dev nodejs linux-perf pkg-config libcairo2-dev poppler-utils python3-matplotlib python3-construct python3-audit clickhouse-server clickhouse-client curl tmux protobuf-compiler qemu-system-x86 linux-image-cloud-amd64 busybox-static"
+pkgs="gcc cmake make libsqlite3-dev sqlite3 libxxhash-dev libzstd-dev linux-libc-dev trace-cmd python3 python3-dev uftrace clang libclang-rt-14-dev nodejs linux-perf pkg-config libcairo2-dev poppler-utils python3-matplotlib python3-construct python3-audit clickhouse-server clickhouse-client curl tmux protobuf-compiler qemu-system-x86 linux-image-cloud-amd64 busybox-static python3-line-profiler"
 # npm fetches the viewers the export is loaded into (Tests/OutputsTests.cmake).
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
