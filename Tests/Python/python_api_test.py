@@ -11,6 +11,14 @@ returned (flags 0); stop() returned the number of rows; marker() (a
 10 ms sleep) lies within the time.monotonic_ns() readings the program
 took around it: the tracer's ts are CLOCK_MONOTONIC.  Also: start()
 twice is an error; a bad include type is a TypeError.
+
+lines=: three sessions in turn in one process (the code objects keep what
+an earlier session set on them): lines=["lines_api"] traces tiny(5) of
+the module lines_api (hits 1, 6, 5, 1 by hand: the for line once more
+than its body) and no line of __main__; a session without lines= has no
+line store; lines=["__main__"] traces __main__'s lines only, none of
+lines_api's though it ran again; stats()["lines"] is the row count; a str
+is a TypeError.
 Exit 77 (skip) when PYTHON does not exist.
 """
 import os
@@ -18,6 +26,75 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+
+
+LINES_API = """
+def tiny(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+"""
+
+LINES_PROG = """
+import sys, tracestore
+import lines_api
+def main_work():
+    x = lines_api.tiny(5)
+    return x + 1
+out = sys.argv[1]
+tracestore.start(out + "/l1.trace", lines=["lines_api"])
+main_work()
+print(tracestore.stats()["lines"])
+tracestore.stop()
+tracestore.start(out + "/l2.trace")
+main_work()
+tracestore.stop()
+tracestore.start(out + "/l3.trace", lines=["__main__"])
+main_work()
+print(tracestore.stats()["lines"])
+tracestore.stop()
+try:
+    tracestore.start(out + "/l4.trace", lines="lines_api")
+except TypeError as x:
+    print("type:", x)
+"""
+
+
+def lines_check(ext, python, env, work, fails):
+    with open(os.path.join(work, 'lines_api.py'), 'w') as f:
+        f.write(LINES_API)
+    prog = os.path.join(work, 'lines_prog.py')
+    with open(prog, 'w') as f:
+        f.write(LINES_PROG)
+    run = subprocess.run([python, prog, work], env=env, capture_output=True,
+                         text=True, timeout=60)
+    out = run.stdout.split('\n')
+    if run.returncode != 0 or len(out) < 3 \
+            or not out[2].startswith('type: lines: a list'):
+        fails.append('lines program: %r %r' % (run.stdout, run.stderr))
+        return
+    lib = os.path.join(work, 'lines_api.py')
+    def lines(name):
+        conn = sqlite3.connect(':memory:')
+        conn.enable_load_extension(True)
+        conn.load_extension(ext)
+        conn.execute('SELECT tracestore_attach(?)',
+                     (os.path.join(work, name),))
+        rows = conn.execute('SELECT file, lineno, count(*) FROM line '
+                            'GROUP BY 1, 2 ORDER BY 1, 2').fetchall()
+        conn.close()
+        return rows
+    l1 = lines('l1.trace')
+    if l1 != [(lib, 3, 1), (lib, 4, 6), (lib, 5, 5), (lib, 6, 1)] \
+            or int(out[0]) != 13:
+        fails.append('lines=["lines_api"]: %r, stats %s' % (l1, out[0]))
+    if os.path.exists(os.path.join(work, 'l2.trace', 'line.store')):
+        fails.append('a session without lines= has a line store')
+    l3 = lines('l3.trace')
+    if [(n, c) for p, n, c in l3] != [(5, 1), (6, 1)] \
+            or {p for p, n, c in l3} != {prog} or int(out[1]) != 2:
+        fails.append('lines=["__main__"]: %r, stats %s' % (l3, out[1]))
 
 
 def main():
@@ -87,6 +164,7 @@ print(tracestore.stop())
             or 'type: include: a list' not in check.stdout \
             or not check.stdout.endswith('None\n'):
         fails.append('errors: %r %r' % (check.stdout, check.stderr))
+    lines_check(ext, python, env, work, fails)
     for f in fails:
         print('FAIL:', f)
     if not fails:
