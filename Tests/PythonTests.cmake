@@ -42,6 +42,9 @@ endif()
 # a sys.setprofile recorder and the floor (hooks that only read the TSC:
 # Bench/PyHookFloor.c, a module per interpreter in build/python-bench/),
 # and the RSS of a 100 M-call run.  docs/benchmarks-history.md, "Python tracer".
+# bench.python_lines: --lines per line next to line_profiler and the floor
+# of a PyEval_SetTrace line profiler, and with a prefix that matches
+# nothing; _long: the RSS of 10^8 lines.  BENCHMARKS.md.
 #
 foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})
@@ -65,7 +68,15 @@ foreach(entry ${TRACER_PYTHON_MODULES})
   add_test(NAME bench.python_long.${version}
     COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python.py
             ${CMAKE_CURRENT_BINARY_DIR}/bench-python-${version} --long 100000000)
+  add_test(NAME bench.python_lines.${version}
+    COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python_lines.py
+            ${CMAKE_CURRENT_BINARY_DIR}/bench-python-lines-${version})
+  add_test(NAME bench.python_lines_long.${version}
+    COMMAND ${python} ${CMAKE_CURRENT_SOURCE_DIR}/Bench/bench_python_lines.py
+            ${CMAKE_CURRENT_BINARY_DIR}/bench-python-lines-${version}
+            --long 100000000)
   set_tests_properties(bench.python.${version} bench.python_long.${version}
+    bench.python_lines.${version} bench.python_lines_long.${version}
     PROPERTIES LABELS bench TIMEOUT 1800 RUN_SERIAL TRUE
     ENVIRONMENT "PYTHONPATH=${module_dir}:${floor_dir}")
 endforeach()

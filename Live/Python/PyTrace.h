@@ -108,8 +108,6 @@ struct PytCode {
   int bSkip;              /* --include/--exclude leave it out */
   int bLines;             /* --lines traces its lines */
   unsigned int fileId;    /* co_filename, with bLines */
-  int bLocalEvents;       /* 3.12+: its LINE and JUMP events are on (kept
-                          ** across sessions, to turn them off) */
   int iJumpFrom, iJumpTo; /* 3.12+: the last backward jump looked at */
   int iJumpLine;          /* its line if both ends share it, else -1 */
 };
@@ -157,6 +155,8 @@ struct PytGlobal {
   int iTool;              /* sys.monitoring tool id */
   PyObject *pMissing;     /* sys.monitoring.MISSING */
   PyObject *pDisable;     /* sys.monitoring.DISABLE */
+  PyObject *pLineCodes;   /* 3.12+: the code objects whose LINE and JUMP
+                          ** events are on (a list), turned off at stop() */
   int bCommitterRun;
   int bCommitterStop;
   int bCommitterReady;    /* it has its thread state (under mutex) */

@@ -232,7 +232,7 @@ static inline PytCode *pytCode(PyCodeObject *pCode, PyFrameObject *pFrame){
     c = pytCodeSlow(pCode, pGlobals, c);
     Py_XDECREF(pGlobals);
 #if PY_VERSION_HEX >= 0x030C0000
-    if( c && (c->bLines || c->bLocalEvents) ) pytLocalEvents(pCode, c);
+    if( c && c->bLines ) pytLocalEvents(pCode, c);
 #endif
   }
   return c;
@@ -563,25 +563,34 @@ static const struct { const char *zEvent; const char *zCallback; int eWhen; } aC
 };
 
 /*
-** Turns a code object's LINE and JUMP events on (its lines are traced) or
-** off (they were, in an earlier session).  On failure its lines are not
-** traced.
+** Turns a traced code object's LINE and JUMP events on, and keeps it in
+** g.pLineCodes for stop() to turn them off: left on, a code keeps its
+** instrumented instructions, which cost a program ~50 ns a line after
+** the tracer has stopped.  On failure its lines are not traced.
 */
 static void pytLocalEvents(PyCodeObject *pCode, PytCode *c){
-  long mask = 0;
+  long evLine = pytEvent("LINE"), evJump = pytEvent("JUMP");
   PyObject *pRes;
-  if( g.eMode!=PYT_MODE_MONITORING ){ c->bLines = 0; return; }
-  if( c->bLines ){
-    long evLine = pytEvent("LINE"), evJump = pytEvent("JUMP");
-    if( evLine<0 || evJump<0 ){ PyErr_Clear(); c->bLines = 0; return; }
-    mask = evLine | evJump;
+  c->iJumpFrom = c->iJumpTo = -1;
+  if( g.eMode!=PYT_MODE_MONITORING || evLine<0 || evJump<0 ){
+    PyErr_Clear();
+    c->bLines = 0;
+    return;
+  }
+  if( g.pLineCodes==0 && (g.pLineCodes = PyList_New(0))==0 ){
+    PyErr_Clear();
+    c->bLines = 0;
+    return;
   }
   pRes = pytMonitoring("set_local_events", "(iOl)", g.iTool, (PyObject*)pCode,
-                       mask);
-  if( pRes==0 ){ PyErr_Clear(); c->bLines = 0; return; }
+                       evLine | evJump);
+  if( pRes==0 || PyList_Append(g.pLineCodes, (PyObject*)pCode)<0 ){
+    Py_XDECREF(pRes);
+    PyErr_Clear();
+    c->bLines = 0;
+    return;
+  }
   Py_DECREF(pRes);
-  c->bLocalEvents = c->bLines;
-  c->iJumpFrom = c->iJumpTo = -1;
 }
 
 /* Registers the callbacks under a free tool id.  Returns 0, or 1 (no
@@ -666,7 +675,14 @@ void pytHooksRemove(void){
   if( g.eMode==PYT_MODE_MONITORING ){
     PyObject *pRes = pytMonitoring("set_events", "(ii)", g.iTool, 0);
     size_t i;
+    Py_ssize_t k;
     Py_XDECREF(pRes);
+    for(k=0; g.pLineCodes && k<PyList_GET_SIZE(g.pLineCodes); k++){
+      pRes = pytMonitoring("set_local_events", "(iOi)", g.iTool,
+                           PyList_GET_ITEM(g.pLineCodes, k), 0);
+      Py_XDECREF(pRes);
+    }
+    Py_CLEAR(g.pLineCodes);
     /* free_tool_id leaves the callbacks registered (3.12): unregister
     ** them, so that the next user of the id does not call them. */
     for(i=0; i<sizeof(aCb)/sizeof(aCb[0]); i++){
