@@ -183,7 +183,7 @@ char *tracestoreSchemaText(int bMarkdown){
   const char *azTitle[] = { "Other tables", "Views", "Rollup tables",
                             "Table-valued functions", "Functions" };
   static const char *const azStoreOrder[] = {
-    "page_fault", "kvm_exit", "sched_switch", "ftrace_event", "span",
+    "page_fault", "kvm_exit", "sched_switch", "ftrace_event", "span", "line",
     "counter", "sample", "stack", "frame", "module", "thread", "process",
     "source", "metadata"
   };

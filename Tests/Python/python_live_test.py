@@ -44,10 +44,10 @@ def connect(ext, session):
     return conn
 
 
-def wait_for_store(session, proc, timeout=20):
+def wait_for_store(session, proc, timeout=20, store='span'):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if os.path.exists(os.path.join(session, 'span.store')):
+        if os.path.exists(os.path.join(session, store + '.store')):
             return True
         if proc.poll() is not None:
             return False
@@ -63,8 +63,8 @@ def live(tracestore, ext, python, program, work, fails, store='span'):
                              '-o', session] + lines + ['--', program, '1.5'],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    if not wait_for_store(session, proc):
-        fails.append('no span store appeared')
+    if not wait_for_store(session, proc, store=store):
+        fails.append('no %s store appeared' % store)
     seen = []
     conn = None
     while proc.poll() is None:

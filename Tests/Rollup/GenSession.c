@@ -16,6 +16,9 @@
 **                      stay, as when the program is killed or stopped)
 **     --faults N       page_fault rows
 **     --kvm N          kvm_exit rows
+**     --lines N        line rows, as trace-python --lines writes them
+**                      (final: flags 0), of --names functions in 16
+**                      files, 20 lines each
 **     --events N       ftrace_event rows (raw and named sys_enter, others)
 **                      and one sched_switch row in sixteen
 **     --threads T      threads of the span rows (8)
@@ -65,7 +68,7 @@ static void die(const char *z, const char *zWhy){
 
 typedef struct Options Options;
 struct Options {
-  long long nSpans, nPython, nFaults, nKvm, nEvents;
+  long long nSpans, nPython, nFaults, nKvm, nEvents, nLines;
   int nThreads, nNames, mxDepth, bLeaveOpen, bDupNames, bFoldThread;
   long long nCommitEvery;
   double rRate;
@@ -346,6 +349,42 @@ static void genFaults(long long nRow){
   commit();
 }
 
+static void genLines(long long nRow){
+  PTRACE_STORE p = openStore(&TraceLineSchema);
+  ULONG aFile[16];
+  ULONG *aName = malloc(sizeof(ULONG) * (size_t)gOpt->nNames);
+  char z[64];
+  long long i;
+  int k;
+  if( aName==0 ) die("out of memory", 0);
+  for(k=0; k<16; k++){
+    snprintf(z, sizeof(z), "/src/pkg/mod%d.py", k);
+    aFile[k] = intern(z);
+  }
+  for(k=0; k<gOpt->nNames; k++){
+    snprintf(z, sizeof(z), "pkg.mod%d.f%d", k % 16, k);
+    aName[k] = intern(z);
+  }
+  for(i=0; i<nRow; i++){
+    ULONGLONG iRow;
+    PLINE_RECORD r = (PLINE_RECORD)reserve(p, &iRow);
+    int fn = (int)below((uint64_t)gOpt->nNames);
+    tick();
+    memset(r, 0, sizeof(*r));
+    r->Timestamp = gNow;
+    r->Duration = (LONGLONG)below(2000);
+    r->SelfDuration = r->Duration - (LONGLONG)below((uint64_t)r->Duration + 1);
+    r->SpanId = TRACE_NULL_LONGLONG;
+    r->FileId = aFile[fn % 16];
+    r->LineNo = 1 + (ULONG)(fn / 16) * 20 + (ULONG)below(20);
+    r->NameId = aName[fn];
+    r->Tid = 100 + (ULONG)below((uint64_t)gOpt->nThreads);
+    counted();
+  }
+  commit();
+  free(aName);
+}
+
 static void genKvm(long long nRow){
   static const char *const azReason[] = {
     "EPT_VIOLATION", "IO_INSTRUCTION", "HLT", "MSR_WRITE", "MSR_READ",
@@ -493,6 +532,7 @@ int main(int argc, char **argv){
     else if( strcmp(z, "--faults")==0 ){ o.nFaults = atoll(v); i++; }
     else if( strcmp(z, "--kvm")==0 ){ o.nKvm = atoll(v); i++; }
     else if( strcmp(z, "--events")==0 ){ o.nEvents = atoll(v); i++; }
+    else if( strcmp(z, "--lines")==0 ){ o.nLines = atoll(v); i++; }
     else if( strcmp(z, "--threads")==0 ){ o.nThreads = atoi(v); i++; }
     else if( strcmp(z, "--names")==0 ){ o.nNames = atoi(v); i++; }
     else if( strcmp(z, "--depth")==0 ){ o.mxDepth = atoi(v); i++; }
@@ -510,7 +550,7 @@ int main(int argc, char **argv){
   if( zSession==0 || o.nThreads<1 || o.nThreads>64 || o.nNames<1
    || o.mxDepth<1 || o.mxDepth>60 || o.nCommitEvery<1 ){
     die("usage: GenSession [--spans N] [--python N] [--faults N] [--kvm N] "
-        "[--events N] [options] SESSION (see the source)", 0);
+        "[--events N] [--lines N] [options] SESSION (see the source)", 0);
   }
   gOpt = &o;
   gRand ^= seed * 0x9E3779B97F4A7C15ULL;
@@ -533,6 +573,7 @@ int main(int argc, char **argv){
   if( o.nFaults ) genFaults(o.nFaults);
   if( o.nKvm ) genKvm(o.nKvm);
   if( o.nEvents ) genEvents(o.nEvents);
+  if( o.nLines ) genLines(o.nLines);
   if( o.bFoldThread ){
     __atomic_store_n(&gbStopFold, 1, __ATOMIC_RELEASE);
     pthread_join(fold, 0);
