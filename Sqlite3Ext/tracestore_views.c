@@ -61,6 +61,7 @@ SQLITE_EXTENSION_INIT3
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tracestore_views.h"
 #include "tracestore_int.h"
@@ -180,8 +181,9 @@ static void tsSyscallNrFunc(
 ** without its line end, or NULL when the file cannot be read or is
 ** shorter (line_time and line_hot show it as kernprof's Line Contents).
 ** The last few files read are kept, with where each line starts, per
-** connection: the views call it once per row they show.  Files over 64 MB
-** are not read.  SQLITE_DIRECTONLY: it reads files, so a view or trigger
+** connection: the views call it once per row they show.  Only regular
+** files are read (a name from a damaged session may be a FIFO or a
+** device), and not over 64 MB.  SQLITE_DIRECTONLY: it reads files, so a view or trigger
 ** stored in a database file cannot call it (the temp views can).
 */
 #define TS_SOURCE_CACHE 8
@@ -217,17 +219,18 @@ static void tsSourceCacheFree(void *pArg){
 /* Reads file zPath into p (zText NULL if it cannot be read). */
 static int tsSourceLoad(ts_source *p, const char *zPath){
   FILE *f;
-  long n = 0, i;
+  struct stat st;
+  long n, i;
   int k;
   p->zPath = sqlite3_mprintf("%s", zPath);
   if( p->zPath==0 ) return SQLITE_NOMEM;
-  f = fopen(zPath, "rb");
-  if( f==0 ) return SQLITE_OK;
-  if( fseek(f, 0, SEEK_END)==0 ) n = ftell(f);
-  if( n<0 || n>TS_SOURCE_MAX || fseek(f, 0, SEEK_SET)!=0 ){
-    fclose(f);
+  if( stat(zPath, &st)!=0 || !S_ISREG(st.st_mode) || st.st_size<0
+   || st.st_size>TS_SOURCE_MAX ){
     return SQLITE_OK;
   }
+  n = (long)st.st_size;
+  f = fopen(zPath, "rb");
+  if( f==0 ) return SQLITE_OK;
   p->zText = sqlite3_malloc64((sqlite3_uint64)n + 1);
   if( p->zText==0 ){ fclose(f); return SQLITE_NOMEM; }
   n = (long)fread(p->zText, 1, (size_t)n, f);

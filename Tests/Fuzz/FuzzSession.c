@@ -92,6 +92,47 @@ static int compareNames(const void *a, const void *b){
   return strcmp((const char*)a, (const char*)b);
 }
 
+/*
+** Adds a line store to the template (no import writes one: trace-python
+** --lines does), so the line table and its views are fuzzed too: rows of
+** two functions of the fuzz harness's own source file, as the tracer
+** writes them.
+*/
+static void addLineStore(const char *zTemplate){
+  static TRACE_SESSION s;
+  PTRACE_STORE pStore = 0;
+  RTL_ERROR err;
+  ULONG aName[2], fileId;
+  int i;
+  memset(&err, 0, sizeof(err));
+  if( !RTL_SUCCESS(TraceSessionOpenWriter(&Rtl, zTemplate, &s, &err))
+   || !RTL_SUCCESS(TraceSessionOpenStore(&s, &TraceLineSchema, &pStore, &err))
+   || !RTL_SUCCESS(TraceStringIntern(&s.Strings, __FILE__,
+                                     (ULONG)strlen(__FILE__), &fileId))
+   || !RTL_SUCCESS(TraceStringIntern(&s.Strings, "fuzz.main", 9, &aName[0]))
+   || !RTL_SUCCESS(TraceStringIntern(&s.Strings, "fuzz.work", 9, &aName[1])) ){
+    fprintf(stderr, "template: line store: %s\n", err.Message);
+    exit(1);
+  }
+  for(i=0; i<64; i++){
+    LINE_RECORD r;
+    memset(&r, 0, sizeof(r));
+    r.Timestamp = 1000 + i*100;
+    r.Duration = i==63 ? 0 : 90;
+    r.SelfDuration = i%3 ? 90 : 40;
+    r.SpanId = TRACE_NULL_LONGLONG;
+    r.FileId = fileId;
+    r.LineNo = (ULONG)(20 + i%7);
+    r.NameId = aName[i%2];
+    r.Tid = 7;
+    r.Flags = i==63 ? SPAN_FLAG_END_MISSING : 0;
+    TraceStoreAppend(pStore, &r, 0);
+  }
+  TraceStringCommit(&s.Strings);
+  TraceStoreCommit(pStore, TRACE_COMMIT_ALL);
+  TraceSessionClose(&s);
+}
+
 /* Imports the samples into a template session and keeps its files. */
 static void initialize(void){
   char zTemp[500], zTemplate[600], zSamples[] = FUZZ_SESSION_SAMPLES;
@@ -117,6 +158,7 @@ static void initialize(void){
       exit(1);
     }
   }
+  addLineStore(zTemplate);
   d = opendir(zTemplate);
   while( d && (e = readdir(d))!=0 ){
     if( e->d_name[0]=='.' ) continue;
