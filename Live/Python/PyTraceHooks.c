@@ -554,12 +554,17 @@ static long pytEvent(const char *zName){
 #define PYT_CB_C      1     /* with --c-calls, for every code */
 #define PYT_CB_LINES  2     /* with --lines, for the traced codes only */
 static const struct { const char *zEvent; const char *zCallback; int eWhen; } aCb[] = {
-  { "PY_START", "_on_call", 0 },     { "PY_RESUME", "_on_call", 0 },
-  { "PY_THROW", "_on_call", 0 },     { "PY_RETURN", "_on_return", 0 },
-  { "PY_YIELD", "_on_return", 0 },   { "PY_UNWIND", "_on_return", 0 },
-  { "CALL", "_on_c_call", 1 },       { "C_RETURN", "_on_c_return", 1 },
-  { "C_RAISE", "_on_c_return", 1 },
-  { "LINE", "_on_line", 2 },         { "JUMP", "_on_jump", 2 },
+  { "PY_START", "_on_call", PYT_CB_ALWAYS },
+  { "PY_RESUME", "_on_call", PYT_CB_ALWAYS },
+  { "PY_THROW", "_on_call", PYT_CB_ALWAYS },
+  { "PY_RETURN", "_on_return", PYT_CB_ALWAYS },
+  { "PY_YIELD", "_on_return", PYT_CB_ALWAYS },
+  { "PY_UNWIND", "_on_return", PYT_CB_ALWAYS },
+  { "CALL", "_on_c_call", PYT_CB_C },
+  { "C_RETURN", "_on_c_return", PYT_CB_C },
+  { "C_RAISE", "_on_c_return", PYT_CB_C },
+  { "LINE", "_on_line", PYT_CB_LINES },
+  { "JUMP", "_on_jump", PYT_CB_LINES },
 };
 
 /*

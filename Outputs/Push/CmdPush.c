@@ -899,13 +899,27 @@ static int pushIdentity(Push *p, const char *zHost, const char *zSession){
   PTRACE_SESSION pSession;
   size_t n;
   const char *zBase;
+  double tEnd = hostNowSeconds() + p->url.nTimeoutMs/1000.0;
   if( zHost ){
     snprintf(p->zHost, sizeof(p->zHost), "%s", zHost);
   }else{
-    pSession = pushOpen(p);
-    if( pSession==0 ){
-      hostFail("%s", p->zErr);
-      return 0;
+    /* With --follow, a writer that has opened the session but not named
+    ** its host yet (it does so right after opening, and the open's sync
+    ** can take a while) is waited for: its rows would otherwise go out
+    ** as host 'unknown' for good (fleet.follow's intermittent failure). */
+    for(;;){
+      pSession = pushOpen(p);
+      if( pSession==0 ){
+        hostFail("%s", p->zErr);
+        return 0;
+      }
+      if( pSession->Header.Host.HostName[0] || !p->bFollow
+       || !hostWriterRuns(p->zSessionPath) || hostNowSeconds()>tEnd ){
+        break;
+      }
+      TraceSessionClose(pSession);
+      free(pSession);
+      usleep(20*1000);
     }
     snprintf(p->zHost, sizeof(p->zHost), "%s",
              pSession->Header.Host.HostName[0] ?

@@ -9,7 +9,7 @@
     PYTHON SCRIPT gives it (the script prints them).
   - errors, exit status 1 and a message naming the culprit, nothing else
     written: a directory that is not a session, a missing script; status 2
-    for a bad --max-depth; 127 and the name for a missing interpreter;
+    for a bad --max-depth and for --lines without a module name; 127 and the name for a missing interpreter;
     Python 3.10 (pyenv's, when present) told it needs 3.11; a binary where
     the script goes named as not a script.
   - `-- PYTHON SCRIPT` and `-- PYTHON -m MODULE` (the interpreter first, as
@@ -82,6 +82,9 @@ def main():
     got = run(['-o', 'x.trace', '--max-depth', '0', '--', script])
     if got.returncode != 2 or '--max-depth' not in got.stderr:
         fails.append('bad --max-depth: %r' % got)
+    got = run(['-o', 'x.trace', '--lines', ',', '--', script])
+    if got.returncode != 2 or '--lines' not in got.stderr:
+        fails.append('--lines without a module: %r' % got)
     got = subprocess.run([tracestore, 'trace-python', '--python',
                           '/nonexistent/python', '--', script],
                          capture_output=True, text=True, cwd=work)

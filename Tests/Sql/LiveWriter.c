@@ -94,6 +94,16 @@ static void writerOpen(Writer *p, const char *zDir){
                                           &error)) ){
     fail("%s: %s", zDir, error.Message);
   }
+  /* Named right after the open, as Tracer's writers name theirs (push
+  ** --follow waits for a live writer's host before it pushes). */
+  {
+    TRACE_SESSION_HOST host;
+    memset(&host, 0, sizeof(host));
+    snprintf(host.HostName, sizeof(host.HostName), "livewriter");
+    if( !RTL_SUCCESS(TraceSessionSetHost(p->pSession, &host)) ){
+      fail("%s: cannot write the session header", zDir);
+    }
+  }
   if( !RTL_SUCCESS(TraceSessionOpenStore(p->pSession, &TracePageFaultSchema,
                                          &p->pFault, &error))
    || !RTL_SUCCESS(TraceSessionOpenStore(p->pSession, &TraceSchedSwitchSchema,
