@@ -1420,6 +1420,7 @@ int sqlite3_tracestore_init(
   if( rc==SQLITE_OK ) rc = tracestoreFleetInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreArgsInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreViewsInit(db);
+  if( rc==SQLITE_OK ) rc = tracestoreSourceInit(db);
   if( rc==SQLITE_OK ) rc = tracestoreSchemaInit(db);
   return rc;
 }

@@ -271,6 +271,17 @@ int tsListStores(TRACE_SESSION *pSession, PTRACE_STORE *apStore);
 /* Registers the tracestore_info module. */
 int tracestoreInfoInit(sqlite3 *db);
 
+/*
+** tracestore_source.c: registers source_line(FILE, LINENO).
+*/
+int tracestoreSourceInit(sqlite3 *db);
+
+/*
+** tracestore_views.c: *piValue = the integer pVal holds (an INTEGER, a
+** REAL without a fraction, or text that reads as one); false otherwise.
+*/
+int tsIntegerArg(sqlite3_value *pVal, sqlite3_int64 *piValue);
+
 /* -------------------------------------------------------------------------
 ** tracestore_rollup.c
 */
