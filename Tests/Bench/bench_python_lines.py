@@ -36,7 +36,9 @@ code it does not trace (the issue's bound: within 5%).
 
 --long LINES: work() until LINES line rows are written, printing the
 resident set size added (VmRSS) every ~10 M lines: the line store is
-unmapped behind its writer, so it stays bounded.
+unmapped behind its writer, so it stays bounded.  It fails (exit 1) if
+the RSS added ever passes 64 MB (5 MB here at 10^8 lines; the store is
+56 bytes a line: 5.6 GB).
 """
 import json
 import os
@@ -148,24 +150,28 @@ def long_run(work_dir, want):
         work(250000)                 # 1,000,003 lines
         done = tracestore.stats()['lines']
         if done >= next_report:
+            added = rss_kb() - base
             print('@bench python_lines_long lines=%d rss_added_kb=%d '
-                  'seconds=%.1f' % (done, rss_kb() - base,
-                                    time.perf_counter() - t0))
+                  'seconds=%.1f' % (done, added, time.perf_counter() - t0))
             sys.stdout.flush()
             next_report += step
+            if added > 64 * 1024:
+                tracestore.stop()
+                print('FAIL: %d KB more resident after %d lines' % (added, done))
+                return 1
     tracestore.stop()
     print('@bench python_lines_long_end lines=%d rss_added_kb=%d '
           'store_bytes=%d' % (done, rss_kb() - base, os.path.getsize(
               os.path.join(session, 'line.store'))))
     shutil.rmtree(session, ignore_errors=True)
+    return 0
 
 
 def main():
     work_dir = sys.argv[1]
     os.makedirs(work_dir, exist_ok=True)
     if len(sys.argv) > 3 and sys.argv[2] == '--long':
-        long_run(work_dir, int(sys.argv[3]))
-        return 0
+        return long_run(work_dir, int(sys.argv[3]))
     version = '%d.%d' % sys.version_info[:2]
     session = os.path.join(work_dir, 'bench.trace')
     n = 50000
