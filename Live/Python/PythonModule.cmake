@@ -36,10 +36,7 @@ function(tracer_python_module version executable include_dir suffix)
   set(TRACER_PYTHON_MODULES ${TRACER_PYTHON_MODULES} PARENT_SCOPE)
 endfunction()
 
-# Debian's interpreter, not one earlier on PATH (pyenv's shims).
-if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
-  set(Python3_EXECUTABLE /usr/bin/python3)
-endif()
+# Python3_EXECUTABLE is Debian's interpreter (set in CMakeLists.txt).
 find_package(Python3 COMPONENTS Interpreter Development.Module)
 if(Python3_Development.Module_FOUND AND Python3_VERSION VERSION_GREATER_EQUAL 3.11)
   set(v ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR})
