@@ -23,7 +23,8 @@
 **   CREATE VIRTUAL TABLE temp.NAME USING tracestore_rollup(PATH, QUESTION)
 **
 **     QUESTION is one of the names in aQuestion below (span, span_open,
-**     page_fault, kvm_exit, syscall, event_count, event_rate); the table's
+**     page_fault, kvm_exit, syscall, line, event_count, event_rate); the
+**     table's
 **     columns are that question's, documented with the rollup tables in
 **     tracestore_views.c (docs/schema.md), and a hidden column `records`: the
 **     records of the row's store that the answer covers (its snapshot),
@@ -74,6 +75,7 @@ struct ts_question {
 #define TS_Q_SYSCALL      4
 #define TS_Q_EVENT_COUNT  5
 #define TS_Q_EVENT_RATE   6
+#define TS_Q_LINE         7
 
 static const ts_question aQuestion[] = {
   { "span", "span", TraceRollupSpans,
@@ -96,6 +98,9 @@ static const ts_question aQuestion[] = {
     "store TEXT, name TEXT, count INTEGER" },
   { "event_rate", 0, TraceRollupRates,
     "store TEXT, name TEXT, ts INTEGER, dur INTEGER, count INTEGER" },
+  { "line", "line", TraceRollupLines,
+    "name TEXT, file TEXT, lineno INTEGER, hits INTEGER, total_dur INTEGER, "
+    "self_dur INTEGER" },
 };
 
 #define TS_N_QUESTION ((int)(sizeof(aQuestion)/sizeof(aQuestion[0])))
@@ -110,13 +115,14 @@ union ts_rollup_row {
   TRACE_ROLLUP_SYSCALL_ROW syscall;
   TRACE_ROLLUP_NAME_ROW name;
   TRACE_ROLLUP_RATE_ROW rate;
+  TRACE_ROLLUP_LINE_ROW line;
 };
 
 static const SIZE_T aRowSize[] = {
   sizeof(TRACE_ROLLUP_SPAN_ROW), sizeof(ULONGLONG),
   sizeof(TRACE_ROLLUP_FAULT_ROW), sizeof(TRACE_ROLLUP_KVM_ROW),
   sizeof(TRACE_ROLLUP_SYSCALL_ROW), sizeof(TRACE_ROLLUP_NAME_ROW),
-  sizeof(TRACE_ROLLUP_RATE_ROW),
+  sizeof(TRACE_ROLLUP_RATE_ROW), sizeof(TRACE_ROLLUP_LINE_ROW),
 };
 
 /*
@@ -162,8 +168,8 @@ static int tsQuestion(const char *z){
 /*
 ** The questions a session's stores can answer, for tracestore_attach():
 ** calls xAdd(pArg, QUESTION) for each.  The kind's own questions need a
-** store of this version's layout; event_count and event_rate any event
-** store.
+** store of this version's layout (an event store, or one that keeps a
+** rollup all the same: line); event_count and event_rate any event store.
 */
 int tracestoreRollupQuestions(
   TRACE_SESSION *pSession,
@@ -174,10 +180,12 @@ int tracestoreRollupQuestions(
   for(k=0; rc==SQLITE_OK && k<TraceRecordKindMaximum; k++){
     PCTRACE_RECORD_TYPE pType = &TraceRecordTypes[k];
     PTRACE_STORE pStore;
-    if( (pType->Flags & TRACE_RECORD_EVENT)==0 ) continue;
+    if( (pType->Flags & (TRACE_RECORD_EVENT|TRACE_RECORD_ROLLUP))==0 ){
+      continue;
+    }
     pStore = TraceSessionFindStore(pSession, pType->Schema->Name);
     if( pStore==0 ) continue;
-    bEvents = 1;
+    if( pType->Flags & TRACE_RECORD_EVENT ) bEvents = 1;
     if( !TraceStoreSchemaMatches(pStore->Header, pType->Schema) ) continue;
     for(i=0; rc==SQLITE_OK && i<TS_N_QUESTION; i++){
       if( aQuestion[i].zStore
@@ -221,7 +229,7 @@ static int tsRollupConnect(
   if( iQuestion<0 ){
     *pzErr = sqlite3_mprintf("tracestore_rollup: no question '%s' (span, "
                              "span_open, page_fault, kvm_exit, syscall, "
-                             "event_count, event_rate)", zQuestion);
+                             "line, event_count, event_rate)", zQuestion);
     sqlite3_free(zQuestion);
     return SQLITE_ERROR;
   }
@@ -415,8 +423,11 @@ static int tsRollupFilter(
   for(k=0; k<TraceRecordKindMaximum; k++){
     PCTRACE_RECORD_TYPE pType = &TraceRecordTypes[k];
     PTRACE_STORE pStore;
-    if( (pType->Flags & TRACE_RECORD_EVENT)==0 ) continue;
-    if( pQ->zStore && strcmp(pQ->zStore, pType->Schema->Name)!=0 ) continue;
+    if( pQ->zStore ){
+      if( strcmp(pQ->zStore, pType->Schema->Name)!=0 ) continue;
+    }else if( (pType->Flags & TRACE_RECORD_EVENT)==0 ){
+      continue;
+    }
     pStore = TraceSessionFindStore(pSession, pType->Schema->Name);
     if( pStore==0 ) continue;
     pCur->apStore[pCur->nStore++] = pStore;
@@ -541,6 +552,20 @@ static int tsColumnSpan(sqlite3_context *ctx, ts_rollup_vtab *pTab,
   return SQLITE_OK;
 }
 
+static int tsColumnLine(sqlite3_context *ctx, ts_rollup_vtab *pTab,
+                        const TRACE_ROLLUP_LINE_ROW *p, int i){
+  if( p->Flags & TRACE_ROLLUP_ROW_OVERFLOW ) return tsRollupOverflow(pTab);
+  switch( i ){
+    case 0: return tsRollupText(ctx, pTab, p->NameId, 0);
+    case 1: return tsRollupText(ctx, pTab, p->FileId, 0);
+    case 2: sqlite3_result_int64(ctx, p->LineNo); break;
+    case 3: sqlite3_result_int64(ctx, (sqlite3_int64)p->Hits); break;
+    case 4: sqlite3_result_int64(ctx, p->TotalDur); break;
+    case 5: sqlite3_result_int64(ctx, p->SelfDur); break;
+  }
+  return SQLITE_OK;
+}
+
 static int tsColumnFault(sqlite3_context *ctx, ts_rollup_vtab *pTab,
                          const TRACE_ROLLUP_FAULT_ROW *p, int i){
   /* The columns after module, in the order of TRACE_ROLLUP_FAULT_COUNT. */
@@ -630,6 +655,8 @@ static int tsRollupColumn(
       return tsColumnFault(ctx, pTab, &p->fault, i);
     case TS_Q_KVM_EXIT:
       return tsColumnKvm(ctx, pTab, &p->kvm, i);
+    case TS_Q_LINE:
+      return tsColumnLine(ctx, pTab, &p->line, i);
     case TS_Q_SYSCALL:
       if( i==0 ) sqlite3_result_int(ctx, p->syscall.Raw ? 1 : 0);
       if( i==2 ) sqlite3_result_int64(ctx, (sqlite3_int64)p->syscall.Count);

@@ -215,6 +215,7 @@ int tracestoreViewsInit(sqlite3 *db){
 #define TS_HAS_RU_KVM        (1 << 23)
 #define TS_HAS_RU_SYSCALL    (1 << 24)
 #define TS_HAS_RU_EVENT      (1 << 25)
+#define TS_HAS_RU_LINE       (1 << 26)
 
 static const struct {
   const char *zTable;
@@ -227,6 +228,7 @@ static const struct {
   { "rollup_syscall", TS_HAS_RU_SYSCALL },
   { "rollup_event_count", TS_HAS_RU_EVENT },
   { "rollup_event_rate", TS_HAS_RU_EVENT },
+  { "rollup_line", TS_HAS_RU_LINE },
 };
 
 /*
@@ -490,28 +492,35 @@ static const char zTsSampleFlameView[] =
 ** % Time, Line Contents), per function and line: a line's share is of
 ** the time of all the function's lines.  Functions in order of file and
 ** first line.  line_hot: every line by its self time, the program's
-** hottest first.  One GROUP BY pass over line each.
+** hottest first.  Both over per_line, one row per (function, file,
+** line): from the line rollup (O(lines of the program)), or one GROUP BY
+** pass over line (the 'scan' mode, and stores of another layout).
 */
-static const char zTsLineTimeView[] =
-  "WITH per_line AS ("
-    "SELECT name, file, lineno, count(*) AS hits, sum(dur) AS total_dur, "
+#define TS_PER_LINE_SCAN \
+  "WITH per_line AS (" \
+    "SELECT name, file, lineno, count(*) AS hits, sum(dur) AS total_dur, " \
     "sum(self_dur) AS self_dur FROM line GROUP BY name, file, lineno) "
-  "SELECT name AS function, file, lineno, hits, total_dur, "
-  "total_dur * 1.0 / hits AS per_hit, "
-  "round(100.0 * total_dur / nullif(function_dur, 0), 1) AS pct_time, "
-  "self_dur, source_line(file, lineno) AS line_contents "
-  "FROM (SELECT *, sum(total_dur) OVER (PARTITION BY name) AS function_dur, "
-    "min(lineno) OVER (PARTITION BY name) AS first_line FROM per_line) "
-  "ORDER BY file, first_line, function, lineno";
+#define TS_PER_LINE_ROLLUP \
+  "WITH per_line AS (" \
+    "SELECT name, file, lineno, hits, total_dur, self_dur FROM rollup_line) "
+#define TS_LINE_TIME \
+  "SELECT name AS function, file, lineno, hits, total_dur, " \
+  "total_dur * 1.0 / hits AS per_hit, " \
+  "round(100.0 * total_dur / nullif(function_dur, 0), 1) AS pct_time, " \
+  "self_dur, source_line(file, lineno) AS line_contents " \
+  "FROM (SELECT *, sum(total_dur) OVER (PARTITION BY name) AS function_dur, " \
+    "min(lineno) OVER (PARTITION BY name) AS first_line FROM per_line) " \
+  "ORDER BY file, first_line, function, lineno"
+#define TS_LINE_HOT \
+  "SELECT file, lineno, name AS function, hits, self_dur, total_dur, " \
+  "round(100.0 * self_dur / nullif(sum(self_dur) OVER (), 0), 1) " \
+  "AS pct_self, source_line(file, lineno) AS line_contents " \
+  "FROM per_line ORDER BY self_dur DESC, file, lineno, function"
 
-static const char zTsLineHotView[] =
-  "WITH per_line AS ("
-    "SELECT file, lineno, name, count(*) AS hits, sum(self_dur) AS self_dur, "
-    "sum(dur) AS total_dur FROM line GROUP BY file, lineno, name) "
-  "SELECT file, lineno, name AS function, hits, self_dur, total_dur, "
-  "round(100.0 * self_dur / nullif(sum(self_dur) OVER (), 0), 1) "
-  "AS pct_self, source_line(file, lineno) AS line_contents "
-  "FROM per_line ORDER BY self_dur DESC, file, lineno";
+static const char zTsLineTimeView[] = TS_PER_LINE_SCAN TS_LINE_TIME;
+static const char zTsLineTimeRollup[] = TS_PER_LINE_ROLLUP TS_LINE_TIME;
+static const char zTsLineHotView[] = TS_PER_LINE_SCAN TS_LINE_HOT;
+static const char zTsLineHotRollup[] = TS_PER_LINE_ROLLUP TS_LINE_HOT;
 
 /* The names of the views below, for tracestoreIsViewName(). */
 static const char *const azTsViewName[] = {
@@ -678,9 +687,13 @@ static int tsWantedViews(int mask, ts_view *aView, int *pnView){
     if( rc!=SQLITE_OK ) return rc;
   }
   if( mask & TS_HAS_LINE ){
-    rc = tsAddView(aView, pnView, "line_time", TS_HAS_LINE, zTsLineTimeView);
+    rc = tsAddView(aView, pnView, "line_time", TS_HAS_LINE,
+                   (mask & TS_HAS_RU_LINE) ? zTsLineTimeRollup :
+                   zTsLineTimeView);
     if( rc==SQLITE_OK ){
-      rc = tsAddView(aView, pnView, "line_hot", TS_HAS_LINE, zTsLineHotView);
+      rc = tsAddView(aView, pnView, "line_hot", TS_HAS_LINE,
+                     (mask & TS_HAS_RU_LINE) ? zTsLineHotRollup :
+                     zTsLineHotView);
     }
     if( rc!=SQLITE_OK ) return rc;
   }
@@ -1251,6 +1264,16 @@ static const tracestore_doc_column aRollupEventRateDoc[] = {
   { 0, 0, 0 }
 };
 
+static const tracestore_doc_column aRollupLineDoc[] = {
+  { "name", "TEXT", "the function (line.name)" },
+  { "file", "TEXT", "its source file" },
+  { "lineno", "INTEGER", "line number" },
+  { "hits", "INTEGER", "rows of the line" },
+  { "total_dur", "INTEGER", "sum of their dur, ns (running lines' as read)" },
+  { "self_dur", "INTEGER", "sum of their self_dur, ns" },
+  { 0, 0, 0 }
+};
+
 static const tracestore_doc_column aStoreInfoDoc[] = {
   { "name", "TEXT", "store name" },
   { "records", "INTEGER", "committed records" },
@@ -1398,6 +1421,10 @@ static const tracestore_doc_object aDocObject[] = {
     "The sys_enter counts syscall_counts adds up: per system call number "
     "and per sys_enter_NAME event, from the ftrace_event rollup.", 0,
     aRollupSyscallDoc },
+  { "rollup_line", "rollup table", "line store of this version's layout",
+    "The per-line sums line_time and line_hot are made of: one row per "
+    "(function, file, line), unordered, from the line rollup.", 0,
+    aRollupLineDoc },
   { "rollup_event_count", "rollup table", "an event store",
     "event_counts' rows, unordered, from every event store's rollup.", 0,
     aEventCountsDoc },

@@ -10,7 +10,7 @@ Abstract:
     session keeps next to its event stores so that the built-in questions
     (span self time, page faults per process and module, KVM exit reasons,
     system call counts, events per name and per second, the calls still
-    running) cost O(groups), not O(rows).
+    running, time per source line) cost O(groups), not O(rows).
 
     A rollup is a fold over the committed records of one store, in record
     order.  The store's writer folds each commit's new records into it and
@@ -39,13 +39,13 @@ Abstract:
     read with ReadFile, never mapped, so a reader cannot fault on a file
     cut short.
 
-    Which records are final: every committed record, except a span row
-    whose flags have SPAN_FLAG_END_MISSING.  The Python tracer keeps such a
-    row's dur growing while its call runs and clears the flag when the call
-    returns; other writers leave the flag on rows closed at the end of a
-    recording.  The fold keeps these rows in a list (O(open calls)), adds
-    what depends on their dur when they turn final, and a reader adds
-    their dur as it reads it (docs/rollups.md).
+    Which records are final: every committed record, except a span or line
+    row whose flags have SPAN_FLAG_END_MISSING.  The Python tracer keeps
+    such a row's dur growing while its call (or line) runs and clears the
+    flag when it ends; other writers leave the flag on rows closed at the
+    end of a recording.  The fold keeps these rows in a list (O(open calls
+    and lines)), adds what depends on their dur when they turn final, and a
+    reader adds their dur as it reads it (docs/rollups.md).
 
 Environment:
 
@@ -69,7 +69,7 @@ extern "C" {
 
 #define TRACE_ROLLUP_MAGIC          0x3150554C4C4F5254ULL   // "TROLLUP1"
 #define TRACE_ROLLUP_IMAGE_MAGIC    0x31474D49504C5254ULL   // "TRLPIMG1"
-#define TRACE_ROLLUP_VERSION        1
+#define TRACE_ROLLUP_VERSION        2       // 2: the line tables
 #define TRACE_ROLLUP_HEADER_SIZE    4096
 #define TRACE_ROLLUP_FILE_SUFFIX    ".rollup"
 
@@ -230,6 +230,8 @@ typedef enum _TRACE_ROLLUP_TABLE_ID {
     TraceRollupSpanOpen,        // span: rows not final yet
     TraceRollupSyscalls,        // ftrace_event: sys_enter per number
     TraceRollupSpanNames,       // span: name id -> the first id of its text
+    TraceRollupLines,           // line: per function, file and line number
+    TraceRollupLineOpen,        // line: rows not final yet
     TraceRollupTableMaximum
 } TRACE_ROLLUP_TABLE_ID;
 
@@ -533,6 +535,21 @@ typedef struct _TRACE_ROLLUP_SPAN_ROW {
 } TRACE_ROLLUP_SPAN_ROW, *PTRACE_ROLLUP_SPAN_ROW;
 
 //
+// line_time and line_hot, per (function, file, line number): the rows
+// (Hits), and the sums of their dur and self_dur (running lines' as read).
+//
+
+typedef struct _TRACE_ROLLUP_LINE_ROW {
+    ULONG NameId;
+    ULONG FileId;
+    ULONG LineNo;
+    ULONG Flags;                // TRACE_ROLLUP_ROW_*
+    ULONGLONG Hits;
+    LONGLONG TotalDur;
+    LONGLONG SelfDur;
+} TRACE_ROLLUP_LINE_ROW, *PTRACE_ROLLUP_LINE_ROW;
+
+//
 // syscall_counts' inner rows: sys_enter events per number (Raw), and
 // sys_enter_NAME events per name id (the name with its prefix).
 //
@@ -546,9 +563,10 @@ typedef struct _TRACE_ROLLUP_SYSCALL_ROW {
 
 //
 // The rows of an answer: Table is TraceRollupNames, TraceRollupRates,
-// TraceRollupFaults, TraceRollupKvm, TraceRollupSpans, TraceRollupSyscalls
-// (with the matching row type) or TraceRollupSpanOpen (the ids of the
-// span rows whose calls still run, in id order: a ULONGLONG each).
+// TraceRollupFaults, TraceRollupKvm, TraceRollupSpans, TraceRollupSyscalls,
+// TraceRollupLines (with the matching row type) or TraceRollupSpanOpen
+// (the ids of the span rows whose calls still run, in id order: a
+// ULONGLONG each).
 // Count is 0 for a table the store's kind does not keep.
 //
 

@@ -9,9 +9,9 @@ Abstract:
     This module implements a reader's answer from a rollup: the latest
     publication of the store's rollup file (or nothing, when it cannot be
     trusted), the records the reader's snapshot holds past it folded on
-    top, the open span rows added with the dur they have now, and the
-    groups merged by the text of their string ids (a string may have been
-    stored under several ids: TRACE_STRING_INTERN_LIMIT).  The result is
+    top, the open span and line rows added with the dur they have now,
+    and the groups merged by the text of their string ids (a string may
+    have been stored under several ids: TRACE_STRING_INTERN_LIMIT).  The result is
     a set of row arrays (TRACE_ROLLUP_*_ROW) whose values follow the rules
     of the built-in views' SQL, percentiles included.
 
@@ -36,6 +36,7 @@ static const ULONG RowSizes[TraceRollupTableMaximum] = {
     [TraceRollupSpanKeys] = 0,
     [TraceRollupSpanOpen] = sizeof(ULONGLONG),
     [TraceRollupSyscalls] = sizeof(TRACE_ROLLUP_SYSCALL_ROW),
+    [TraceRollupLines] = sizeof(TRACE_ROLLUP_LINE_ROW),
 };
 
 static
@@ -427,6 +428,57 @@ MergeSpans(
     return RTL_STATUS_OK;
 }
 
+static
+RTL_STATUS
+MergeLines(
+    PTRACE_ROLLUP Rollup
+    )
+/*++
+
+Routine Description:
+
+    Merges the line groups whose functions and files have one text.
+
+--*/
+{
+    PROLLUP_TABLE Source = &Rollup->Tables[TraceRollupLines];
+    PROLLUP_TABLE Target = &Rollup->Answer[TraceRollupLines];
+    PROLLUP_LINE_ENTRY From;
+    PROLLUP_LINE_ENTRY To;
+    ULONGLONG Name;
+    ULONGLONG File;
+    ULONGLONG Index;
+    BOOL Added;
+    RTL_STATUS Status;
+
+    for (Index = 0; Index < Source->Count; Index++) {
+        From = RollupTableEntry(Source, Index);
+        Status = CanonicalId(Rollup, From->NameFile & 0xffffffffULL,
+                             From->FirstRow, "name",
+                             FIELD_OFFSET(LINE_RECORD, NameId), &Name);
+        if (RTL_SUCCESS(Status)) {
+            Status = CanonicalId(Rollup, From->NameFile >> 32, From->FirstRow,
+                                 "file", FIELD_OFFSET(LINE_RECORD, FileId),
+                                 &File);
+        }
+        if (!RTL_SUCCESS(Status)) {
+            return Status;
+        }
+        To = RollupTableInsert(Rollup->Rtl, Target, Name | (File << 32),
+                               From->LineNo, &Added);
+        if (To == NULL) {
+            return RTL_STATUS_NO_MEMORY;
+        }
+        MergeFirstRow(&To->FirstRow, From->FirstRow, Added);
+        To->Hits += From->Hits;
+        To->Flags |= From->Flags;
+        AddChecked(&To->SumDur, From->SumDur, &To->Flags);
+        AddChecked(&To->SumSelfDur, From->SumSelfDur, &To->Flags);
+    }
+
+    return RTL_STATUS_OK;
+}
+
 //
 // ---------------------------------------------------------------------------
 // Rows.
@@ -660,6 +712,37 @@ SpanRows(
 
 static
 RTL_STATUS
+LineRows(
+    PTRACE_ROLLUP Rollup
+    )
+{
+    PROLLUP_TABLE Lines = &Rollup->Answer[TraceRollupLines];
+    PTRACE_ROLLUP_LINE_ROW Rows;
+    PROLLUP_LINE_ENTRY Entry;
+    ULONGLONG Index;
+
+    Rows = AllocateRows(Rollup, TraceRollupLines, Lines->Count);
+    if (Rows == NULL) {
+        return RTL_STATUS_NO_MEMORY;
+    }
+
+    for (Index = 0; Index < Lines->Count; Index++) {
+        Entry = RollupTableEntry(Lines, Index);
+        Rows[Index].NameId = (ULONG)(Entry->NameFile & 0xffffffffULL);
+        Rows[Index].FileId = (ULONG)(Entry->NameFile >> 32);
+        Rows[Index].LineNo = (ULONG)Entry->LineNo;
+        Rows[Index].Flags = (Entry->Flags & ROLLUP_ENTRY_OVERFLOW) ?
+                            TRACE_ROLLUP_ROW_OVERFLOW : 0;
+        Rows[Index].Hits = Entry->Hits;
+        Rows[Index].TotalDur = Entry->SumDur;
+        Rows[Index].SelfDur = Entry->SumSelfDur;
+    }
+
+    return RTL_STATUS_OK;
+}
+
+static
+RTL_STATUS
 SyscallRows(
     PTRACE_ROLLUP Rollup
     )
@@ -850,6 +933,8 @@ Routine Description:
 
     if (Kind && Rollup->Kind == TraceRecordSpan) {
         Status = RollupSettleOpenSpans(Rollup, Records);
+    } else if (Kind && Rollup->Kind == TraceRecordLine) {
+        Status = RollupSettleOpenLines(Rollup);
     }
 
     if (RTL_SUCCESS(Status)) {
@@ -881,6 +966,12 @@ Routine Description:
             break;
         case TraceRecordFtraceEvent:
             Status = SyscallRows(Rollup);
+            break;
+        case TraceRecordLine:
+            Status = MergeLines(Rollup);
+            if (RTL_SUCCESS(Status)) {
+                Status = LineRows(Rollup);
+            }
             break;
         default:
             break;

@@ -137,8 +137,11 @@ Routine Description:
     PROLLUP_TABLE Buckets = &Rollup->Tables[TraceRollupKvmBuckets];
     PROLLUP_TABLE Open = &Rollup->Tables[TraceRollupSpanOpen];
     PROLLUP_TABLE Names = &Rollup->Tables[TraceRollupSpanNames];
+    PROLLUP_TABLE Lines = &Rollup->Tables[TraceRollupLines];
+    PROLLUP_TABLE OpenLines = &Rollup->Tables[TraceRollupLineOpen];
     PROLLUP_BUCKET_ENTRY Bucket;
     PROLLUP_SPAN_OPEN_ENTRY Entry;
+    PROLLUP_LINE_OPEN_ENTRY Line;
     ULONGLONG Index;
     ULONGLONG Previous = 0;
 
@@ -156,6 +159,17 @@ Routine Description:
             return "an open span row lies outside the rows it covers";
         }
         Previous = Entry->Row;
+    }
+
+    for (Index = 0; Index < OpenLines->Count; Index++) {
+        Line = RollupTableEntry(OpenLines, Index);
+        if (Line->Row >= Rollup->Watermark ||
+            (Index > 0 && Line->Row <= Previous) ||
+            RollupTableFind(Lines, Line->NameFile, Line->LineNo) == NULL) {
+            return "an open line row lies outside the rows it covers, or "
+                   "in no line's group";
+        }
+        Previous = Line->Row;
     }
 
     if (Rollup->Tables[TraceRollupRates].Count >
@@ -870,7 +884,8 @@ TraceRollupUpdate(
     }
 
     if (Committed > Rollup->Watermark ||
-        Rollup->Tables[TraceRollupSpanOpen].Count != 0) {
+        Rollup->Tables[TraceRollupSpanOpen].Count != 0 ||
+        Rollup->Tables[TraceRollupLineOpen].Count != 0) {
         Status = RollupFold(Rollup, Committed);
         if (!RTL_SUCCESS(Status)) {
 

@@ -21,13 +21,16 @@ Abstract:
                             min and max of dur, and a log-linear histogram
         span                per name (TraceRollupSpans.c)
         ftrace_event        raw_syscalls sys_enter per system call number
+        line                per (function, file, line number): hits, dur
+                            and self_dur sums (TraceRollupLines.c; not an
+                            event store, so no names or rates)
 
 Environment:
 
     Core: no C runtime; the OS only through PRTL (memory, discarding what
     a writer unmapped).  Called by TraceRollupFile.c (the writer's updates)
     and TraceRollupAnswer.c (a reader's tail); calls TraceRollupSpans.c,
-    TraceRollupTable.c, the string table (TraceString.c) and the RTL.
+    TraceRollupLines.c, TraceRollupTable.c, the string table (TraceString.c) and the RTL.
 
 --*/
 
@@ -51,6 +54,8 @@ static const ULONG RollupEntrySizes[TraceRollupTableMaximum] = {
     [TraceRollupSpanOpen] = sizeof(ROLLUP_SPAN_OPEN_ENTRY),
     [TraceRollupSyscalls] = sizeof(ROLLUP_SYSCALL_ENTRY),
     [TraceRollupSpanNames] = sizeof(ROLLUP_SPAN_NAME_ENTRY),
+    [TraceRollupLines] = sizeof(ROLLUP_LINE_ENTRY),
+    [TraceRollupLineOpen] = sizeof(ROLLUP_LINE_OPEN_ENTRY),
 };
 
 ULONG
@@ -63,14 +68,23 @@ RollupEntrySize(
 
 static
 TRACE_RECORD_KIND
-EventKindOf(
+RollupKindOf(
     PTRACE_STORE Store
     )
+/*++
+
+Routine Description:
+
+    The kind of a store that keeps a rollup (every event store, and those
+    with TRACE_RECORD_ROLLUP), or TraceRecordKindMaximum.
+
+--*/
 {
     ULONG Kind;
 
     for (Kind = 0; Kind < TraceRecordKindMaximum; Kind++) {
-        if ((TraceRecordTypes[Kind].Flags & TRACE_RECORD_EVENT) != 0 &&
+        if ((TraceRecordTypes[Kind].Flags &
+             (TRACE_RECORD_EVENT | TRACE_RECORD_ROLLUP)) != 0 &&
             RtlStringEqual(TraceRecordTypes[Kind].Schema->Name,
                            Store->Header->Name)) {
             return (TRACE_RECORD_KIND)Kind;
@@ -92,7 +106,7 @@ RollupInitialize(
 Routine Description:
 
     Sets up an empty fold of Store: its kind (TraceRecordKindMaximum for a
-    store that is not an event store), whether its layout is this
+    store that keeps no rollup), whether its layout is this
     version's (the kind's own tables need it; names and rates read the
     ts and name columns wherever the header puts them), and its tables.
 
@@ -106,7 +120,7 @@ Routine Description:
     Rollup->Store = Store;
     Rollup->Source = Store;
     Rollup->Strings = Strings;
-    Rollup->Kind = EventKindOf(Store);
+    Rollup->Kind = RollupKindOf(Store);
     Rollup->RecordSize = Store->RecordSize;
     Rollup->TimestampOffset = Store->TimestampOffset;
     Rollup->NameOffset = TRACE_NO_COLUMN;
@@ -116,6 +130,7 @@ Routine Description:
     if (Rollup->Kind != TraceRecordKindMaximum) {
         PCTRACE_RECORD_TYPE Type = &TraceRecordTypes[Rollup->Kind];
 
+        Rollup->Events = (Type->Flags & TRACE_RECORD_EVENT) != 0;
         if (TraceStoreSchemaMatches(Store->Header, Type->Schema)) {
             Rollup->Flags |= TRACE_ROLLUP_FLAG_KIND;
         }
@@ -138,10 +153,13 @@ Routine Description:
     }
 
     for (Table = 0; Table < TraceRollupTableMaximum; Table++) {
+        BOOL Indexed = (Table != TraceRollupSpanOpen &&
+                        Table != TraceRollupLineOpen);
+
         RollupTableInitialize(&Rollup->Tables[Table], RollupEntrySizes[Table],
-                              Table != TraceRollupSpanOpen);
+                              Indexed);
         RollupTableInitialize(&Rollup->Answer[Table], RollupEntrySizes[Table],
-                              Table != TraceRollupSpanOpen);
+                              Indexed);
     }
     RollupTableInitialize(&Rollup->Classes, sizeof(ROLLUP_CLASS_ENTRY), TRUE);
     RollupTableInitialize(&Rollup->SpanTexts, sizeof(ROLLUP_CLASS_ENTRY),
@@ -928,7 +946,7 @@ RollupFold(
 Routine Description:
 
     Folds records [Rollup->Watermark, UpTo) of the store, after looking
-    again at the open span rows.  A window at a time: a writer's store
+    again at the open span or line rows.  A window at a time: a writer's store
     that unmaps behind the writer gets back to unmapped what the fold read
     of that part.
 
@@ -956,9 +974,11 @@ Return Value:
 
     if (KindTables && Rollup->Kind == TraceRecordSpan) {
         Status = RollupRecheckOpenSpans(Rollup, UpTo);
-        if (!RTL_SUCCESS(Status)) {
-            return Status;
-        }
+    } else if (KindTables && Rollup->Kind == TraceRecordLine) {
+        Status = RollupRecheckOpenLines(Rollup);
+    }
+    if (!RTL_SUCCESS(Status)) {
+        return Status;
     }
 
     Window = FOLD_WINDOW_BYTES / Rollup->RecordSize + 1;
@@ -966,7 +986,9 @@ Return Value:
     for (From = Rollup->Watermark; From < UpTo; From = To) {
         To = (UpTo - From > Window) ? From + Window : UpTo;
 
-        Status = FoldEvents(Rollup, From, To);
+        if (Rollup->Events) {
+            Status = FoldEvents(Rollup, From, To);
+        }
         if (RTL_SUCCESS(Status) && KindTables) {
             switch (Rollup->Kind) {
             case TraceRecordPageFault:
@@ -980,6 +1002,9 @@ Return Value:
                 break;
             case TraceRecordFtraceEvent:
                 Status = FoldSyscalls(Rollup, From, To);
+                break;
+            case TraceRecordLine:
+                Status = RollupFoldLines(Rollup, From, To);
                 break;
             default:
                 break;

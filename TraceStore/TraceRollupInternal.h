@@ -7,7 +7,8 @@ Module Name:
 Abstract:
 
     What the rollup files (TraceRollupTable.c, TraceRollupFold.c,
-    TraceRollupFile.c, TraceRollupAnswer.c) share and nothing else uses:
+    TraceRollupSpans.c, TraceRollupLines.c, TraceRollupFile.c,
+    TraceRollupAnswer.c) share and nothing else uses:
     the in-memory fold (TRACE_ROLLUP), its keyed tables, and the entries
     of each table, which are also the entries of a published image (so
     each carries C_ASSERTs like any on-disk structure).
@@ -15,7 +16,7 @@ Abstract:
 Environment:
 
     Core: no C runtime; the OS only through PRTL.  Included only by those
-    four files.
+    files.
 
 --*/
 
@@ -190,6 +191,40 @@ typedef struct _ROLLUP_SPAN_NAME_ENTRY {    // TraceRollupSpanNames
 C_ASSERT(sizeof(ROLLUP_SPAN_NAME_ENTRY) == 32);
 
 //
+// A line's group: its function, file and line number.  The line views
+// group by those three texts, so the answer merges groups of one text.
+//
+
+typedef struct _ROLLUP_LINE_ENTRY {         // TraceRollupLines
+    ULONGLONG NameFile;                     // key: NameId | FileId << 32
+    ULONGLONG LineNo;                       // key
+    ULONGLONG FirstRow;
+    ULONGLONG Hits;                         // rows, final or not
+    LONGLONG SumDur;                        // of the final rows
+    LONGLONG SumSelfDur;
+    ULONGLONG Flags;                        // ROLLUP_ENTRY_*
+    ULONGLONG Padding;
+} ROLLUP_LINE_ENTRY, *PROLLUP_LINE_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_LINE_ENTRY) == 64);
+
+//
+// A line row whose dur is not final (SPAN_FLAG_END_MISSING: the line
+// runs): counted in Hits, its dur and self_dur not added yet.  Flags is
+// ROLLUP_OPEN_DUR while they wait, ROLLUP_OPEN_RUNNING in a reader's
+// answer for a line that still runs.
+//
+
+typedef struct _ROLLUP_LINE_OPEN_ENTRY {    // TraceRollupLineOpen
+    ULONGLONG Row;
+    ULONGLONG Flags;                        // ROLLUP_OPEN_*
+    ULONGLONG NameFile;                     // its group's key
+    ULONGLONG LineNo;
+} ROLLUP_LINE_OPEN_ENTRY, *PROLLUP_LINE_OPEN_ENTRY;
+
+C_ASSERT(sizeof(ROLLUP_LINE_OPEN_ENTRY) == 32);
+
+//
 // A fold's own memo, not published: what an ftrace_event name is.
 //
 
@@ -252,6 +287,9 @@ struct _TRACE_ROLLUP {
     ULONG RecordSize;
     ULONG TimestampOffset;                  // or TRACE_NO_COLUMN
     ULONG NameOffset;                       // or TRACE_NO_COLUMN
+    BOOL Events;                            // an event store: names and
+                                            // rates (TraceRollupNames,
+                                            // TraceRollupRates)
     BOOL RatesPerStore;                     // rates keyed by store only
     BOOL NamesFromSpans;                    // events per name: the span
                                             // table's calls
@@ -556,6 +594,17 @@ RTL_STATUS RollupLoadSpanTexts(PTRACE_ROLLUP Rollup);
 //
 
 RTL_STATUS RollupSettleOpenSpans(PTRACE_ROLLUP Rollup, ULONGLONG UpTo);
+
+//
+// TraceRollupLines.c: the line tables, in the same three steps:
+// RollupRecheckOpenLines before a fold, RollupFoldLines over records
+// [From, To), and a reader's RollupSettleOpenLines last.
+//
+
+RTL_STATUS RollupRecheckOpenLines(PTRACE_ROLLUP Rollup);
+RTL_STATUS RollupFoldLines(PTRACE_ROLLUP Rollup, ULONGLONG From,
+                           ULONGLONG To);
+RTL_STATUS RollupSettleOpenLines(PTRACE_ROLLUP Rollup);
 
 //
 // The text of string Id (Text NULL for TRACE_STRING_NULL), or an error

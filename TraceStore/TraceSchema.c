@@ -555,6 +555,7 @@ FTRACE_MAP(ProcessFtrace, "sched", EVENTS("sched_process_exec"), NULL,
 
 #define AT_BEGIN TRACE_RECORD_OPEN_AT_BEGIN
 #define EVENT TRACE_RECORD_EVENT
+#define ROLLUP TRACE_RECORD_ROLLUP
 
 const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
     RECORD(TraceRecordSource, TraceSourceSchema, AT_BEGIN,
@@ -587,7 +588,7 @@ const TRACE_RECORD_TYPE TraceRecordTypes[TraceRecordKindMaximum] = {
            NULL, NULL, NULL, NULL, NULL),
     RECORD(TraceRecordEventFormat, TraceEventFormatSchema, 0,
            NULL, NULL, NULL, NULL, NULL),
-    RECORD(TraceRecordLine, TraceLineSchema, 0,
+    RECORD(TraceRecordLine, TraceLineSchema, ROLLUP,
            NULL, NULL, NULL, NULL, NULL),
 };
 

@@ -451,6 +451,9 @@ typedef enum _TRACE_RECORD_KIND {
 #define TRACE_RECORD_OPEN_AT_BEGIN  0x1 // every import creates the store;
                                         // others are made on first use
 #define TRACE_RECORD_EVENT          0x2 // a row of the `event` view
+#define TRACE_RECORD_ROLLUP         0x4 // keeps a rollup (NAME.rollup,
+                                        // TraceStore/TraceRollup.h) though
+                                        // not an event store, which all do
 
 //
 // How the `event` view reads a row of an event store: the column holding
