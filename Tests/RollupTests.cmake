@@ -59,7 +59,7 @@ set_tests_properties(rollup.samples PROPERTIES
   LABELS "integration;rollup" TIMEOUT 300 ENVIRONMENT "${ROLLUP_ENV}")
 
 foreach(case import python python_open dup_names fold_thread appended coarse
-        recursion)
+        recursion lines lines_open lines_thread)
   add_test(NAME rollup.generated.${case}
     COMMAND sh ${ROLLUP_DIR}/rollup_generated.sh $<TARGET_FILE:GenSession>
             $<TARGET_FILE:tracestore_ext> ${TRACER_PYTHON3}
@@ -108,8 +108,8 @@ add_test(NAME rollup.live.gen_import
 add_test(NAME rollup.live.gen_python
   COMMAND ${TRACER_PYTHON3} ${ROLLUP_DIR}/rollup_live.py
           $<TARGET_FILE:tracestore_ext> ${ROLLUP_WORK}/live-python/s --
-          $<TARGET_FILE:GenSession> --python 400000 --commit-every 1000
-          --slow 3000 ${ROLLUP_WORK}/live-python/s)
+          $<TARGET_FILE:GenSession> --python 400000 --lines 400000
+          --commit-every 1000 --slow 3000 ${ROLLUP_WORK}/live-python/s)
 set_tests_properties(rollup.live.gen_import rollup.live.gen_python PROPERTIES
   LABELS "integration;rollup" TIMEOUT 300 ENVIRONMENT "${ROLLUP_ENV}")
 
@@ -123,8 +123,8 @@ set_tests_properties(rollup.live.record PROPERTIES
   LABELS "integration;rollup" TIMEOUT 300 SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE RESOURCE_LOCK tracefs_toplevel ENVIRONMENT "${ROLLUP_ENV}")
 
-# trace-python on every interpreter the module was built for: live, and
-# SIGKILLed after 1.5 s.
+# trace-python --lines on every interpreter the module was built for:
+# live, and SIGKILLed once the counts have grown.
 foreach(entry ${TRACER_PYTHON_MODULES})
   string(REPLACE "|" ";" parts ${entry})
   list(GET parts 0 version)
@@ -141,7 +141,8 @@ foreach(entry ${TRACER_PYTHON_MODULES})
       COMMAND ${TRACER_PYTHON3} ${ROLLUP_DIR}/rollup_live.py
               $<TARGET_FILE:tracestore_ext> ${s} ${kill} --
               $<TARGET_FILE:tracestore> trace-python --python ${python}
-              -o ${s} -- ${CMAKE_CURRENT_SOURCE_DIR}/Python/programs/json_loop.py
+              --lines __main__ -o ${s} --
+              ${CMAKE_CURRENT_SOURCE_DIR}/Python/programs/json_loop.py
               ${seconds})
     set_tests_properties(rollup.python_${mode}.${version} PROPERTIES
       LABELS "integration;rollup" TIMEOUT 120 ENVIRONMENT "${TRACER_PY_ENV}")

@@ -157,6 +157,7 @@ int fuzzReadRollups(PRTL pRtl, const char *zSession){
     [TraceRollupSpans] = sizeof(TRACE_ROLLUP_SPAN_ROW),
     [TraceRollupSpanOpen] = sizeof(ULONGLONG),
     [TraceRollupSyscalls] = sizeof(TRACE_ROLLUP_SYSCALL_ROW),
+    [TraceRollupLines] = sizeof(TRACE_ROLLUP_LINE_ROW),
   };
   unsigned char aRow[256];
   RTL_ERROR err;

@@ -12,13 +12,17 @@
 **                      call, flags 2 (running) and committed at once, their
 **                      dur set to the commit's time at every commit, the
 **                      final dur and flags 0 at the return
-**     --leave-open     end with the calls still running (python: flags 2
-**                      stay, as when the program is killed or stopped)
+**     --leave-open     end with the calls (and lines) still running
+**                      (python, lines: flags 2 stay, as when the program
+**                      is killed or stopped)
 **     --faults N       page_fault rows
 **     --kvm N          kvm_exit rows
-**     --lines N        line rows, as trace-python --lines writes them
-**                      (final: flags 0), of --names functions in 16
-**                      files, 20 lines each
+**     --lines N        line rows, as trace-python --lines writes them:
+**                      flags 2 (running) at the line event, finished at
+**                      the frame's next one or its return, running
+**                      lines' dur set at every commit; of --names
+**                      functions in 16 files, 20 lines each, calls up to
+**                      --depth (at most 16) deep
 **     --events N       ftrace_event rows (raw and named sys_enter, others)
 **                      and one sched_switch row in sixteen
 **     --threads T      threads of the span rows (8)
@@ -349,14 +353,114 @@ static void genFaults(long long nRow){
   commit();
 }
 
+/*
+** Lines, as trace-python --lines writes them: a row at each line event of
+** a thread's innermost frame, flags 2 (running) until the frame's next
+** line event or its return finishes it (dur, self_dur, then flags 0 with
+** release), the running lines' dur and self_dur set to the commit's time
+** at every commit.  A call's time is its caller's line's, not its self
+** time.  --leave-open ends with lines still running.
+*/
+
+typedef struct LineFrame LineFrame;
+struct LineFrame {
+  ULONGLONG iRow;       /* its running line's row */
+  int bOpen;            /* a line runs */
+  int64_t iTs;          /* that line's event */
+  int64_t iChild;       /* time in calls the line made */
+  int64_t iBegin;       /* the frame's call */
+  int fn;               /* its function */
+};
+
+typedef struct LineThread LineThread;
+struct LineThread {
+  unsigned tid;
+  int nDepth;
+  LineFrame aFrame[16];
+};
+
+static PTRACE_STORE gLine;
+static LineThread *gaLineThread;
+
+static PLINE_RECORD lineRow(ULONGLONG iRow){
+  return (PLINE_RECORD)(gLine->Base + iRow*sizeof(LINE_RECORD));
+}
+
+static void lineEnd(LineFrame *f){
+  PLINE_RECORD r = lineRow(f->iRow);
+  __atomic_store_n(&r->SelfDuration, gNow - f->iTs - f->iChild,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&r->Duration, gNow - f->iTs, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
+  f->bOpen = 0;
+}
+
+static void lineRefresh(void){
+  int t, d;
+  for(t=0; t<gOpt->nThreads; t++){
+    for(d=0; d<gaLineThread[t].nDepth; d++){
+      LineFrame *f = &gaLineThread[t].aFrame[d];
+      if( f->bOpen ){
+        PLINE_RECORD r = lineRow(f->iRow);
+        __atomic_store_n(&r->SelfDuration, gNow - f->iTs - f->iChild,
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&r->Duration, gNow - f->iTs, __ATOMIC_RELAXED);
+      }
+    }
+  }
+}
+
+static void lineEvent(LineThread *t, const ULONG *aFile, const ULONG *aName){
+  LineFrame *f = &t->aFrame[t->nDepth-1];
+  PLINE_RECORD r;
+  char z[64];
+  tick();
+  if( f->bOpen ) lineEnd(f);
+  r = (PLINE_RECORD)reserve(gLine, &f->iRow);
+  memset(r, 0, sizeof(*r));
+  r->Timestamp = gNow;
+  r->SpanId = TRACE_NULL_LONGLONG;
+  if( gOpt->bDupNames && below(3)==0 ){
+    snprintf(z, sizeof(z), "/src/pkg/mod%d.py", f->fn % 16);
+    r->FileId = nameId(z, 1);
+    snprintf(z, sizeof(z), "pkg.mod%d.f%d", f->fn % 16, f->fn);
+    r->NameId = nameId(z, 1);
+  }else{
+    r->FileId = aFile[f->fn % 16];
+    r->NameId = aName[f->fn];
+  }
+  r->LineNo = 1 + (ULONG)(f->fn / 16) * 20 + (ULONG)below(20);
+  r->Tid = t->tid;
+  r->Flags = SPAN_FLAG_END_MISSING;
+  f->bOpen = 1;
+  f->iTs = gNow;
+  f->iChild = 0;
+}
+
+static void lineCall(LineThread *t){
+  LineFrame *f = &t->aFrame[t->nDepth++];
+  tick();
+  memset(f, 0, sizeof(*f));
+  f->iBegin = gNow;
+  f->fn = (int)below((uint64_t)gOpt->nNames);
+}
+
+static void lineReturn(LineThread *t){
+  LineFrame *f = &t->aFrame[--t->nDepth];
+  tick();
+  if( f->bOpen ) lineEnd(f);
+  if( t->nDepth>0 ) t->aFrame[t->nDepth-1].iChild += gNow - f->iBegin;
+}
+
 static void genLines(long long nRow){
-  PTRACE_STORE p = openStore(&TraceLineSchema);
+  LineThread *aThread = calloc((size_t)gOpt->nThreads, sizeof(LineThread));
   ULONG aFile[16];
   ULONG *aName = malloc(sizeof(ULONG) * (size_t)gOpt->nNames);
+  long long nWritten = 0;
   char z[64];
-  long long i;
-  int k;
-  if( aName==0 ) die("out of memory", 0);
+  int k, mxDepth = gOpt->mxDepth < 16 ? gOpt->mxDepth : 16;
+  if( aName==0 || aThread==0 ) die("out of memory", 0);
+  gLine = openStore(&TraceLineSchema);
   for(k=0; k<16; k++){
     snprintf(z, sizeof(z), "/src/pkg/mod%d.py", k);
     aFile[k] = intern(z);
@@ -365,23 +469,30 @@ static void genLines(long long nRow){
     snprintf(z, sizeof(z), "pkg.mod%d.f%d", k % 16, k);
     aName[k] = intern(z);
   }
-  for(i=0; i<nRow; i++){
-    ULONGLONG iRow;
-    PLINE_RECORD r = (PLINE_RECORD)reserve(p, &iRow);
-    int fn = (int)below((uint64_t)gOpt->nNames);
-    tick();
-    memset(r, 0, sizeof(*r));
-    r->Timestamp = gNow;
-    r->Duration = (LONGLONG)below(2000);
-    r->SelfDuration = r->Duration - (LONGLONG)below((uint64_t)r->Duration + 1);
-    r->SpanId = TRACE_NULL_LONGLONG;
-    r->FileId = aFile[fn % 16];
-    r->LineNo = 1 + (ULONG)(fn / 16) * 20 + (ULONG)below(20);
-    r->NameId = aName[fn];
-    r->Tid = 100 + (ULONG)below((uint64_t)gOpt->nThreads);
+  for(k=0; k<gOpt->nThreads; k++) aThread[k].tid = 100 + (unsigned)k;
+  gaLineThread = aThread;
+  gBeforeCommit = lineRefresh;
+  while( nWritten<nRow ){
+    LineThread *t = &aThread[below((uint64_t)gOpt->nThreads)];
+    uint64_t x = below(16);
+    if( t->nDepth==0 || (x==0 && t->nDepth<mxDepth) ){
+      lineCall(t);
+    }else if( x==1 ){
+      lineReturn(t);
+      continue;
+    }
+    lineEvent(t, aFile, aName);
+    nWritten++;
     counted();
   }
+  if( !gOpt->bLeaveOpen ){
+    for(k=0; k<gOpt->nThreads; k++){
+      while( aThread[k].nDepth>0 ) lineReturn(&aThread[k]);
+    }
+  }
   commit();
+  gBeforeCommit = 0;
+  free(aThread);
   free(aName);
 }
 

@@ -23,6 +23,12 @@ case $CASE in
                 "$GEN" --python 3000 --leave-open --seed 3 "$S"
                 "$GEN" --python 3000 --seed 4 "$S" ;;
   coarse)       "$GEN" --events 100000 --kvm 50000 --rate 20 "$S" ;;
+  lines)        "$GEN" --lines 60000 --threads 4 --names 40 --commit-every 97 "$S" ;;
+  lines_open)   "$GEN" --lines 20000 --leave-open --dup-names --threads 3 \
+                  --depth 12 --commit-every 50 "$S" ;;
+  lines_thread) "$GEN" --lines 30000 --fold-thread --leave-open \
+                  --commit-every 10 --seed 5 "$S"
+                "$GEN" --lines 10000 --python 3000 --fold-thread --seed 6 "$S" ;;
   recursion)    "$GEN" --spans 30000 --names 3 --depth 30 --threads 2 "$S"
                 "$GEN" --python 30000 --names 3 --depth 30 --threads 2 \
                   --leave-open --seed 9 "$S" ;;

@@ -17,7 +17,11 @@ records' rows with SQL (WHERE id < records) and compares:
     gives: the store's own for kvm_exit and sched_switch);
   - rollup_span: calls per name = count(*) of the first rows of span;
   - rollup_page_fault: faults, hard and soft per (pid, comm, module);
-  - rollup_kvm_exit: count and unpaired per (reason, exit_code).
+  - rollup_kvm_exit: count and unpaired per (reason, exit_code);
+  - rollup_line: its hits in all = count(*) of line's first rows (per
+    line, a GROUP BY of a million rows a round would take the rounds
+    seconds each: the end's comparison of line_time and line_hot with
+    the scan checks every line).
 
 Every count of a group is at least what it was in the answer before.
 Once the writer has ended (or been SIGKILLed after S seconds), every view
@@ -54,6 +58,9 @@ KIND_CHECKS = [
      "SELECT reason, exit_code, count, unpaired, records FROM rollup_kvm_exit",
      "SELECT reason, exit_code, count(*), count(*) - count(dur) "
      "FROM kvm_exit WHERE id < ? GROUP BY 1, 2", "exit reasons"),
+    ("rollup_line", 0,
+     "SELECT sum(hits), max(records) FROM rollup_line HAVING count(*) > 0",
+     "SELECT count(*) FROM line WHERE id < ?", "line hits"),
 ]
 
 

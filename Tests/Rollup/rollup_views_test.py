@@ -17,7 +17,8 @@ import sqlite3
 import sys
 
 VIEWS = ["syscall_counts", "kvm_exit_reasons", "page_fault_summary",
-         "page_fault_traffic", "span_self_time", "span_running"]
+         "page_fault_traffic", "span_self_time", "span_running", "line_time",
+         "line_hot"]
 PERCENTILES = {"p50_dur", "p90_dur", "p99_dur"}
 
 
@@ -133,6 +134,10 @@ def main():
         if set(rolled) != set(scanned):
             print("%s: views %s, scan made %s" % (s, sorted(rolled),
                                                    sorted(scanned)))
+            failed += 1
+        if "line_time" in rolled and "rollup_line" not in rollups:
+            print("%s: a line store without rollup_line: the line views "
+                  "compared would both be the scan" % s)
             failed += 1
         for v in sorted(set(rolled) & set(scanned)):
             why = compare(s, v, rolled[v], scanned[v])
