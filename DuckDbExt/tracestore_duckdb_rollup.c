@@ -14,8 +14,8 @@
 **
 **   tracestore_rollup(SESSION, QUESTION)
 **
-** QUESTION is span, span_open, page_fault, kvm_exit, syscall, event_count
-** or event_rate, with the columns of the SQLite extension's rollup tables
+** QUESTION is span, span_open, page_fault, kvm_exit, syscall, line,
+** event_count or event_rate, with the columns of the SQLite extension's rollup tables
 ** of the same names (Sqlite3Ext/tracestore_rollup.c, docs/schema.md), and
 ** `records` last: the records of the row's store that the answer covers.
 ** The types are DuckDB's: syscall's `k` is VARCHAR (the number of a raw
@@ -54,6 +54,7 @@ DUCKDB_EXTENSION_EXTERN
 #define Q_SYSCALL      4
 #define Q_EVENT_COUNT  5
 #define Q_EVENT_RATE   6
+#define Q_LINE         7
 
 /* Column types: V VARCHAR, I BIGINT, H HUGEINT, D DOUBLE, B BOOLEAN. */
 typedef struct TsdQuestion {
@@ -86,6 +87,8 @@ static const TsdQuestion aQuestion[] = {
     "VVI", { "store", "name", "count" } },
   { "event_rate", 0, TraceRollupRates, sizeof(TRACE_ROLLUP_RATE_ROW),
     "VVIII", { "store", "name", "ts", "dur", "count" } },
+  { "line", "line", TraceRollupLines, sizeof(TRACE_ROLLUP_LINE_ROW),
+    "VVIIII", { "name", "file", "lineno", "hits", "total_dur", "self_dur" } },
 };
 
 #define TSD_N_QUESTION ((int)(sizeof(aQuestion)/sizeof(aQuestion[0])))
@@ -98,6 +101,7 @@ typedef union TsdRollupRow {
   TRACE_ROLLUP_SYSCALL_ROW syscall;
   TRACE_ROLLUP_NAME_ROW name;
   TRACE_ROLLUP_RATE_ROW rate;
+  TRACE_ROLLUP_LINE_ROW line;
 } TsdRollupRow;
 
 typedef struct TsdRollupBind {
@@ -147,7 +151,7 @@ static void tsdRollupBind(duckdb_bind_info info){
   }
   if( b->iQuestion<0 ){
     duckdb_bind_set_error(info, "tracestore_rollup: QUESTION is span, "
-                          "span_open, page_fault, kvm_exit, syscall, "
+                          "span_open, page_fault, kvm_exit, syscall, line, "
                           "event_count or event_rate");
     goto done;
   }
@@ -206,8 +210,11 @@ static void tsdRollupInit(duckdb_init_info info){
     PCTRACE_RECORD_TYPE pType = &TraceRecordTypes[k];
     TRACE_ROLLUP_STATUS status;
     PTRACE_STORE pStore;
-    if( (pType->Flags & TRACE_RECORD_EVENT)==0 ) continue;
-    if( q->zStore && strcmp(q->zStore, pType->Schema->Name)!=0 ) continue;
+    if( q->zStore ){
+      if( strcmp(q->zStore, pType->Schema->Name)!=0 ) continue;
+    }else if( (pType->Flags & TRACE_RECORD_EVENT)==0 ){
+      continue;
+    }
     pStore = TraceSessionFindStore(pSession, pType->Schema->Name);
     if( pStore==0 ) continue;
     if( !RTL_SUCCESS(TraceRollupRead(pSession->Rtl, pSession, pStore,
@@ -357,6 +364,20 @@ static int tsdRollupEmit(const TsdRollupBind *b, TsdRollupState *s,
       }
       break;
     }
+    case Q_LINE: {
+      const TRACE_ROLLUP_LINE_ROW *r = &p->line;
+      if( r->Flags & TRACE_ROLLUP_ROW_OVERFLOW ){
+        snprintf(zErr, (size_t)nErr, "integer overflow");
+        return -1;
+      }
+      rc = tsdSetText(a[0], k, pSession, r->NameId, 0);
+      if( rc==0 ) rc = tsdSetText(a[1], k, pSession, r->FileId, 0);
+      tsdSetInt(a[2], k, r->LineNo);
+      tsdSetInt(a[3], k, (int64_t)r->Hits);
+      tsdSetInt(a[4], k, r->TotalDur);
+      tsdSetInt(a[5], k, r->SelfDur);
+      break;
+    }
     case Q_SYSCALL: {
       const TRACE_ROLLUP_SYSCALL_ROW *r = &p->syscall;
       ((bool*)duckdb_vector_get_data(a[0]))[k] = r->Raw ? true : false;
@@ -446,14 +467,17 @@ int tsdRegisterRollup(duckdb_connection con){
   return rc==DuckDBError ? -1 : 0;
 }
 
-/* True if every event store of pSession has this version's layout, so
-** its rollups answer (TraceRollupRead keeps none for another layout). */
+/* True if every store of pSession that keeps a rollup has this version's
+** layout, so its rollups answer (TraceRollupRead keeps none for another
+** layout). */
 int tsdRollupsApply(PTRACE_SESSION pSession){
   int k;
   for(k=0; k<TraceRecordKindMaximum; k++){
     PCTRACE_RECORD_TYPE pType = &TraceRecordTypes[k];
     PTRACE_STORE pStore;
-    if( (pType->Flags & TRACE_RECORD_EVENT)==0 ) continue;
+    if( (pType->Flags & (TRACE_RECORD_EVENT|TRACE_RECORD_ROLLUP))==0 ){
+      continue;
+    }
     pStore = TraceSessionFindStore(pSession, pType->Schema->Name);
     if( pStore && !TraceStoreSchemaMatches(pStore->Header, pType->Schema) ){
       return 0;

@@ -6,11 +6,12 @@
 ** extension API; Kernel/KvmExitReason.h (exit reason names) and
 ** TraceStore/TraceSchema.h (which stores are event stores); the system
 ** call table generated at build time (tracestore_syscalls.h, as the SQLite
-** extension has it); included by nothing.
+** extension has it); SourceText/SourceLines.h (source_line, as the SQLite
+** extension reads it); included by nothing.
 ** Owns: the view macros, the replacement scan that resolves bare store and
 ** view names to the attached session or sessions, tracestore_attach(),
 ** tracestore_attach_sessions(), and the SQL functions
-** kvm_exit_reason_name(), syscall_name(), syscall_nr().
+** kvm_exit_reason_name(), syscall_name(), syscall_nr(), source_line().
 ** Calls: tracestore_scan (through SQL).  Called by DuckDB; registered by
 ** tracestore_duckdb.c (tsdRegisterViews, tracestore_duckdb_int.h).
 **
@@ -66,6 +67,7 @@
 #include "tracestore_duckdb_int.h"
 #include "Kernel/KvmExitReason.h"
 #include "TraceStore/TraceSchema.h"
+#include "SourceText/SourceLines.h"
 #include "tracestore_syscalls.h"    /* aTsSyscall, generated at build time */
 
 DUCKDB_EXTENSION_EXTERN
@@ -122,6 +124,30 @@ typedef struct TsdView {
 #define TSD_FRAME_NAME(f) \
   "coalesce(" f ".symbol, '0x' || lpad(lower(to_hex(coalesce(" f \
   ".module_offset, " f ".ip))), 16, '0'))"
+
+/* line_time and line_hot over per_line (name, file, lineno, hits,
+** total_dur, self_dur): from the rows, or the line rollup. */
+#define TSD_PER_LINE_ROWS \
+  "WITH per_line AS (SELECT name, file, lineno, count(*) AS hits, " \
+  "CAST(sum(dur) AS BIGINT) AS total_dur, " \
+  "CAST(sum(self_dur) AS BIGINT) AS self_dur FROM {line} " \
+  "GROUP BY name, file, lineno) "
+#define TSD_PER_LINE_ROLLUP \
+  "WITH per_line AS (SELECT name, file, lineno, hits, total_dur, self_dur " \
+  "FROM {rollup:line}) "
+#define TSD_LINE_TIME \
+  "SELECT name AS function, file, lineno, hits, total_dur, " \
+  "total_dur::DOUBLE / hits AS per_hit, " \
+  "round(100.0::DOUBLE * total_dur / nullif(function_dur, 0), 1) " \
+  "AS pct_time, self_dur, source_line(file, lineno) AS line_contents " \
+  "FROM (SELECT *, sum(total_dur) OVER (PARTITION BY name) AS function_dur, " \
+  "min(lineno) OVER (PARTITION BY name) AS first_line FROM per_line) " \
+  "ORDER BY file, first_line, function, lineno"
+#define TSD_LINE_HOT \
+  "SELECT file, lineno, name AS function, hits, self_dur, total_dur, " \
+  "round(100.0::DOUBLE * self_dur / nullif(sum(self_dur) OVER (), 0), 1) " \
+  "AS pct_self, source_line(file, lineno) AS line_contents " \
+  "FROM per_line ORDER BY self_dur DESC, file, lineno, function"
 
 static const TsdView aView[] = {
   { "kvm_exit_reasons",
@@ -276,6 +302,12 @@ static const TsdView aView[] = {
 
   { "args",
     "SELECT * FROM tracestore_event_args(session)", 0 },
+
+  { "line_time", TSD_PER_LINE_ROWS TSD_LINE_TIME,
+    TSD_PER_LINE_ROLLUP TSD_LINE_TIME },
+
+  { "line_hot", TSD_PER_LINE_ROWS TSD_LINE_HOT,
+    TSD_PER_LINE_ROLLUP TSD_LINE_HOT },
 
   { "event_counts", 0,
     "SELECT store, name, count FROM {rollup:event_count} "
@@ -979,6 +1011,59 @@ static void tsdSyscallNrFunc(duckdb_function_info info, duckdb_data_chunk in,
   }
 }
 
+/*
+** source_line(FILE VARCHAR, LINENO BIGINT): the SQLite extension's, read
+** through one cache for the process (DuckDB calls scalar functions from
+** its threads at once: the cache is locked while a chunk is read).
+*/
+static SourceCache *pSourceCache;
+static pthread_mutex_t sourceMutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void tsdSourceLineFunc(duckdb_function_info info, duckdb_data_chunk in,
+                              duckdb_vector out){
+  idx_t n = duckdb_data_chunk_get_size(in), k;
+  duckdb_vector vFile = duckdb_data_chunk_get_vector(in, 0);
+  duckdb_vector vLine = duckdb_data_chunk_get_vector(in, 1);
+  const duckdb_string_t *aFile = duckdb_vector_get_data(vFile);
+  const int64_t *aLine = duckdb_vector_get_data(vLine);
+  uint64_t *aFileValid = duckdb_vector_get_validity(vFile);
+  uint64_t *aLineValid = duckdb_vector_get_validity(vLine);
+  uint64_t *aOutValid;
+  int bOom = 0;
+  duckdb_vector_ensure_validity_writable(out);
+  aOutValid = duckdb_vector_get_validity(out);
+  pthread_mutex_lock(&sourceMutex);
+  if( pSourceCache==0 ) pSourceCache = sourceCacheNew();
+  for(k=0; k<n; k++){
+    const char *zLine = 0;
+    size_t nLine = 0;
+    int rc = 0;
+    if( pSourceCache && duckdb_validity_row_is_valid(aFileValid, k)
+     && duckdb_validity_row_is_valid(aLineValid, k) ){
+      duckdb_string_t s = aFile[k];
+      const char *z = duckdb_string_is_inlined(s) ? s.value.inlined.inlined
+                                                  : s.value.pointer.ptr;
+      uint32_t nz = duckdb_string_t_length(s);
+      char zPath[4096];
+      if( nz<sizeof(zPath) && memchr(z, 0, nz)==0 ){
+        memcpy(zPath, z, nz);
+        zPath[nz] = 0;
+        rc = sourceLine(pSourceCache, zPath, aLine[k], &zLine, &nLine);
+      }
+    }
+    if( rc==1 ){
+      duckdb_vector_assign_string_element_len(out, k, zLine, nLine);
+    }else{
+      duckdb_validity_set_row_invalid(aOutValid, k);
+      bOom |= (rc<0 || pSourceCache==0);
+    }
+  }
+  pthread_mutex_unlock(&sourceMutex);
+  if( bOom ){
+    duckdb_scalar_function_set_error(info, "source_line: out of memory");
+  }
+}
+
 /* Registers scalar function zName(aArg...) -> ret. */
 static int tsdScalar(duckdb_connection con, const char *zName, int nArg,
                      const duckdb_type *aArg, duckdb_type ret,
@@ -1026,6 +1111,8 @@ int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
                                        DUCKDB_TYPE_VARCHAR };
   static const duckdb_type aNr[1] = { DUCKDB_TYPE_BIGINT };
   static const duckdb_type aName[1] = { DUCKDB_TYPE_VARCHAR };
+  static const duckdb_type aSource[2] = { DUCKDB_TYPE_VARCHAR,
+                                          DUCKDB_TYPE_BIGINT };
   int i;
 
   if( tsdScalar(con, "kvm_exit_reason_name", 2, aKvm, DUCKDB_TYPE_VARCHAR,
@@ -1033,7 +1120,9 @@ int tsdRegisterViews(duckdb_connection con, duckdb_database db, char *zErr,
    || tsdScalar(con, "syscall_name", 1, aNr, DUCKDB_TYPE_VARCHAR,
                 tsdSyscallNameFunc)
    || tsdScalar(con, "syscall_nr", 1, aName, DUCKDB_TYPE_BIGINT,
-                tsdSyscallNrFunc) ){
+                tsdSyscallNrFunc)
+   || tsdScalar(con, "source_line", 2, aSource, DUCKDB_TYPE_VARCHAR,
+                tsdSourceLineFunc) ){
     snprintf(zErr, (size_t)nErr, "cannot register the SQL functions");
     return -1;
   }

@@ -7,7 +7,8 @@ the data flow (docs/tree.md draws it):
     Cli/  ->  Outputs/<Output>/, Live/  ->  Host/  ->  Readers/TraceFormats
       ->  Readers/Decoders/  ->  Readers/Import/  ->  Readers/Text/
       ->  Kernel/, TraceStore/  ->  Rtl/
-    Sqlite3Ext/, DuckDbExt/  ->  Guard/  ->  Kernel/, TraceStore/  ->  Rtl/
+    Sqlite3Ext/, DuckDbExt/  ->  Guard/, SourceText/  ->  Kernel/, TraceStore/
+      ->  Rtl/
 
 Two kinds of reference are read:
 
@@ -63,6 +64,7 @@ ROOMS = [
     ("Sqlite3Ext/", "Sqlite3Ext", 2, False),
     ("DuckDbExt/", "DuckDbExt", 2, False),
     ("Guard/", "Guard", 1.5, False),
+    ("SourceText/", "SourceText", 1.5, False),
     ("Host/", "Host", 6, False),
     ("Live/", "Live", 7, False),
     ("Outputs/Export/", "Outputs/Export", 7, False),
@@ -75,9 +77,10 @@ ROOMS = [
 TOP = sorted({p.split("/")[0] for p, _, _, _ in ROOMS})
 
 # Sqlite3Ext/ and DuckDbExt/ are hosted but sit beside the readers: they
-# reach only the read guard they share, the store, the kernel's tables and
-# the Rtl.
-SQLITE_REACHES = {"Rtl", "Rtl/<Platform>", "TraceStore", "Kernel", "Guard"}
+# reach only the read guard and the source-line reader they share, the
+# store, the kernel's tables and the Rtl.
+SQLITE_REACHES = {"Rtl", "Rtl/<Platform>", "TraceStore", "Kernel", "Guard",
+                  "SourceText"}
 
 FREESTANDING = {"stddef.h", "stdint.h", "stdarg.h", "stdbool.h", "stdalign.h",
                 "stdnoreturn.h", "float.h", "limits.h", "iso646.h"}

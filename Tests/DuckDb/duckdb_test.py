@@ -160,7 +160,7 @@ def number(v):
 # The views DuckDB answers from the rollups that also have SQL over the
 # rows (tracestore_VIEW_rows), used where the rollups do not apply.
 ROWS_TOO = ("kvm_exit_reasons", "page_fault_summary", "page_fault_traffic",
-            "span_self_time", "syscall_counts")
+            "span_self_time", "syscall_counts", "line_time", "line_hot")
 
 
 def compare_views(session):
@@ -261,14 +261,39 @@ GEN = os.environ.get("TRACER_GENSESSION")
 if GEN:
     session = os.path.join(WORK, "python.trace")
     shutil.rmtree(session, ignore_errors=True)
-    subprocess.run([GEN, "--python", "20000", "--leave-open", session],
+    subprocess.run([GEN, "--python", "20000", "--lines", "20000",
+                    "--leave-open", session],
                    check=True, stdout=subprocess.DEVNULL)
     n, total = compare(session)
     views = compare_views(session)
     if not any(v.startswith("span_running") for v in views):
         fail("python: span_running not compared: %r" % views)
-    print("python (GenSession --python --leave-open): %d tables, %d rows; "
-          "views equal: %s" % (n, total, ", ".join(views)))
+    print("python (GenSession --python --lines --leave-open): %d tables, "
+          "%d rows; views equal: %s" % (n, total, ", ".join(views)))
+
+# Lines as trace-python --lines records them, of a real program (loops,
+# generators, exceptions, threads, asyncio): line_time and line_hot with
+# their source text (source_line) in both engines.
+session = os.path.join(WORK, "lines.trace")
+shutil.rmtree(session, ignore_errors=True)
+r = run([TS, "trace-python", "--lines", "__main__,lines_lib", "-o", session,
+         "--", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "Python", "programs", "lines_prog.py")])
+if r.returncode != 3:
+    fail("trace-python --lines: exit %d: %s" % (r.returncode,
+                                                r.stderr.decode()[-500:]))
+n, total = compare(session)
+views = compare_views(session)
+if not any(v.startswith("line_time") for v in views) or \
+        not any(v.startswith("line_hot") for v in views):
+    fail("lines: line_time and line_hot not compared: %r" % views)
+texts = duckdb("SELECT count(*) FROM line_time WHERE line_contents LIKE "
+               "'%for %'", before=["SELECT count(*) FROM "
+                                   "tracestore_attach('%s')" % session])
+if int(texts[1][0]) == 0:
+    fail("lines: no line_contents of a for loop in DuckDB's line_time")
+print("lines (trace-python --lines): %d tables, %d rows; views equal: %s"
+      % (n, total, ", ".join(views)))
 
 session = os.path.join(WORK, "tracedat.trace")
 for sql, what in (
