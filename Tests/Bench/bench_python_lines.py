@@ -25,7 +25,10 @@ compared.  The modes:
   monfloor    3.12+: sys.monitoring LINE events on work()'s code only
               (set_local_events) to a C callback that only reads the TSC:
               what any sys.monitoring line profiler pays at least.
-Printed: ns per line of each, and
+Printed: ns per line of each; the same of the whole process for calls
+and lines, from before start() to after stop() (what the committer thread
+adds: commits, pre-faulting, the rollup's fold of every row, the last
+fold and publication at stop()); and
 lines / kernprof (the issue's bound: <= 1 on 3.11, <= 0.5 on 3.12+, where
 Debian has no line_profiler to run) and lines / floor, lines / monfloor.
 
@@ -80,16 +83,23 @@ def calls_program(n):
 
 
 def timed(fn, arg, mode, session):
+    """The CPU time of the program's thread running fn(arg) under mode, and
+    the rows of line; for 'none' and the tracer's modes, also the CPU time
+    of the whole process from before start() to after stop() (the
+    committer thread's commits and rollup folds, the last fold and
+    publication at stop()) in PROCESS[mode]."""
     if mode in ('calls', 'lines', 'nomatch'):
         shutil.rmtree(session, ignore_errors=True)
         lines = {'calls': None, 'lines': ['__main__'],
                  'nomatch': ['no_such_module']}[mode]
+        p0 = time.process_time_ns()
         tracestore.start(session, lines=lines)
         t0 = time.thread_time_ns()
         fn(arg)
         t1 = time.thread_time_ns()
         n = tracestore.stats()['lines']
         tracestore.stop()
+        PROCESS[mode] = time.process_time_ns() - p0
         return t1 - t0, n
     if mode == 'kernprof':
         lp = line_profiler.LineProfiler(fn)
@@ -119,9 +129,15 @@ def timed(fn, arg, mode, session):
         t1 = time.thread_time_ns()
         tracestore_floor.settrace(False)
         return t1 - t0, None
+    p0 = time.process_time_ns()
     t0 = time.thread_time_ns()
     fn(arg)
-    return time.thread_time_ns() - t0, None
+    t1 = time.thread_time_ns()
+    PROCESS[mode] = time.process_time_ns() - p0
+    return t1 - t0, None
+
+
+PROCESS = {}
 
 
 def median(values):
@@ -184,6 +200,7 @@ def main():
         if hasattr(sys, 'monitoring'):
             modes.append('monfloor')
     per = {m: [] for m in modes[1:]}
+    process = {'calls': [], 'lines': []}
     for _ in range(31):
         took = {}
         for mode in modes:
@@ -194,10 +211,16 @@ def main():
                 return 1
         for m in modes[1:]:
             per[m].append((took[m] - took['none']) / events)
+        for m in process:
+            process[m].append((PROCESS[m] - PROCESS['none']) / events)
     per = {m: median(v) for m, v in per.items()}
+    process = {m: median(v) for m, v in process.items()}
     print('@bench python_lines version=%s lines=%d %s' % (
         version, events, ' '.join('%s_ns_per_line=%.1f' % (m, per[m])
                                   for m in modes[1:])))
+    print('@bench python_lines_process version=%s %s' % (
+        version, ' '.join('%s_ns_per_line=%.1f' % (m, process[m])
+                          for m in process)))
     for ref in ('kernprof', 'floor', 'monfloor'):
         if ref in per:
             print('@bench python_lines_ratio version=%s lines_over_%s=%.3f'
