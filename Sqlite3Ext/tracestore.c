@@ -30,6 +30,8 @@
 **   tracestore_schema.c   the schema document, tracestore_schema()
 **   tracestore_args.c     tracestore_args, tracestore_arg(): event fields
 **   tracestore_views.c    the views, and the SQL functions they use
+**   tracestore_doc.c      the documentation of the views, the rollup
+**                         tables and the functions (docs/schema.md)
 **   tracestore_scan.c     how a store table's cursor finds its rows
 **   tracestore_fleet.c    tracestore_attach_sessions(): many sessions
 **                         read as one, with session and host columns

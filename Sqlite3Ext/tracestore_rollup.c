@@ -24,9 +24,8 @@
 **
 **     QUESTION is one of the names in aQuestion below (span, span_open,
 **     page_fault, kvm_exit, syscall, line, event_count, event_rate); the
-**     table's
-**     columns are that question's, documented with the rollup tables in
-**     tracestore_views.c (docs/schema.md), and a hidden column `records`: the
+**     table's columns are that question's, documented with the rollup
+**     tables in tracestore_doc.c (docs/schema.md), and a hidden column `records`: the
 **     records of the row's store that the answer covers (its snapshot),
 **     for comparing with a scan of the same records (WHERE id < records).
 **     tracestore_attach() makes them as rollup_QUESTION; the views read

@@ -6,8 +6,8 @@
 ** Zone: hosted (the SQLite extension): SQLite's API; it opens no
 ** session.  Reads the files through SourceText/SourceLines.c (a cache per
 ** connection).  Registered by tracestore.c (tracestoreSourceInit,
-** declared in tracestore_int.h); documented with the views (aViewDoc in
-** tracestore_views.c, docs/schema.md).
+** declared in tracestore_int.h); documented with the views (tracestore_doc.c,
+** docs/schema.md).
 */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3

@@ -9,6 +9,8 @@
 **                         args, kvm_exit_reasons, ...) and the SQL
 **                         functions they use (kvm_exit_reason_name,
 **                         syscall_name, syscall_nr)
+**   tracestore_doc.c      the documentation of the views, rollup tables,
+**                         store_info, tracestore_args and the functions
 **   tracestore_schema.c   the schema documentation (docs/schema.md, `tracestore
 **                         schema`, tracestore_schema()), generated from the
 **                         store descriptors and the tables below
@@ -23,8 +25,7 @@
 
 /*
 ** Documentation of one column of a view or table-valued function, or one
-** SQL function, kept next to its definition so docs/schema.md is generated from
-** it.  A list ends with an entry whose zName is 0.
+** SQL function (tracestore_doc.c), from which docs/schema.md is generated.  A list ends with an entry whose zName is 0.
 */
 typedef struct tracestore_doc_column tracestore_doc_column;
 struct tracestore_doc_column {
@@ -93,7 +94,8 @@ int tracestoreViewsAttach(sqlite3 *db, const char *zSchema,
 ** may make. */
 int tracestoreIsViewName(const char *zName);
 
-/* Documentation: the views, store_info, tracestore_args and functions. */
+/* Documentation: the views, rollup tables, store_info, tracestore_args
+** and functions (tracestore_doc.c). */
 const tracestore_doc_object *tracestoreDocObjects(int *pnObject);
 
 /*
