@@ -15,9 +15,10 @@
 **   tracestore_rollup(SESSION, QUESTION)
 **
 ** QUESTION is span, span_open, page_fault, kvm_exit, syscall, line,
-** event_count or event_rate, with the columns of the SQLite extension's rollup tables
-** of the same names (Sqlite3Ext/tracestore_rollup.c, docs/schema.md), and
-** `records` last: the records of the row's store that the answer covers.
+** event_count or event_rate, with the columns of the SQLite extension's
+** rollup tables of the same names (Sqlite3Ext/tracestore_rollup.c,
+** docs/schema.md), and `records` last: the records of the row's store
+** that the answer covers.
 ** The types are DuckDB's: syscall's `k` is VARCHAR (the number of a raw
 ** sys_enter as text, else the name after "sys_enter_"), `raw` BOOLEAN,
 ** span's `self_dur` HUGEINT (a difference of sums, as the view's SQL

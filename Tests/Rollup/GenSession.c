@@ -386,12 +386,17 @@ static PLINE_RECORD lineRow(ULONGLONG iRow){
   return (PLINE_RECORD)(gLine->Base + iRow*sizeof(LINE_RECORD));
 }
 
-static void lineEnd(LineFrame *f){
+/* Sets a running line's dur and self_dur to now; returns its row. */
+static PLINE_RECORD lineSetDur(const LineFrame *f){
   PLINE_RECORD r = lineRow(f->iRow);
   __atomic_store_n(&r->SelfDuration, gNow - f->iTs - f->iChild,
                    __ATOMIC_RELAXED);
   __atomic_store_n(&r->Duration, gNow - f->iTs, __ATOMIC_RELAXED);
-  __atomic_store_n(&r->Flags, 0, __ATOMIC_RELEASE);
+  return r;
+}
+
+static void lineEnd(LineFrame *f){
+  __atomic_store_n(&lineSetDur(f)->Flags, 0, __ATOMIC_RELEASE);
   f->bOpen = 0;
 }
 
@@ -400,12 +405,7 @@ static void lineRefresh(void){
   for(t=0; t<gOpt->nThreads; t++){
     for(d=0; d<gaLineThread[t].nDepth; d++){
       LineFrame *f = &gaLineThread[t].aFrame[d];
-      if( f->bOpen ){
-        PLINE_RECORD r = lineRow(f->iRow);
-        __atomic_store_n(&r->SelfDuration, gNow - f->iTs - f->iChild,
-                         __ATOMIC_RELAXED);
-        __atomic_store_n(&r->Duration, gNow - f->iTs, __ATOMIC_RELAXED);
-      }
+      if( f->bOpen ) lineSetDur(f);
     }
   }
 }
